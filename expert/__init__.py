@@ -1,0 +1,35 @@
+"""expert: which GPU (or GPUs) to fine-tune a large language model on, and why.
+
+>>> from expert import advise
+>>> result = advise(model_size_b=70, method="lora", lang="es")
+>>> result.recommendations[0].gpu
+'h100-80gb'
+
+Imports are lazy so that ``expert --help`` does not load experta, jinja2 or
+babel.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from .errors import InputError, KnowledgeBaseError
+
+__all__ = ["advise", "InputError", "KnowledgeBaseError", "Result"]
+__version__ = "0.1.0"
+
+if TYPE_CHECKING:
+    from .api import advise
+    from .result import Result
+
+
+def __getattr__(name: str) -> Any:
+    if name == "advise":
+        from .api import advise
+
+        return advise
+    if name == "Result":
+        from .result import Result
+
+        return Result
+    raise AttributeError(f"module 'expert' has no attribute {name!r}")

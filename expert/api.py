@@ -1,0 +1,62 @@
+"""The library: what a chatbot or a script imports. No click in here."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import Any
+
+from . import engine, kb as kb_module, profile as profile_module
+from .i18n import Localizer, resolve_lang
+from .kb import KnowledgeBase
+from .result import Result, build_result
+
+_KB: dict[str, KnowledgeBase] = {}
+_KB_LOCK = threading.Lock()
+
+
+def knowledge_base(rules_dir: str | Path | None = None) -> KnowledgeBase:
+    """The knowledge base in ``rules_dir`` (the shipped one by default), loaded once."""
+    key = str(Path(rules_dir).resolve()) if rules_dir is not None else ""
+    with _KB_LOCK:
+        if key not in _KB:
+            _KB[key] = kb_module.load(rules_dir)
+        return _KB[key]
+
+
+def advise(
+    model_size_b: Any = None,
+    method: Any = None,
+    budget: Any = None,
+    rocm_ok: Any = None,
+    deadline_h: Any = None,
+    vram_gb: Any = None,
+    dataset_examples: Any = None,
+    purpose: Any = None,
+    interruptible: Any = None,
+    *,
+    lang: str | None = None,
+    rules_dir: str | Path | None = None,
+) -> Result:
+    """Recommend GPUs for fine-tuning a model, with the reasons.
+
+    Every field is optional (see ``rules/profile.toml`` for defaults) and may
+    be given as a number or as text a person would type (``"70B"``,
+    ``"Llama-3-8B"``, ``"2 days"``, ``"yes"``). ``lang`` is ``"en"`` or
+    ``"es"``; without it ``EXPERT_LANG``, then ``LC_ALL``/``LANG`` decide.
+
+    Raises :class:`expert.InputError` (a ``ValueError``) naming the field, in
+    the chosen language, when a value is not accepted;
+    :class:`expert.KnowledgeBaseError` when ``rules_dir`` is not a sound
+    knowledge base.
+    """
+    tr = Localizer(resolve_lang(lang))
+    kb = knowledge_base(rules_dir)
+    given = {
+        "model_size_b": model_size_b, "method": method, "budget": budget, "rocm_ok": rocm_ok,
+        "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,
+        "purpose": purpose, "interruptible": interruptible,
+    }
+    profile, assumed = profile_module.build(kb, given, tr)
+    run = engine.infer(kb, profile)
+    return build_result(kb, run, tr, assumed)

@@ -1,0 +1,113 @@
+"""The command line: parses flags, prints, maps errors to exit codes.
+
+Exit codes: 0 the consultation was answered (even if nothing fits); 2 invalid
+input (a flag value, a language, a knowledge base); 1 anything else.
+All the work is done by the library (:mod:`expert.api`); this module only
+imports it when a command runs, so ``expert --help`` stays fast.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sys
+from typing import Any, Callable
+
+import click
+
+PROFILE_OPTIONS = [
+    click.option("--model-size", "model_size_b", metavar="SIZE",
+                 help="Parameters in billions: 7, 70B, Llama-3-8B."),
+    click.option("--method", metavar="METHOD", help="full, lora or qlora."),
+    click.option("--budget", metavar="BUDGET", help="low, medium or high."),
+    click.option("--rocm-ok/--no-rocm", "rocm_ok", default=None,
+                 help="Willing (or not) to set up and debug ROCm for AMD cards."),
+    click.option("--deadline", "deadline_h", metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
+    click.option("--vram", "vram_gb", metavar="GB", help="VRAM of a GPU you already have: 24, 24 GB."),
+    click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
+    click.option("--purpose", metavar="PURPOSE", help="experiment or production."),
+    click.option("--interruptible/--no-interruptible", "interruptible", default=None,
+                 help="Whether training tolerates interruptions (spot instances)."),
+]
+OUTPUT_OPTIONS = [
+    click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True,
+                 help="text, markdown or json."),
+    click.option("--lang", metavar="LANG", help="es or en (default: EXPERT_LANG, then LC_ALL/LANG, then en)."),
+]
+
+
+def _options(options: list[Callable[..., Any]]) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    def decorate(function: Callable[..., Any]) -> Callable[..., Any]:
+        for option in reversed(options):
+            function = option(function)
+        return function
+
+    return decorate
+
+
+def _fail(message: str, code: int) -> None:
+    click.echo(message, err=True)
+    sys.exit(code)
+
+
+def _run(action: Callable[[], str]) -> None:
+    """Run a library call, print its output, turn known errors into exit codes."""
+    from .errors import InputError, KnowledgeBaseError
+    from .i18n import CatalogMissing
+
+    try:
+        output = action()
+    except InputError as error:
+        _fail(f"Error: {error}", 2)
+    except KnowledgeBaseError as error:
+        _fail(str(error), 2)
+    except CatalogMissing as error:
+        _fail(f"Error: {error}", 1)
+    else:
+        click.echo(output, nl=False)
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(package_name="expert")
+def main() -> None:
+    """Which GPU (or GPUs) to fine-tune a large language model on, and why.
+
+    \b
+    Examples:
+      expert advise --model-size 8 --method lora
+      expert advise --model-size 70 --method lora --deadline 8 --lang es
+      expert advise --model-size Llama-3-8B --vram 24 --format json
+    """
+
+
+@main.command()
+@_options(PROFILE_OPTIONS + OUTPUT_OPTIONS)
+def advise(fmt: str, lang: str | None, **profile: Any) -> None:
+    """Recommend GPUs for a fine-tuning run, with the reasons.
+
+    Every flag is optional; what is not given takes a default that the
+    answer lists as assumed. Exit status: 0 answered (even when nothing fits),
+    2 invalid input, 1 anything else.
+
+    \b
+    Examples:
+      expert advise --model-size 7 --method qlora --budget low
+      expert advise --model-size 13 --method full --vram 24 --lang es
+      expert advise --model-size 70 --method lora --format markdown
+    """
+
+    def action() -> str:
+        from .api import advise as run_advise
+        from .errors import InputError
+        from .result import FORMATS
+
+        result = run_advise(lang=lang, **profile)
+        if fmt not in FORMATS:
+            from .i18n import Localizer
+
+            tr = Localizer(result.lang)
+            raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
+                             % {"value": fmt[:40], "accepted": tr.list(FORMATS, style="or")})
+        width = min(shutil.get_terminal_size((80, 24)).columns, 100)
+        return result.render(fmt, width=width)
+
+    _run(action)

@@ -1,0 +1,258 @@
+"""The condition language of the knowledge base.
+
+A rule's ``when`` is a short expression over the facts, parsed with
+:mod:`ast` against a whitelist of node types and compiled to plain closures
+(never ``eval``)::
+
+    card.vendor == 'amd' and not profile.rocm_ok
+    option.count > 1 and option.hours <= 4
+    card.ideal_min_b <= profile.model_size_b <= card.ideal_max_b
+
+Names are fact namespaces (``profile``, ``req``, ``option``, ``card``,
+``pick``); attributes are their fields, checked against :data:`FIELDS` when
+the knowledge base loads, so that a misspelt field is an error with its file
+and line instead of a silent ``None``. An ordering comparison with a missing
+value (``None``) is false.
+"""
+
+from __future__ import annotations
+
+import ast
+import operator
+from dataclasses import dataclass
+from typing import Any, Callable, Mapping
+
+Env = Mapping[str, Mapping[str, Any]]
+Evaluator = Callable[[Env], Any]
+
+NUM, STR, BOOL, LIST = "number", "text", "bool", "list"
+
+# The fields of each fact namespace and their types: the schema rules are
+# checked against. A field may be None where noted in docs/knowledge-base.md.
+FIELDS: dict[str, dict[str, str]] = {
+    "profile": {
+        "model_size_b": NUM,
+        "method": STR,
+        "budget": STR,
+        "rocm_ok": BOOL,
+        "deadline_h": NUM,
+        "vram_gb": NUM,
+        "dataset_examples": NUM,
+        "purpose": STR,
+        "interruptible": BOOL,
+    },
+    "req": {
+        "vram_gb": NUM,
+        "table_gb": NUM,
+        "weights_gb": NUM,
+        "floor_binds": BOOL,
+        "basis": STR,
+        "qlora_vram_gb": NUM,
+        "first_principles_gb": NUM,
+        "ref_hours": NUM,
+    },
+    "option": {
+        "gpu": STR,
+        "vendor": STR,
+        "cost": STR,
+        "count": NUM,
+        "min_count": NUM,
+        "devices": NUM,
+        "vram_gb": NUM,
+        "device_vram_gb": NUM,
+        "total_vram_gb": NUM,
+        "strategy": STR,
+        "hours": NUM,
+        "min_count_hours": NUM,
+        "where": STR,
+        "pricing": STR,
+        "headroom": NUM,
+        "relative_cost": NUM,
+    },
+    "card": {
+        "id": STR,
+        "name": STR,
+        "vendor": STR,
+        "vram_gb": NUM,
+        "devices": NUM,
+        "cost": STR,
+        "segment": STR,
+        "fast_interconnect": BOOL,
+        "speed": NUM,
+        "ideal_methods": LIST,
+        "ideal_min_b": NUM,
+        "ideal_max_b": NUM,
+    },
+}
+# The chosen option: every option field, and whether there is one at all.
+FIELDS["pick"] = {**FIELDS["option"], "found": BOOL}
+
+
+class ConditionError(ValueError):
+    """A condition that is not valid; ``column`` points into its source."""
+
+    def __init__(self, message: str, column: int = 0) -> None:
+        super().__init__(message)
+        self.column = column
+
+
+_COMPARE: dict[type, Callable[[Any, Any], bool]] = {
+    ast.Eq: operator.eq,
+    ast.NotEq: operator.ne,
+    ast.Lt: operator.lt,
+    ast.LtE: operator.le,
+    ast.Gt: operator.gt,
+    ast.GtE: operator.ge,
+    ast.In: lambda a, b: b is not None and a in b,
+    ast.NotIn: lambda a, b: b is not None and a not in b,
+    ast.Is: operator.is_,
+    ast.IsNot: operator.is_not,
+}
+_ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+_ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
+    ast.Add: operator.add,
+    ast.Sub: operator.sub,
+    ast.Mult: operator.mul,
+    ast.Div: operator.truediv,
+}
+
+
+@dataclass(frozen=True)
+class Condition:
+    """A compiled condition: call it with the facts, read what it uses."""
+
+    source: str
+    evaluate: Evaluator
+    namespaces: frozenset[str]
+    fields: frozenset[tuple[str, str]]
+
+    def __call__(self, env: Env) -> bool:
+        return bool(self.evaluate(env))
+
+
+TRUE = Condition("true", lambda env: True, frozenset(), frozenset())
+
+
+def compile_condition(source: str, namespaces: Mapping[str, Mapping[str, str]] = FIELDS) -> Condition:
+    """Parse and type-check ``source``; raise :class:`ConditionError` if invalid."""
+    try:
+        tree = ast.parse(source.strip(), mode="eval")
+    except SyntaxError as error:
+        raise ConditionError(f"syntax error: {error.msg}", (error.offset or 1) - 1) from None
+    compiler = _Compiler(namespaces)
+    evaluate, kind = compiler.compile(tree.body)
+    if kind not in (BOOL, None):
+        raise ConditionError(f"a condition must be true or false, not a {kind}")
+    used = frozenset(ns for ns, _ in compiler.used)
+    return Condition(source.strip(), evaluate, used, frozenset(compiler.used))
+
+
+class _Compiler:
+    def __init__(self, namespaces: Mapping[str, Mapping[str, str]]) -> None:
+        self.namespaces = namespaces
+        self.used: set[tuple[str, str]] = set()
+
+    def fail(self, node: ast.AST, message: str) -> ConditionError:
+        return ConditionError(message, getattr(node, "col_offset", 0))
+
+    def compile(self, node: ast.AST) -> tuple[Evaluator, str | None]:
+        method = getattr(self, "_" + type(node).__name__, None)
+        if method is None:
+            raise self.fail(node, f"'{ast.unparse(node)}' is not allowed in a condition")
+        return method(node)  # type: ignore[no-any-return]
+
+    def _BoolOp(self, node: ast.BoolOp) -> tuple[Evaluator, str]:
+        parts = [self.compile(value)[0] for value in node.values]
+        if isinstance(node.op, ast.And):
+            return (lambda env: all(part(env) for part in parts)), BOOL
+        return (lambda env: any(part(env) for part in parts)), BOOL
+
+    def _UnaryOp(self, node: ast.UnaryOp) -> tuple[Evaluator, str | None]:
+        inner, kind = self.compile(node.operand)
+        if isinstance(node.op, ast.Not):
+            return (lambda env: not inner(env)), BOOL
+        if isinstance(node.op, ast.USub) and kind == NUM:
+            return (lambda env: _neg(inner(env))), NUM
+        raise self.fail(node, f"'{ast.unparse(node)}' is not allowed in a condition")
+
+    def _BinOp(self, node: ast.BinOp) -> tuple[Evaluator, str]:
+        op = _ARITHMETIC.get(type(node.op))
+        left, lkind = self.compile(node.left)
+        right, rkind = self.compile(node.right)
+        if op is None or lkind not in (NUM, None) or rkind not in (NUM, None):
+            raise self.fail(node, f"'{ast.unparse(node)}': arithmetic is +, -, *, / on numbers")
+
+        def evaluate(env: Env) -> Any:
+            a, b = left(env), right(env)
+            if a is None or b is None or (op is operator.truediv and b == 0):
+                return None
+            return op(a, b)
+
+        return evaluate, NUM
+
+    def _Compare(self, node: ast.Compare) -> tuple[Evaluator, str]:
+        operands = [self.compile(node.left)] + [self.compile(c) for c in node.comparators]
+        steps = []
+        for op_node, (a, akind), (b, bkind) in zip(node.ops, operands, operands[1:]):
+            op = _COMPARE[type(op_node)]
+            if isinstance(op_node, (ast.In, ast.NotIn)):
+                if bkind != LIST:
+                    raise self.fail(node, f"'{ast.unparse(node)}': 'in' needs a list on its right")
+            elif not isinstance(op_node, (ast.Is, ast.IsNot)) and None not in (akind, bkind) and akind != bkind:
+                raise self.fail(node, f"'{ast.unparse(node)}' compares a {akind} with a {bkind}")
+            steps.append((op, isinstance(op_node, _ORDERING), a, b))
+
+        def evaluate(env: Env) -> bool:
+            for op, ordering, a, b in steps:
+                x, y = a(env), b(env)
+                if ordering and (x is None or y is None):
+                    return False
+                if not op(x, y):
+                    return False
+            return True
+
+        return evaluate, BOOL
+
+    def _Attribute(self, node: ast.Attribute) -> tuple[Evaluator, str]:
+        if not isinstance(node.value, ast.Name):
+            raise self.fail(node, f"'{ast.unparse(node)}': write namespace.field")
+        namespace, field = node.value.id, node.attr
+        if namespace not in self.namespaces:
+            known = ", ".join(sorted(self.namespaces))
+            raise self.fail(node, f"unknown fact '{namespace}' (known: {known})")
+        kind = self.namespaces[namespace].get(field)
+        if kind is None:
+            known = ", ".join(sorted(self.namespaces[namespace]))
+            raise self.fail(node, f"unknown field '{namespace}.{field}' (known: {known})")
+        self.used.add((namespace, field))
+        return (lambda env: env[namespace].get(field)), kind
+
+    def _Name(self, node: ast.Name) -> tuple[Evaluator, str]:
+        raise self.fail(node, f"'{node.id}' alone means nothing here: write namespace.field, e.g. profile.method")
+
+    def _Constant(self, node: ast.Constant) -> tuple[Evaluator, str | None]:
+        value = node.value
+        if value is None:
+            return (lambda env: None), None
+        if isinstance(value, bool):
+            return (lambda env: value), BOOL
+        if isinstance(value, (int, float)):
+            return (lambda env: value), NUM
+        if isinstance(value, str):
+            return (lambda env: value), STR
+        raise self.fail(node, f"constant {value!r} is not allowed")
+
+    def _List(self, node: ast.List | ast.Tuple) -> tuple[Evaluator, str]:
+        items = []
+        for element in node.elts:
+            if not isinstance(element, ast.Constant):
+                raise self.fail(element, "a list in a condition holds constants only")
+            items.append(element.value)
+        frozen = tuple(items)
+        return (lambda env: frozen), LIST
+
+    _Tuple = _List
+
+
+def _neg(value: Any) -> Any:
+    return None if value is None else -value

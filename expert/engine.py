@@ -1,0 +1,298 @@
+"""The inference engine: the knowledge base's rules compiled into one experta
+``KnowledgeEngine`` class, run by forward chaining.
+
+Every rule of ``rules/rules.toml`` becomes an experta rule whose patterns are
+the facts it can see (its kind's scope) and whose test is its compiled
+``when``. Saliences order the stages (derive the requirement, size the
+options, rule out and rank, pick, then advise and warn); within a stage
+results never depend on firing order, which changes with ``PYTHONHASHSEED``.
+
+Provenance is recorded by the rules' own actions while experta runs: each
+firing's matched facts (and where they came from) and what it declared.
+
+The engine class is built once per knowledge base and each thread keeps its
+own instance (a shared experta engine gives wrong answers under threads).
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass, field
+from typing import Any, Callable
+
+from . import calc
+from ._experta import experta
+from .kb import Card, KnowledgeBase, RuleDef
+
+KnowledgeEngine, Fact, Rule, AS, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
+                                         experta.TEST)
+
+
+class Profile(Fact):  # type: ignore[misc,valid-type]
+    """The person's answers, after defaults."""
+
+
+class Requirement(Fact):  # type: ignore[misc,valid-type]
+    """What the run needs."""
+
+
+class Option(Fact):  # type: ignore[misc,valid-type]
+    """One card, sized for the run."""
+
+
+class Pick(Fact):  # type: ignore[misc,valid-type]
+    """The best option, or found=False."""
+
+
+class Conclusion(Fact):  # type: ignore[misc,valid-type]
+    """A reject/demote/prefer/advice/warning conclusion of one rule."""
+
+
+FACT_CLASSES = {"profile": Profile, "req": Requirement, "option": Option, "pick": Pick}
+SALIENCE = {"requirement": 100, "own-option": 90, "catalog-options": 90, "reject": 60, "demote": 55,
+            "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
+# What each helper reads, shown as its matched facts in the trace.
+HELPER_USES = {
+    "requirement": {"profile": ("model_size_b", "method", "dataset_examples")},
+    "own-option": {"profile": ("vram_gb", "deadline_h"), "req": ("vram_gb", "ref_hours")},
+    "catalog-options": {"profile": ("deadline_h", "interruptible"), "req": ("vram_gb", "ref_hours")},
+    "pick": {"profile": ("budget", "deadline_h")},
+}
+INPUT = "input"
+
+
+def salience(rule: RuleDef) -> int:
+    return SALIENCE[rule.derive if rule.kind == "derive" else rule.kind]  # type: ignore[index]
+
+
+@dataclass
+class Firing:
+    """One fired activation, as recorded while the engine ran."""
+
+    rule: RuleDef
+    gpu: str | None
+    matched: list[dict[str, Any]]
+    derived: list[dict[str, Any]]
+    env: dict[str, Any]
+
+
+@dataclass
+class Run:
+    """The working record of one consultation."""
+
+    kb: KnowledgeBase
+    profile: dict[str, Any]
+    req: dict[str, Any] | None = None
+    options: dict[str, dict[str, Any]] = field(default_factory=dict)
+    cards: dict[str, Card] = field(default_factory=dict)
+    origin: dict[tuple[str, str | None], str] = field(default_factory=dict)
+    conclusions: list[tuple[RuleDef, str | None]] = field(default_factory=list)
+    ranking: list[str] = field(default_factory=list)
+    pick: dict[str, Any] | None = None
+    firings: list[Firing] = field(default_factory=list)
+
+    def order(self, gpu: str | None) -> int:
+        if gpu is None or gpu == "own":
+            return -1
+        return next(i for i, card in enumerate(self.kb.catalog) if card.id == gpu)
+
+    def sorted_firings(self) -> list[Firing]:
+        return sorted(self.firings, key=lambda f: (-salience(f.rule), f.rule.index, self.order(f.gpu)))
+
+
+def _plain(fact: Any) -> dict[str, Any]:
+    return {k: v for k, v in fact.items() if isinstance(k, str) and not k.startswith("__")}
+
+
+class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
+    run_state: Run
+
+    def fire(self, rule: RuleDef, bound: dict[str, Any]) -> None:
+        run = self.run_state
+        env = {name: _plain(bound[name]) for name in ("profile", "req", "option", "pick") if name in bound}
+        gpu = env["option"]["gpu"] if "option" in env else None
+        if gpu is not None:
+            env["card"] = run.cards[gpu].fact()
+        derived: list[dict[str, Any]] = []
+        if rule.kind == "derive":
+            for namespace, values in HELPERS[rule.derive](run, env):  # type: ignore[index]
+                key = values.get("gpu") if namespace == "option" else None
+                run.origin[(namespace, key)] = rule.id
+                self.declare(FACT_CLASSES[namespace](**values))
+                derived.append({"fact": namespace, "values": values})
+                env.setdefault(namespace, values)
+        else:
+            run.conclusions.append((rule, gpu))
+            self.declare(Conclusion(rule=rule.id, gpu=gpu))
+            derived.append({"fact": rule.kind, "values": {"gpu": gpu} if gpu else {}})
+        run.firings.append(Firing(rule, gpu, self._matched(rule, env), derived, env))
+
+    def _matched(self, rule: RuleDef, env: dict[str, Any]) -> list[dict[str, Any]]:
+        uses: dict[str, set[str]] = {}
+        for namespace, name in rule.condition.fields:
+            uses.setdefault(namespace, set()).add(name)
+        for namespace, names in HELPER_USES.get(rule.derive or "", {}).items():
+            uses.setdefault(namespace, set()).update(names)
+        matched = []
+        run = self.run_state
+        for namespace in ("profile", "req", "option", "card", "pick"):
+            if namespace not in uses or namespace not in env:
+                continue
+            values = env[namespace]
+            key = values.get("gpu") if namespace == "option" else None
+            origin = INPUT if namespace == "profile" else (
+                "catalog" if namespace == "card" else run.origin.get((namespace, key), INPUT))
+            matched.append({"fact": namespace, "from": origin,
+                            "values": {name: values.get(name) for name in sorted(uses[namespace])}})
+        return matched
+
+
+# --- Helpers the derive rules call --------------------------------------------
+
+Declared = list[tuple[str, dict[str, Any]]]
+
+
+def _requirement(run: Run, env: dict[str, Any]) -> Declared:
+    run.req = calc.requirement(run.kb, env["profile"])
+    fact = {k: v for k, v in run.req.items() if k != "anchors"}
+    return [("req", fact)]
+
+
+def _own_option(run: Run, env: dict[str, Any]) -> Declared:
+    card = calc.own_card(run.kb, env["profile"])
+    run.cards[card.id] = card
+    option = calc.configure(run.kb, env["profile"], env["req"], card, "own")
+    run.options[card.id] = option
+    return [("option", option)]
+
+
+def _catalog_options(run: Run, env: dict[str, Any]) -> Declared:
+    declared: Declared = []
+    for card in run.kb.catalog:
+        run.cards[card.id] = card
+        option = calc.configure(run.kb, env["profile"], env["req"], card, "cloud")
+        run.options[card.id] = option
+        declared.append(("option", option))
+    return declared
+
+
+def _pick(run: Run, env: dict[str, Any]) -> Declared:
+    rejected = {gpu for rule, gpu in run.conclusions if rule.kind == "reject"}
+    demoted = {gpu for rule, gpu in run.conclusions if rule.kind == "demote"}
+    factors: dict[str, list[float]] = {}
+    for rule, gpu in run.conclusions:
+        if rule.kind == "prefer" and gpu is not None:
+            factors.setdefault(gpu, []).append(rule.factor)  # type: ignore[arg-type]
+    # Ties go to the option that needs fewer cards to hold the model, then to
+    # catalog order.
+    scored = [(gpu in demoted, calc.score(run.kb, env["profile"], option, sorted(factors.get(gpu, []))),
+               option["min_count"], run.order(gpu), gpu) for gpu, option in run.options.items() if gpu not in rejected]
+    run.ranking = [gpu for *_, gpu in sorted(scored)]
+    if run.ranking:
+        run.pick = {**run.options[run.ranking[0]], "found": True}
+    else:
+        run.pick = {name: None for name in ("gpu", "count", "hours")} | {"found": False}
+    return [("pick", run.pick)]
+
+
+HELPERS: dict[str, Callable[[Run, dict[str, Any]], Declared]] = {
+    "requirement": _requirement,
+    "own-option": _own_option,
+    "catalog-options": _catalog_options,
+    "pick": _pick,
+}
+
+
+# --- Compiling the knowledge base into an engine class ---------------------------
+
+def _patterns(rule: RuleDef) -> list[Any]:
+    scope = rule.scope
+    patterns = [AS.profile << Profile()]
+    if "req" in scope:
+        patterns.append(AS.req << Requirement())
+    if "option" in scope:
+        patterns.append(AS.option << Option())
+    if "pick" in scope:
+        patterns.append(AS.pick << Pick())
+    if rule.condition.source != "true":
+        patterns.append(TEST(_test(rule)))
+    return patterns
+
+
+def _test(rule: RuleDef) -> Callable[..., bool]:
+    # experta passes bindings by parameter name, so each scope gets a function
+    # with exactly its names.
+    holds = rule.condition
+    scope = rule.scope
+    if "option" in scope:
+        def test_option(profile: Any, req: Any, option: Any) -> bool:
+            card = _CURRENT.run.cards[option["gpu"]].fact()
+            return holds({"profile": profile, "req": req, "option": option, "card": card})
+        return test_option
+    if "pick" in scope:
+        def test_pick(profile: Any, req: Any, pick: Any) -> bool:
+            return holds({"profile": profile, "req": req, "pick": pick})
+        return test_pick
+    if "req" in scope:
+        def test_req(profile: Any, req: Any) -> bool:
+            return holds({"profile": profile, "req": req})
+        return test_req
+
+    def test_profile(profile: Any) -> bool:
+        return holds({"profile": profile})
+    return test_profile
+
+
+class _Current(threading.local):
+    run: Run
+
+
+_CURRENT = _Current()
+
+
+def _action(rule: RuleDef) -> Callable[..., None]:
+    def action(self: _Engine, **bound: Any) -> None:
+        self.fire(rule, bound)
+
+    action.__name__ = rule.id
+    return action
+
+
+_CLASSES: dict[int, tuple[KnowledgeBase, type]] = {}
+_CLASSES_LOCK = threading.Lock()
+
+
+def engine_class(kb: KnowledgeBase) -> type:
+    """The engine class of ``kb``, built once (rebuilding leaks in experta)."""
+    with _CLASSES_LOCK:
+        entry = _CLASSES.get(id(kb))
+        if entry is None or entry[0] is not kb:
+            attrs = {f"rule_{rule.index}": Rule(*_patterns(rule), salience=salience(rule))(_action(rule))
+                     for rule in kb.rules}
+            entry = (kb, type("ExpertEngine", (_Engine,), attrs))
+            _CLASSES[id(kb)] = entry
+        return entry[1]
+
+
+class _Engines(threading.local):
+    def __init__(self) -> None:
+        self.by_kb: dict[int, Any] = {}
+
+
+_ENGINES = _Engines()
+
+
+def infer(kb: KnowledgeBase, profile: dict[str, Any]) -> Run:
+    """Run one consultation through this thread's engine for ``kb``."""
+    cls = engine_class(kb)
+    engine = _ENGINES.by_kb.get(id(kb))
+    if engine is None or type(engine) is not cls:
+        engine = cls()
+        _ENGINES.by_kb[id(kb)] = engine
+    run = Run(kb, dict(profile))
+    engine.run_state = run
+    _CURRENT.run = run
+    engine.reset()
+    engine.declare(Profile(**profile))
+    engine.run()
+    return run

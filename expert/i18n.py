@@ -1,0 +1,111 @@
+"""Languages, translations and locale-aware formatting.
+
+English is the source language; every other language is a gettext catalog in
+``locales/`` compiled to ``.mo`` at build time. A missing catalog is an error,
+never a silent fall-back to English.
+"""
+
+from __future__ import annotations
+
+import gettext as _gettext
+import os
+import re
+import threading
+from functools import lru_cache
+from typing import Iterable, Mapping
+
+from . import paths
+from .errors import InputError
+
+SUPPORTED = ("en", "es")
+DOMAIN = "messages"
+_LANG_RE = re.compile(r"^([a-zA-Z]{2,3})(?:[_-][a-zA-Z0-9]+)?(?:\.[\w-]+)?(?:@\w+)?$")
+
+
+class CatalogMissing(RuntimeError):
+    """The compiled catalog of a supported language is not installed."""
+
+
+def _language_of(value: str) -> str | None:
+    match = _LANG_RE.match(value.strip())
+    return match.group(1).lower() if match else None
+
+
+def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+    """``explicit``, else ``EXPERT_LANG``, else ``LC_ALL``/``LANG``, else English.
+
+    An explicit or ``EXPERT_LANG`` value that is not supported is an error;
+    a system locale that is not supported (``fr_FR``, ``C``) means English.
+    """
+    env = os.environ if environ is None else environ
+    for source, value in (("lang", explicit), ("EXPERT_LANG", env.get("EXPERT_LANG"))):
+        if value is None or (source == "EXPERT_LANG" and not value.strip()):
+            continue
+        lang = _language_of(value) if isinstance(value, str) else None
+        if lang not in SUPPORTED:
+            shown = value if isinstance(value, str) else repr(value)
+            raise InputError(source, f"{source}: '{shown[:40]}' is not a supported language; accepted: "
+                                     + ", ".join(SUPPORTED))
+        return lang
+    for name in ("LC_ALL", "LC_MESSAGES", "LANG"):
+        value = env.get(name)
+        if value:
+            lang = _language_of(value)
+            return lang if lang in SUPPORTED else "en"
+    return "en"
+
+
+_LOCK = threading.Lock()
+
+
+@lru_cache(maxsize=None)
+def translations(lang: str, localedir: str | None = None) -> _gettext.NullTranslations:
+    if lang == "en":
+        return _gettext.NullTranslations()
+    directory = localedir or str(paths.LOCALES)
+    try:
+        with _LOCK:
+            return _gettext.translation(DOMAIN, directory, languages=[lang])
+    except OSError:
+        raise CatalogMissing(
+            f"the '{lang}' message catalog is not compiled in {directory} "
+            f"(expected {lang}/LC_MESSAGES/{DOMAIN}.mo); reinstall the package with 'pip install .'"
+        ) from None
+
+
+class Localizer:
+    """Translate and format for one language."""
+
+    def __init__(self, lang: str) -> None:
+        self.lang = lang
+        self.translations = translations(lang)
+
+    def gettext(self, message: str) -> str:
+        return self.translations.gettext(message)
+
+    def ngettext(self, singular: str, plural: str, n: int) -> str:
+        return self.translations.ngettext(singular, plural, n)
+
+    def number(self, value: float, digits: int = 1) -> str:
+        from babel.numbers import format_decimal
+
+        pattern = "#,##0" + ("." + "#" * digits if digits else "")
+        return format_decimal(value, format=pattern, locale=self.lang)
+
+    def gb(self, value: float) -> str:
+        from babel.units import format_unit
+
+        return format_unit(value, "digital-gigabyte", length="short", format="#,##0.#", locale=self.lang)
+
+    def hours(self, value: float) -> str:
+        from babel.units import format_unit
+
+        return format_unit(value, "duration-hour", length="short", format="#,##0.#", locale=self.lang)
+
+    def billions(self, value: float) -> str:
+        return self.number(value, 2) + "B"
+
+    def list(self, items: Iterable[str], style: str = "standard") -> str:
+        from babel.lists import format_list
+
+        return format_list(list(items), style=style, locale=self.lang)

@@ -1,0 +1,461 @@
+"""Load and validate a knowledge base: the TOML files of ``rules/``.
+
+Nothing in this module knows a GPU, a threshold or a piece of advice; it
+knows the *shape* of the knowledge and refuses, with the file and line of
+each problem, a knowledge base that does not have it. A knowledge base is
+loaded whole or not at all.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import paths
+from .conditions import FIELDS, TRUE, Condition, ConditionError, compile_condition
+from .errors import KnowledgeBaseError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - exercised on Python 3.10 only
+    import tomli as tomllib
+
+KINDS = ("derive", "reject", "demote", "prefer", "advice", "warning")
+HELPERS = ("requirement", "own-option", "catalog-options", "pick")
+FIELD_TYPES = ("size", "number", "integer", "hours", "choice", "bool")
+METHODS = ("full", "lora", "qlora")
+COSTS = ("low", "medium", "medium-high", "high")
+VENDORS = ("nvidia", "amd")
+
+# The facts a rule of each kind can see (and so name in `when` and `message`).
+SCOPES: dict[str, tuple[str, ...]] = {
+    "requirement": ("profile",),
+    "own-option": ("profile", "req"),
+    "catalog-options": ("profile", "req"),
+    "pick": ("profile", "req"),
+    "reject": ("profile", "req", "option", "card"),
+    "demote": ("profile", "req", "option", "card"),
+    "prefer": ("profile", "req", "option", "card"),
+    "advice": ("profile", "req", "pick"),
+    "warning": ("profile", "req", "pick"),
+}
+# The fact each helper declares: a derive rule's message may also name it.
+DERIVES = {"requirement": "req", "pick": "pick"}
+# Placeholders a message may use besides the fact fields.
+EXTRA_PLACEHOLDERS = {"option": {"label"}, "pick": {"label", "name"}}
+ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+PLACEHOLDER_RE = re.compile(r"%\((\w+)\)s")
+H_RE = re.compile(r"^H([1-9]|[1-3][0-9])$")
+G_RE = re.compile(r"^G[1-9]$")
+
+
+@dataclass(frozen=True)
+class Section:
+    key: str
+    heading: str
+    heuristics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProfileField:
+    name: str
+    type: str
+    label: str
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    choice_labels: dict[str, str] = field(default_factory=dict)
+    min: float | None = None
+    min_exclusive: float | None = None
+    max: float | None = None
+    none_label: str | None = None
+
+
+@dataclass(frozen=True)
+class Card:
+    id: str
+    name: str
+    vendor: str
+    vram_gb: float
+    devices: int
+    cost: str
+    segment: str
+    fast_interconnect: bool
+    speed: float
+    speed_source: str
+    ideal_methods: tuple[str, ...]
+    ideal_min_b: float
+    ideal_max_b: float
+    heuristics: tuple[str, ...]
+    source: str
+
+    def fact(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in FIELDS["card"]}
+
+
+@dataclass(frozen=True)
+class RuleDef:
+    id: str
+    kind: str
+    section: str
+    heuristics: tuple[str, ...]
+    gaps: tuple[str, ...]
+    condition: Condition
+    message: str
+    factor: float | None
+    derive: str | None
+    index: int
+    file: str
+    line: int
+
+    @property
+    def scope(self) -> tuple[str, ...]:
+        return SCOPES[self.derive if self.kind == "derive" else self.kind]  # type: ignore[index]
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    root: Path
+    sections: dict[str, Section]
+    fields: dict[str, ProfileField]
+    catalog: tuple[Card, ...]
+    requirements: dict[str, Any]
+    timing: dict[str, Any]
+    ranking: dict[str, Any]
+    labels: dict[str, dict[str, str]]
+    rules: tuple[RuleDef, ...]
+
+    def card(self, gpu: str) -> Card | None:
+        return next((card for card in self.catalog if card.id == gpu), None)
+
+    def rule(self, rule_id: str) -> RuleDef:
+        return next(rule for rule in self.rules if rule.id == rule_id)
+
+    def messages(self) -> list[str]:
+        """Every translatable string of the knowledge base, in file order."""
+        found = [rule.message for rule in self.rules]
+        for spec in self.fields.values():
+            found.append(spec.label)
+            if spec.none_label:
+                found.append(spec.none_label)
+            found += spec.choice_labels.values()
+        for table in self.labels.values():
+            found += table.values()
+        return list(dict.fromkeys(found))
+
+
+class _Problems:
+    """Collects problems; the knowledge base loads only if there are none."""
+
+    def __init__(self) -> None:
+        self.items: list[tuple[str, int, str, dict[str, Any]]] = []
+
+    def add(self, path: str, line: int, template: str, **params: Any) -> None:
+        self.items.append((path, line, template, params))
+
+
+def _line_of(text: str, header: str, index: int, key: str | None = None) -> int:
+    """Line (1-based) of the index-th ``header`` table, or of ``key`` in it."""
+    lines = text.splitlines()
+    starts = [n for n, line in enumerate(lines) if line.strip() == header]
+    if index >= len(starts):
+        return 0
+    start = starts[index]
+    if key is None:
+        return start + 1
+    end = starts[index + 1] if index + 1 < len(starts) else len(lines)
+    for n in range(start, end):
+        if re.match(rf"\s*{re.escape(key)}\s*=", lines[n]):
+            return n + 1
+    return start + 1
+
+
+def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
+    try:
+        text = path.read_text(encoding="utf-8")
+    except FileNotFoundError:
+        problems.add(str(path), 0, "file is missing")
+        return {}, ""
+    except (OSError, UnicodeDecodeError) as error:
+        problems.add(str(path), 0, "cannot be read: %(error)s", error=str(error))
+        return {}, ""
+    try:
+        return tomllib.loads(text), text
+    except tomllib.TOMLDecodeError as error:
+        match = re.search(r"line (\d+)", str(error))
+        problems.add(str(path), int(match.group(1)) if match else 0, "malformed TOML: %(error)s", error=str(error))
+        return {}, text
+
+
+def _is_number(value: Any) -> bool:
+    return isinstance(value, (int, float)) and not isinstance(value, bool)
+
+
+def load(root: Path | str | None = None) -> KnowledgeBase:
+    """Load the knowledge base in ``root`` (the shipped one by default)."""
+    base = Path(root) if root is not None else paths.RULES
+    problems = _Problems()
+    data = {name: _read(base / f"{name}.toml", problems) for name in
+            ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules")}
+    if problems.items:
+        raise KnowledgeBaseError(problems.items)
+
+    sections = _sections(base / "sections.toml", data["sections"][0], problems)
+    fields = _fields(base / "profile.toml", *data["profile"], problems)
+    catalog = _catalog(base / "catalog.toml", *data["catalog"], problems)
+    requirements = _requirements(base / "requirements.toml", data["requirements"][0], problems)
+    timing = _timing(base / "timing.toml", data["timing"][0], problems)
+    ranking = _ranking(base / "ranking.toml", data["ranking"][0], problems)
+    labels = _labels(base / "labels.toml", data["labels"][0], problems)
+    rules = _rules(base / "rules.toml", *data["rules"], sections, problems)
+    if problems.items:
+        raise KnowledgeBaseError(problems.items)
+    return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules)
+
+
+def _sections(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Section]:
+    sections = {}
+    for key, table in doc.get("section", {}).items():
+        heading = table.get("heading") if isinstance(table, dict) else None
+        if not isinstance(heading, str) or not heading:
+            problems.add(str(path), 0, "section '%(key)s' needs a heading", key=key)
+            continue
+        sections[key] = Section(key, heading, tuple(table.get("heuristics", ())))
+    if not sections:
+        problems.add(str(path), 0, "no [section.KEY] tables")
+    return sections
+
+
+def _fields(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, ProfileField]:
+    fields = {}
+    tables = doc.get("field", {})
+    for name in FIELDS["profile"]:
+        if name not in tables:
+            problems.add(str(path), 0, "field '%(name)s' is missing", name=name)
+    for name, spec in tables.items():
+        line = next((n + 1 for n, l in enumerate(text.splitlines()) if l.strip() == f"[field.{name}]"), 0)
+        if name not in FIELDS["profile"]:
+            problems.add(str(path), line, "unknown field '%(name)s' (known: %(known)s)", name=name,
+                         known=", ".join(FIELDS["profile"]))
+            continue
+        kind = spec.get("type")
+        if kind not in FIELD_TYPES:
+            problems.add(str(path), line, "field '%(name)s': type must be one of %(known)s", name=name,
+                         known=", ".join(FIELD_TYPES))
+            continue
+        choices = tuple(spec.get("choices", ()))
+        labels = dict(spec.get("choice_labels", {}))
+        if kind == "choice" and (not choices or set(labels) != set(choices)):
+            problems.add(str(path), line, "field '%(name)s': every choice needs a label", name=name)
+        for bound in ("min", "min_exclusive", "max"):
+            if bound in spec and not _is_number(spec[bound]):
+                problems.add(str(path), line, "field '%(name)s': %(bound)s must be a number", name=name, bound=bound)
+        fields[name] = ProfileField(name, kind, str(spec.get("label", name)), spec.get("default"), choices, labels,
+                                    spec.get("min"), spec.get("min_exclusive"), spec.get("max"),
+                                    spec.get("none_label"))
+    return fields
+
+
+_CARD_KEYS: dict[str, Any] = {
+    "id": str, "name": str, "vendor": str, "vram_gb": "number", "devices": int, "cost": str, "segment": str,
+    "fast_interconnect": bool, "speed": "number", "speed_source": str, "ideal_methods": list,
+    "ideal_min_b": "number", "ideal_max_b": "number", "heuristics": list,
+}
+
+
+def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> tuple[Card, ...]:
+    cards: list[Card] = []
+    seen: set[str] = set()
+    entries = doc.get("gpu", [])
+    if not entries:
+        problems.add(str(path), 0, "no [[gpu]] tables")
+    for index, entry in enumerate(entries):
+        line = _line_of(text, "[[gpu]]", index)
+        bad = False
+        for key in entry:
+            if key not in _CARD_KEYS:
+                problems.add(str(path), _line_of(text, "[[gpu]]", index, key), "unknown key '%(key)s' (known: %(known)s)",
+                             key=key, known=", ".join(_CARD_KEYS))
+                bad = True
+        for key, kind in _CARD_KEYS.items():
+            value = entry.get(key)
+            ok = _is_number(value) and value > 0 if kind == "number" else (
+                isinstance(value, kind) and not (kind is int and isinstance(value, bool)))
+            if not ok:
+                expected = "a positive number" if kind == "number" else kind.__name__
+                problems.add(str(path), _line_of(text, "[[gpu]]", index, key),
+                             "card %(index)s: '%(key)s' must be %(expected)s", index=index + 1, key=key, expected=expected)
+                bad = True
+        if bad:
+            continue
+        if not ID_RE.match(entry["id"]) or entry["id"] in seen or entry["id"] == "own":
+            problems.add(str(path), line, "card id '%(id)s' must be unique kebab-case", id=entry["id"])
+        if entry["vendor"] not in VENDORS:
+            problems.add(str(path), line, "card '%(id)s': vendor must be one of %(known)s", id=entry["id"],
+                         known=", ".join(VENDORS))
+        if entry["cost"] not in COSTS:
+            problems.add(str(path), line, "card '%(id)s': cost must be one of %(known)s", id=entry["id"],
+                         known=", ".join(COSTS))
+        seen.add(entry["id"])
+        cards.append(Card(
+            entry["id"], entry["name"], entry["vendor"], float(entry["vram_gb"]), entry["devices"], entry["cost"],
+            entry["segment"], entry["fast_interconnect"], float(entry["speed"]), entry["speed_source"],
+            tuple(entry["ideal_methods"]), float(entry["ideal_min_b"]), float(entry["ideal_max_b"]),
+            tuple(entry["heuristics"]), str(path)))
+    return tuple(cards)
+
+
+def _per_method(path: Path, doc: dict[str, Any], key: str, problems: _Problems, methods: Iterable[str] = METHODS) -> dict[str, float]:
+    table = doc.get(key)
+    if not isinstance(table, dict):
+        problems.add(str(path), 0, "[%(key)s] is missing", key=key)
+        return {}
+    for method in methods:
+        if not _is_number(table.get(method)) or table[method] < 0:
+            problems.add(str(path), 0, "[%(key)s] needs a number for '%(method)s'", key=key, method=method)
+    return {m: float(v) for m, v in table.items() if _is_number(v)}
+
+
+def _requirements(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Any]:
+    tables = {}
+    for method, points in doc.get("table", {}).items():
+        ok = (isinstance(points, list) and points
+              and all(isinstance(p, list) and len(p) == 2 and all(_is_number(x) and x > 0 for x in p) for p in points)
+              and all(a[0] < b[0] and a[1] <= b[1] for a, b in zip(points, points[1:])))
+        if not ok:
+            problems.add(str(path), 0, "table '%(method)s' must list [size, GB] pairs, both growing", method=method)
+        else:
+            tables[method] = [(float(s), float(g)) for s, g in points]
+    qlora = doc.get("qlora", {})
+    if qlora.get("of") not in tables or not (_is_number(qlora.get("factor")) and 0 < qlora["factor"] <= 1):
+        problems.add(str(path), 0, "[qlora] needs 'of' (a table) and a 'factor' between 0 and 1")
+    for method in METHODS:
+        if method not in tables and method != "qlora":
+            problems.add(str(path), 0, "table '%(method)s' is missing", method=method)
+    band = doc.get("class_band")
+    if not (_is_number(band) and 0 <= band < 1):
+        problems.add(str(path), 0, "class_band must be a number from 0 to 1")
+    return {
+        "table": tables,
+        "class_band": band,
+        "qlora": qlora,
+        "floor": _per_method(path, doc, "floor_bytes_per_param", problems),
+        "first_principles": _per_method(path, doc, "first_principles_bytes_per_param", problems),
+    }
+
+
+def _timing(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Any]:
+    for key in ("anchor_size_b", "anchor_examples"):
+        if not (_is_number(doc.get(key)) and doc[key] > 0):
+            problems.add(str(path), 0, "'%(key)s' must be a positive number", key=key)
+    efficiency = doc.get("scaling", {}).get("efficiency")
+    if not (_is_number(efficiency) and 0 < efficiency <= 1):
+        problems.add(str(path), 0, "[scaling] efficiency must be between 0 and 1")
+    own_speed = doc.get("own", {}).get("speed")
+    if not (_is_number(own_speed) and own_speed > 0):
+        problems.add(str(path), 0, "[own] speed must be a positive number")
+    return {
+        "anchor_size_b": doc.get("anchor_size_b"),
+        "anchor_examples": doc.get("anchor_examples"),
+        "base_hours": _per_method(path, doc, "base_hours", problems),
+        "efficiency": efficiency,
+        "own_speed": own_speed,
+    }
+
+
+def _ranking(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Any]:
+    counts = doc.get("counts")
+    if not (isinstance(counts, list) and counts and counts[0] == 1
+            and all(isinstance(c, int) and c > 0 for c in counts) and counts == sorted(set(counts))):
+        problems.add(str(path), 0, "counts must be growing whole numbers starting at 1")
+    if not isinstance(doc.get("max_count_for_speed"), int):
+        problems.add(str(path), 0, "max_count_for_speed must be a whole number")
+    strategy = doc.get("strategy", {})
+    for key in ("single", "replicated", "sharded"):
+        if not isinstance(strategy.get(key), str):
+            problems.add(str(path), 0, "[strategy] needs '%(key)s'", key=key)
+    prices = _per_method(path, doc, "price_index", problems, ("own",) + COSTS)
+    weights = doc.get("budget_weights", {})
+    for budget in ("low", "medium", "high"):
+        entry = weights.get(budget, {})
+        if not all(_is_number(entry.get(k)) and entry[k] >= 0 for k in ("cost", "time")):
+            problems.add(str(path), 0, "[budget_weights] '%(budget)s' needs numbers cost and time", budget=budget)
+    return {"counts": counts, "max_count_for_speed": doc.get("max_count_for_speed"), "strategy": strategy,
+            "price_index": prices, "budget_weights": weights}
+
+
+def _labels(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, dict[str, str]]:
+    for table in ("basis", "strategy", "where", "pricing", "cost", "vendor"):
+        if not isinstance(doc.get(table), dict):
+            problems.add(str(path), 0, "[%(table)s] is missing", table=table)
+    return {name: {k: str(v) for k, v in table.items()} for name, table in doc.items() if isinstance(table, dict)}
+
+
+_RULE_KEYS = ("id", "kind", "derive", "section", "heuristics", "gaps", "when", "message", "factor")
+
+
+def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Section],
+           problems: _Problems) -> tuple[RuleDef, ...]:
+    rules: list[RuleDef] = []
+    seen: set[str] = set()
+    for index, entry in enumerate(doc.get("rule", [])):
+        line = _line_of(text, "[[rule]]", index)
+        rule_id = entry.get("id")
+        where = rule_id if isinstance(rule_id, str) else f"#{index + 1}"
+
+        def bad(key: str, template: str, **params: Any) -> None:
+            problems.add(str(path), _line_of(text, "[[rule]]", index, key), template, rule=where, **params)
+
+        for key in entry:
+            if key not in _RULE_KEYS:
+                bad(key, "unknown key '%(key)s' (known: %(known)s)", key=key, known=", ".join(_RULE_KEYS))
+        if not isinstance(rule_id, str) or not ID_RE.match(rule_id):
+            bad("id", "id must be kebab-case")
+        elif rule_id in seen:
+            bad("id", "duplicate id")
+        seen.add(str(rule_id))
+        kind = entry.get("kind")
+        if kind not in KINDS:
+            bad("kind", "kind must be one of %(known)s", known=", ".join(KINDS))
+            continue
+        derive = entry.get("derive")
+        if (kind == "derive") != (derive is not None) or (derive is not None and derive not in HELPERS):
+            bad("derive", "a derive rule names one helper of %(known)s; other kinds name none", known=", ".join(HELPERS))
+            continue
+        factor = entry.get("factor")
+        if (kind == "prefer") != (factor is not None) or (factor is not None and not (_is_number(factor) and factor >= 0)):
+            bad("factor", "a prefer rule needs a factor >= 0; other kinds have none")
+        section = entry.get("section")
+        if section not in sections:
+            bad("section", "cites unknown section '%(section)s' (known: %(known)s)", section=section,
+                known=", ".join(sections))
+        heuristics = entry.get("heuristics", [])
+        gaps = entry.get("gaps", [])
+        if not heuristics or not all(isinstance(h, str) and H_RE.match(h) for h in heuristics):
+            bad("heuristics", "heuristics must list H-ids from H1 to H39")
+        if not all(isinstance(g, str) and G_RE.match(g) for g in gaps):
+            bad("gaps", "gaps must list G-ids")
+        scope = SCOPES[derive if kind == "derive" else kind]
+        condition = TRUE
+        if "when" in entry:
+            try:
+                condition = compile_condition(str(entry["when"]), {ns: FIELDS[ns] for ns in scope})
+            except ConditionError as error:
+                bad("when", "%(error)s", error=str(error))
+        message = entry.get("message")
+        if not isinstance(message, str) or not message.strip():
+            bad("message", "message is missing")
+            continue
+        visible = scope + ((DERIVES[derive],) if derive in DERIVES else ())
+        for name in PLACEHOLDER_RE.findall(message):
+            namespace, _, attr = name.partition("_")
+            allowed = set(FIELDS.get(namespace, {})) | EXTRA_PLACEHOLDERS.get(namespace, set())
+            if namespace not in visible or attr not in allowed:
+                bad("message", "placeholder '%(name)s' is not a field this rule can see", name=name)
+        rules.append(RuleDef(str(rule_id), kind, str(section), tuple(heuristics), tuple(gaps), condition,
+                             message, None if factor is None else float(factor), derive, index, str(path), line))
+    if not rules:
+        problems.add(str(path), 0, "no [[rule]] tables")
+    return tuple(rules)

@@ -1,0 +1,156 @@
+"""Validate and normalise a consultation's input into the profile fact.
+
+Field names, types, defaults and bounds come from ``rules/profile.toml``.
+Values may be typed as a person would write them: ``70B``, ``Llama-3-8B``,
+``8 GB``, ``2 days``/``2 días``, ``yes``/``sí``. A bad value raises
+:class:`~expert.errors.InputError` naming the field, in the consultation's
+language; nothing is half-done.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from typing import Any, Mapping
+
+from .errors import InputError
+from .i18n import Localizer
+from .kb import KnowledgeBase, ProfileField
+
+_NUMBER = r"(\d+(?:[.,]\d+)?|[.,]\d+)"
+_SIZE_IN_NAME = re.compile(_NUMBER + r"\s*([bm])(?![a-z])", re.IGNORECASE)
+_HOURS = re.compile(r"^" + _NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|d[ií]as?|min|minutes?|minutos?)?$",
+                    re.IGNORECASE)
+_WITH_UNIT = re.compile(r"^" + _NUMBER + r"\s*(gb|gib|g)?$", re.IGNORECASE)
+_COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
+_TRUE = {"yes", "y", "true", "1", "sí", "si", "s", "on"}
+_FALSE = {"no", "n", "false", "0", "off"}
+_UNIT_HOURS = {"d": 24.0, "da": 24.0, "dí": 24.0, "di": 24.0, "mi": 1 / 60}
+
+
+def shown(value: Any) -> str:
+    """A value as it can be quoted back safely: short, no control characters."""
+    text = value if isinstance(value, str) else repr(value)
+    text = "".join(ch if ch.isprintable() else "\ufffd" for ch in text)
+    return text if len(text) <= 40 else text[:39] + "…"
+
+
+def _to_float(text: str) -> float:
+    return float(text.replace(",", "."))
+
+
+class _Parser:
+    def __init__(self, spec: ProfileField, tr: Localizer) -> None:
+        self.spec, self.tr = spec, tr
+
+    def error(self, template: str, value: Any, **params: Any) -> InputError:
+        message = self.tr.gettext(template) % {
+            "label": self.tr.gettext(self.spec.label), "field": self.spec.name, "value": shown(value), **params}
+        return InputError(self.spec.name, message)
+
+    def number(self, value: Any, pattern: re.Pattern[str] | None, example: str) -> tuple[float, str | None]:
+        if isinstance(value, bool):
+            raise self.error("%(label)s (%(field)s): '%(value)s' is not a number; for example %(example)s.",
+                             value, example=example)
+        if isinstance(value, (int, float)):
+            return float(value), None
+        if isinstance(value, str) and pattern is not None:
+            match = pattern.match(value.strip())
+            if match:
+                return _to_float(match.group(1)), (match.group(2) or "").lower() or None
+        if isinstance(value, str):
+            try:
+                return float(value.strip()), None
+            except ValueError:
+                pass
+        raise self.error("%(label)s (%(field)s): '%(value)s' is not a number; for example %(example)s.",
+                         value, example=example)
+
+    def bounded(self, number: float, value: Any) -> float:
+        spec = self.spec
+        if not math.isfinite(number):
+            raise self.error("%(label)s (%(field)s): '%(value)s' is not a finite number.", value)
+        if spec.min_exclusive is not None and number <= spec.min_exclusive:
+            raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be greater than %(bound)s.",
+                             value, bound=self.tr.number(spec.min_exclusive))
+        if spec.min is not None and number < spec.min:
+            raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be at least %(bound)s.",
+                             value, bound=self.tr.number(spec.min))
+        if spec.max is not None and number > spec.max:
+            raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be at most %(bound)s.",
+                             value, bound=self.tr.number(spec.max, 0))
+        return number
+
+    def parse(self, value: Any) -> Any:
+        kind = self.spec.type
+        if kind == "size":
+            return self.bounded(self.size(value), value)
+        if kind == "hours":
+            number, unit = self.number(value, _HOURS, "8, 8h, 2 days")
+            factor = _UNIT_HOURS.get((unit or "h")[:2], 1.0)
+            return self.bounded(number * factor, value)
+        if kind == "number":
+            return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
+        if kind == "integer":
+            return self.integer(value)
+        if kind == "bool":
+            return self.boolean(value)
+        return self.choice(value)
+
+    def size(self, value: Any) -> float:
+        if isinstance(value, str):
+            text = value.strip()
+            try:
+                return _to_float(text)
+            except ValueError:
+                pass
+            found = _SIZE_IN_NAME.findall(text)
+            if found:
+                number, unit = found[-1]
+                return _to_float(number) / (1000 if unit.lower() == "m" else 1)
+        return self.number(value, None, "7, 70B, Llama-3-8B")[0]
+
+    def integer(self, value: Any) -> int:
+        number, unit = self.number(value, _COUNT, "10000, 10k")
+        number *= {"k": 1e3, "m": 1e6}.get(unit or "", 1)
+        self.bounded(number, value)
+        if number != int(number):
+            raise self.error("%(label)s (%(field)s): '%(value)s' is not a whole number.", value)
+        return int(number)
+
+    def boolean(self, value: Any) -> bool:
+        if isinstance(value, bool):
+            return value
+        if isinstance(value, str):
+            text = value.strip().lower()
+            if text in _TRUE:
+                return True
+            if text in _FALSE:
+                return False
+        raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; answer yes or no.", value)
+
+    def choice(self, value: Any) -> str:
+        if isinstance(value, str) and value.strip().lower() in self.spec.choices:
+            return value.strip().lower()
+        accepted = self.tr.list(self.spec.choices, style="or")
+        raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; choose %(accepted)s.",
+                         value, accepted=accepted)
+
+
+def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, Any], list[str]]:
+    """The full profile (defaults filled in) and the names of defaulted fields."""
+    profile: dict[str, Any] = {}
+    assumed: list[str] = []
+    for name, spec in kb.fields.items():
+        value = given.get(name)
+        if value is None:
+            assumed.append(name)
+            profile[name] = spec.default
+        else:
+            profile[name] = _Parser(spec, tr).parse(value)
+    return profile, assumed
+
+
+def parse_field(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> Any:
+    """Parse one field's value (for callers that take answers one at a time)."""
+    return _Parser(kb.fields[name], tr).parse(value)

@@ -1,0 +1,81 @@
+"""Render a :class:`~expert.result.Result` with the jinja2 templates in
+``expert/templates`` (text for a terminal, markdown for a chat message) or as
+JSON (exactly ``result.to_dict()``)."""
+
+from __future__ import annotations
+
+import json
+import textwrap
+from functools import lru_cache
+from typing import TYPE_CHECKING
+
+from .errors import InputError
+from .i18n import Localizer
+from .result import FORMATS
+
+if TYPE_CHECKING:
+    import jinja2
+
+    from .result import Result
+
+
+@lru_cache(maxsize=None)
+def environment(lang: str) -> "jinja2.Environment":
+    import jinja2
+
+    from . import paths
+
+    env = jinja2.Environment(
+        loader=jinja2.FileSystemLoader(str(paths.TEMPLATES)),
+        extensions=["jinja2.ext.i18n"],
+        undefined=jinja2.StrictUndefined,
+        trim_blocks=True,
+        lstrip_blocks=True,
+        keep_trailing_newline=True,
+        autoescape=False,
+    )
+    env.install_gettext_translations(Localizer(lang).translations, newstyle=True)  # type: ignore[attr-defined]
+    env.filters["wrap"] = _wrap
+    return env
+
+
+def _wrap(text: str, width: int, indent: str = "", first: str | None = None) -> str:
+    return textwrap.fill(text, width=max(width, 40), initial_indent=indent if first is None else first,
+                         subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
+
+
+def render(result: "Result", fmt: str, width: int = 80) -> str:
+    if fmt == "json":
+        return json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n"
+    if fmt not in FORMATS:
+        raise InputError("format", "format: '%s' is not accepted; choose text, markdown or json" % fmt[:40])
+    tr = Localizer(result.lang)
+    template = environment(result.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
+    return template.render(r=result, width=width, assumed=_assumed(result, tr))
+
+
+def _describe(result: "Result", tr: Localizer, name: str) -> str:
+    from .api import knowledge_base
+
+    kb = knowledge_base()
+    spec = kb.fields[name]
+    value = result.profile[name]
+    if value is None:
+        shown = tr.gettext(spec.none_label or "none")
+    elif isinstance(value, bool):
+        shown = tr.gettext("yes") if value else tr.gettext("no")
+    elif spec.choices:
+        shown = tr.gettext(spec.choice_labels[value])
+    elif spec.type == "size":
+        shown = tr.billions(value)
+    elif spec.type == "hours":
+        shown = tr.hours(value)
+    elif name.endswith("_gb"):
+        shown = tr.gb(value)
+    else:
+        shown = tr.number(value)
+    return f"{tr.gettext(spec.label)}: {shown}"
+
+
+def _assumed(result: "Result", tr: Localizer) -> list[str]:
+    return [_describe(result, tr, name) for name in result.assumed]

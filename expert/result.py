@@ -1,0 +1,245 @@
+"""The answer to a consultation: what ``advise()`` returns.
+
+Everything a person reads is built here from the engine's record of what
+fired, in one language; ``to_dict()`` is the JSON contract of PRODUCT.md.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from typing import Any
+
+from .engine import Firing, Run
+from .i18n import Localizer
+from .kb import KnowledgeBase, RuleDef
+
+FORMATS = ("text", "markdown", "json")
+_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"}
+_LABELLED = {"basis": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
+             "vendor": "vendor"}
+
+
+@dataclass(frozen=True)
+class Recommendation:
+    rank: int
+    gpu: str
+    name: str
+    count: int
+    vram_gb: float
+    total_vram_gb: float
+    strategy: str
+    where: str
+    pricing: str | None
+    hours: float
+    relative_cost: float
+    cost: str
+    meets_deadline: bool | None
+    rules: list[str]
+    text: str
+    reasons: list[dict[str, str]] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Note:
+    id: str
+    rules: list[str]
+    text: str
+
+
+@dataclass(frozen=True)
+class Rejection:
+    gpu: str
+    name: str
+    rules: list[str]
+    text: str
+
+
+@dataclass(frozen=True)
+class TraceStep:
+    rule: str
+    kind: str
+    cites: dict[str, str]
+    heuristics: list[str]
+    matched: list[dict[str, Any]]
+    derived: list[dict[str, Any]]
+    text: str
+
+
+@dataclass(frozen=True)
+class Result:
+    lang: str
+    profile: dict[str, Any]
+    assumed: list[str]
+    requirement: dict[str, Any]
+    recommendations: list[Recommendation]
+    advice: list[Note]
+    warnings: list[Note]
+    rejected: list[Rejection]
+    trace: list[TraceStep]
+    labels: dict[str, str] = field(repr=False, compare=False, default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "lang": self.lang,
+            "profile": dict(self.profile),
+            "assumed": list(self.assumed),
+            "requirement": dict(self.requirement),
+            "recommendations": [asdict(r) for r in self.recommendations],
+            "advice": [asdict(n) for n in self.advice],
+            "warnings": [asdict(n) for n in self.warnings],
+            "rejected": [asdict(r) for r in self.rejected],
+            "trace": [asdict(t) for t in self.trace],
+        }
+
+    def render(self, fmt: str = "text", width: int = 80) -> str:
+        """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``."""
+        from .render import render
+
+        return render(self, fmt, width)
+
+
+def _rounded(value: Any) -> Any:
+    if isinstance(value, float):
+        return round(value, 3)
+    if isinstance(value, dict):
+        return {k: _rounded(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_rounded(v) for v in value]
+    return value
+
+
+class _Writer:
+    """Turns the engine's record into localized text."""
+
+    def __init__(self, kb: KnowledgeBase, run: Run, tr: Localizer) -> None:
+        self.kb, self.run, self.tr = kb, run, tr
+        self._ = tr.gettext
+
+    def label(self, table: str, code: Any) -> str:
+        if code is None:
+            return ""
+        return self._(self.kb.labels[table][code]) if code in self.kb.labels.get(table, {}) else str(code)
+
+    def choice(self, name: str, code: Any) -> str:
+        spec = self.kb.fields[name]
+        return self._(spec.choice_labels[code]) if code in spec.choice_labels else str(code)
+
+    def name(self, gpu: str) -> str:
+        return self.label("where", "own") if gpu == "own" else self.run.cards[gpu].name
+
+    def option_label(self, option: dict[str, Any]) -> str:
+        if option["where"] == "own":
+            return self._("your GPU (%(vram)s)") % {"vram": self.tr.gb(option["total_vram_gb"])}
+        return "%s × %s" % (option["count"], self.name(option["gpu"]))
+
+    def value(self, namespace: str, name: str, value: Any) -> str:
+        tr = self.tr
+        if value is None:
+            return "—"
+        if isinstance(value, bool):
+            return self._("yes") if value else self._("no")
+        if namespace == "profile" and name in self.kb.fields and self.kb.fields[name].choices:
+            return self.choice(name, value)
+        if name in _LABELLED and isinstance(value, str):
+            return self.label(_LABELLED[name], value)
+        if name.endswith("_gb"):
+            return tr.gb(value)
+        if name in _HOUR_FIELDS:
+            return tr.hours(value)
+        if name == "model_size_b":
+            return tr.billions(value)
+        if name == "headroom":
+            return tr.number(value * 100, 0) + " %"
+        if isinstance(value, (int, float)):
+            return tr.number(value, 3)
+        if isinstance(value, (list, tuple)):
+            return tr.list([str(v) for v in value])
+        return str(value)
+
+    def context(self, env: dict[str, Any]) -> dict[str, str]:
+        ctx: dict[str, str] = {}
+        for namespace, values in env.items():
+            for name, value in values.items():
+                ctx[f"{namespace}_{name}"] = self.value(namespace, name, value)
+        for namespace in ("option", "pick"):
+            values = env.get(namespace)
+            if values and values.get("gpu"):
+                ctx[f"{namespace}_label"] = self.option_label(values)
+                ctx[f"{namespace}_name"] = self.name(values["gpu"])
+        if "card" in env:
+            ctx["card_name"] = self.name(env["card"]["id"])
+        return ctx
+
+    def message(self, rule: RuleDef, env: dict[str, Any]) -> str:
+        return self._(rule.message) % self.context(env)
+
+    def cites(self, rule: RuleDef) -> dict[str, str]:
+        return {"section": rule.section, "heading": self.kb.sections[rule.section].heading}
+
+
+def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str]) -> Result:
+    w = _Writer(kb, run, tr)
+    _ = tr.gettext
+    firings = run.sorted_firings()
+    by_gpu: dict[str, list[Firing]] = {}
+    for firing in firings:
+        if firing.gpu is not None:
+            by_gpu.setdefault(firing.gpu, []).append(firing)
+    derive_rules = {f.rule.kind == "derive" and f.rule.derive: f.rule.id for f in firings}
+    origin_rule = {"own": derive_rules.get("own-option"), None: derive_rules.get("catalog-options")}
+    req = run.req or {}
+    deadline = run.profile["deadline_h"]
+
+    recommendations = []
+    for rank, gpu in enumerate(run.ranking, 1):
+        option = run.options[gpu]
+        own = gpu == "own"
+        fired = by_gpu.get(gpu, [])
+        rules = [r for r in (derive_rules.get("requirement"), origin_rule["own" if own else None]) if r]
+        rules += [f.rule.id for f in fired] + [r for r in (derive_rules.get("pick"),) if r]
+        params = {
+            "label": w.option_label(option), "need": tr.gb(req["vram_gb"]), "total": tr.gb(option["total_vram_gb"]),
+            "strategy": w.label("strategy", option["strategy"]), "hours": tr.hours(option["hours"]),
+            "where": w.label("where", option["where"]), "pricing": w.label("pricing", option["pricing"]),
+            "cost": w.label("cost", option["cost"]),
+        }
+        if own:
+            text = _("%(label)s holds the %(need)s needed; about %(hours)s of training, nothing to rent.") % params
+        elif option["count"] * option["devices"] == 1:
+            text = _("%(label)s (%(total)s) holds the %(need)s needed on its own, in about %(hours)s; "
+                     "%(where)s, %(pricing)s, %(cost)s cost.") % params
+        else:
+            text = _("%(label)s (%(total)s in all) hold the %(need)s needed with %(strategy)s, in about "
+                     "%(hours)s; %(where)s, %(pricing)s, %(cost)s cost.") % params
+        recommendations.append(Recommendation(
+            rank, gpu, w.name(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
+            option["strategy"], option["where"], option["pricing"], round(option["hours"], 2),
+            round(option["relative_cost"], 2), option["cost"],
+            None if deadline is None else option["hours"] <= deadline, rules, text,
+            [{"rule": f.rule.id, "text": w.message(f.rule, f.env)} for f in fired]))
+
+    rejected = []
+    for gpu, option in run.options.items():
+        if gpu in run.ranking:
+            continue
+        fired = [f for f in by_gpu.get(gpu, []) if f.rule.kind == "reject"]
+        rejected.append(Rejection(gpu, w.name(gpu), [f.rule.id for f in fired],
+                                  " ".join(w.message(f.rule, f.env) for f in fired)))
+    rejected.sort(key=lambda r: run.order(r.gpu))
+
+    notes: dict[str, list[Note]] = {"advice": [], "warning": []}
+    for firing in firings:
+        if firing.rule.kind in notes:
+            notes[firing.rule.kind].append(Note(firing.rule.id, [firing.rule.id], w.message(firing.rule, firing.env)))
+
+    requirement_firing = next((f for f in firings if f.rule.derive == "requirement"), None)
+    requirement = {
+        **_rounded(req),
+        "method": run.profile["method"],
+        "rules": [requirement_firing.rule.id] if requirement_firing else [],
+        "text": w.message(requirement_firing.rule, requirement_firing.env) if requirement_firing else "",
+    }
+    trace = [TraceStep(f.rule.id, f.rule.kind, w.cites(f.rule), list(f.rule.heuristics), _rounded(f.matched),
+                       _rounded(f.derived), w.message(f.rule, f.env)) for f in firings]
+    return Result(tr.lang, dict(run.profile), assumed, requirement, recommendations, notes["advice"],
+                  notes["warning"], rejected, trace)

@@ -1,0 +1,41 @@
+"""Compile the gettext catalogs (``locales/*/LC_MESSAGES/*.po``) into ``.mo``.
+
+The ``.mo`` files are build products: they are written beside their ``.po``
+(git ignores them) and shipped inside the wheel as ``expert/locales``. A
+catalog with errors (a broken placeholder, a fuzzy or missing translation)
+stops the build instead of shipping English in place of Spanish.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from hatchling.builders.hooks.plugin.interface import BuildHookInterface
+
+
+def compile_catalogs(root: Path) -> list[Path]:
+    from babel.messages.mofile import write_mo
+    from babel.messages.pofile import read_po
+
+    written = []
+    for po_path in sorted((root / "locales").glob("*/LC_MESSAGES/*.po")):
+        with po_path.open("rb") as fh:
+            catalog = read_po(fh, locale=po_path.parent.parent.name)
+        problems = []
+        for message, errors in catalog.check():
+            problems += [f"{po_path}: {message.id!r}: {error}" for error in errors]
+        for message in catalog:
+            if message.id and (message.fuzzy or not message.string):
+                problems.append(f"{po_path}: {message.id!r}: not translated")
+        if problems:
+            raise SystemExit("\n".join(problems))
+        mo_path = po_path.with_suffix(".mo")
+        with mo_path.open("wb") as fh:
+            write_mo(fh, catalog)
+        written.append(mo_path)
+    return written
+
+
+class CustomBuildHook(BuildHookInterface):
+    def initialize(self, version: str, build_data: dict) -> None:
+        compile_catalogs(Path(self.root))
