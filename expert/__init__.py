@@ -1,9 +1,9 @@
 """expert: which GPU (or GPUs) to fine-tune a large language model on, and why.
 
->>> from expert import advise
->>> result = advise(model_size_b=70, method="lora", lang="es")
->>> result.recommendations[0].gpu
-'h100-80gb'
+    from expert import advise
+    result = advise(model_size_b=70, method="lora", lang="es")
+    result.recommendations[0].gpu     # a catalog id, or "own"
+    result.render("markdown")         # the reasons, ready for a chat message
 
 Imports are lazy so that ``expert --help`` does not load experta, jinja2 or
 babel.

@@ -27,7 +27,7 @@ def piecewise(size: float, points: Sequence[tuple[float, float]], band: float) -
     first_x, first_y = points[0]
     if size < first_x:
         return first_y * size / first_x, "extrapolated", [[first_x, first_y]]
-    for (x, y), (next_x, next_y) in zip(points, list(points[1:]) + [(math.inf, math.inf)]):
+    for (x, y), (next_x, next_y) in zip(points, points[1:]):
         band_end = min(x * (1 + band), next_x)
         if size <= band_end:
             return y, ("table" if size == x else "band"), [[x, y]]
@@ -36,6 +36,8 @@ def piecewise(size: float, points: Sequence[tuple[float, float]], band: float) -
             return y + share * (next_y - y), "interpolated", [[x, y], [next_x, next_y]]
     last_x, last_y = points[-1]
     band_end = last_x * (1 + band)
+    if size <= band_end:
+        return last_y, ("table" if size == last_x else "band"), [[last_x, last_y]]
     return last_y * size / band_end, "extrapolated", [[last_x, last_y]]
 
 

@@ -49,17 +49,21 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
-def _run(action: Callable[[], str]) -> None:
+def _run(action: Callable[[], str], lang: str | None) -> None:
     """Run a library call, print its output, turn known errors into exit codes."""
     from .errors import InputError, KnowledgeBaseError
-    from .i18n import CatalogMissing
+    from .i18n import CatalogMissing, Localizer, resolve_lang
 
     try:
         output = action()
     except InputError as error:
         _fail(f"Error: {error}", 2)
     except KnowledgeBaseError as error:
-        _fail(str(error), 2)
+        try:
+            gettext = Localizer(resolve_lang(lang)).gettext
+        except (InputError, CatalogMissing):
+            gettext = str
+        _fail(error.render(gettext), 2)
     except CatalogMissing as error:
         _fail(f"Error: {error}", 1)
     else:
@@ -110,4 +114,4 @@ def advise(fmt: str, lang: str | None, **profile: Any) -> None:
         width = min(shutil.get_terminal_size((80, 24)).columns, 100)
         return result.render(fmt, width=width)
 
-    _run(action)
+    _run(action, lang)

@@ -405,8 +405,8 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
         rule_id = entry.get("id")
         where = rule_id if isinstance(rule_id, str) else f"#{index + 1}"
 
-        def bad(key: str, template: str, **params: Any) -> None:
-            problems.add(str(path), _line_of(text, "[[rule]]", index, key), template, rule=where, **params)
+        def bad(at: str, template: str, **params: Any) -> None:
+            problems.add(str(path), _line_of(text, "[[rule]]", index, at), template, rule=where, **params)
 
         for key in entry:
             if key not in _RULE_KEYS:
@@ -427,6 +427,7 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
         factor = entry.get("factor")
         if (kind == "prefer") != (factor is not None) or (factor is not None and not (_is_number(factor) and factor >= 0)):
             bad("factor", "a prefer rule needs a factor >= 0; other kinds have none")
+            factor = None
         section = entry.get("section")
         if section not in sections:
             bad("section", "cites unknown section '%(section)s' (known: %(known)s)", section=section,

@@ -5,6 +5,7 @@ JSON (exactly ``result.to_dict()``)."""
 from __future__ import annotations
 
 import json
+import re
 import textwrap
 from functools import lru_cache
 from typing import TYPE_CHECKING
@@ -39,9 +40,15 @@ def environment(lang: str) -> "jinja2.Environment":
     return env
 
 
+# A number and its unit, or a count and its card, stay on one line.
+_KEEP_TOGETHER = re.compile(r"(?<=\d) (?=(?:h|hr|GB|B|×)(?:\W|$))|(?<=×) ")
+
+
 def _wrap(text: str, width: int, indent: str = "", first: str | None = None) -> str:
-    return textwrap.fill(text, width=max(width, 40), initial_indent=indent if first is None else first,
-                         subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
+    text = _KEEP_TOGETHER.sub("\u00a0", text)
+    wrapped = textwrap.fill(text, width=max(width, 40), initial_indent=indent if first is None else first,
+                            subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
+    return wrapped.replace("\u00a0", " ")
 
 
 def render(result: "Result", fmt: str, width: int = 80) -> str:

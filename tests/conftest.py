@@ -1,0 +1,33 @@
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from expert import advise
+from expert.api import knowledge_base
+from expert.result import Result
+
+
+@pytest.fixture(scope="session")
+def kb():  # type: ignore[no-untyped-def]
+    return knowledge_base()
+
+
+def fired(result: Result, rule: str, gpu: str | None = None) -> bool:
+    """Did ``rule`` fire (on ``gpu``, for rules about one card)?"""
+    for step in result.trace:
+        if step.rule != rule:
+            continue
+        if gpu is None:
+            return True
+        matched = [m for m in step.matched if m["fact"] == "option"]
+        derived = [d for d in step.derived if d["values"].get("gpu") == gpu]
+        if derived or any(m["values"].get("gpu") == gpu for m in matched):
+            return True
+    return False
+
+
+def run(**profile: Any) -> Result:
+    profile.setdefault("lang", "en")
+    return advise(**profile)

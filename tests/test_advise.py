@@ -1,0 +1,165 @@
+"""advise(): the recommendation, its structure (PRODUCT.md's JSON contract) and determinism."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+
+from conftest import run
+from expert import advise
+
+CATALOG = ["rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"]
+
+
+def test_result_has_the_contract_keys() -> None:
+    data = run(model_size_b=70, method="lora", budget="high").to_dict()
+    assert {"profile", "assumed", "requirement", "recommendations", "advice", "warnings", "rejected",
+            "trace"} <= set(data)
+    assert set(data["profile"]) == {"model_size_b", "method", "budget", "rocm_ok", "deadline_h", "vram_gb",
+                                    "dataset_examples", "purpose", "interruptible"}
+    assert "vram_gb" in data["requirement"]
+    for rec in data["recommendations"]:
+        assert {"gpu", "count", "vram_gb", "strategy", "rules", "text"} <= set(rec)
+        assert rec["strategy"] in ("single", "zero2", "zero3", "fsdp")
+    for note in data["advice"] + data["warnings"]:
+        assert set(note) == {"id", "rules", "text"}
+    for rej in data["rejected"]:
+        assert {"gpu", "rules", "text"} <= set(rej)
+    for step in data["trace"]:
+        assert {"rule", "cites", "matched", "derived"} <= set(step)
+    json.dumps(data)  # serialisable
+
+
+def test_product_example_70b_lora_high_budget_picks_an_h100() -> None:
+    result = advise(model_size_b=70, method="lora", budget="high", lang="es")
+    assert result.recommendations[0].gpu == "h100-80gb"
+    assert result.recommendations[0].count == 1
+
+
+def test_assumed_lists_exactly_the_fields_not_given() -> None:
+    result = run(model_size_b=13, method="full")
+    assert result.assumed == ["budget", "rocm_ok", "deadline_h", "vram_gb", "dataset_examples", "purpose",
+                              "interruptible"]
+    assert result.profile["budget"] == "medium" and result.profile["dataset_examples"] == 10_000
+
+
+@pytest.mark.parametrize("profile", [
+    dict(), dict(model_size_b=70, method="full"), dict(model_size_b=13, vram_gb=24), dict(rocm_ok=True),
+    dict(model_size_b=20000, method="full"), dict(model_size_b=70, method="lora", deadline_h=2, purpose="production"),
+])
+def test_every_card_is_recommended_or_rejected_with_a_reason(profile) -> None:  # type: ignore[no-untyped-def]
+    result = run(**profile)
+    recommended = [r.gpu for r in result.recommendations]
+    rejected = [r.gpu for r in result.rejected]
+    assert sorted(set(recommended) | set(rejected)) == sorted(set(CATALOG) | ({"own"} if "vram_gb" in profile else set()))
+    assert not set(recommended) & set(rejected)
+    for rej in result.rejected:
+        assert rej.rules and rej.text
+    for rec in result.recommendations:
+        assert rec.count * rec.vram_gb >= result.requirement["vram_gb"]
+        assert rec.text and rec.rules
+
+
+def test_own_gpu_first_when_it_is_enough() -> None:
+    result = run(model_size_b=7, method="lora", vram_gb=24)
+    top = result.recommendations[0]
+    assert (top.gpu, top.where, top.pricing, top.count) == ("own", "own", None, 1)
+    assert "own-gpu-first" in top.rules
+
+
+def test_own_gpu_too_small_is_rejected_and_renting_is_advised() -> None:
+    result = run(model_size_b=13, method="lora", vram_gb=16)
+    assert result.recommendations[0].gpu != "own"
+    assert [r.rules for r in result.rejected if r.gpu == "own"] == [["does-not-fit"]]
+    assert {"own-gpu-too-small"} <= {w.id for w in result.warnings}
+    assert "qlora-fallback" in {a.id for a in result.advice}
+
+
+def test_70b_lora_deadline_8_uses_several_80_gb_cards_sharded_on_a_fast_interconnect() -> None:
+    result = run(model_size_b=70, method="lora", deadline_h=8)
+    top = result.recommendations[0]
+    assert top.vram_gb == 80 and top.count >= 2 and top.strategy in ("zero2", "zero3")
+    assert top.meets_deadline
+    assert {"fast-interconnect", "one-gpu-would-do"} <= {a.id for a in result.advice}
+    assert "rtx-4090" in {r.gpu for r in result.rejected}
+
+
+def test_nothing_fits_gives_an_empty_list_and_a_warning() -> None:
+    result = run(model_size_b=20000, method="full")
+    assert result.recommendations == []
+    assert [w.id for w in result.warnings][-1] == "nothing-fits"
+    assert result.render("text")  # still renders
+
+
+def test_production_keeps_to_nvidia_even_when_rocm_is_accepted() -> None:
+    result = run(model_size_b=70, method="lora", rocm_ok=True, budget="low", purpose="production")
+    assert all(r.gpu not in ("mi210", "mi250") for r in result.recommendations)
+    assert "nvidia-for-production" in {a.id for a in result.advice}
+
+
+def test_low_budget_with_rocm_prefers_amd_vram() -> None:
+    result = run(model_size_b=70, method="lora", rocm_ok=True, budget="low")
+    assert result.recommendations[0].gpu == "mi250"
+    assert result.recommendations[0].strategy == "zero3"  # two 64 GB devices (G8)
+
+
+def test_spot_or_on_demand_follows_interruptibility() -> None:
+    assert run(interruptible=True).recommendations[0].pricing == "spot"
+    assert run(interruptible=False).recommendations[0].pricing == "on-demand"
+
+
+def test_trace_records_matched_facts_and_where_they_came_from() -> None:
+    result = run(model_size_b=13, method="full")
+    step = next(s for s in result.trace if s.rule == "no-scale-out-without-fast-link")
+    sources = {m["fact"]: m["from"] for m in step.matched}
+    assert sources == {"option": "size-catalog-cards", "card": "catalog"}
+    assert step.cites["heading"] == "Ajuste fino de LLM con múltiples GPU: cómo escalar"
+    requirement = next(s for s in result.trace if s.rule == "vram-requirement")
+    assert requirement.matched[0]["from"] == "input"
+    assert requirement.derived[0]["values"]["vram_gb"] == 40
+
+
+def test_languages_agree_on_everything_but_text() -> None:
+    def strip(value):  # type: ignore[no-untyped-def]
+        if isinstance(value, dict):
+            return {k: strip(v) for k, v in value.items() if k not in ("text", "lang", "heading", "name")}
+        if isinstance(value, list):
+            return [strip(v) for v in value]
+        return value
+
+    en = advise(model_size_b=70, method="lora", deadline_h=8, lang="en").to_dict()
+    es = advise(model_size_b=70, method="lora", deadline_h=8, lang="es").to_dict()
+    assert strip(en) == strip(es)
+    assert en["recommendations"][0]["text"] != es["recommendations"][0]["text"]
+
+
+SCRIPT = """
+import json, sys
+from expert import advise
+out = [advise(**p, lang="es").to_dict() for p in (
+    dict(model_size_b=70, method="lora", deadline_h=8),
+    dict(model_size_b=7, vram_gb=24, rocm_ok=True, budget="low"),
+    dict(model_size_b=13, method="full", interruptible=True),
+)]
+sys.stdout.write(json.dumps(out, ensure_ascii=False))
+"""
+
+
+def test_same_output_whatever_the_hash_seed() -> None:
+    outputs = set()
+    for seed in ("0", "1", "2", "12345", "random"):
+        env = dict(os.environ, PYTHONHASHSEED=seed)
+        done = subprocess.run([sys.executable, "-c", SCRIPT], env=env, capture_output=True, text=True, check=True)
+        outputs.add(done.stdout)
+    assert len(outputs) == 1
+
+
+def test_repeated_consultations_in_one_process_give_identical_results() -> None:
+    first = run(model_size_b=70, method="lora", deadline_h=8).to_dict()
+    for _ in range(3):
+        run(model_size_b=7, vram_gb=24)
+        assert run(model_size_b=70, method="lora", deadline_h=8).to_dict() == first

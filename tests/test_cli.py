@@ -1,0 +1,119 @@
+"""The command line: output, exit codes, and errors without tracebacks."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from expert import advise
+from expert.cli import main
+
+
+def invoke(*args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, list(args), env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", **(env or {})})
+
+
+def test_json_output_is_exactly_to_dict() -> None:
+    done = invoke("advise", "--model-size", "70", "--method", "lora", "--deadline", "8", "--format", "json")
+    assert done.exit_code == 0, done.output
+    expected = advise(model_size_b="70", method="lora", deadline_h="8", lang="en").to_dict()
+    assert json.loads(done.stdout) == expected
+
+
+def test_every_flag_reaches_the_profile() -> None:
+    done = invoke("advise", "--model-size", "13", "--method", "full", "--budget", "low", "--rocm-ok",
+                  "--deadline", "2 days", "--vram", "24", "--dataset", "5000", "--purpose", "production",
+                  "--interruptible", "--format", "json")
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["profile"] == {
+        "model_size_b": 13, "method": "full", "budget": "low", "rocm_ok": True, "deadline_h": 48, "vram_gb": 24,
+        "dataset_examples": 5000, "purpose": "production", "interruptible": True}
+    negatives = json.loads(invoke("advise", "--no-rocm", "--no-interruptible", "--format", "json").stdout)
+    assert negatives["profile"]["rocm_ok"] is False and negatives["assumed"].count("rocm_ok") == 0
+
+
+def test_text_output_reads_at_a_glance() -> None:
+    done = invoke("advise", "--model-size", "8", "--method", "lora")
+    assert done.exit_code == 0
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("To fine-tune a model of 8B with LoRA you need about 16 GB")
+    assert lines[lines.index("Recommendation") + 1].startswith("  1 × NVIDIA RTX 4090 (24 GB) holds")
+    for heading in ("Alternatives", "Advice", "Not recommended"):
+        assert heading in lines
+    assert all(len(line) <= 80 for line in lines)
+
+
+def test_markdown_output_leads_with_the_answer() -> None:
+    done = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es")
+    assert done.exit_code == 0
+    assert done.stdout.startswith("**Recomendación:** 1 × NVIDIA")
+    assert "### Descartadas" in done.stdout
+
+
+def test_language_from_the_environment() -> None:
+    assert invoke("advise", env={"EXPERT_LANG": "es"}).stdout.startswith("Ajustar un modelo")
+    assert invoke("advise", env={"LANG": "es_ES.UTF-8"}).stdout.startswith("Ajustar un modelo")
+    assert invoke("advise", "--lang", "en", env={"EXPERT_LANG": "es"}).stdout.startswith("To fine-tune")
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--model-size", "-5"], "model_size_b"), (["--model-size", "abc"], "model_size_b"),
+    (["--model-size", "0"], "model_size_b"), (["--model-size", "nan"], "model_size_b"),
+    (["--model-size", "inf"], "model_size_b"), (["--model-size", "9" * 400], "model_size_b"),
+    (["--deadline", "0"], "deadline_h"), (["--vram", "-1"], "vram_gb"), (["--dataset", "1.5"], "dataset_examples"),
+    (["--method", "sft"], "method"), (["--budget", "tiny"], "budget"), (["--purpose", ""], "purpose"),
+    (["--lang", "fr"], "lang"), (["--format", "xml"], "format"),
+])
+def test_invalid_input_exits_2_with_a_message_and_no_traceback(args: list[str], field: str) -> None:
+    done = invoke("advise", *args)
+    assert done.exit_code == 2
+    assert done.stdout == ""
+    assert done.stderr.startswith("Error: ") and field in done.stderr
+    assert "Traceback" not in done.stderr and done.exception is None or isinstance(done.exception, SystemExit)
+
+
+def test_errors_in_spanish() -> None:
+    done = invoke("advise", "--model-size", "abc", "--lang", "es")
+    assert done.exit_code == 2
+    assert done.stderr == ("Error: tamaño del modelo (model_size_b): «abc» no es un número; "
+                           "por ejemplo 7, 70B, Llama-3-8B.\n")
+
+
+def test_nothing_fits_is_still_exit_0() -> None:
+    done = invoke("advise", "--model-size", "20000", "--method", "full")
+    assert done.exit_code == 0
+    assert "None: no card can run this consultation." in done.stdout
+
+
+def test_a_broken_knowledge_base_exits_2(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from expert import api
+
+    (tmp_path / "rules.toml").write_text("[[rule]\n")
+    monkeypatch.setattr(api, "knowledge_base", lambda rules_dir=None: __import__("expert.kb").kb.load(tmp_path))
+    done = invoke("advise")
+    assert done.exit_code == 2
+    assert "Traceback" not in done.stderr and "file is missing" in done.stderr
+
+
+def test_help_documents_every_command() -> None:
+    assert "advise" in invoke("--help").stdout
+    help_text = invoke("advise", "--help").stdout
+    for flag in ("--model-size", "--method", "--budget", "--rocm-ok", "--deadline", "--vram", "--dataset",
+                 "--purpose", "--interruptible", "--format", "--lang"):
+        assert flag in help_text
+
+
+def test_python_dash_m_and_console_script_work_from_anywhere(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    env = dict(os.environ, EXPERT_LANG="es")
+    done = subprocess.run([sys.executable, "-m", "expert", "advise", "--model-size", "7", "--format", "json"],
+                          cwd=tmp_path, env=env, capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert json.loads(done.stdout)["lang"] == "es"
+    bad = subprocess.run([sys.executable, "-m", "expert", "advise", "--model-size", "-5"], cwd=tmp_path, env=env,
+                         capture_output=True, text=True)
+    assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stdout == ""

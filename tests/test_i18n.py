@@ -1,0 +1,81 @@
+"""Both languages are real: complete Spanish, babel formatting, no silent fall-back."""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+import pytest
+from babel.messages.pofile import read_po
+
+from expert import advise, i18n, paths
+from expert.i18n import CatalogMissing, Localizer, resolve_lang
+
+PO = Path(__file__).resolve().parent.parent / "locales" / "es" / "LC_MESSAGES" / "messages.po"
+POT = PO.parent.parent.parent / "messages.pot"
+
+
+def test_spanish_catalog_is_compiled_and_used() -> None:
+    assert (paths.LOCALES / "es" / "LC_MESSAGES" / "messages.mo").is_file()
+    assert Localizer("es").gettext("Recommendation") == "Recomendación"
+
+
+def test_a_missing_catalog_is_an_error_not_english(tmp_path: Path) -> None:
+    with pytest.raises(CatalogMissing):
+        i18n.translations("es", str(tmp_path))
+
+
+def test_spanish_catalog_is_complete_and_well_formed() -> None:
+    with PO.open("rb") as fh:
+        catalog = read_po(fh, locale="es")
+    with POT.open("rb") as fh:
+        template = read_po(fh)
+    assert {m.id for m in template if m.id} == {m.id for m in catalog if m.id}, "run scripts/update_catalogs.py"
+    for message in catalog:
+        if message.id:
+            assert message.string and not message.fuzzy, message.id
+    assert [(m.id, errors) for m, errors in catalog.check()] == []
+
+
+def test_catalog_template_holds_every_message_of_the_knowledge_base(kb) -> None:  # type: ignore[no-untyped-def]
+    with POT.open("rb") as fh:
+        template = read_po(fh)
+    ids = {m.id for m in template}
+    assert [m for m in kb.messages() if m not in ids] == []
+
+
+def test_every_rule_message_reads_in_spanish(kb) -> None:  # type: ignore[no-untyped-def]
+    es = Localizer("es")
+    untranslated = [rule.id for rule in kb.rules if es.gettext(rule.message) == rule.message]
+    assert untranslated == []
+
+
+def test_numbers_and_units_follow_the_language() -> None:
+    es, en = Localizer("es"), Localizer("en")
+    assert es.hours(2.5) == "2,5 h" and en.hours(2.5) == "2.5 hr"
+    assert es.gb(39.3) == "39,3 GB" and en.gb(39.3) == "39.3 GB"
+    assert es.number(10_000) == "10.000" and en.number(10_000) == "10,000"
+    assert es.list(["a", "b", "c"]) == "a, b y c" and en.list(["a", "b", "c"]) == "a, b, and c"
+
+
+def test_spanish_output_is_spanish_throughout() -> None:
+    text = advise(model_size_b=8, method="full", lang="es").render("text")
+    flat = " ".join(text.split())
+    assert "Recomendación" in flat and "Consejos" in flat and "unas 10 h" in flat
+    for english in ("Recommendation", "needed", "Advice", "rented", "cost", "about"):
+        assert not re.search(rf"\b{english}\b", text), english
+
+
+@pytest.mark.parametrize("explicit, env, expected", [
+    ("es", {"EXPERT_LANG": "en", "LANG": "en_US.UTF-8"}, "es"),
+    (None, {"EXPERT_LANG": "es", "LANG": "en_US.UTF-8"}, "es"),
+    (None, {"LC_ALL": "es_ES.UTF-8", "LANG": "en_US.UTF-8"}, "es"),
+    (None, {"LANG": "es_MX.UTF-8"}, "es"),
+    (None, {"LANG": "fr_FR.UTF-8"}, "en"),
+    (None, {"LANG": "C.UTF-8"}, "en"),
+    (None, {}, "en"),
+    ("ES", {}, "es"),
+    ("es_AR", {}, "es"),
+])
+def test_language_resolution_order(explicit, env, expected) -> None:  # type: ignore[no-untyped-def]
+    assert resolve_lang(explicit, env) == expected

@@ -1,0 +1,81 @@
+"""Input: what a person may type, and a clear, localized error for everything else."""
+
+from __future__ import annotations
+
+import math
+
+import pytest
+
+from expert import InputError, advise
+
+
+@pytest.mark.parametrize("raw, expected", [
+    (7, 7), (7.5, 7.5), ("70", 70), ("70B", 70), ("8b", 8), ("Llama-3-8B", 8), ("Llama-2-70b-chat", 70),
+    ("Qwen2.5-72B-Instruct", 72), ("350M", 0.35), ("6,7", 6.7), (" 13 B ", 13),
+])
+def test_model_size_as_people_write_it(raw, expected) -> None:  # type: ignore[no-untyped-def]
+    assert advise(model_size_b=raw, lang="en").profile["model_size_b"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("raw, expected", [(8, 8), ("8", 8), ("8h", 8), ("8 hours", 8), ("2 days", 48),
+                                           ("2 días", 48), ("1,5 h", 1.5), ("90 min", 1.5)])
+def test_deadline_with_units(raw, expected) -> None:  # type: ignore[no-untyped-def]
+    assert advise(deadline_h=raw, lang="en").profile["deadline_h"] == pytest.approx(expected)
+
+
+@pytest.mark.parametrize("raw, expected", [(True, True), ("yes", True), ("sí", True), ("Si", True), ("no", False),
+                                           ("false", False), ("0", False)])
+def test_booleans(raw, expected) -> None:  # type: ignore[no-untyped-def]
+    assert advise(rocm_ok=raw, lang="en").profile["rocm_ok"] is expected
+
+
+def test_other_fields() -> None:
+    profile = advise(vram_gb="24 GB", dataset_examples="10k", method=" LoRA ", budget="LOW", lang="en").profile
+    assert (profile["vram_gb"], profile["dataset_examples"], profile["method"], profile["budget"]) == (
+        24, 10_000, "lora", "low")
+
+
+BAD = [
+    ("model_size_b", -5), ("model_size_b", "abc"), ("model_size_b", 0), ("model_size_b", "nan"),
+    ("model_size_b", math.nan), ("model_size_b", "inf"), ("model_size_b", math.inf), ("model_size_b", 1e30),
+    ("model_size_b", ""), ("model_size_b", True), ("model_size_b", [7]),
+    ("deadline_h", 0), ("deadline_h", "-3"), ("deadline_h", "soon"), ("vram_gb", -1), ("vram_gb", "lots"),
+    ("dataset_examples", 1.5), ("dataset_examples", "1.5"), ("dataset_examples", 0), ("dataset_examples", "many"),
+    ("method", "foo"), ("method", 3), ("budget", "cheap"), ("purpose", "fun"), ("rocm_ok", "maybe"),
+    ("interruptible", 2),
+]
+
+
+@pytest.mark.parametrize("field, value", BAD)
+def test_bad_values_raise_an_input_error_naming_the_field(field, value) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError) as caught:
+        advise(**{field: value}, lang="en")
+    assert isinstance(caught.value, ValueError)
+    assert caught.value.field == field
+    assert f"({field})" in str(caught.value)
+
+
+def test_the_message_says_what_is_accepted_in_the_users_language() -> None:
+    with pytest.raises(InputError) as en:
+        advise(method="foo", lang="en")
+    assert str(en.value) == "fine-tuning method (method): 'foo' is not accepted; choose full, lora, or qlora."
+    with pytest.raises(InputError) as es:
+        advise(method="foo", lang="es")
+    assert str(es.value) == "método de ajuste (method): «foo» no es válido; elige full, lora o qlora."
+    with pytest.raises(InputError) as big:
+        advise(model_size_b=1e30, lang="es")
+    assert "como mucho 20.000" in str(big.value)
+
+
+def test_hostile_text_is_quoted_back_short_and_printable() -> None:
+    with pytest.raises(InputError) as caught:
+        advise(model_size_b="\x1b[31m" + "x" * 500, lang="en")
+    message = str(caught.value)
+    assert "\x1b" not in message and len(message) < 200
+
+
+@pytest.mark.parametrize("lang", ["fr", "", "english", 3])
+def test_unsupported_language(lang) -> None:  # type: ignore[no-untyped-def]
+    with pytest.raises(InputError) as caught:
+        advise(lang=lang)
+    assert caught.value.field == "lang"

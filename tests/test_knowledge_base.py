@@ -1,0 +1,143 @@
+"""The knowledge base as data: coverage of the guide, and refusal of broken files."""
+
+from __future__ import annotations
+
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+
+from expert import KnowledgeBaseError, kb as kb_module, paths
+from expert.conditions import ConditionError, compile_condition
+
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = (ROOT / "docs" / "knowledge-base.md").read_text(encoding="utf-8")
+
+
+def test_shipped_knowledge_base_loads(kb) -> None:  # type: ignore[no-untyped-def]
+    assert [card.id for card in kb.catalog] == ["rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"]
+    assert len(kb.rules) == len({rule.id for rule in kb.rules})
+    for rule in kb.rules:
+        assert rule.section in kb.sections and rule.heuristics and rule.message
+
+
+def test_every_heuristic_is_a_rule_or_a_documented_decision(kb) -> None:  # type: ignore[no-untyped-def]
+    in_rules = {h for rule in kb.rules for h in rule.heuristics} | {h for card in kb.catalog for h in card.heuristics}
+    decisions = set(re.findall(r"^\| (H\d+) \| not a rule", DOCS, flags=re.MULTILINE))
+    assert {f"H{n}" for n in range(1, 40)} <= in_rules | decisions
+
+
+def test_every_gap_is_resolved_in_the_docs() -> None:
+    for n in range(1, 10):
+        assert re.search(rf"^### G{n}\b", DOCS, flags=re.MULTILINE), f"G{n}"
+
+
+def test_docs_map_every_rule(kb) -> None:  # type: ignore[no-untyped-def]
+    for rule in kb.rules:
+        assert f"`{rule.id}`" in DOCS, rule.id
+
+
+def test_python_code_holds_no_gpu_names_or_thresholds(kb) -> None:  # type: ignore[no-untyped-def]
+    names = [card.id for card in kb.catalog] + ["4090", "A100", "H100", "MI210", "MI250"]
+    for path in (ROOT / "expert").rglob("*.py"):
+        text = path.read_text(encoding="utf-8")
+        for name in names:
+            assert name.lower() not in text.lower(), f"{name} in {path.name}"
+
+
+def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
+    base = tmp_path / "rules"
+    shutil.copytree(paths.RULES, base)
+    target = base / filename
+    text = target.read_text(encoding="utf-8")
+    assert old in text, old
+    target.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return base
+
+
+@pytest.mark.parametrize("filename, old, new, expected", [
+    ("rules.toml", 'kind = "reject"', 'kind = "reject', "rules.toml:"),
+    ("rules.toml", "when = \"option.vendor == 'amd' and not profile.rocm_ok\"",
+     "when = \"option.vendr == 'amd'\"", "unknown field 'option.vendr'"),
+    ("rules.toml", "when = \"option.count > 1 and not card.fast_interconnect\"",
+     "when = \"__import__('os')\"", "is not allowed in a condition"),
+    ("rules.toml", "when = \"profile.method == 'qlora'\"", "when = \"profile.method == 4\"", "compares a text with a number"),
+    ("rules.toml", 'section = "amd"', 'section = "gpus"', "cites unknown section 'gpus'"),
+    ("rules.toml", 'id = "tight-fit"', 'id = "monitor-usage"', "duplicate id"),
+    ("rules.toml", 'id = "tight-fit"', 'id = "Tight Fit"', "id must be kebab-case"),
+    ("rules.toml", 'heuristics = ["H20"]', 'heuristics = ["H40"]', "heuristics must list H-ids"),
+    ("rules.toml", 'factor = 0.75', 'factor = "high"', "needs a factor"),
+    ("rules.toml", "%(pick_count)s cards, the link", "%(pick_cards)s cards, the link", "placeholder 'pick_cards'"),
+    ("rules.toml", 'kind = "warning"', 'kind = "hint"', "kind must be one of"),
+    ("rules.toml", 'derive = "pick"', 'derive = "choose"', "names one helper"),
+    ("rules.toml", 'message = "Keep the micro-batch', 'mesage = "Keep the micro-batch', "unknown key 'mesage'"),
+    ("catalog.toml", "vram_gb = 24\n", 'vram_gb = "24 GB"\n', "'vram_gb' must be a positive number"),
+    ("catalog.toml", 'vendor = "amd"', 'vendor = "intel"', "vendor must be one of"),
+    ("catalog.toml", 'cost = "high"', 'cost = "very high"', "cost must be one of"),
+    ("catalog.toml", 'id = "mi250"', 'id = "mi210"', "must be unique"),
+    ("catalog.toml", "speed = 1.41", "sped = 1.41", "unknown key 'sped'"),
+    ("requirements.toml", "lora = [[7, 16], [13, 24], [70, 80]]", "lora = [[7, 16], [13, 12], [70, 80]]",
+     "both growing"),
+    ("requirements.toml", "factor = 0.5", "factor = 5", "[qlora]"),
+    ("timing.toml", "efficiency = 0.9", "efficiency = 9", "efficiency"),
+    ("ranking.toml", "counts = [1, 2, 4, 8, 16, 32, 64]", "counts = [2, 4]", "counts"),
+    ("profile.toml", 'type = "choice"', 'type = "pick-one"', "type must be one of"),
+    ("sections.toml", '[section.amd]\nheading = "Ajuste fino de LLM en GPU AMD: ¿es viable?"', "[section.amd]",
+     "needs a heading"),
+])
+def test_broken_knowledge_base_is_refused_with_file_and_line(tmp_path, filename, old, new, expected) -> None:  # type: ignore[no-untyped-def]
+    base = broken(tmp_path, filename, old, new)
+    with pytest.raises(KnowledgeBaseError) as caught:
+        kb_module.load(base)
+    message = str(caught.value)
+    assert expected in message
+    assert filename in message
+
+
+def test_rule_problems_name_the_line(tmp_path: Path) -> None:
+    base = broken(tmp_path, "rules.toml", 'section = "amd"', 'section = "gpus"')
+    with pytest.raises(KnowledgeBaseError) as caught:
+        kb_module.load(base)
+    path, line, *_ = caught.value.problems[0]
+    assert (base / "rules.toml").read_text().splitlines()[line - 1] == 'section = "gpus"'
+
+
+def test_missing_file_and_spanish_messages(tmp_path: Path) -> None:
+    base = tmp_path / "rules"
+    shutil.copytree(paths.RULES, base)
+    (base / "timing.toml").unlink()
+    with pytest.raises(KnowledgeBaseError) as caught:
+        kb_module.load(base)
+    from expert.i18n import Localizer
+
+    assert "timing.toml: falta el archivo" in caught.value.render(Localizer("es").gettext)
+
+
+class TestConditions:
+    ENV = {"profile": {"model_size_b": 70, "method": "lora", "deadline_h": None, "rocm_ok": False},
+           "card": {"ideal_methods": ("lora",), "ideal_min_b": 30, "ideal_max_b": 70}}
+
+    @pytest.mark.parametrize("source, expected", [
+        ("profile.model_size_b >= 30 and profile.method == 'lora'", True),
+        ("profile.method in ['full', 'qlora']", False),
+        ("profile.method in card.ideal_methods", True),
+        ("card.ideal_min_b <= profile.model_size_b <= card.ideal_max_b", True),
+        ("profile.model_size_b > card.ideal_max_b * 0.5 + 1", True),
+        ("not profile.rocm_ok", True),
+        ("profile.deadline_h < 10", False),    # ordering with a missing value is false
+        ("profile.deadline_h > 10", False),
+        ("profile.deadline_h is None", True),
+        ("-profile.model_size_b < 0", True),
+    ])
+    def test_evaluation(self, source: str, expected: bool) -> None:
+        assert compile_condition(source)(self.ENV) is expected
+
+    @pytest.mark.parametrize("source", [
+        "open('x')", "profile.__class__", "model_size_b > 3", "profile.method.upper == 1", "lambda: 1",
+        "profile.model_size_b if True else 1", "[x for x in card.ideal_methods]", "profile.nope == 1",
+        "profile.model_size_b ** 2 > 1", "profile.method in 'lora'", "profile.model_size_b", "1 +",
+    ])
+    def test_refused(self, source: str) -> None:
+        with pytest.raises(ConditionError):
+            compile_condition(source)

@@ -1,0 +1,81 @@
+"""The wheel ships the knowledge base and the compiled catalogs, and experta
+imports on Python 3.10+ without touching the host."""
+
+from __future__ import annotations
+
+import os
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.fixture(scope="module")
+def wheel(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    from hatchling.build import build_wheel
+
+    out = tmp_path_factory.mktemp("dist")
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        name = build_wheel(str(out))
+    finally:
+        os.chdir(cwd)
+    return out / name
+
+
+def test_wheel_contains_knowledge_base_catalogs_and_templates(wheel: Path) -> None:
+    names = set(zipfile.ZipFile(wheel).namelist())
+    for toml in (ROOT / "rules").glob("*.toml"):
+        assert f"expert/rules/{toml.name}" in names
+    assert "expert/locales/es/LC_MESSAGES/messages.mo" in names
+    assert "expert/templates/advise.txt.j2" in names and "expert/templates/advise.md.j2" in names
+    assert "expert/py.typed" in names
+    entry_points = next(n for n in names if n.endswith("entry_points.txt"))
+    assert "expert = expert.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+
+
+def test_installed_wheel_answers_in_spanish_from_any_directory(wheel: Path, tmp_path: Path) -> None:
+    site = tmp_path / "site"
+    zipfile.ZipFile(wheel).extractall(site)
+    elsewhere = tmp_path / "elsewhere"
+    elsewhere.mkdir()
+    code = ("import expert.paths as p, sys; from expert import advise; "
+            "r = advise(model_size_b=7, lang='es'); "
+            "print(p.RULES.parent == p.PACKAGE, r.render('text').splitlines()[0])")
+    paths = [str(site)] + [p for p in sys.path if p and Path(p).resolve() != ROOT]
+    done = subprocess.run([sys.executable, "-c", code], cwd=elsewhere, capture_output=True, text=True,
+                          env=dict(os.environ, PYTHONPATH=os.pathsep.join(paths)))
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.startswith("True Ajustar un modelo de 7B con LoRA")
+
+
+IMPORT_CHECK = """
+import collections, logging
+root = logging.getLogger()
+before = (list(root.handlers), root.level)
+import expert.engine
+from expert import advise
+advise(model_size_b=7)
+print(hasattr(collections, "Mapping"), (list(root.handlers), root.level) == before)
+"""
+
+
+def test_experta_imports_without_leaving_aliases_or_logging_handlers() -> None:
+    # frozendict 1.2 (pinned by experta 1.9.4) needs collections.Mapping, gone
+    # since Python 3.10; expert/_experta.py adds it for the import only.
+    done = subprocess.run([sys.executable, "-c", IMPORT_CHECK], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == [str(sys.version_info < (3, 10)), "True"]
+
+
+def test_help_does_not_import_the_heavy_packages() -> None:
+    code = ("import sys; from click.testing import CliRunner; from expert.cli import main; "
+            "CliRunner().invoke(main, ['advise', '--help']); "
+            "print(sorted(m for m in ('experta', 'jinja2', 'babel') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stderr

@@ -1,0 +1,123 @@
+"""The VRAM requirement (H1-H6, G1, G2, G4, G7) and the time estimates (H15, H16, H23, G6)."""
+
+from __future__ import annotations
+
+import pytest
+
+from conftest import run
+from expert import calc
+
+
+@pytest.mark.parametrize("size, method, gb", [
+    (7, "lora", 16), (7, "full", 24),      # H3
+    (13, "lora", 24), (13, "full", 40),    # H4
+    (70, "lora", 80),                      # H5
+])
+def test_guide_table_figures(size: float, method: str, gb: float) -> None:
+    req = run(model_size_b=size, method=method).requirement
+    assert req["vram_gb"] == gb
+    assert req["basis"] == "table"
+    assert not req["floor_binds"]
+
+
+def test_70b_full_is_more_than_100_gb_and_the_weights_floor_binds() -> None:
+    # H5 says "more than 100 GB"; bf16 weights alone are 140 GB (H1).
+    req = run(model_size_b=70, method="full").requirement
+    assert req["table_gb"] == 100
+    assert req["weights_gb"] == 140
+    assert req["vram_gb"] == 140 and req["floor_binds"]
+
+
+def test_8b_is_in_the_7b_class_so_full_fine_tuning_fits_a_24_gb_card() -> None:
+    # G7: the guide's own example runs Llama-3-8B full fine-tuning on a 4090 (H16).
+    result = run(model_size_b="Llama-3-8B", method="full")
+    assert result.requirement["vram_gb"] == 24
+    assert result.requirement["basis"] == "band"
+    assert "rtx-4090" in [r.gpu for r in result.recommendations]
+
+
+def test_interpolation_between_classes_is_linear_and_continuous(kb) -> None:  # type: ignore[no-untyped-def]
+    points = kb.requirements["table"]["lora"]
+    band = kb.requirements["class_band"]
+    # Just past the 7B class: continuous with the class figure.
+    just_after, basis, _ = calc.piecewise(7 * (1 + band) + 1e-6, points, band)
+    assert basis == "interpolated" and just_after == pytest.approx(16, abs=1e-3)
+    # Half-way between the end of the 7B class (8.05) and 13B.
+    middle, _, anchors = calc.piecewise((8.05 + 13) / 2, points, band)
+    assert middle == pytest.approx(20)
+    assert anchors == [[7, 16], [13, 24]]
+    # 30B lies between the 13B class (ends at 14.95) and 70B.
+    gb_30, basis, _ = calc.piecewise(30, points, band)
+    assert basis == "interpolated"
+    assert gb_30 == pytest.approx(24 + (30 - 14.95) * (80 - 24) / (70 - 14.95))
+
+
+def test_outside_the_table_figures_scale_with_size_and_say_so() -> None:
+    small = run(model_size_b=1, method="lora").requirement
+    assert small["basis"] == "extrapolated"
+    assert small["vram_gb"] == pytest.approx(calc.round_up(16 / 7))
+    big = run(model_size_b=405, method="lora")
+    assert big.requirement["basis"] == "extrapolated"
+    # The proportional figure (402.5 GB) is below the 8-bit weights (405 GB): the floor binds.
+    assert big.requirement["vram_gb"] == 405 and big.requirement["floor_binds"]
+    assert {"size-outside-table", "weights-floor"} <= {w.id for w in big.warnings}
+
+
+def test_qlora_takes_half_the_lora_figure_never_below_4_bit_weights() -> None:
+    # G2: half, not the best-case 70 %.
+    assert run(model_size_b=7, method="qlora").requirement["vram_gb"] == 8
+    assert run(model_size_b=70, method="qlora").requirement["vram_gb"] == 40
+    assert run(model_size_b=70, method="lora").requirement["qlora_vram_gb"] == 40
+    req = run(model_size_b=405, method="qlora").requirement
+    assert req["vram_gb"] == pytest.approx(405 * 0.5)
+    assert req["floor_binds"]
+
+
+@pytest.mark.parametrize("size", [0.1, 1, 3, 7, 8, 10, 13, 20, 30, 34, 70, 180, 405, 1000])
+@pytest.mark.parametrize("method, bytes_per_param", [("full", 2), ("lora", 1), ("qlora", 0.5)])
+def test_requirement_never_below_the_weights(size: float, method: str, bytes_per_param: float) -> None:
+    req = run(model_size_b=size, method=method).requirement
+    assert req["vram_gb"] >= size * bytes_per_param - 1e-9
+    assert req["vram_gb"] >= req["table_gb"]
+
+
+def test_requirement_grows_with_model_size() -> None:
+    for method in ("full", "lora", "qlora"):
+        figures = [run(model_size_b=s, method=method).requirement["vram_gb"] for s in (1, 7, 8, 10, 13, 30, 70, 180)]
+        assert figures == sorted(figures), method
+
+
+def hours(result, gpu):  # type: ignore[no-untyped-def]
+    option = next(r for r in result.recommendations if r.gpu == gpu)
+    return option.count, option.hours
+
+
+def test_h15_one_4090_fine_tunes_8b_with_lora_in_2_to_4_hours() -> None:
+    count, h = hours(run(model_size_b=8, method="lora", dataset_examples=10_000), "rtx-4090")
+    assert count == 1 and 2 <= h <= 4
+
+
+def test_h16_full_fine_tuning_there_takes_8_to_12_hours() -> None:
+    count, h = hours(run(model_size_b=8, method="full"), "rtx-4090")
+    assert count == 1 and 8 <= h <= 12
+
+
+def test_h23_four_a100_80gb_take_about_6_hours_one_h100_over_20() -> None:
+    count, h = hours(run(model_size_b=70, method="lora", deadline_h=7), "a100-80gb")
+    assert count == 4 and h == pytest.approx(6, abs=0.25)
+    count, h = hours(run(model_size_b=70, method="lora"), "h100-80gb")
+    assert count == 1 and h > 20
+
+
+def test_time_scales_with_dataset_and_model_size() -> None:
+    _, base = hours(run(model_size_b=8), "rtx-4090")
+    _, double_data = hours(run(model_size_b=8, dataset_examples=20_000), "rtx-4090")
+    assert double_data == pytest.approx(2 * base, rel=0.01)
+    _, bigger = hours(run(model_size_b=13 * 1.15, method="lora"), "a100-80gb")
+    _, smaller = hours(run(model_size_b=13, method="lora"), "a100-80gb")
+    assert bigger == pytest.approx(1.15 * smaller, rel=0.01)
+
+
+def test_qlora_is_slower_than_lora() -> None:
+    # H7: constant de/quantization.
+    assert hours(run(model_size_b=7, method="qlora"), "rtx-4090")[1] > hours(run(model_size_b=7), "rtx-4090")[1]

@@ -1,0 +1,85 @@
+"""Every rule of the knowledge base, shown firing and not firing.
+
+Each row: rule id, the card it is about (for rules on one card), a profile
+where the guide says it applies, and a near-identical one where it does not.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import pytest
+
+from conftest import fired, run
+
+LORA_70_DEADLINE = dict(model_size_b=70, method="lora", deadline_h=8)
+MI250_CASE = dict(model_size_b=70, method="lora", rocm_ok=True, budget="low")
+
+SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
+    ("consider-own-gpu", None, dict(vram_gb=24), dict()),
+    ("does-not-fit", "own", dict(model_size_b=7, vram_gb=8), dict(model_size_b=7, vram_gb=24)),
+    ("amd-needs-rocm", "mi210", dict(), dict(rocm_ok=True)),
+    ("amd-not-for-production", "mi210", dict(rocm_ok=True, purpose="production"), dict(rocm_ok=True)),
+    ("no-scale-out-without-fast-link", "rtx-4090", dict(model_size_b=13, method="full"), dict(model_size_b=7)),
+    ("misses-deadline", "rtx-4090", dict(model_size_b=7, deadline_h=1), dict(model_size_b=7, deadline_h=10)),
+    ("own-gpu-first", "own", dict(vram_gb=24), dict()),
+    ("one-gpu-if-it-fits", "a100-40gb", dict(model_size_b=7), dict(model_size_b=70)),
+    ("cheap-card-for-short-experiments", "rtx-4090", dict(model_size_b=7), dict(model_size_b=7, purpose="production")),
+    ("fast-card-for-long-runs", "h100-80gb", dict(model_size_b=70), dict(model_size_b=7)),
+    ("table-ideal-use", "rtx-4090", dict(model_size_b=8, method="lora"), dict(model_size_b=8, method="full")),
+    ("datacenter-card-for-30b-plus", "a100-80gb", dict(model_size_b=30), dict(model_size_b=13)),
+    ("amd-vram-for-the-money", "mi210", dict(rocm_ok=True, budget="low"), dict(rocm_ok=True, budget="medium")),
+    ("qlora-fallback", None, dict(model_size_b=13, budget="low"), dict(model_size_b=13)),
+    ("qlora-tradeoffs", None, dict(method="qlora"), dict(method="lora")),
+    ("gradient-accumulation", None, dict(model_size_b=7, method="full"), dict(model_size_b=7, method="lora")),
+    ("one-gpu-would-do", None, LORA_70_DEADLINE, dict(model_size_b=70, method="lora")),
+    ("fast-interconnect", None, LORA_70_DEADLINE, dict(model_size_b=7)),
+    ("shard-the-model", None, dict(model_size_b=70, method="full"), dict(model_size_b=7)),
+    ("shard-optimizer-state", None, LORA_70_DEADLINE, dict(model_size_b=7)),
+    ("multi-device-card", None, MI250_CASE, dict(MI250_CASE, rocm_ok=False)),
+    ("use-spot", None, dict(interruptible=True), dict(interruptible=False)),
+    ("on-demand-for-critical", None, dict(interruptible=False), dict(interruptible=True)),
+    ("monitor-usage", None, dict(model_size_b=7), dict(model_size_b=7, vram_gb=24)),
+    ("nvidia-for-production", None, dict(purpose="production"), dict(purpose="experiment")),
+    ("amd-on-a-tight-budget", None, dict(budget="low"), dict(budget="low", rocm_ok=True)),
+    ("amd-setup-time", None, MI250_CASE, dict(MI250_CASE, rocm_ok=False)),
+    ("long-run-fast-card", None, dict(model_size_b=13, method="full", dataset_examples=100_000), dict(model_size_b=7)),
+    ("cheap-cloud-card-for-experiments", None, dict(model_size_b=7), dict(model_size_b=7, purpose="production")),
+    ("do-not-buy-consumer-for-30b", None, dict(model_size_b=30), dict(model_size_b=13)),
+    ("weights-floor", None, dict(model_size_b=70, method="full"), dict(model_size_b=70, method="lora")),
+    ("size-outside-table", None, dict(model_size_b=180), dict(model_size_b=13)),
+    ("guide-figure-optimistic", None, dict(model_size_b=7, method="full"), dict(model_size_b=7, method="qlora")),
+    ("own-gpu-too-small", None, dict(model_size_b=13, vram_gb=8), dict(model_size_b=13, vram_gb=48)),
+    ("tight-fit", None, dict(model_size_b=70, method="lora"), dict(model_size_b=7)),
+    ("deadline-not-met", None, dict(model_size_b=405, method="full", deadline_h=1), dict(model_size_b=405, method="full")),
+    ("nothing-fits", None, dict(model_size_b=20000, method="full"), dict()),
+]
+# Derivations every consultation needs: they fire always, and each one's
+# conclusion is checked in test_requirement.py and test_advise.py.
+ALWAYS = ["vram-requirement", "size-catalog-cards", "rank-options"]
+
+
+@pytest.mark.parametrize("rule, gpu, fires, quiet", SCENARIOS, ids=[s[0] for s in SCENARIOS])
+def test_rule_fires_where_the_guide_says_and_not_elsewhere(rule: str, gpu: str | None, fires: dict[str, Any],
+                                                           quiet: dict[str, Any]) -> None:
+    assert fired(run(**fires), rule, gpu), f"{rule} should fire for {fires}"
+    assert not fired(run(**quiet), rule, gpu), f"{rule} should not fire for {quiet}"
+
+
+@pytest.mark.parametrize("profile", [dict(), dict(model_size_b=70, method="full"), dict(vram_gb=80)])
+def test_derivations_fire_in_every_consultation(profile: dict[str, Any]) -> None:
+    result = run(**profile)
+    for rule in ALWAYS:
+        assert fired(result, rule)
+
+
+def test_every_rule_has_a_scenario(kb) -> None:  # type: ignore[no-untyped-def]
+    covered = {row[0] for row in SCENARIOS} | set(ALWAYS)
+    assert covered == {rule.id for rule in kb.rules}
+
+
+def test_rejection_names_the_rule_and_reason() -> None:
+    result = run(model_size_b=13, method="full")
+    rejected = {r.gpu: r for r in result.rejected}
+    assert rejected["rtx-4090"].rules == ["no-scale-out-without-fast-link"]
+    assert "2 cards" in rejected["rtx-4090"].text and "40 GB" in rejected["rtx-4090"].text
