@@ -77,7 +77,10 @@ class Localizer:
     """Translate and format for one language."""
 
     def __init__(self, lang: str) -> None:
+        from babel import Locale
+
         self.lang = lang
+        self.locale = Locale.parse(lang)
         self.translations = translations(lang)
 
     def gettext(self, message: str) -> str:
@@ -90,17 +93,17 @@ class Localizer:
         from babel.numbers import format_decimal
 
         pattern = "#,##0" + ("." + "#" * digits if digits else "")
-        return format_decimal(value, format=pattern, locale=self.lang)
+        return format_decimal(value, format=pattern, locale=self.locale)
 
     def gb(self, value: float) -> str:
         from babel.units import format_unit
 
-        return format_unit(value, "digital-gigabyte", length="short", format="#,##0.#", locale=self.lang)
+        return format_unit(value, "digital-gigabyte", length="short", format="#,##0.#", locale=self.locale)
 
     def hours(self, value: float) -> str:
         from babel.units import format_unit
 
-        return format_unit(value, "duration-hour", length="short", format="#,##0.#", locale=self.lang)
+        return format_unit(value, "duration-hour", length="short", format="#,##0.#", locale=self.locale)
 
     def billions(self, value: float) -> str:
         return self.number(value, 2) + "B"
@@ -108,4 +111,4 @@ class Localizer:
     def list(self, items: Iterable[str], style: str = "standard") -> str:
         from babel.lists import format_list
 
-        return format_list(list(items), style=style, locale=self.lang)
+        return format_list(list(items), style=style, locale=self.locale)

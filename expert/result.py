@@ -7,7 +7,7 @@ fired, in one language; ``to_dict()`` is the JSON contract of PRODUCT.md.
 from __future__ import annotations
 
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, Iterator, Mapping
 
 from .engine import Firing, Run
 from .i18n import Localizer
@@ -156,25 +156,40 @@ class _Writer:
             return tr.list([str(v) for v in value])
         return str(value)
 
-    def context(self, env: dict[str, Any]) -> dict[str, str]:
-        ctx: dict[str, str] = {}
-        for namespace, values in env.items():
-            for name, value in values.items():
-                ctx[f"{namespace}_{name}"] = self.value(namespace, name, value)
-        for namespace in ("option", "pick"):
-            values = env.get(namespace)
-            if values and values.get("gpu"):
-                ctx[f"{namespace}_label"] = self.option_label(values)
-                ctx[f"{namespace}_name"] = self.name(values["gpu"])
-        if "card" in env:
-            ctx["card_name"] = self.name(env["card"]["id"])
-        return ctx
+    def context(self, env: dict[str, Any]) -> "_Context":
+        return _Context(self, env)
 
     def message(self, rule: RuleDef, env: dict[str, Any]) -> str:
         return self._(rule.message) % self.context(env)
 
     def cites(self, rule: RuleDef) -> dict[str, str]:
         return {"section": rule.section, "heading": self.kb.sections[rule.section].heading}
+
+
+class _Context(Mapping[str, str]):
+    """A rule message's placeholders, formatted only when the message uses them."""
+
+    def __init__(self, writer: _Writer, env: dict[str, Any]) -> None:
+        self.writer, self.env = writer, env
+
+    def __getitem__(self, key: str) -> str:
+        namespace, _, name = key.partition("_")
+        values = self.env.get("option" if namespace == "card" and name == "name" else namespace)
+        if values is None:
+            raise KeyError(key)
+        if name == "label" and namespace in ("option", "pick"):
+            return self.writer.option_label(values)
+        if name == "name" and namespace in ("option", "pick", "card"):
+            return self.writer.name(values["gpu"])
+        if name not in values:
+            raise KeyError(key)
+        return self.writer.value(namespace, name, values[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return (f"{ns}_{name}" for ns, values in self.env.items() for name in values)
+
+    def __len__(self) -> int:
+        return sum(len(values) for values in self.env.values())
 
 
 def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str]) -> Result:
