@@ -30,6 +30,7 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("datacenter-card-for-30b-plus", "a100-80gb", dict(model_size_b=30), dict(model_size_b=13)),
     ("amd-vram-for-the-money", "mi210", dict(rocm_ok=True, budget="low"), dict(rocm_ok=True, budget="medium")),
     ("qlora-fallback", None, dict(model_size_b=13, budget="low"), dict(model_size_b=13)),
+    ("qlora-fits-own-gpu", None, dict(model_size_b=13, vram_gb=16), dict(model_size_b=13, vram_gb=8)),
     ("qlora-tradeoffs", None, dict(method="qlora"), dict(method="lora")),
     ("gradient-accumulation", None, dict(model_size_b=7, method="full"), dict(model_size_b=7, method="lora")),
     ("one-gpu-would-do", None, LORA_70_DEADLINE, dict(model_size_b=70, method="lora")),
