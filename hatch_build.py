@@ -25,7 +25,8 @@ def compile_catalogs(root: Path) -> list[Path]:
         for message, errors in catalog.check():
             problems += [f"{po_path}: {message.id!r}: {error}" for error in errors]
         for message in catalog:
-            if message.id and (message.fuzzy or not message.string):
+            strings = message.string if isinstance(message.string, tuple) else (message.string,)
+            if message.id and (message.fuzzy or not all(strings)):
                 problems.append(f"{po_path}: {message.id!r}: not translated")
         if problems:
             raise SystemExit("\n".join(problems))

@@ -57,6 +57,11 @@ def advise(
         "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,
         "purpose": purpose, "interruptible": interruptible,
     }
+    return consult(kb, given, tr)[1]
+
+
+def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer) -> tuple[engine.Run, Result]:
+    """Validate ``given``, run the engine, and build the result (with the run's record)."""
     profile, assumed = profile_module.build(kb, given, tr)
     run = engine.infer(kb, profile)
-    return build_result(kb, run, tr, assumed)
+    return run, build_result(kb, run, tr, assumed)

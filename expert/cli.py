@@ -8,6 +8,7 @@ imports it when a command runs, so ``expert --help`` stays fast.
 
 from __future__ import annotations
 
+import os
 import shutil
 import sys
 from typing import Any, Callable
@@ -66,6 +67,8 @@ def _run(action: Callable[[], str], lang: str | None) -> None:
         _fail(error.render(gettext), 2)
     except CatalogMissing as error:
         _fail(f"Error: {error}", 1)
+    except Exception as error:  # noqa: BLE001 - the contract is: never a traceback
+        _fail(f"Internal error ({type(error).__name__}: {str(error)[:200]}); please report it.", 1)
     else:
         click.echo(output, nl=False)
 
@@ -113,5 +116,67 @@ def advise(fmt: str, lang: str | None, **profile: Any) -> None:
                              % {"value": fmt[:40], "accepted": tr.list(FORMATS, style="or")})
         width = min(shutil.get_terminal_size((80, 24)).columns, 100)
         return result.render(fmt, width=width)
+
+    _run(action, lang)
+
+
+# --what-if accepts a profile field name or its flag's name.
+WHAT_IF_NAMES = {
+    "model-size": "model_size_b", "method": "method", "budget": "budget", "rocm-ok": "rocm_ok",
+    "deadline": "deadline_h", "vram": "vram_gb", "dataset": "dataset_examples", "purpose": "purpose",
+    "interruptible": "interruptible",
+}
+
+
+def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
+    from .errors import InputError
+
+    changes = {}
+    for pair in pairs:
+        name, sep, value = pair.partition("=")
+        key = name.strip().lstrip("-")
+        field = WHAT_IF_NAMES.get(key, key if key in WHAT_IF_NAMES.values() else None)
+        if not sep or field is None:
+            raise InputError("what_if", "--what-if: '%s' is not FIELD=VALUE with FIELD one of %s" % (
+                pair[:40], ", ".join(WHAT_IF_NAMES)))
+        changes[field] = value
+    return changes
+
+
+@main.command()
+@_options(PROFILE_OPTIONS + OUTPUT_OPTIONS)
+@click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
+@click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
+              help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
+def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], **profile: Any) -> None:
+    """Answer a consultation and show the reasoning: how, why not, what if.
+
+    HOW: the chain of rules from your answers to each recommendation, each
+    step citing its rule and the guide's section. WHY NOT: what ruled each
+    other card out and the smallest change that would make it the answer.
+    WHAT IF: what changes when an answer changes, and which rules say so.
+
+    \b
+    Examples:
+      expert explain --model-size 70 --method lora --deadline 8 --lang es
+      expert explain --model-size 70 --method lora --deadline 8 --why-not h100-80gb
+      expert explain --model-size 13 --method full --what-if method=qlora
+    """
+
+    def action() -> str:
+        from .errors import InputError
+        from .explain import explain as run_explain
+        from .result import FORMATS
+
+        explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), **profile)
+        if fmt not in FORMATS:
+            from .i18n import Localizer
+
+            tr = Localizer(explanation.lang)
+            raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
+                             % {"value": fmt[:40], "accepted": tr.list(FORMATS, style="or")})
+        width = min(shutil.get_terminal_size((80, 24)).columns, 100)
+        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+        return explanation.render(fmt, width=width, color=color)
 
     _run(action, lang)

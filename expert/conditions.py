@@ -118,6 +118,17 @@ _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
 
 
 @dataclass(frozen=True)
+class Leaf:
+    """One comparison of a condition, evaluated: what it says, the values it
+    compared, and whether it held."""
+
+    source: str
+    operands: tuple[tuple[str | None, Any], ...]   # (namespace.field or None for a constant, value)
+    op: str
+    holds: bool
+
+
+@dataclass(frozen=True)
 class Condition:
     """A compiled condition: call it with the facts, read what it uses."""
 
@@ -125,12 +136,45 @@ class Condition:
     evaluate: Evaluator
     namespaces: frozenset[str]
     fields: frozenset[tuple[str, str]]
+    tree: ast.expr | None = None
 
     def __call__(self, env: Env) -> bool:
         return bool(self.evaluate(env))
 
+    def leaves(self, env: Env) -> list[Leaf]:
+        """The condition's comparisons and truth tests, each evaluated in ``env``."""
+        return [] if self.tree is None else _leaves(self.tree, env)
+
 
 TRUE = Condition("true", lambda env: True, frozenset(), frozenset())
+_OP_TEXT = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+            ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
+
+
+def _operand(node: ast.expr, env: Env) -> tuple[str | None, Any]:
+    value = compile_condition_node(node)(env)
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}", value
+    return (None if isinstance(node, (ast.Constant, ast.List, ast.Tuple)) else ast.unparse(node)), value
+
+
+def _leaves(node: ast.expr, env: Env) -> list[Leaf]:
+    if isinstance(node, ast.BoolOp):
+        return [leaf for value in node.values for leaf in _leaves(value, env)]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return [Leaf(ast.unparse(node), (_operand(node.operand, env),), "not",
+                     not compile_condition_node(node.operand)(env))]
+    if isinstance(node, ast.Compare):
+        operands = [node.left] + list(node.comparators)
+        evaluated = tuple(_operand(operand, env) for operand in operands)
+        ops = " ".join(_OP_TEXT[type(op)] for op in node.ops)
+        return [Leaf(ast.unparse(node), evaluated, ops, bool(compile_condition_node(node)(env)))]
+    return [Leaf(ast.unparse(node), (_operand(node, env),), "", bool(compile_condition_node(node)(env)))]
+
+
+def compile_condition_node(node: ast.expr) -> Evaluator:
+    """Compile one node of an already validated condition."""
+    return _Compiler(FIELDS).compile(node)[0]
 
 
 def compile_condition(source: str, namespaces: Mapping[str, Mapping[str, str]] = FIELDS) -> Condition:
@@ -144,7 +188,7 @@ def compile_condition(source: str, namespaces: Mapping[str, Mapping[str, str]] =
     if kind not in (BOOL, None):
         raise ConditionError(f"a condition must be true or false, not a {kind}")
     used = frozenset(ns for ns, _ in compiler.used)
-    return Condition(source.strip(), evaluate, used, frozenset(compiler.used))
+    return Condition(source.strip(), evaluate, used, frozenset(compiler.used), tree.body)
 
 
 class _Compiler:

@@ -126,6 +126,7 @@ class KnowledgeBase:
     ranking: dict[str, Any]
     labels: dict[str, dict[str, str]]
     rules: tuple[RuleDef, ...]
+    changes: tuple[tuple[str, Any], ...] = ()
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
@@ -198,7 +199,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     base = Path(root) if root is not None else paths.RULES
     problems = _Problems()
     data = {name: _read(base / f"{name}.toml", problems) for name in
-            ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules")}
+            ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules", "explain")}
     if problems.items:
         raise KnowledgeBaseError(problems.items)
 
@@ -210,9 +211,31 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     ranking = _ranking(base / "ranking.toml", data["ranking"][0], problems)
     labels = _labels(base / "labels.toml", data["labels"][0], problems)
     rules = _rules(base / "rules.toml", *data["rules"], sections, problems)
+    changes = _changes(base / "explain.toml", *data["explain"], fields, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
-    return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules)
+    return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes)
+
+
+def _changes(path: Path, doc: dict[str, Any], text: str, fields: dict[str, ProfileField],
+             problems: _Problems) -> tuple[tuple[str, Any], ...]:
+    changes = []
+    for index, entry in enumerate(doc.get("change", [])):
+        line = _line_of(text, "[[change]]", index)
+        name, value = entry.get("field"), entry.get("value")
+        spec = fields.get(name) if isinstance(name, str) else None
+        if spec is None:
+            problems.add(str(path), line, "unknown field '%(name)s' (known: %(known)s)", name=name,
+                         known=", ".join(fields))
+            continue
+        ok = (value == "none" or (value == "needed" and name == "deadline_h")
+              or (spec.type == "bool" and isinstance(value, bool)) or value in spec.choices)
+        if not ok:
+            problems.add(str(path), line, "change of '%(name)s': value %(value)s is not accepted", name=name,
+                         value=repr(value))
+            continue
+        changes.append((name, value))
+    return tuple(changes)
 
 
 def _sections(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Section]:

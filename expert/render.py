@@ -8,7 +8,7 @@ import json
 import re
 import textwrap
 from functools import lru_cache
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .errors import InputError
 from .i18n import Localizer
@@ -86,3 +86,14 @@ def _describe(result: "Result", tr: Localizer, name: str) -> str:
 
 def _assumed(result: "Result", tr: Localizer) -> list[str]:
     return [_describe(result, tr, name) for name in result.assumed]
+
+
+def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool = False) -> str:
+    if fmt == "json":
+        return json.dumps(explanation.to_dict(), ensure_ascii=False, indent=2) + "\n"
+    if fmt not in FORMATS:
+        raise InputError("format", "format: '%s' is not accepted; choose text, markdown or json" % fmt[:40])
+    env = environment(explanation.lang)
+    template = env.get_template(f"explain.{'md' if fmt == 'markdown' else 'txt'}.j2")
+    return template.render(x=explanation, r=explanation.result, width=width,
+                           bold=(lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s))

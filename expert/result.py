@@ -163,7 +163,8 @@ class _Writer:
         return self._(rule.message) % self.context(env)
 
     def cites(self, rule: RuleDef) -> dict[str, str]:
-        return {"section": rule.section, "heading": self.kb.sections[rule.section].heading}
+        number = list(self.kb.sections).index(rule.section) + 1
+        return {"section": rule.section, "number": f"S{number}", "heading": self.kb.sections[rule.section].heading}
 
 
 class _Context(Mapping[str, str]):

@@ -1,0 +1,494 @@
+"""The explanation facility: HOW, WHY NOT and WHAT IF, built from the engine's
+record of what fired (``Run.firings``) — never by re-deriving the reasoning.
+
+- HOW: for each recommendation, the chain from the person's answers (and the
+  defaults assumed for them) through every rule that led to it.
+- WHY NOT: for a card, the rule conditions that ruled it out (evaluated
+  again, leaf by leaf, on the facts the rule matched), and the smallest change
+  to the person's situation, found by re-running the consultation, that would
+  make it the answer.
+- WHAT IF: the consultation re-run with changed answers, and what changed and
+  which rules account for it.
+"""
+
+from __future__ import annotations
+
+import itertools
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any, Mapping
+
+from . import calc
+from .api import consult, knowledge_base
+from .conditions import Leaf
+from .engine import Firing, Run
+from .errors import InputError
+from .i18n import Localizer, resolve_lang
+from .kb import KnowledgeBase
+from .result import Result, _rounded, _Writer
+
+PROFILE_FIELDS = ("model_size_b", "method", "budget", "rocm_ok", "deadline_h", "vram_gb", "dataset_examples",
+                  "purpose", "interruptible")
+
+
+@dataclass(frozen=True)
+class Step:
+    rule: str
+    kind: str
+    cites: dict[str, str]
+    sources: list[str]     # the person's answers and catalog entries it matched
+    builds_on: list[str]   # the earlier rules that declared the other facts it matched
+    text: str
+
+
+@dataclass(frozen=True)
+class How:
+    gpu: str
+    rank: int
+    label: str
+    steps: list[Step]
+
+
+@dataclass(frozen=True)
+class Reason:
+    rule: str
+    cites: dict[str, str]
+    conditions: list[dict[str, Any]]
+    text: str
+
+
+@dataclass(frozen=True)
+class WhyNot:
+    gpu: str
+    name: str
+    status: str            # rejected | more-cards | ranked-lower | recommended
+    reasons: list[Reason]
+    change: dict[str, Any] | None
+    text: str
+
+
+@dataclass(frozen=True)
+class WhatIf:
+    changes: dict[str, Any]
+    changed: list[dict[str, Any]]
+    why: list[dict[str, Any]]
+    after: dict[str, Any]
+
+
+@dataclass(frozen=True)
+class Explanation:
+    result: Result
+    how: list[How]
+    why_not: list[WhyNot]
+    what_if: WhatIf | None
+    requested: str | None = None
+    answers: list[str] = field(default_factory=list)
+    assumptions: list[str] = field(default_factory=list)
+
+    @property
+    def lang(self) -> str:
+        return self.result.lang
+
+    def to_dict(self) -> dict[str, Any]:
+        data = self.result.to_dict()
+        trace = data.pop("trace")
+        return {
+            **data,
+            "answers": list(self.answers),
+            "assumptions": list(self.assumptions),
+            "how": [asdict(h) for h in self.how],
+            "why_not": [asdict(w) for w in self.why_not],
+            "what_if": asdict(self.what_if) if self.what_if else None,
+            "trace": trace,
+        }
+
+    @property
+    def cited(self) -> list[dict[str, str]]:
+        """The guide sections the shown steps and reasons cite, in guide order."""
+        found = {c["number"]: c for c in [s.cites for h in self.how[:1] for s in h.steps]
+                 + [r.cites for w in self.why_not for r in w.reasons] if c}
+        return [{**found[k], "line": f"{k} «{found[k]['heading']}»"} for k in sorted(found, key=lambda n: int(n[1:]))]
+
+    def card_name(self, gpu: str) -> str:
+        return next((r.name for r in self.result.recommendations + self.result.rejected if r.gpu == gpu), gpu)
+
+    def hours(self, value: float) -> str:
+        return Localizer(self.lang).hours(value)
+
+    def cost(self, code: str) -> str:
+        tr = Localizer(self.lang)
+        return tr.gettext(knowledge_base().labels["cost"].get(code, code))
+
+    def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
+        from .render import render_explanation
+
+        return render_explanation(self, fmt, width, color)
+
+
+def explain(
+    *,
+    why_not: str | None = None,
+    what_if: Mapping[str, Any] | None = None,
+    lang: str | None = None,
+    rules_dir: str | Path | None = None,
+    **fields: Any,
+) -> Explanation:
+    """Answer a consultation and explain it: HOW for every recommendation, WHY
+    NOT for every card ruled out (or for ``why_not``), and WHAT IF the answers
+    in ``what_if`` (field → value) changed.
+
+    ``fields`` are advise()'s profile fields. Raises :class:`InputError` on a
+    bad value, an unknown field, or an unknown card in ``why_not``.
+    """
+    tr = Localizer(resolve_lang(lang))
+    kb = knowledge_base(rules_dir)
+    for name in list(fields) + list(what_if or {}):
+        if name not in PROFILE_FIELDS:
+            raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
+                             % {"field": name, "accepted": ", ".join(PROFILE_FIELDS)})
+    given = {name: fields.get(name) for name in PROFILE_FIELDS}
+    run, result = consult(kb, given, tr)
+    writer = _Writer(kb, run, tr)
+    explainer = _Explainer(kb, run, result, writer, given)
+    if why_not is not None and why_not not in run.options:
+        known = ", ".join(run.options)
+        raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation; "
+                                               "accepted: %(accepted)s.") % {"gpu": str(why_not)[:40],
+                                                                            "accepted": known})
+    targets = [why_not] if why_not is not None else [r.gpu for r in result.rejected]
+    return Explanation(
+        result,
+        [explainer.how(rec.gpu) for rec in result.recommendations],
+        [explainer.why_not(gpu) for gpu in targets],
+        explainer.what_if(what_if) if what_if else None,
+        why_not,
+        explainer.answers(given=True),
+        explainer.answers(given=False),
+    )
+
+
+class _Explainer:
+    def __init__(self, kb: KnowledgeBase, run: Run, result: Result, writer: _Writer,
+                 given: dict[str, Any]) -> None:
+        self.kb, self.run, self.result, self.w, self.given = kb, run, result, writer, given
+        self.tr = writer.tr
+        self._ = writer.tr.gettext
+        self.firings = run.sorted_firings()
+
+    # --- shared wording ---------------------------------------------------------
+
+    def field_value(self, name: str, value: Any) -> str:
+        spec = self.kb.fields[name]
+        if value is None:
+            return self._(spec.none_label or "none")
+        return self.w.value("profile", name, value)
+
+    def answer(self, name: str) -> str:
+        value = self.run.profile[name]
+        return f"{self._(self.kb.fields[name].label)} {self.field_value(name, value)}"
+
+    def answers(self, given: bool) -> list[str]:
+        assumed = set(self.result.assumed)
+        return [self.answer(name) for name in PROFILE_FIELDS if (name not in assumed) == given]
+
+    def cites(self, firing: Firing) -> dict[str, str]:
+        return self.w.cites(firing.rule)
+
+    def sources(self, firing: Firing) -> list[str]:
+        assumed = set(self.result.assumed)
+        out = []
+        for matched in firing.matched:
+            if matched["fact"] == "profile":
+                for name in PROFILE_FIELDS:
+                    if name in matched["values"]:
+                        note = " (" + self._("assumed") + ")" if name in assumed else ""
+                        out.append(self.answer(name) + note)
+            elif matched["fact"] == "card" and firing.gpu != "own":
+                out.append(self._("catalog: %(name)s") % {"name": self.w.name(firing.gpu or "")})
+        return out
+
+    def step(self, firing: Firing, text: str | None = None) -> Step:
+        builds_on = [m["from"] for m in firing.matched if m["from"] not in ("input", "catalog")]
+        return Step(firing.rule.id, firing.rule.kind, self.cites(firing), self.sources(firing),
+                    list(dict.fromkeys(builds_on)), text if text is not None else self.w.message(firing.rule, firing.env))
+
+    def sizing(self, option: dict[str, Any]) -> str:
+        tr, _ = self.tr, self._
+        need = tr.gb(self.run.req["vram_gb"])  # type: ignore[index]
+        name = self.w.name(option["gpu"])
+        if option["where"] == "own":
+            return _("Your GPU has %(vram)s for the %(need)s needed; about %(hours)s of training.") % {
+                "vram": tr.gb(option["vram_gb"]), "need": need, "hours": tr.hours(option["hours"])}
+        parts = []
+        if option["min_count"] == 1:
+            parts.append(_("One %(name)s (%(vram)s) holds the %(need)s needed.") % {
+                "name": name, "vram": tr.gb(option["vram_gb"]), "need": need})
+        else:
+            parts.append(_("One %(name)s has %(vram)s, less than the %(need)s needed; %(count)s are the fewest "
+                           "that hold it (%(total)s in all).") % {
+                "name": name, "vram": tr.gb(option["vram_gb"]), "need": need, "count": option["min_count"],
+                "total": tr.gb(option["min_count"] * option["vram_gb"])})
+        if option["count"] > option["min_count"]:
+            parts.append(self.tr.ngettext(
+                "To meet your deadline of %(deadline)s it takes %(count)s cards, about %(hours)s; %(min)s card "
+                "would take %(min_hours)s.",
+                "To meet your deadline of %(deadline)s it takes %(count)s cards, about %(hours)s; %(min)s cards "
+                "would take %(min_hours)s.", option["min_count"]) % {
+                "deadline": tr.hours(self.run.profile["deadline_h"]), "count": option["count"],
+                "min": option["min_count"], "hours": tr.hours(option["hours"]),
+                "min_hours": tr.hours(option["min_count_hours"])})
+        else:
+            parts.append(_("Estimated training time: about %(hours)s.") % {"hours": tr.hours(option["hours"])})
+        if option["count"] * option["devices"] > 1:
+            parts.append(_("Strategy: %(strategy)s.") % {"strategy": self.w.label("strategy", option["strategy"])})
+        return " ".join(parts)
+
+    # --- HOW ------------------------------------------------------------------
+
+    def how(self, gpu: str) -> How:
+        option = self.run.options[gpu]
+        rank = self.run.ranking.index(gpu) + 1
+        steps = []
+        for firing in self.firings:
+            rule = firing.rule
+            if rule.derive == "requirement":
+                steps.append(self.step(firing))
+            elif rule.derive in ("own-option", "catalog-options") and (gpu == "own") == (rule.derive == "own-option"):
+                steps.append(self.step(firing, self.sizing(option)))
+            elif firing.gpu == gpu:
+                steps.append(self.step(firing))
+            elif rule.derive == "pick":
+                left = len(self.run.ranking)
+                text = self.tr.ngettext("Ranked %(rank)s of %(n)s option left. %(why)s",
+                                        "Ranked %(rank)s of %(n)s options left. %(why)s", left) % {
+                    "rank": rank, "n": left, "why": self.w.message(rule, firing.env)}
+                steps.append(self.step(firing, text))
+            elif rank == 1 and rule.kind in ("advice", "warning") and self.about_configuration(firing):
+                steps.append(self.step(firing))
+        return How(gpu, rank, self.w.option_label(option), steps)
+
+    @staticmethod
+    def about_configuration(firing: Firing) -> bool:
+        """Advice that explains the picked configuration (its cards, strategy or
+        fit), rather than how to rent or run it."""
+        return any(m["fact"] == "pick" and set(m["values"]) - {"found", "where", "vendor", "cost", "hours"}
+                   for m in firing.matched)
+
+    # --- WHY NOT --------------------------------------------------------------
+
+    def leaf_text(self, leaf: Leaf) -> str:
+        def operand(source: str | None, value: Any) -> str:
+            if source is None:
+                return self.w.value("", "", value) if not isinstance(value, str) else value
+            namespace, _, name = source.partition(".")
+            label = self.field_label(source)
+            if name and label:
+                return f"{label} {self.w.value(namespace, name, value)}"
+            return self.w.value(namespace, name, value)
+
+        if leaf.op == "not":
+            source, value = leaf.operands[0]
+            return f"{self.field_label(source or '')}: {self._('yes') if value else self._('no')}"
+        if not leaf.op:
+            source, value = leaf.operands[0]
+            return f"{self.field_label(source or '')}: {self._('yes') if value else self._('no')}"
+        ops = leaf.op.split(" ")
+        if ops[-1] in ("not", "is") and len(ops) > len(leaf.operands) - 1:  # 'not in', 'is not'
+            ops = [leaf.op]
+        pieces = [operand(*leaf.operands[0])]
+        for op, right in zip(ops, leaf.operands[1:]):
+            pieces += [op, operand(*right)]
+        return " ".join(pieces)
+
+    def field_label(self, source: str) -> str:
+        namespace, _, name = source.partition(".")
+        if namespace == "profile" and name in self.kb.fields:
+            return self._(self.kb.fields[name].label)
+        label = self.kb.labels.get("fields", {}).get(source)
+        return self._(label) if label else source
+
+    def reason(self, firing: Firing) -> Reason:
+        leaves = firing.rule.condition.leaves(firing.env)
+        return Reason(firing.rule.id, self.cites(firing),
+                      [{"condition": leaf.source, "text": self.leaf_text(leaf), "holds": leaf.holds}
+                       for leaf in leaves if leaf.holds],
+                      self.w.message(firing.rule, firing.env))
+
+    def status(self, gpu: str, result: Result) -> tuple[str, int | None]:
+        rank = next((r.rank for r in result.recommendations if r.gpu == gpu), None)
+        if rank is None:
+            return "rejected", None
+        rec = result.recommendations[rank - 1]
+        if rec.count > 1:
+            return "more-cards", rank
+        if rank > 1:
+            return "ranked-lower", rank
+        return "recommended", rank
+
+    def why_not(self, gpu: str) -> WhyNot:
+        _ = self._
+        option = self.run.options[gpu]
+        status, rank = self.status(gpu, self.result)
+        name = self.w.name(gpu)
+        reasons: list[Reason] = []
+        sizing = next(f for f in self.firings if f.rule.derive == ("own-option" if gpu == "own" else "catalog-options"))
+        if status == "rejected":
+            reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
+            summary = " ".join(r.text for r in reasons)
+        elif status == "more-cards":
+            reasons = [self.fewer_cards(sizing, option)]
+            summary = reasons[0].text
+        elif status == "ranked-lower":
+            reasons = self.contrast(gpu)
+            summary = " ".join(r.text for r in reasons)
+        else:
+            summary = _("It is the recommendation.")
+        change = None if status == "recommended" else self.smallest_change(gpu, status)
+        if change:
+            summary += " " + change["text"]
+        elif status != "recommended":
+            summary += " " + _("No single change to your answers would make it the answer.")
+        return WhyNot(gpu, name, status, reasons, change, summary)
+
+    def fewer_cards(self, sizing: Firing, option: dict[str, Any]) -> Reason:
+        """Why ``option`` takes more than one card: VRAM, or the deadline."""
+        tr, _ = self.tr, self._
+        need = self.run.req["vram_gb"]  # type: ignore[index]
+        name = self.w.name(option["gpu"])
+        texts, conditions = [], []
+        if option["min_count"] > 1:
+            texts.append(_("One %(name)s has %(vram)s, less than the %(need)s needed.") % {
+                "name": name, "vram": tr.gb(option["vram_gb"]), "need": tr.gb(need)})
+            conditions.append({"condition": "card.vram_gb < req.vram_gb", "holds": True,
+                               "text": f"{self.field_label('card.vram_gb')} {tr.gb(option['vram_gb'])} < "
+                                       f"{self.field_label('req.vram_gb')} {tr.gb(need)}"})
+        if option["count"] > option["min_count"]:
+            deadline = self.run.profile["deadline_h"]
+            texts.append(tr.ngettext(
+                "With %(min)s card it would take about %(min_hours)s, more than your deadline of %(deadline)s; "
+                "%(count)s cards take about %(hours)s.",
+                "With %(min)s cards it would take about %(min_hours)s, more than your deadline of %(deadline)s; "
+                "%(count)s cards take about %(hours)s.", option["min_count"]) % {
+                "min": option["min_count"], "min_hours": tr.hours(option["min_count_hours"]),
+                "deadline": tr.hours(deadline), "count": option["count"], "hours": tr.hours(option["hours"])})
+            conditions.append({"condition": "option.min_count_hours > profile.deadline_h", "holds": True,
+                               "text": f"{tr.hours(option['min_count_hours'])} > "
+                                       f"{self._(self.kb.fields['deadline_h'].label)} {tr.hours(deadline)}"})
+        return Reason(sizing.rule.id, self.cites(sizing), conditions, " ".join(texts))
+
+    def contrast(self, gpu: str) -> list[Reason]:
+        """Why the pick ranks above ``gpu``: the numbers, and the rules that favoured either."""
+        tr, _ = self.tr, self._
+        pick_gpu = self.run.ranking[0]
+        mine, theirs = self.run.options[gpu], self.run.options[pick_gpu]
+        reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "pick")), [],
+                          _("%(pick)s: about %(pick_hours)s at a relative cost of %(pick_cost)s; %(this)s: about "
+                            "%(hours)s at %(cost)s.") % {
+                              "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"]),
+                              "pick_cost": tr.number(theirs["relative_cost"], 0), "this": self.w.option_label(mine),
+                              "hours": tr.hours(mine["hours"]), "cost": tr.number(mine["relative_cost"], 0)})]
+        on_pick = {f.rule.id: f for f in self.firings if f.gpu == pick_gpu and f.rule.kind in ("prefer", "demote")}
+        on_mine = {f.rule.id: f for f in self.firings if f.gpu == gpu and f.rule.kind in ("prefer", "demote")}
+        for rule_id in on_pick.keys() - on_mine.keys():
+            firing = on_pick[rule_id]
+            if firing.rule.kind == "prefer":
+                reasons.append(Reason(rule_id, self.cites(firing), [], _("In favour of %(pick)s: %(text)s") % {
+                    "pick": self.w.name(pick_gpu), "text": self.w.message(firing.rule, firing.env)}))
+        for rule_id in on_mine.keys() - on_pick.keys():
+            firing = on_mine[rule_id]
+            if firing.rule.kind == "demote":
+                reasons.append(self.reason(firing))
+        return [reasons[0]] + sorted(reasons[1:], key=lambda r: self.kb.rule(r.rule).index)
+
+    def candidate_changes(self, gpu: str) -> list[dict[str, Any]]:
+        option = self.run.options[gpu]
+        profile = self.run.profile
+        singles: list[dict[str, Any]] = []
+        for name, value in self.kb.changes:
+            if value == "needed":
+                if profile["deadline_h"] is None or option["min_count_hours"] <= profile["deadline_h"]:
+                    continue
+                value = calc.round_up(option["min_count_hours"])
+            elif value == "none":
+                if profile[name] is None:
+                    continue
+                value = None
+            if profile[name] == value:
+                continue
+            singles.append({name: value})
+        pairs = [{**a, **b} for a, b in itertools.combinations(singles, 2) if not a.keys() & b.keys()]
+        return singles + pairs
+
+    def smallest_change(self, gpu: str, status: str) -> dict[str, Any] | None:
+        """The first change of ``rules/explain.toml`` (then pairs) that makes ``gpu`` the answer:
+        recommended at all if it was ruled out; with fewer cards (one, if one
+        holds the model) if it needed more; first if it ranked lower."""
+        option = self.run.options[gpu]
+        most = 1 if option["min_count"] == 1 else option["count"] - 1
+        for change in self.candidate_changes(gpu):
+            given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed}, **change}
+            _, result = consult(self.kb, {name: given.get(name) for name in PROFILE_FIELDS}, self.tr)
+            rec = next((r for r in result.recommendations if r.gpu == gpu), None)
+            if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
+                continue
+            described = self.tr.list([
+                f"{self._(self.kb.fields[k].label)} {self.field_value(k, self.run.profile[k])} → "
+                f"{self.field_value(k, v)}" for k, v in change.items()])
+            text = self._("Smallest change: %(change)s; then %(label)s would be recommended (rank %(rank)s).") % {
+                "change": described, "label": self.w.option_label({**self.run.options[gpu], **{
+                    "count": rec.count, "total_vram_gb": rec.total_vram_gb}}), "rank": rec.rank}
+            return {"fields": change, "rank": rec.rank, "count": rec.count, "text": text}
+        return None
+
+    # --- WHAT IF --------------------------------------------------------------
+
+    def what_if(self, changes: Mapping[str, Any]) -> WhatIf:
+        _, tr = self._, self.tr
+        given = {**self.given, **changes}
+        run_after, after = consult(self.kb, given, self.tr)
+        before = self.result
+        changed: list[dict[str, Any]] = []
+
+        def add(what: str, old: str, new: str) -> None:
+            if old != new:
+                changed.append({"what": what, "before": old, "after": new})
+
+        for name in PROFILE_FIELDS:
+            add(self._(self.kb.fields[name].label), self.field_value(name, before.profile[name]),
+                self.field_value(name, after.profile[name]))
+        add(_("VRAM needed"), tr.gb(before.requirement["vram_gb"]), tr.gb(after.requirement["vram_gb"]))
+        def top(result: Result) -> str:
+            if not result.recommendations:
+                return _("none")
+            rec = result.recommendations[0]
+            label = self.w.option_label({"where": rec.where, "count": rec.count, "gpu": rec.gpu,
+                                         "total_vram_gb": rec.total_vram_gb})
+            return _("%(label)s, about %(hours)s") % {"label": label, "hours": tr.hours(rec.hours)}
+
+        add(_("Recommendation"), top(before), top(after))
+        for gpu in dict.fromkeys(list(self.run.options) + list(run_after.options)):
+            add(self.w.name(gpu), self.card_state(before, gpu), self.card_state(after, gpu))
+        old_fired = {(s.rule, self.gpu_of(s)): s for s in before.trace if s.kind != "derive"}
+        new_fired = {(s.rule, self.gpu_of(s)): s for s in after.trace if s.kind != "derive"}
+        why = [{"rule": k[0], "gpu": k[1], "fires": "now", "text": new_fired[k].text}
+               for k in new_fired if k not in old_fired]
+        why += [{"rule": k[0], "gpu": k[1], "fires": "no longer", "text": old_fired[k].text}
+                for k in old_fired if k not in new_fired]
+        return WhatIf(dict(after.profile), changed, why, after.to_dict())
+
+    @staticmethod
+    def gpu_of(step: Any) -> str | None:
+        for derived in step.derived:
+            if derived["values"].get("gpu"):
+                return str(derived["values"]["gpu"])
+        return None
+
+    def card_state(self, result: Result, gpu: str) -> str:
+        rec = next((r for r in result.recommendations if r.gpu == gpu), None)
+        if rec is not None:
+            return self.tr.ngettext("rank %(rank)s (%(count)s card, about %(hours)s)",
+                                    "rank %(rank)s (%(count)s cards, about %(hours)s)", rec.count) % {
+                "rank": rec.rank, "count": rec.count, "hours": self.tr.hours(rec.hours)}
+        if any(r.gpu == gpu for r in result.rejected):
+            return self._("ruled out")
+        return self._("not considered")
