@@ -159,7 +159,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
     \b
     Examples:
       expert explain --model-size 70 --method lora --deadline 8 --lang es
-      expert explain --model-size 70 --method lora --deadline 8 --why-not h100-80gb
+      expert explain --model-size 13 --method lora --vram 16 --why-not own
       expert explain --model-size 13 --method full --what-if method=qlora
     """
 

@@ -185,7 +185,7 @@ class _Explainer:
 
     def answer(self, name: str) -> str:
         value = self.run.profile[name]
-        return f"{self._(self.kb.fields[name].label)} {self.field_value(name, value)}"
+        return f"{self._(self.kb.fields[name].label)}: {self.field_value(name, value)}"
 
     def answers(self, given: bool) -> list[str]:
         assumed = set(self.result.assumed)
@@ -203,8 +203,6 @@ class _Explainer:
                     if name in matched["values"]:
                         note = " (" + self._("assumed") + ")" if name in assumed else ""
                         out.append(self.answer(name) + note)
-            elif matched["fact"] == "card" and firing.gpu != "own":
-                out.append(self._("catalog: %(name)s") % {"name": self.w.name(firing.gpu or "")})
         return out
 
     def step(self, firing: Firing, text: str | None = None) -> Step:
@@ -263,7 +261,7 @@ class _Explainer:
                                         "Ranked %(rank)s of %(n)s options left. %(why)s", left) % {
                     "rank": rank, "n": left, "why": self.w.message(rule, firing.env)}
                 steps.append(self.step(firing, text))
-            elif rank == 1 and rule.kind in ("advice", "warning") and self.about_configuration(firing):
+            elif rank == 1 and (rule.kind == "warning" or (rule.kind == "advice" and self.about_configuration(firing))):
                 steps.append(self.step(firing))
         return How(gpu, rank, self.w.option_label(option), steps)
 
@@ -292,6 +290,16 @@ class _Explainer:
         if not leaf.op:
             source, value = leaf.operands[0]
             return f"{self.field_label(source or '')}: {self._('yes') if value else self._('no')}"
+        (left_source, left_value), constants = leaf.operands[0], [src is None for src, _ in leaf.operands[1:]]
+        if leaf.op in ("==", "in", "!=", "not in") and left_source and all(constants):
+            namespace, _, name = left_source.partition(".")
+            shown = f"{self.field_label(left_source)}: {self.w.value(namespace, name, left_value)}"
+            if leaf.op in ("!=", "not in"):
+                other = leaf.operands[1][1]
+                others = other if isinstance(other, (list, tuple)) else [other]
+                shown += " (" + self._("not %(values)s") % {"values": self.tr.list(
+                    [self.w.value(namespace, name, v) for v in others], style="or")} + ")"
+            return shown
         ops = leaf.op.split(" ")
         if ops[-1] in ("not", "is") and len(ops) > len(leaf.operands) - 1:  # 'not in', 'is not'
             ops = [leaf.op]
@@ -347,7 +355,7 @@ class _Explainer:
         if change:
             summary += " " + change["text"]
         elif status != "recommended":
-            summary += " " + _("No single change to your answers would make it the answer.")
+            summary += " " + _("No single change would make it the answer.")
         return WhyNot(gpu, name, status, reasons, change, summary)
 
     def fewer_cards(self, sizing: Firing, option: dict[str, Any]) -> Reason:
@@ -432,7 +440,7 @@ class _Explainer:
             if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
                 continue
             described = self.tr.list([
-                f"{self._(self.kb.fields[k].label)} {self.field_value(k, self.run.profile[k])} → "
+                f"{self._(self.kb.fields[k].label)}: {self.field_value(k, self.run.profile[k])} → "
                 f"{self.field_value(k, v)}" for k, v in change.items()])
             text = self._("Smallest change: %(change)s; then %(label)s would be recommended (rank %(rank)s).") % {
                 "change": described, "label": self.w.option_label({**self.run.options[gpu], **{

@@ -1,0 +1,61 @@
+"""The golden explanations: ten representative consultations, each rendered by
+`expert explain` in both languages and all three formats.
+
+Regenerate them after an intended change, then read the diff before
+committing it:
+
+    python tests/golden.py && git diff tests/golden
+"""
+
+from __future__ import annotations
+
+import sys
+from pathlib import Path
+from typing import Any
+
+HERE = Path(__file__).resolve().parent
+GOLDEN = HERE / "golden"
+FORMATS = {"text": "txt", "markdown": "md", "json": "json"}
+LANGS = ("en", "es")
+
+CASES: dict[str, dict[str, Any]] = {
+    "70b-lora-deadline-8": dict(model_size_b=70, method="lora", deadline_h=8),
+    "70b-lora-deadline-8-why-not-h100": dict(model_size_b=70, method="lora", deadline_h=8, why_not="h100-80gb"),
+    "8b-full-own-24gb": dict(model_size_b="Llama-3-8B", method="full", vram_gb=24),
+    "13b-lora-own-16gb-low-budget": dict(model_size_b=13, method="lora", vram_gb=16, budget="low"),
+    "70b-lora-rocm-low-budget": dict(model_size_b=70, method="lora", rocm_ok=True, budget="low"),
+    "70b-full-production-spot": dict(model_size_b=70, method="full", purpose="production", interruptible=True,
+                                     rocm_ok=True),
+    "7b-qlora-deadline-1": dict(model_size_b=7, method="qlora", deadline_h=1),
+    "405b-full-deadline-10": dict(model_size_b=405, method="full", deadline_h=10, budget="high"),
+    "20000b-full-nothing-fits": dict(model_size_b=20000, method="full"),
+    "13b-full-100k-what-if-qlora": dict(model_size_b=13, method="full", dataset_examples=100_000,
+                                        what_if={"method": "qlora", "budget": "low"}),
+}
+
+
+def render(case: str, lang: str, fmt: str) -> str:
+    from expert.explain import explain
+
+    return explain(**CASES[case], lang=lang).render(fmt, width=80, color=False)
+
+
+def path(case: str, lang: str, fmt: str) -> Path:
+    return GOLDEN / f"{case}.{lang}.{FORMATS[fmt]}"
+
+
+def main() -> None:
+    GOLDEN.mkdir(exist_ok=True)
+    for stale in GOLDEN.iterdir():
+        stale.unlink()
+    for case in CASES:
+        for lang in LANGS:
+            for fmt in FORMATS:
+                path(case, lang, fmt).write_text(render(case, lang, fmt), encoding="utf-8")
+    print(f"wrote {len(CASES) * len(LANGS) * len(FORMATS)} files in {GOLDEN.relative_to(Path.cwd())}",
+          file=sys.stderr)
+
+
+if __name__ == "__main__":
+    sys.path.insert(0, str(HERE.parent))
+    main()

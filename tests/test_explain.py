@@ -1,0 +1,167 @@
+"""expert explain: HOW, WHY NOT and WHAT IF, built from the recorded trace."""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+
+import pytest
+from click.testing import CliRunner
+
+from expert import InputError
+from expert.cli import main
+from expert.explain import explain
+
+
+def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> None:
+    x = explain(model_size_b=70, method="lora", deadline_h=8, lang="en")
+    top = x.how[0]
+    assert (top.gpu, top.rank) == (x.result.recommendations[0].gpu, 1)
+    rules = [step.rule for step in top.steps]
+    assert rules[:2] == ["vram-requirement", "size-catalog-cards"]
+    assert "rank-options" in rules and {"fast-interconnect", "one-gpu-would-do"} <= set(rules)
+    first = top.steps[0]
+    assert first.cites["heading"] == "Requisitos de GPU para ajuste fino de LLM: la VRAM manda"
+    assert "model size: 70B" in first.sources and "training examples: 10,000 (assumed)" in first.sources
+    assert top.steps[1].builds_on == ["vram-requirement"]
+    assert "1 card would take 20.2 hr" in top.steps[1].text
+    assert len(x.how) == len(x.result.recommendations)
+
+
+def test_every_step_is_a_recorded_firing() -> None:
+    x = explain(model_size_b=13, method="full", vram_gb=16, lang="es")
+    fired = {step.rule for step in x.result.trace}
+    for how in x.how:
+        assert {step.rule for step in how.steps} <= fired
+
+
+def test_why_not_by_default_covers_every_rejected_card_with_its_failed_conditions() -> None:
+    x = explain(model_size_b=70, method="lora", deadline_h=8, lang="en")
+    assert [w.gpu for w in x.why_not] == [r.gpu for r in x.result.rejected] == ["rtx-4090", "mi210", "mi250"]
+    rtx = x.why_not[0]
+    assert rtx.status == "rejected"
+    assert [c["text"] for c in rtx.reasons[0].conditions] == ["cards 4 > 1", "fast link between cards: no"]
+    assert rtx.change is None
+    mi250 = x.why_not[2]
+    assert mi250.change["fields"] == {"rocm_ok": True} and mi250.change["rank"] == 1
+
+
+def test_why_not_one_h100_says_which_deadline_would_do() -> None:
+    w = explain(model_size_b=70, method="lora", deadline_h=8, why_not="h100-80gb", lang="en").why_not[0]
+    assert w.status == "more-cards"
+    assert w.change["fields"] == {"deadline_h": 20.2} and w.change["count"] == 1
+    assert "deadline: 8 hr → 20.2 hr" in w.text
+    assert w.reasons[0].conditions[0]["text"] == "20.2 hr > deadline 8 hr"
+
+
+def test_why_not_a_card_that_needs_more_vram_than_one_has() -> None:
+    w = explain(model_size_b=13, method="full", why_not="rtx-4090", lang="en").why_not[0]
+    assert w.status == "rejected"
+    assert w.change["fields"] == {"method": "lora"}
+
+
+def test_why_not_a_lower_ranked_card_contrasts_it_with_the_pick() -> None:
+    w = explain(model_size_b=8, method="lora", why_not="h100-80gb", lang="en").why_not[0]
+    assert w.status == "ranked-lower"
+    assert w.reasons[0].rule == "rank-options" and "1 × NVIDIA RTX 4090: about 3 hr" in w.reasons[0].text
+    assert {"cheap-card-for-short-experiments", "table-ideal-use"} <= {r.rule for r in w.reasons}
+    assert w.change is None and w.text.endswith("No single change would make it the answer.")
+
+
+def test_why_not_a_card_that_misses_the_deadline_finds_the_deadline_it_needs() -> None:
+    w = explain(model_size_b=7, method="full", deadline_h=8, why_not="rtx-4090", lang="en").why_not[0]
+    assert w.status == "ranked-lower"
+    demoted = next(r for r in w.reasons if r.rule == "misses-deadline")
+    assert [c["text"] for c in demoted.conditions] == ["where: rented in the cloud", "estimated training time 8.8 hr > deadline 8 hr"]
+    assert w.change["fields"] == {"deadline_h": 8.8} and w.change["rank"] == 1
+
+
+def test_why_not_the_pick_itself() -> None:
+    w = explain(model_size_b=8, why_not="rtx-4090", lang="en").why_not[0]
+    assert (w.status, w.change, w.text) == ("recommended", None, "It is the recommendation.")
+
+
+def test_why_not_an_unknown_card_is_an_input_error() -> None:
+    with pytest.raises(InputError) as caught:
+        explain(why_not="h200", lang="es")
+    assert caught.value.field == "why_not" and "rtx-4090" in str(caught.value)
+
+
+def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:
+    x = explain(model_size_b=13, method="full", what_if={"method": "qlora"}, lang="en")
+    changed = {c["what"]: (c["before"], c["after"]) for c in x.what_if.changed}
+    assert changed["fine-tuning method"] == ("full fine-tuning", "QLoRA (4-bit)")
+    assert changed["VRAM needed"] == ("40 GB", "12 GB")
+    assert changed["NVIDIA RTX 4090"][0] == "ruled out"
+    why = {(w["rule"], w["gpu"], w["fires"]) for w in x.what_if.why}
+    assert ("qlora-tradeoffs", None, "now") in why
+    assert ("no-scale-out-without-fast-link", "rtx-4090", "no longer") in why
+    assert x.what_if.after["requirement"]["vram_gb"] == 12
+
+
+def test_what_if_validates_its_values_and_fields() -> None:
+    with pytest.raises(InputError) as caught:
+        explain(what_if={"method": "sft"}, lang="en")
+    assert caught.value.field == "method"
+    with pytest.raises(InputError) as caught:
+        explain(what_if={"colour": "red"}, lang="en")
+    assert caught.value.field == "colour"
+
+
+def test_plural_forms_follow_the_count() -> None:
+    one = explain(model_size_b=70, method="lora", deadline_h=8, lang="es").how[0].steps[1].text
+    assert "1 tarjeta tardaría" in one
+    many = explain(model_size_b=70, method="lora", deadline_h=3, why_not="a100-40gb", lang="es").why_not[0].text
+    assert "Con 2 tarjetas tardaría" in many
+
+
+def test_color_only_when_asked() -> None:
+    x = explain(model_size_b=7, lang="en")
+    assert "\x1b[1m" in x.render("text", color=True)
+    assert "\x1b" not in x.render("text") and "\x1b" not in x.render("markdown")
+
+
+def test_json_is_the_structured_explanation() -> None:
+    data = json.loads(explain(model_size_b=7, lang="en").render("json"))
+    assert {"how", "why_not", "what_if", "trace", "recommendations", "requirement"} <= set(data)
+    assert data["how"][0]["steps"][0]["rule"] == "vram-requirement"
+
+
+def invoke(*args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, list(args), env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", **(env or {})})
+
+
+def test_cli_explain_text_and_flags() -> None:
+    done = invoke("explain", "--model-size", "70", "--method", "lora", "--deadline", "8", "--why-not", "h100-80gb",
+                  "--what-if", "deadline=24", "--what-if", "--budget=low", "--lang", "es")
+    assert done.exit_code == 0, done.output
+    assert "Cambio mínimo: plazo: 8 h → 20,2 h" in " ".join(done.stdout.split())
+    assert "Qué pasaría si" in done.stdout and "\x1b" not in done.stdout
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--why-not", "h200"], "why_not"), (["--what-if", "deadline"], "what_if"),
+    (["--what-if", "speed=3"], "what_if"), (["--what-if", "deadline=-1"], "deadline_h"),
+    (["--format", "pdf"], "format"),
+])
+def test_cli_explain_bad_input_exits_2(args: list[str], field: str) -> None:
+    done = invoke("explain", *args)
+    assert done.exit_code == 2 and done.stdout == ""
+    assert "Traceback" not in done.stderr
+    assert field.replace("_", "-") in done.stderr or field in done.stderr
+
+
+SCRIPT = """
+import sys
+from expert.explain import explain
+sys.stdout.write(explain(model_size_b=70, method="lora", deadline_h=8, why_not="h100-80gb",
+                         what_if={"rocm_ok": True}, lang="es").render("json"))
+"""
+
+
+def test_explanations_are_identical_whatever_the_hash_seed() -> None:
+    outputs = {subprocess.run([sys.executable, "-c", SCRIPT], env=dict(os.environ, PYTHONHASHSEED=seed),
+                              capture_output=True, text=True, check=True).stdout for seed in ("0", "7", "4242")}
+    assert len(outputs) == 1

@@ -1,0 +1,35 @@
+"""The explain output of ten consultations, compared byte for byte with
+tests/golden (regenerate with `python tests/golden.py`, then read the diff)."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from golden import CASES, FORMATS, LANGS, path, render
+
+
+@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("lang", LANGS)
+@pytest.mark.parametrize("case", CASES)
+def test_explanation_matches_its_golden_file(case: str, lang: str, fmt: str) -> None:
+    expected = path(case, lang, fmt).read_text(encoding="utf-8")
+    assert render(case, lang, fmt) == expected, f"regenerate with: python tests/golden.py ({case}.{lang}.{fmt})"
+
+
+def test_every_rule_appears_in_a_golden_trace(kb) -> None:  # type: ignore[no-untyped-def]
+    fired = set()
+    for case in CASES:
+        data = json.loads(path(case, "en", "json").read_text(encoding="utf-8"))
+        fired |= {step["rule"] for step in data["trace"]}
+        if data["what_if"]:
+            fired |= {step["rule"] for step in data["what_if"]["after"]["trace"]}
+    assert sorted({rule.id for rule in kb.rules} - fired) == []
+
+
+def test_golden_text_fits_the_width() -> None:
+    for case in CASES:
+        for lang in LANGS:
+            lines = path(case, lang, "text").read_text(encoding="utf-8").splitlines()
+            assert all(len(line) <= 80 for line in lines), case
