@@ -98,6 +98,11 @@ class Result:
         return render(self, fmt, width)
 
 
+def sentence(text: str) -> str:
+    """A message that may start with a placeholder ("your GPU …") starts with a capital."""
+    return text[:1].upper() + text[1:]
+
+
 def _rounded(value: Any) -> Any:
     if isinstance(value, float):
         return round(value, 3)
@@ -160,7 +165,7 @@ class _Writer:
         return _Context(self, env)
 
     def message(self, rule: RuleDef, env: dict[str, Any]) -> str:
-        return self._(rule.message) % self.context(env)
+        return sentence(self._(rule.message) % self.context(env))
 
     def cites(self, rule: RuleDef) -> dict[str, str]:
         number = list(self.kb.sections).index(rule.section) + 1
@@ -227,6 +232,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         else:
             text = _("%(label)s (%(total)s in all) hold the %(need)s needed with %(strategy)s, in about "
                      "%(hours)s; %(where)s, %(pricing)s, %(cost)s cost.") % params
+        text = sentence(text)
         recommendations.append(Recommendation(
             rank, gpu, w.name(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
             option["strategy"], option["where"], option["pricing"], round(option["hours"], 2),
