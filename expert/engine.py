@@ -96,6 +96,12 @@ class Run:
             return -1
         return next(i for i, card in enumerate(self.kb.catalog) if card.id == gpu)
 
+    def add_option(self, option: dict[str, Any]) -> None:
+        # Two helpers of equal salience add options in an order that varies
+        # with PYTHONHASHSEED: keep them in canonical order (own card, then catalog).
+        self.options[option["gpu"]] = option
+        self.options = dict(sorted(self.options.items(), key=lambda item: self.order(item[0])))
+
     def sorted_firings(self) -> list[Firing]:
         return sorted(self.firings, key=lambda f: (-salience(f.rule), f.rule.index, self.order(f.gpu)))
 
@@ -162,7 +168,7 @@ def _own_option(run: Run, env: dict[str, Any]) -> Declared:
     card = calc.own_card(run.kb, env["profile"])
     run.cards[card.id] = card
     option = calc.configure(run.kb, env["profile"], env["req"], card, "own")
-    run.options[card.id] = option
+    run.add_option(option)
     return [("option", option)]
 
 
@@ -171,7 +177,7 @@ def _catalog_options(run: Run, env: dict[str, Any]) -> Declared:
     for card in run.kb.catalog:
         run.cards[card.id] = card
         option = calc.configure(run.kb, env["profile"], env["req"], card, "cloud")
-        run.options[card.id] = option
+        run.add_option(option)
         declared.append(("option", option))
     return declared
 

@@ -474,7 +474,7 @@ class _Explainer:
             return _("%(label)s, about %(hours)s") % {"label": label, "hours": tr.hours(rec.hours)}
 
         add(_("Recommendation"), top(before), top(after))
-        for gpu in dict.fromkeys(list(self.run.options) + list(run_after.options)):
+        for gpu in sorted(set(self.run.options) | set(run_after.options), key=self.run.order):
             add(self.w.name(gpu), self.card_state(before, gpu), self.card_state(after, gpu))
         old_fired = {(s.rule, self.gpu_of(s)): s for s in before.trace if s.kind != "derive"}
         new_fired = {(s.rule, self.gpu_of(s)): s for s in after.trace if s.kind != "derive"}

@@ -156,8 +156,13 @@ def test_cli_explain_bad_input_exits_2(args: list[str], field: str) -> None:
 SCRIPT = """
 import sys
 from expert.explain import explain
-sys.stdout.write(explain(model_size_b=70, method="lora", deadline_h=8, why_not="h100-80gb",
-                         what_if={"rocm_ok": True}, lang="es").render("json"))
+for why_not in ("h100-80gb", "own"):
+    sys.stdout.write(explain(model_size_b=70, method="lora", deadline_h=8, vram_gb=24, why_not=why_not,
+                             what_if={"rocm_ok": True, "vram_gb": 96}, lang="es").render("json"))
+try:
+    explain(vram_gb=24, why_not="h200")
+except ValueError as error:
+    sys.stdout.write(str(error))
 """
 
 
