@@ -15,11 +15,13 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, KnowledgeBaseError
 
-__all__ = ["advise", "InputError", "KnowledgeBaseError", "Result"]
+__all__ = ["advise", "explain", "Consultation", "InputError", "KnowledgeBaseError", "Result"]
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from .api import advise
+    from .consultation import Consultation
+    from .explain import explain
     from .result import Result
 
 
@@ -28,6 +30,14 @@ def __getattr__(name: str) -> Any:
         from .api import advise
 
         return advise
+    if name == "Consultation":
+        from .consultation import Consultation
+
+        return Consultation
+    if name == "explain":
+        from .explain import explain
+
+        return explain
     if name == "Result":
         from .result import Result
 

@@ -73,17 +73,24 @@ def _run(action: Callable[[], str], lang: str | None) -> None:
         click.echo(output, nl=False)
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="expert")
-def main() -> None:
+@click.pass_context
+def main(ctx: click.Context) -> None:
     """Which GPU (or GPUs) to fine-tune a large language model on, and why.
+
+    Without a command, `expert` asks you a few questions (the same as
+    `expert ask`).
 
     \b
     Examples:
+      expert
       expert advise --model-size 8 --method lora
       expert advise --model-size 70 --method lora --deadline 8 --lang es
       expert advise --model-size Llama-3-8B --vram 24 --format json
     """
+    if ctx.invoked_subcommand is None:
+        ctx.invoke(ask)
 
 
 @main.command()
@@ -180,3 +187,86 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
         return explanation.render(fmt, width=width, color=color)
 
     _run(action, lang)
+
+
+WHY_WORDS = {"?", "why", "por qué", "por que", "porqué", "porque", "¿por qué?", "¿por qué"}
+BACK_WORDS = {"back", "atrás", "atras", "volver"}
+
+
+def _read(prompt: str) -> str:
+    """One line of input; EOFError at the end of input. Echoes piped answers."""
+    click.echo(prompt, nl=False)
+    sys.stdout.flush()
+    line = sys.stdin.readline()
+    if not line:
+        raise EOFError
+    if not sys.stdin.isatty():
+        click.echo(line.rstrip("\n"))
+    return line.rstrip("\n")
+
+
+@main.command()
+@_options(PROFILE_OPTIONS + [OUTPUT_OPTIONS[1]])
+def ask(lang: str | None, **known: Any) -> None:
+    """Answer a few questions and get a recommendation (interactive).
+
+    At any question: ? or why (por qué) says why it is asked, back (atrás)
+    returns to the previous one, Enter takes the default. Flags given on the
+    command line are not asked. Answers can be piped in, one per line.
+    Exit status: 0 done, 2 invalid flag, 130 interrupted (Ctrl-C),
+    1 input ended early (Ctrl-D).
+    """
+    from .consultation import AnswerError, Consultation
+    from .errors import InputError
+
+    try:
+        consultation = Consultation(lang=lang, **known)
+    except InputError as error:
+        _fail(f"Error: {error}", 2)
+    from .i18n import Localizer
+
+    _ = Localizer(consultation.lang).gettext
+    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    bold = (lambda s: click.style(s, bold=True)) if color else (lambda s: s)
+    try:
+        click.echo(_("Answer a few questions (? or why: why it is asked; back: previous question; "
+                     "Enter: the default in brackets)."))
+        while (question := consultation.next_question()) is not None:
+            click.echo()
+            click.echo(bold(question.text) + (f" ({question.hint})" if question.hint else ""))
+            if question.choices:
+                click.echo("  " + "   ".join(f"{n}) {c['label']}" for n, c in enumerate(question.choices, 1)))
+            line = _read(f"[{question.default_label}] > ")
+            word = " ".join(line.strip().lower().split())
+            if word in WHY_WORDS:
+                click.echo(question.why)
+                continue
+            if word in BACK_WORDS:
+                if consultation.back() is None:
+                    click.echo(_("This is the first question."))
+                continue
+            try:
+                consultation.answer(question.id, line if word else (
+                    "no" if question.default is None else question.default))
+            except AnswerError as error:
+                sys.stdout.flush()
+                click.echo(f"{error}", err=True)
+        click.echo()
+        click.echo(consultation.result().render("text", width=min(shutil.get_terminal_size((80, 24)).columns, 100)))
+        try:
+            reply = _read(_("Show the full reasoning? (yes/no) [no] > "))
+        except EOFError:
+            reply = ""
+        if reply.strip().lower() in ("y", "yes", "s", "sí", "si"):
+            from .explain import explain as run_explain
+
+            explanation = run_explain(lang=consultation.lang, **consultation.facts())
+            click.echo(explanation.render("text", width=min(shutil.get_terminal_size((80, 24)).columns, 100),
+                                          color=color))
+    except KeyboardInterrupt:
+        click.echo()
+        sys.exit(130)
+    except EOFError:
+        click.echo()
+        click.echo(_("Input ended before the consultation was complete."), err=True)
+        sys.exit(1)

@@ -116,6 +116,16 @@ class RuleDef:
 
 
 @dataclass(frozen=True)
+class QuestionDef:
+    field: str
+    condition: Condition
+    text: str
+    hint: str | None
+    why: str
+    line: int
+
+
+@dataclass(frozen=True)
 class KnowledgeBase:
     root: Path
     sections: dict[str, Section]
@@ -127,6 +137,7 @@ class KnowledgeBase:
     labels: dict[str, dict[str, str]]
     rules: tuple[RuleDef, ...]
     changes: tuple[tuple[str, Any], ...] = ()
+    questions: tuple["QuestionDef", ...] = ()
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
@@ -144,6 +155,8 @@ class KnowledgeBase:
             found += spec.choice_labels.values()
         for table in self.labels.values():
             found += table.values()
+        for question in self.questions:
+            found += [question.text, question.why] + ([question.hint] if question.hint else [])
         return list(dict.fromkeys(found))
 
 
@@ -199,7 +212,8 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     base = Path(root) if root is not None else paths.RULES
     problems = _Problems()
     data = {name: _read(base / f"{name}.toml", problems) for name in
-            ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules", "explain")}
+            ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules", "explain",
+             "questions")}
     if problems.items:
         raise KnowledgeBaseError(problems.items)
 
@@ -212,9 +226,45 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     labels = _labels(base / "labels.toml", data["labels"][0], problems)
     rules = _rules(base / "rules.toml", *data["rules"], sections, problems)
     changes = _changes(base / "explain.toml", *data["explain"], fields, problems)
+    questions = _questions(base / "questions.toml", *data["questions"], fields, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
-    return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes)
+    return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
+                         questions)
+
+
+_QUESTION_KEYS = ("field", "ask_if", "text", "hint", "why")
+
+
+def _questions(path: Path, doc: dict[str, Any], text: str, fields: dict[str, ProfileField],
+               problems: _Problems) -> tuple[QuestionDef, ...]:
+    questions: list[QuestionDef] = []
+    for index, entry in enumerate(doc.get("question", [])):
+        line = _line_of(text, "[[question]]", index)
+        for key in entry:
+            if key not in _QUESTION_KEYS:
+                problems.add(str(path), _line_of(text, "[[question]]", index, key),
+                             "unknown key '%(key)s' (known: %(known)s)", key=key, known=", ".join(_QUESTION_KEYS))
+        name = entry.get("field")
+        if name not in fields or name in [q.field for q in questions]:
+            problems.add(str(path), line, "question %(index)s: field '%(name)s' is unknown or asked twice",
+                         index=index + 1, name=name)
+            continue
+        if not isinstance(entry.get("text"), str) or not isinstance(entry.get("why"), str):
+            problems.add(str(path), line, "question '%(name)s' needs a text and a why", name=name)
+            continue
+        condition = TRUE
+        if "ask_if" in entry:
+            try:
+                condition = compile_condition(str(entry["ask_if"]), {ns: FIELDS[ns] for ns in ("profile", "req", "pick")})
+            except ConditionError as error:
+                problems.add(str(path), _line_of(text, "[[question]]", index, "ask_if"), "%(error)s", error=str(error))
+                continue
+        questions.append(QuestionDef(name, condition, entry["text"], entry.get("hint"), entry["why"], line))
+    missing = [name for name in fields if name not in [q.field for q in questions]]
+    if missing:
+        problems.add(str(path), 0, "no question for %(fields)s", fields=", ".join(missing))
+    return tuple(questions)
 
 
 def _changes(path: Path, doc: dict[str, Any], text: str, fields: dict[str, ProfileField],

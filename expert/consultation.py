@@ -1,0 +1,193 @@
+"""A consultation held turn by turn: ask, explain why, answer — for the
+interactive CLI and for chatbots. No click in here.
+
+    c = Consultation(lang="en")
+    while (q := c.next_question()) is not None:
+        c.answer(q.id, input(q.text))
+    print(c.result().render("text"))
+
+Which questions are asked, and in what order, comes from the knowledge base
+(``rules/questions.toml``): each question's ``ask_if`` is evaluated on a
+provisional consultation made of the answers so far and the defaults for the
+rest. A skipped question keeps its default, so ``result()`` is exactly
+``advise()`` with the same facts.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from pathlib import Path
+from typing import Any
+
+from . import engine, profile as profile_module
+from .api import consult, knowledge_base
+from .errors import InputError
+from .i18n import Localizer, resolve_lang
+from .kb import KnowledgeBase
+from .result import Result
+
+STATE_VERSION = 1
+# Words that mean "none" for the optional fields (no own GPU, no deadline).
+_NONE_WORDS = {"no", "none", "n", "nope", "ninguna", "ninguno", "nada", "sin", "sin plazo", "-", "—"}
+_UNITS = {"size": "B", "number": "GB", "hours": "h"}
+
+
+class AnswerError(InputError):
+    """An answer that is not accepted; ``field`` is the question's id."""
+
+
+@dataclass(frozen=True)
+class Question:
+    id: str
+    text: str
+    hint: str | None
+    kind: str                        # size, number, integer, hours, choice, bool
+    choices: list[dict[str, Any]]    # [{"value": ..., "label": ...}] for choice and bool
+    unit: str | None
+    default: Any
+    default_label: str
+    optional: bool                   # "no" is an answer (no own GPU, no deadline)
+    why: str
+    rules: list[str] = field(default_factory=list)
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
+
+
+class Consultation:
+    """One consultation, one question at a time. See the module docstring."""
+
+    def __init__(self, lang: str | None = None, rules_dir: str | Path | None = None, **known_facts: Any) -> None:
+        self.lang = resolve_lang(lang)
+        self.rules_dir = None if rules_dir is None else str(rules_dir)
+        self._kb = knowledge_base(self.rules_dir)
+        self._tr = Localizer(self.lang)
+        self.known: dict[str, Any] = {}
+        for name, value in known_facts.items():
+            self._check_field(name)
+            if value is not None:
+                self.known[name] = profile_module.parse_field(self._kb, name, value, self._tr)
+        self.answers: dict[str, Any] = {}
+        self.history: list[str] = []
+
+    # --- the conversation -----------------------------------------------------
+
+    def facts(self) -> dict[str, Any]:
+        """Everything known so far: facts given at the start, then answers."""
+        return {**self.known, **self.answers}
+
+    def next_question(self) -> Question | None:
+        """The next question worth asking, or None when the consultation is complete."""
+        facts = self.facts()
+        run = None
+        for spec in self._kb.questions:
+            if spec.field in facts:
+                continue
+            if spec.condition.source != "true":
+                run = run or self._provisional(facts)
+                env = {"profile": run.profile, "req": run.req or {}, "pick": run.pick or {}}
+                if not spec.condition(env):
+                    continue
+            return self._question(spec)
+        return None
+
+    def answer(self, question_id: str, raw: Any) -> None:
+        """Validate and store an answer (again to change it). Raises AnswerError; nothing is stored then."""
+        self._check_field(question_id)
+        value = self._parse(question_id, raw)
+        self.answers[question_id] = value
+        if question_id in self.history:
+            self.history.remove(question_id)
+        self.history.append(question_id)
+
+    def back(self) -> str | None:
+        """Undo the last answer; returns the id of the question it answered, or None."""
+        if not self.history:
+            return None
+        last = self.history.pop()
+        del self.answers[last]
+        return last
+
+    def done(self) -> bool:
+        return self.next_question() is None
+
+    def result(self) -> Result:
+        """The same result as ``advise()`` with the facts known so far."""
+        return consult(self._kb, self._given(self.facts()), self._tr)[1]
+
+    # --- state for chatbots ---------------------------------------------------
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"version": STATE_VERSION, "lang": self.lang, "rules_dir": self.rules_dir, "known": dict(self.known),
+                "answers": dict(self.answers), "history": list(self.history)}
+
+    @classmethod
+    def from_dict(cls, state: dict[str, Any]) -> "Consultation":
+        """Rebuild a consultation saved with ``to_dict()`` (every value is validated again)."""
+        if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
+            raise InputError("state", "state: not a saved consultation (version %s expected)" % STATE_VERSION)
+        consultation = cls(lang=state.get("lang"), rules_dir=state.get("rules_dir"), **dict(state.get("known") or {}))
+        answers = state.get("answers") or {}
+        history = [name for name in state.get("history") or [] if name in answers]
+        for name in history + [name for name in answers if name not in history]:
+            value = answers[name]
+            consultation.answer(name, "no" if value is None else value)
+        return consultation
+
+    # --- helpers --------------------------------------------------------------
+
+    def _check_field(self, name: str) -> None:
+        if name not in self._kb.fields:
+            raise AnswerError(name, self._tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.") % {
+                "field": str(name)[:40], "accepted": ", ".join(self._kb.fields)})
+
+    def _given(self, facts: dict[str, Any]) -> dict[str, Any]:
+        return {name: facts.get(name) for name in self._kb.fields}
+
+    def _provisional(self, facts: dict[str, Any]) -> engine.Run:
+        profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
+        return engine.infer(self._kb, profile)
+
+    def _parse(self, name: str, raw: Any) -> Any:
+        spec = self._kb.fields[name]
+        text = raw.strip() if isinstance(raw, str) else raw
+        try:
+            if isinstance(text, str):
+                if spec.default is None and text.lower() in _NONE_WORDS:
+                    return None
+                choices = self._choices(name)
+                if choices and text.isdigit() and 1 <= int(text) <= len(choices):
+                    return choices[int(text) - 1]["value"]
+                for choice in choices:
+                    if text.lower() == str(choice["label"]).lower():
+                        return choice["value"]
+            return profile_module.parse_field(self._kb, name, text, self._tr)
+        except InputError as error:
+            raise AnswerError(error.field, str(error)) from None
+
+    def _choices(self, name: str) -> list[dict[str, Any]]:
+        spec = self._kb.fields[name]
+        if spec.type == "bool":
+            return [{"value": True, "label": self._tr.gettext("yes")}, {"value": False, "label": self._tr.gettext("no")}]
+        return [{"value": c, "label": self._tr.gettext(spec.choice_labels[c])} for c in spec.choices]
+
+    def _question(self, spec: Any) -> Question:
+        field_spec = self._kb.fields[spec.field]
+        _ = self._tr.gettext
+        rules = [rule.id for rule in self._kb.rules
+                 if ("profile", spec.field) in rule.condition.fields or f"%(profile_{spec.field})s" in rule.message
+                 or spec.field in engine.HELPER_USES.get(rule.derive or "", {}).get("profile", ())]
+        why = _(spec.why) + " " + _("Rules that use this answer: %(rules)s.") % {"rules": ", ".join(rules)} \
+            if rules else _(spec.why)
+        default = field_spec.default
+        if default is None:
+            default_label = _(field_spec.none_label or "none")
+        elif field_spec.type == "bool":
+            default_label = _("yes") if default else _("no")
+        elif field_spec.choices:
+            default_label = _(field_spec.choice_labels[default])
+        else:
+            default_label = self._tr.number(default, 2)
+        return Question(spec.field, _(spec.text), _(spec.hint) if spec.hint else None, field_spec.type,
+                        self._choices(spec.field), _UNITS.get(field_spec.type), default, default_label,
+                        default is None, why, rules)

@@ -1,0 +1,166 @@
+"""The turn-by-turn consultation (library) and `expert ask` (CLI)."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from expert import advise
+from expert.cli import main
+from expert.consultation import AnswerError, Consultation
+
+# Representative answers per question: every combination that changes which
+# questions come next.
+BRANCHES: dict[str, list[Any]] = {
+    "model_size_b": ["7B", "70"], "method": ["2", "full fine-tuning"], "vram_gb": ["no", "80 GB"],
+    "dataset_examples": ["10k"], "purpose": ["experiment", "2"], "budget": ["low"], "rocm_ok": ["sí"],
+    "deadline_h": ["8h"], "interruptible": ["yes"],
+}
+
+
+def walk(consultation: Consultation, asked: list[str], paths: list[tuple[list[str], Consultation]]) -> None:
+    question = consultation.next_question()
+    if question is None:
+        paths.append((asked, consultation))
+        return
+    for raw in BRANCHES[question.id]:
+        branch = Consultation.from_dict(json.loads(json.dumps(consultation.to_dict())))
+        branch.answer(question.id, raw)
+        walk(branch, asked + [question.id], paths)
+
+
+@pytest.fixture(scope="module")
+def paths() -> list[tuple[list[str], Consultation]]:
+    found: list[tuple[list[str], Consultation]] = []
+    walk(Consultation(lang="en"), [], found)
+    return found
+
+
+def test_every_path_reaches_the_result_advise_gives_for_the_same_facts(paths) -> None:  # type: ignore[no-untyped-def]
+    assert len(paths) == 13
+    for asked, consultation in paths:
+        expected = advise(**consultation.facts(), lang="en").to_dict()
+        assert consultation.result().to_dict() == expected, asked
+
+
+def test_questions_are_asked_only_when_they_matter(paths) -> None:  # type: ignore[no-untyped-def]
+    sequences = {tuple(asked) for asked, _ in paths}
+    for asked, consultation in paths:
+        facts = consultation.facts()
+        own_fits = facts.get("vram_gb") == 80 and consultation.result().recommendations[0].gpu == "own"
+        if own_fits:  # nothing rented: no purpose, budget, ROCm or interruption questions
+            assert not {"purpose", "budget", "rocm_ok", "interruptible"} & set(asked), asked
+        if facts.get("purpose") == "production":
+            assert "rocm_ok" not in asked
+    # 7B LoRA on one rented card in about 3 h: no deadline question.
+    assert ("model_size_b", "method", "vram_gb", "dataset_examples", "purpose", "budget", "rocm_ok",
+            "interruptible") in sequences
+    # 70B: the deadline matters.
+    assert any("deadline_h" in seq for seq in sequences)
+    longest = max(len(seq) for seq in sequences)
+    shortest = min(len(seq) for seq in sequences)
+    assert (shortest, longest) == (4, 9)
+
+
+def test_question_shape_and_why() -> None:
+    c = Consultation(lang="es")
+    q = c.next_question()
+    assert q is not None and q.id == "model_size_b" and q.unit == "B" and q.default == 7
+    assert q.text == "¿Qué tamaño tiene el modelo que quieres ajustar?"
+    assert "vram-requirement" in q.rules and "Reglas que usan esta respuesta" in q.why
+    c.answer("model_size_b", "Llama-3-8B")
+    q = c.next_question()
+    assert q.id == "method" and [ch["value"] for ch in q.choices] == ["full", "lora", "qlora"]
+    assert q.choices[0]["label"] == "ajuste completo" and q.default_label == "LoRA"
+
+
+@pytest.mark.parametrize("field, raw, value", [
+    ("model_size_b", "70B", 70), ("model_size_b", "Llama-3-8B", 8), ("vram_gb", "8 GB", 8), ("vram_gb", "no", None),
+    ("vram_gb", "ninguna", None), ("deadline_h", "2 días", 48), ("deadline_h", "2 days", 48),
+    ("deadline_h", "sin plazo", None), ("rocm_ok", "sí", True), ("rocm_ok", "yes", True), ("rocm_ok", "no", False),
+    ("rocm_ok", "1", True), ("method", "3", "qlora"), ("method", "QLoRA (4 bits)", "qlora"),
+    ("budget", "bajo", "low"), ("dataset_examples", "10k", 10_000),
+])
+def test_free_text_answers(field: str, raw: str, value: Any) -> None:
+    c = Consultation(lang="es")
+    c.answer(field, raw)
+    assert c.answers[field] == value
+
+
+@pytest.mark.parametrize("field, raw", [("model_size_b", "big"), ("method", "4"), ("vram_gb", "-1"),
+                                        ("budget", "cheap"), ("rocm_ok", "maybe"), ("colour", "red")])
+def test_bad_answers_raise_and_store_nothing(field: str, raw: str) -> None:
+    c = Consultation(lang="en")
+    c.answer("model_size_b", "13")
+    with pytest.raises(AnswerError) as caught:
+        c.answer(field, raw)
+    assert isinstance(caught.value, ValueError) and caught.value.field == field
+    assert c.answers == {"model_size_b": 13}
+
+
+def test_answers_can_be_changed_and_undone() -> None:
+    c = Consultation(lang="en")
+    c.answer("model_size_b", "13")
+    c.answer("method", "full")
+    c.answer("model_size_b", "70")
+    assert c.history == ["method", "model_size_b"] and c.answers["model_size_b"] == 70
+    assert c.back() == "model_size_b" and c.back() == "method" and c.back() is None
+    assert c.answers == {} and c.next_question().id == "model_size_b"
+
+
+def test_known_facts_are_not_asked_and_state_round_trips_mid_conversation() -> None:
+    c = Consultation(lang="es", model_size_b="70B", purpose="production")
+    assert c.next_question().id == "method"
+    c.answer("method", "lora")
+    c.answer("vram_gb", "no")
+    state = json.loads(json.dumps(c.to_dict()))
+    again = Consultation.from_dict(state)
+    assert again.to_dict() == c.to_dict()
+    assert again.next_question().id == c.next_question().id == "dataset_examples"
+    assert again.result().to_dict() == c.result().to_dict()
+    with pytest.raises(ValueError):
+        Consultation.from_dict({"version": 99})
+
+
+def ask(input_text: str, *args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, ["ask", *args], input=input_text,
+                              env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", "NO_COLOR": "1"})
+
+
+def test_cli_ask_answers_why_back_and_bad_input() -> None:
+    done = ask("70B\n?\nfoo\nback\n70\n2\nno\n\n\n\n\n8\nno\nno\n")
+    assert done.exit_code == 0, done.output
+    out = done.stdout
+    assert "Rules that use this answer: vram-requirement" in out          # why for the method question
+    assert "'foo' is not accepted" in done.stderr                         # bad answer, asked again
+    assert out.count("How large is the model you want to fine-tune?") == 2  # back
+    assert "Recommendation\n  4 × NVIDIA" in out
+    assert "Show the full reasoning?" in out and "How the answer was reached" not in out
+
+
+def test_cli_ask_offers_the_reasoning_and_takes_flags() -> None:
+    done = ask("no\n\nyes\n", "--model-size", "7", "--method", "lora", "--purpose", "production", "--budget", "low",
+               "--no-interruptible", "--lang", "es")
+    assert done.exit_code == 0, done.output
+    assert "¿Qué tamaño" not in done.stdout and "¿Tienes ya una GPU?" in done.stdout
+    assert "Cómo se llegó a la respuesta" in done.stdout
+
+
+def test_cli_ask_stops_cleanly_when_input_ends() -> None:
+    done = ask("70B\n")
+    assert done.exit_code == 1
+    assert "Input ended before the consultation was complete." in done.stderr
+    assert "Traceback" not in done.output
+
+
+def test_cli_without_a_command_is_the_consultation() -> None:
+    done = CliRunner().invoke(main, [], input="", env={"EXPERT_LANG": "en"})
+    assert done.exit_code == 1 and "How large is the model" in done.stdout
+
+
+def test_cli_ask_rejects_bad_flags_with_exit_2() -> None:
+    done = ask("", "--model-size", "-1")
+    assert done.exit_code == 2 and "model_size_b" in done.stderr

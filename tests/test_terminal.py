@@ -1,0 +1,68 @@
+"""The real `expert` in a pseudo-terminal: why, a bad answer, back, Ctrl-C, in Spanish."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+import pytest
+
+pexpect = pytest.importorskip("pexpect")
+
+
+def spawn(*args: str, lang: str = "es"):  # type: ignore[no-untyped-def]
+    env = dict(os.environ, EXPERT_LANG=lang, NO_COLOR="1", COLUMNS="100", LINES="50")
+    return pexpect.spawn(sys.executable, ["-m", "expert", *args], env=env, encoding="utf-8", timeout=30,
+                         dimensions=(50, 100))
+
+
+def test_spanish_session_with_why_bad_answer_and_back() -> None:
+    child = spawn()
+    child.expect_exact("¿Qué tamaño tiene el modelo que quieres ajustar?")
+    child.expect_exact("[7] > ")
+    child.sendline("70B")
+    child.expect_exact("¿Qué método de ajuste vas a usar?")
+    child.sendline("por qué")
+    child.expect_exact("Reglas que usan esta respuesta: vram-requirement")
+    child.expect_exact("[LoRA] > ")
+    child.sendline("sft")
+    child.expect_exact("«sft» no es válido; elige full, lora o qlora.")
+    child.expect_exact("[LoRA] > ")
+    child.sendline("atrás")
+    child.expect_exact("¿Qué tamaño tiene el modelo que quieres ajustar?")
+    child.sendline("13")
+    child.expect_exact("[LoRA] > ")
+    child.sendline("1")
+    child.expect_exact("¿Tienes ya una GPU?")
+    child.expect_exact("[no indicada] > ")
+    child.sendline("24")
+    for _ in range(10):  # the defaults for the rest
+        if child.expect([r"\[[^\]]*\] > ", "Recomendación"]) == 1:
+            break
+        child.sendline("")
+    child.expect_exact("¿Mostrar el razonamiento completo? (sí/no) [no] > ")
+    child.sendline("sí")
+    child.expect_exact("Cómo se llegó a la respuesta")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+
+
+def test_ctrl_c_exits_130_without_a_traceback() -> None:
+    child = spawn(lang="en")
+    child.expect_exact("[7] > ")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130
+    assert "Traceback" not in (child.before or "")
+
+
+def test_ctrl_d_exits_1() -> None:
+    child = spawn("ask", lang="en")
+    child.expect_exact("[7] > ")
+    child.sendeof()
+    child.expect_exact("Input ended before the consultation was complete.")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 1
