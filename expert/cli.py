@@ -73,10 +73,19 @@ def _run(action: Callable[[], str], lang: str | None) -> None:
         click.echo(output, nl=False)
 
 
+def _lang(lang: str | None) -> str | None:
+    """A command's --lang, else the one given before the command (`expert --lang es advise`)."""
+    if lang is not None:
+        return lang
+    root = click.get_current_context(silent=True)
+    return root.find_root().params.get("lang") if root is not None else None
+
+
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="expert")
+@click.option("--lang", metavar="LANG", help="es or en, for every command (default: EXPERT_LANG, then LC_ALL/LANG).")
 @click.pass_context
-def main(ctx: click.Context) -> None:
+def main(ctx: click.Context, lang: str | None) -> None:
     """Which GPU (or GPUs) to fine-tune a large language model on, and why.
 
     Without a command, `expert` asks you a few questions (the same as
@@ -90,7 +99,7 @@ def main(ctx: click.Context) -> None:
       expert advise --model-size Llama-3-8B --vram 24 --format json
     """
     if ctx.invoked_subcommand is None:
-        ctx.invoke(ask)
+        ctx.invoke(ask, lang=lang)
 
 
 @main.command()
@@ -108,6 +117,8 @@ def advise(fmt: str, lang: str | None, **profile: Any) -> None:
       expert advise --model-size 13 --method full --vram 24 --lang es
       expert advise --model-size 70 --method lora --format markdown
     """
+
+    lang = _lang(lang)
 
     def action() -> str:
         from .api import advise as run_advise
@@ -170,6 +181,8 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
       expert explain --model-size 13 --method full --what-if method=qlora
     """
 
+    lang = _lang(lang)
+
     def action() -> str:
         from .errors import InputError
         from .explain import explain as run_explain
@@ -220,26 +233,31 @@ def ask(lang: str | None, **known: Any) -> None:
     from .errors import InputError
 
     try:
-        consultation = Consultation(lang=lang, **known)
+        consultation = Consultation(lang=_lang(lang), **known)
     except InputError as error:
         _fail(f"Error: {error}", 2)
     from .i18n import Localizer
 
     _ = Localizer(consultation.lang).gettext
+    from .render import _wrap
+
     color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
     bold = (lambda s: click.style(s, bold=True)) if color else (lambda s: s)
+    width = min(shutil.get_terminal_size((80, 24)).columns, 100)
     try:
-        click.echo(_("Answer a few questions (? or why: why it is asked; back: previous question; "
-                     "Enter: the default in brackets)."))
+        click.echo(_wrap(_("Answer a few questions (? or why: why it is asked; back: previous question; "
+                           "Enter: the default in brackets)."), width))
         while (question := consultation.next_question()) is not None:
             click.echo()
-            click.echo(bold(question.text) + (f" ({question.hint})" if question.hint else ""))
+            click.echo(bold(_wrap(question.text, width)))
+            if question.hint:
+                click.echo(_wrap(f"({question.hint})", width))
             if question.choices:
                 click.echo("  " + "   ".join(f"{n}) {c['label']}" for n, c in enumerate(question.choices, 1)))
             line = _read(f"[{question.default_label}] > ")
             word = " ".join(line.strip().lower().split())
             if word in WHY_WORDS:
-                click.echo(question.why)
+                click.echo(_wrap(question.why, width, "  ", "  "))
                 continue
             if word in BACK_WORDS:
                 if consultation.back() is None:
@@ -252,7 +270,7 @@ def ask(lang: str | None, **known: Any) -> None:
                 sys.stdout.flush()
                 click.echo(f"{error}", err=True)
         click.echo()
-        click.echo(consultation.result().render("text", width=min(shutil.get_terminal_size((80, 24)).columns, 100)))
+        click.echo(consultation.result().render("text", width=width))
         try:
             reply = _read(_("Show the full reasoning? (yes/no) [no] > "))
         except EOFError:
@@ -261,8 +279,7 @@ def ask(lang: str | None, **known: Any) -> None:
             from .explain import explain as run_explain
 
             explanation = run_explain(lang=consultation.lang, **consultation.facts())
-            click.echo(explanation.render("text", width=min(shutil.get_terminal_size((80, 24)).columns, 100),
-                                          color=color))
+            click.echo(explanation.render("text", width=width, color=color))
     except KeyboardInterrupt:
         click.echo()
         sys.exit(130)

@@ -117,3 +117,10 @@ def test_python_dash_m_and_console_script_work_from_anywhere(tmp_path) -> None: 
     bad = subprocess.run([sys.executable, "-m", "expert", "advise", "--model-size", "-5"], cwd=tmp_path, env=env,
                          capture_output=True, text=True)
     assert bad.returncode == 2 and "Traceback" not in bad.stderr and bad.stdout == ""
+
+
+def test_lang_before_the_command_applies_to_it() -> None:
+    assert invoke("--lang", "es", "advise").stdout.startswith("Ajustar un modelo")
+    assert invoke("--lang", "es", "advise", "--lang", "en").stdout.startswith("To fine-tune")
+    done = CliRunner().invoke(main, ["--lang", "es"], input="", env={"EXPERT_LANG": ""})
+    assert "¿Qué tamaño tiene el modelo" in done.stdout
