@@ -4,23 +4,48 @@ from __future__ import annotations
 
 import threading
 from pathlib import Path
-from typing import Any
+from typing import Any, Sequence, Union
 
 from . import engine, kb as kb_module, profile as profile_module
 from .i18n import Localizer, resolve_lang
 from .kb import KnowledgeBase
 from .result import Result, build_result
 
-_KB: dict[str, KnowledgeBase] = {}
+_KB: dict[tuple[Any, ...], KnowledgeBase] = {}
 _KB_LOCK = threading.Lock()
+Catalogs = Union[str, Path, Sequence[Union[str, Path]], None]
 
 
-def knowledge_base(rules_dir: str | Path | None = None) -> KnowledgeBase:
-    """The knowledge base in ``rules_dir`` (the shipped one by default), loaded once."""
-    key = str(Path(rules_dir).resolve()) if rules_dir is not None else ""
+def _catalog_paths(catalog: Catalogs) -> tuple[Path, ...]:
+    if catalog is None:
+        return ()
+    if isinstance(catalog, (str, Path)):
+        return (Path(catalog),)
+    return tuple(Path(c) for c in catalog)
+
+
+def _stamp(path: Path) -> tuple[str, int, int]:
+    try:
+        stat = path.stat()
+        return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+    except OSError:
+        return (str(path), 0, 0)
+
+
+def knowledge_base(rules_dir: str | Path | None = None, catalog: Catalogs = None) -> KnowledgeBase:
+    """The knowledge base in ``rules_dir`` (the shipped one by default), with the
+    cards of the user catalogs in ``catalog`` (a path or a list of paths) added.
+
+    Loaded once and reused while the files are unchanged.
+    """
+    catalogs = _catalog_paths(catalog)
+    base_key = (str(Path(rules_dir).resolve()) if rules_dir is not None else "",)
+    key = base_key + tuple(_stamp(path) for path in catalogs)
     with _KB_LOCK:
         if key not in _KB:
-            _KB[key] = kb_module.load(rules_dir)
+            if base_key not in _KB:
+                _KB[base_key] = kb_module.load(rules_dir)
+            _KB[key] = kb_module.with_catalogs(_KB[base_key], catalogs) if catalogs else _KB[base_key]
         return _KB[key]
 
 
@@ -37,6 +62,7 @@ def advise(
     *,
     lang: str | None = None,
     rules_dir: str | Path | None = None,
+    catalog: Catalogs = None,
 ) -> Result:
     """Recommend GPUs for fine-tuning a model, with the reasons.
 
@@ -44,14 +70,16 @@ def advise(
     be given as a number or as text a person would type (``"70B"``,
     ``"Llama-3-8B"``, ``"2 days"``, ``"yes"``). ``lang`` is ``"en"`` or
     ``"es"``; without it ``EXPERT_LANG``, then ``LC_ALL``/``LANG`` decide.
+    ``catalog`` adds the cards of user catalog files (TOML ``[[gpu]]`` tables)
+    to the guide's, or replaces guide cards with the same id.
 
     Raises :class:`expert.InputError` (a ``ValueError``) naming the field, in
     the chosen language, when a value is not accepted;
-    :class:`expert.KnowledgeBaseError` when ``rules_dir`` is not a sound
-    knowledge base.
+    :class:`expert.KnowledgeBaseError` when ``rules_dir`` or a catalog is not
+    sound (nothing runs on half a knowledge base).
     """
     tr = Localizer(resolve_lang(lang))
-    kb = knowledge_base(rules_dir)
+    kb = knowledge_base(rules_dir, catalog)
     given = {
         "model_size_b": model_size_b, "method": method, "budget": budget, "rocm_ok": rocm_ok,
         "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,

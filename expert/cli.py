@@ -29,6 +29,9 @@ PROFILE_OPTIONS = [
     click.option("--interruptible/--no-interruptible", "interruptible", default=None,
                  help="Whether training tolerates interruptions (spot instances)."),
 ]
+CATALOG_OPTION = click.option(
+    "--catalog", "catalog", metavar="FILE", multiple=True,
+    help="A TOML file of [[gpu]] cards to add to the guide's (repeatable); e.g. rules/catalogs/current.toml.")
 OUTPUT_OPTIONS = [
     click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True,
                  help="text, markdown or json."),
@@ -50,21 +53,28 @@ def _fail(message: str, code: int) -> None:
     sys.exit(code)
 
 
+def _render_kb_error(error: Any, lang: str | None) -> str:
+    from .errors import InputError
+    from .i18n import CatalogMissing, Localizer, resolve_lang
+
+    try:
+        gettext = Localizer(resolve_lang(lang)).gettext
+    except (InputError, CatalogMissing):
+        gettext = str
+    return str(error.render(gettext))
+
+
 def _run(action: Callable[[], str], lang: str | None) -> None:
     """Run a library call, print its output, turn known errors into exit codes."""
     from .errors import InputError, KnowledgeBaseError
-    from .i18n import CatalogMissing, Localizer, resolve_lang
+    from .i18n import CatalogMissing
 
     try:
         output = action()
     except InputError as error:
         _fail(f"Error: {error}", 2)
     except KnowledgeBaseError as error:
-        try:
-            gettext = Localizer(resolve_lang(lang)).gettext
-        except (InputError, CatalogMissing):
-            gettext = str
-        _fail(error.render(gettext), 2)
+        _fail(_render_kb_error(error, lang), 2)
     except CatalogMissing as error:
         _fail(f"Error: {error}", 1)
     except Exception as error:  # noqa: BLE001 - the contract is: never a traceback
@@ -103,8 +113,8 @@ def main(ctx: click.Context, lang: str | None) -> None:
 
 
 @main.command()
-@_options(PROFILE_OPTIONS + OUTPUT_OPTIONS)
-def advise(fmt: str, lang: str | None, **profile: Any) -> None:
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION] + OUTPUT_OPTIONS)
+def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], **profile: Any) -> None:
     """Recommend GPUs for a fine-tuning run, with the reasons.
 
     Every flag is optional; what is not given takes a default that the
@@ -125,7 +135,7 @@ def advise(fmt: str, lang: str | None, **profile: Any) -> None:
         from .errors import InputError
         from .result import FORMATS
 
-        result = run_advise(lang=lang, **profile)
+        result = run_advise(lang=lang, catalog=list(catalog), **profile)
         if fmt not in FORMATS:
             from .i18n import Localizer
 
@@ -162,11 +172,12 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @main.command()
-@_options(PROFILE_OPTIONS + OUTPUT_OPTIONS)
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION] + OUTPUT_OPTIONS)
 @click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
 @click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
               help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
-def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], **profile: Any) -> None:
+def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], catalog: tuple[str, ...],
+            **profile: Any) -> None:
     """Answer a consultation and show the reasoning: how, why not, what if.
 
     HOW: the chain of rules from your answers to each recommendation, each
@@ -188,7 +199,8 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
         from .explain import explain as run_explain
         from .result import FORMATS
 
-        explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), **profile)
+        explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=list(catalog),
+                                  **profile)
         if fmt not in FORMATS:
             from .i18n import Localizer
 
@@ -219,8 +231,8 @@ def _read(prompt: str) -> str:
 
 
 @main.command()
-@_options(PROFILE_OPTIONS + [OUTPUT_OPTIONS[1]])
-def ask(lang: str | None, **known: Any) -> None:
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION, OUTPUT_OPTIONS[1]])
+def ask(lang: str | None, catalog: tuple[str, ...], **known: Any) -> None:
     """Answer a few questions and get a recommendation (interactive).
 
     At any question: ? or why (por qué) says why it is asked, back (atrás)
@@ -230,12 +242,14 @@ def ask(lang: str | None, **known: Any) -> None:
     1 input ended early (Ctrl-D).
     """
     from .consultation import AnswerError, Consultation
-    from .errors import InputError
+    from .errors import InputError, KnowledgeBaseError
 
     try:
-        consultation = Consultation(lang=_lang(lang), **known)
+        consultation = Consultation(lang=_lang(lang), catalog=list(catalog), **known)
     except InputError as error:
         _fail(f"Error: {error}", 2)
+    except KnowledgeBaseError as error:
+        _fail(_render_kb_error(error, lang), 2)
     from .i18n import Localizer
 
     _ = Localizer(consultation.lang).gettext
@@ -278,7 +292,7 @@ def ask(lang: str | None, **known: Any) -> None:
         if reply.strip().lower() in ("y", "yes", "s", "sí", "si"):
             from .explain import explain as run_explain
 
-            explanation = run_explain(lang=consultation.lang, **consultation.facts())
+            explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())
             click.echo(explanation.render("text", width=width, color=color))
     except KeyboardInterrupt:
         click.echo()

@@ -57,10 +57,12 @@ class Question:
 class Consultation:
     """One consultation, one question at a time. See the module docstring."""
 
-    def __init__(self, lang: str | None = None, rules_dir: str | Path | None = None, **known_facts: Any) -> None:
+    def __init__(self, lang: str | None = None, rules_dir: str | Path | None = None,
+                 catalog: str | Path | list[str] | None = None, **known_facts: Any) -> None:
         self.lang = resolve_lang(lang)
         self.rules_dir = None if rules_dir is None else str(rules_dir)
-        self._kb = knowledge_base(self.rules_dir)
+        self.catalog = [str(c) for c in ([catalog] if isinstance(catalog, (str, Path)) else catalog or [])]
+        self._kb = knowledge_base(self.rules_dir, self.catalog)
         self._tr = Localizer(self.lang)
         self.known: dict[str, Any] = {}
         for name, value in known_facts.items():
@@ -118,7 +120,8 @@ class Consultation:
     # --- state for chatbots ---------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        return {"version": STATE_VERSION, "lang": self.lang, "rules_dir": self.rules_dir, "known": dict(self.known),
+        return {"version": STATE_VERSION, "lang": self.lang, "rules_dir": self.rules_dir, "catalog": list(self.catalog),
+                "known": dict(self.known),
                 "answers": dict(self.answers), "history": list(self.history)}
 
     @classmethod
@@ -126,7 +129,8 @@ class Consultation:
         """Rebuild a consultation saved with ``to_dict()`` (every value is validated again)."""
         if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
             raise InputError("state", "state: not a saved consultation (version %s expected)" % STATE_VERSION)
-        consultation = cls(lang=state.get("lang"), rules_dir=state.get("rules_dir"), **dict(state.get("known") or {}))
+        consultation = cls(lang=state.get("lang"), rules_dir=state.get("rules_dir"), catalog=state.get("catalog"),
+                           **dict(state.get("known") or {}))
         answers = state.get("answers") or {}
         history = [name for name in state.get("history") or [] if name in answers]
         for name in history + [name for name in answers if name not in history]:

@@ -264,19 +264,21 @@ def _action(rule: RuleDef) -> Callable[..., None]:
     return action
 
 
-_CLASSES: dict[int, tuple[KnowledgeBase, type]] = {}
+_CLASSES: dict[int, tuple[Any, type]] = {}
 _CLASSES_LOCK = threading.Lock()
 
 
 def engine_class(kb: KnowledgeBase) -> type:
-    """The engine class of ``kb``, built once (rebuilding leaks in experta)."""
+    """The engine class of ``kb``'s rules, built once (rebuilding leaks in
+    experta). Catalogs are facts, not rules: knowledge bases that differ only
+    in their cards share one class."""
     with _CLASSES_LOCK:
-        entry = _CLASSES.get(id(kb))
-        if entry is None or entry[0] is not kb:
+        entry = _CLASSES.get(id(kb.rules))
+        if entry is None or entry[0] is not kb.rules:
             attrs = {f"rule_{rule.index}": Rule(*_patterns(rule), salience=salience(rule))(_action(rule))
                      for rule in kb.rules}
-            entry = (kb, type("ExpertEngine", (_Engine,), attrs))
-            _CLASSES[id(kb)] = entry
+            entry = (kb.rules, type("ExpertEngine", (_Engine,), attrs))
+            _CLASSES[id(kb.rules)] = entry
         return entry[1]
 
 
@@ -291,10 +293,10 @@ _ENGINES = _Engines()
 def infer(kb: KnowledgeBase, profile: dict[str, Any]) -> Run:
     """Run one consultation through this thread's engine for ``kb``."""
     cls = engine_class(kb)
-    engine = _ENGINES.by_kb.get(id(kb))
-    if engine is None or type(engine) is not cls:
+    engine = _ENGINES.by_kb.get(id(cls))
+    if engine is None:
         engine = cls()
-        _ENGINES.by_kb[id(kb)] = engine
+        _ENGINES.by_kb[id(cls)] = engine
     run = Run(kb, dict(profile))
     engine.run_state = run
     _CURRENT.run = run

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import calc
-from .api import consult, knowledge_base
+from .api import Catalogs, consult, knowledge_base
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
@@ -131,6 +131,7 @@ def explain(
     what_if: Mapping[str, Any] | None = None,
     lang: str | None = None,
     rules_dir: str | Path | None = None,
+    catalog: Catalogs = None,
     **fields: Any,
 ) -> Explanation:
     """Answer a consultation and explain it: HOW for every recommendation, WHY
@@ -141,7 +142,7 @@ def explain(
     bad value, an unknown field, or an unknown card in ``why_not``.
     """
     tr = Localizer(resolve_lang(lang))
-    kb = knowledge_base(rules_dir)
+    kb = knowledge_base(rules_dir, catalog)
     for name in list(fields) + list(what_if or {}):
         if name not in PROFILE_FIELDS:
             raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")

@@ -24,6 +24,7 @@ class Recommendation:
     rank: int
     gpu: str
     name: str
+    source: str             # "guide", "own", or the user catalog's file name
     count: int
     vram_gb: float
     total_vram_gb: float
@@ -50,6 +51,7 @@ class Note:
 class Rejection:
     gpu: str
     name: str
+    source: str
     rules: list[str]
     text: str
 
@@ -130,7 +132,13 @@ class _Writer:
         return self._(spec.choice_labels[code]) if code in spec.choice_labels else str(code)
 
     def name(self, gpu: str) -> str:
-        return self.label("where", "own") if gpu == "own" else self.run.cards[gpu].name
+        if gpu == "own":
+            return self.label("where", "own")
+        card = self.run.cards[gpu]
+        return card.name if card.origin == "guide" else f"{card.name} [{card.origin}]"
+
+    def origin(self, gpu: str) -> str:
+        return "own" if gpu == "own" else self.run.cards[gpu].origin
 
     def option_label(self, option: dict[str, Any]) -> str:
         if option["where"] == "own":
@@ -234,7 +242,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
                      "%(hours)s; %(where)s, %(pricing)s, %(cost)s cost.") % params
         text = sentence(text)
         recommendations.append(Recommendation(
-            rank, gpu, w.name(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
+            rank, gpu, w.name(gpu), w.origin(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
             option["strategy"], option["where"], option["pricing"], round(option["hours"], 2),
             round(option["relative_cost"], 2), option["cost"],
             None if deadline is None else option["hours"] <= deadline, rules, text,
@@ -245,7 +253,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         if gpu in run.ranking:
             continue
         fired = [f for f in by_gpu.get(gpu, []) if f.rule.kind == "reject"]
-        rejected.append(Rejection(gpu, w.name(gpu), [f.rule.id for f in fired],
+        rejected.append(Rejection(gpu, w.name(gpu), w.origin(gpu), [f.rule.id for f in fired],
                                   " ".join(w.message(f.rule, f.env) for f in fired)))
     rejected.sort(key=lambda r: run.order(r.gpu))
 

@@ -94,7 +94,7 @@ def test_a_broken_knowledge_base_exits_2(tmp_path, monkeypatch) -> None:  # type
     from expert import api
 
     (tmp_path / "rules.toml").write_text("[[rule]\n")
-    monkeypatch.setattr(api, "knowledge_base", lambda rules_dir=None: __import__("expert.kb").kb.load(tmp_path))
+    monkeypatch.setattr(api, "knowledge_base", lambda rules_dir=None, catalog=None: __import__("expert.kb").kb.load(tmp_path))
     done = invoke("advise")
     assert done.exit_code == 2
     assert "Traceback" not in done.stderr and "file is missing" in done.stderr

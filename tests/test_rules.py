@@ -24,6 +24,7 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("misses-deadline", "rtx-4090", dict(model_size_b=7, deadline_h=1), dict(model_size_b=7, deadline_h=10)),
     ("own-gpu-first", "own", dict(vram_gb=24), dict()),
     ("one-gpu-if-it-fits", "a100-40gb", dict(model_size_b=7), dict(model_size_b=70)),
+    ("little-room-for-the-batch", "a100-40gb", dict(model_size_b=13, method="full"), dict(model_size_b=7)),
     ("cheap-card-for-short-experiments", "rtx-4090", dict(model_size_b=7), dict(model_size_b=7, purpose="production")),
     ("fast-card-for-long-runs", "h100-80gb", dict(model_size_b=70), dict(model_size_b=7)),
     ("table-ideal-use", "rtx-4090", dict(model_size_b=8, method="lora"), dict(model_size_b=8, method="full")),
