@@ -111,6 +111,8 @@ class RuleDef:
     index: int
     file: str
     line: int
+    opposes: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()
 
     @property
     def scope(self) -> tuple[str, ...]:
@@ -528,7 +530,8 @@ def _labels(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, d
     return {name: {k: str(v) for k, v in table.items()} for name, table in doc.items() if isinstance(table, dict)}
 
 
-_RULE_KEYS = ("id", "kind", "derive", "section", "heuristics", "gaps", "when", "message", "factor")
+_RULE_KEYS = ("id", "kind", "derive", "section", "heuristics", "gaps", "when", "message", "factor", "opposes",
+              "overrides")
 
 
 def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Section],
@@ -590,8 +593,22 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
             allowed = set(FIELDS.get(namespace, {})) | EXTRA_PLACEHOLDERS.get(namespace, set())
             if namespace not in visible or attr not in allowed:
                 bad("message", "placeholder '%(name)s' is not a field this rule can see", name=name)
+        links = {}
+        for key in ("opposes", "overrides"):
+            value = entry.get(key, [])
+            if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
+                bad(key, "%(key)s must list rule ids", key=key)
+                value = []
+            links[key] = tuple(value)
         rules.append(RuleDef(str(rule_id), kind, str(section), tuple(heuristics), tuple(gaps), condition,
-                             message, None if factor is None else float(factor), derive, index, str(path), line))
+                             message, None if factor is None else float(factor), derive, index, str(path), line,
+                             links["opposes"], links["overrides"]))
     if not rules:
         problems.add(str(path), 0, "no [[rule]] tables")
+    ids = {rule.id for rule in rules}
+    for rule in rules:
+        for other in rule.opposes + rule.overrides:
+            if other not in ids:
+                problems.add(str(path), rule.line, "rule '%(rule)s': refers to undefined rule '%(other)s'",
+                             rule=rule.id, other=other)
     return tuple(rules)
