@@ -182,11 +182,20 @@ def _catalog_options(run: Run, env: dict[str, Any]) -> Declared:
     return declared
 
 
+def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleDef, str | None]]:
+    """The conclusions that stand: a rule's conclusion is dropped when a rule
+    that ``overrides`` it fired on the same card (or both on none)."""
+    fired = {(rule.id, gpu) for rule, gpu in conclusions}
+    overridden = {(other, gpu) for rule, gpu in conclusions for other in rule.overrides}
+    return [(rule, gpu) for rule, gpu in conclusions if (rule.id, gpu) not in overridden or (rule.id, gpu) not in fired]
+
+
 def _pick(run: Run, env: dict[str, Any]) -> Declared:
-    rejected = {gpu for rule, gpu in run.conclusions if rule.kind == "reject"}
-    demoted = {gpu for rule, gpu in run.conclusions if rule.kind == "demote"}
+    conclusions = effective(run.conclusions)
+    rejected = {gpu for rule, gpu in conclusions if rule.kind == "reject"}
+    demoted = {gpu for rule, gpu in conclusions if rule.kind == "demote"}
     factors: dict[str, list[float]] = {}
-    for rule, gpu in run.conclusions:
+    for rule, gpu in conclusions:
         if rule.kind == "prefer" and gpu is not None:
             factors.setdefault(gpu, []).append(rule.factor)  # type: ignore[arg-type]
     # Ties go to the option that needs fewer cards to hold the model, then to

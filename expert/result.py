@@ -9,7 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Mapping
 
-from .engine import Firing, Run
+from .engine import Firing, Run, effective
 from .i18n import Localizer
 from .kb import KnowledgeBase, RuleDef
 
@@ -258,8 +258,9 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
     rejected.sort(key=lambda r: run.order(r.gpu))
 
     notes: dict[str, list[Note]] = {"advice": [], "warning": []}
+    standing = {(rule.id, gpu) for rule, gpu in effective(run.conclusions)}
     for firing in firings:
-        if firing.rule.kind in notes:
+        if firing.rule.kind in notes and (firing.rule.id, firing.gpu) in standing:
             notes[firing.rule.kind].append(Note(firing.rule.id, [firing.rule.id], w.message(firing.rule, firing.env)))
 
     requirement_firing = next((f for f in firings if f.rule.derive == "requirement"), None)

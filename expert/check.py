@@ -1,0 +1,338 @@
+"""`expert check`: validate a knowledge base before it ships.
+
+Loading already refuses malformed files, unknown or missing fields, wrong
+types, duplicate ids, undefined facts, sections and placeholders (file and
+line each). On a loaded knowledge base this module adds what needs analysis:
+
+- messages missing from the Spanish catalog, or untranslated;
+- references to cards that are not in the catalog;
+- rules that can never fire given the fact domains (unreachable);
+- opposing rules (``opposes``) that can fire on the same facts with no
+  declared precedence (``overrides``): a conflict;
+- rules subsumed by another with the same conclusion (redundant).
+
+The analysis is static: each condition is turned into disjunctive normal form
+over comparisons of a field with a constant, and each conjunction is checked
+against the domain of every field it constrains (choices, booleans, numeric
+bounds from ``profile.toml``, codes from the catalog and ``labels.toml``).
+Comparisons it cannot read (field with field, arithmetic) are assumed
+satisfiable, so the check never reports a rule that could fire.
+"""
+
+from __future__ import annotations
+
+import ast
+import itertools
+import math
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, Iterable
+
+from . import kb as kb_module, paths
+from .errors import KnowledgeBaseError
+from .kb import COSTS, VENDORS, KnowledgeBase, RuleDef
+
+Atom = tuple[str, str, Any]          # (namespace.field, op, constant)
+Conjunction = tuple[Atom, ...]
+UNKNOWN = None
+
+
+@dataclass(frozen=True)
+class Problem:
+    file: str
+    line: int
+    template: str
+    params: dict[str, Any]
+
+    def render(self, gettext: Any) -> str:
+        where = f"{self.file}:{self.line}" if self.line else self.file
+        prefix = gettext("rule '%(rule)s': ") % self.params if "rule" in self.params else ""
+        return f"{where}: {prefix}{gettext(self.template) % self.params}"
+
+
+def check(rules_dir: str | Path | None = None, catalogs: Iterable[str | Path] = ()) -> list[Problem]:
+    """Every problem of the knowledge base in ``rules_dir`` with ``catalogs``; [] when sound."""
+    try:
+        kb = kb_module.load(rules_dir)
+        kb = kb_module.with_catalogs(kb, list(catalogs)) if catalogs else kb
+    except KnowledgeBaseError as error:
+        return [Problem(*problem) for problem in error.problems]
+    return _Checker(kb).run()
+
+
+class _Checker:
+    def __init__(self, kb: KnowledgeBase) -> None:
+        self.kb = kb
+        self.problems: list[Problem] = []
+        self.domains = _domains(kb)
+
+    def add(self, rule: RuleDef, template: str, **params: Any) -> None:
+        self.problems.append(Problem(rule.file, rule.line, template, {"rule": rule.id, **params}))
+
+    def run(self) -> list[Problem]:
+        self.translations()
+        dnf = {rule.id: _dnf(rule.condition.tree) if rule.condition.tree is not None else [()] for rule in self.kb.rules}
+        for rule in self.kb.rules:
+            self.card_references(rule, dnf[rule.id])
+            if not any(self.satisfiable(conj) for conj in dnf[rule.id]):
+                self.add(rule, "can never fire: its condition contradicts the domains of its facts (unreachable)")
+        by_id = {rule.id: rule for rule in self.kb.rules}
+        for rule in self.kb.rules:
+            for other_id in rule.opposes:
+                other = by_id[other_id]
+                if other_id in rule.overrides or rule.id in other.overrides:
+                    continue
+                if any(self.satisfiable(a + b) for a in dnf[rule.id] for b in dnf[other_id]):
+                    self.add(rule, "conflicts with '%(other)s': both can fire on the same facts and neither "
+                                   "overrides the other", other=other_id)
+        for a, b in itertools.permutations(self.kb.rules, 2):
+            if self.subsumes(b, a, dnf):
+                if a.index > b.index or not self.subsumes(a, b, dnf):
+                    self.add(a, "is redundant: '%(other)s' reaches the same conclusion whenever it fires",
+                             other=b.id)
+        return self.problems
+
+    # --- translations -------------------------------------------------------
+
+    def translations(self) -> None:
+        from babel.messages.pofile import read_po
+
+        for po_path in sorted(paths.LOCALES.glob("*/LC_MESSAGES/messages.po")):
+            with po_path.open("rb") as fh:
+                catalog = read_po(fh, locale=po_path.parent.parent.name)
+            lang = po_path.parent.parent.name
+            for rule in self.kb.rules:
+                message = catalog.get(rule.message)
+                if message is None:
+                    self.add(rule, "its message is missing from the %(lang)s catalog (%(po)s)", lang=lang,
+                             po=str(po_path))
+                elif not message.string or message.fuzzy:
+                    self.add(rule, "its message is not translated in the %(lang)s catalog (%(po)s)", lang=lang,
+                             po=str(po_path))
+
+    # --- references -----------------------------------------------------------
+
+    def card_references(self, rule: RuleDef, dnf: list[Conjunction]) -> None:
+        ids = {card.id for card in self.kb.catalog} | {"own"}
+        for conj in dnf:
+            for field, op, value in conj:
+                if field in ("card.id", "option.gpu", "pick.gpu") and op in ("==", "!=", "in", "not in"):
+                    for card in value if isinstance(value, tuple) else (value,):
+                        if card not in ids:
+                            self.add(rule, "refers to card '%(card)s', which is not in the catalog", card=card)
+
+    # --- satisfiability -------------------------------------------------------
+
+    def satisfiable(self, conj: Conjunction) -> bool:
+        by_field: dict[str, list[tuple[str, Any]]] = {}
+        relations: dict[tuple[str, str], set[str]] = {}
+        for field, op, value in conj:
+            if field == "?":
+                continue
+            if isinstance(value, Ref):
+                allowed = relations.setdefault((field, value.field), {"<", "==", ">"})
+                allowed &= _ORDERINGS[op]
+                if not allowed:
+                    return False
+                continue
+            by_field.setdefault(field, []).append((op, value))
+        for field, constraints in by_field.items():
+            domain = self.domains.get(field)
+            if domain is None:
+                continue
+            if isinstance(domain, Interval):
+                if not domain.admits(constraints):
+                    return False
+            elif not any(all(_holds(v, op, c) for op, c in constraints) for v in domain):
+                return False
+        return True
+
+    def subsumes(self, general: RuleDef, specific: RuleDef, dnf: dict[str, list[Conjunction]]) -> bool:
+        """Whenever ``specific`` fires, ``general`` fires with the same conclusion."""
+        if general.kind != specific.kind or general.kind == "derive":
+            return False
+        same = (general.kind in ("reject", "demote")
+                or general.message == specific.message and general.factor == specific.factor)
+        if not same or len(dnf[general.id]) != 1 or len(dnf[specific.id]) != 1:
+            return False
+        return set(dnf[general.id][0]) <= set(dnf[specific.id][0])
+
+
+# --- domains ------------------------------------------------------------------
+
+@dataclass(frozen=True)
+class Interval:
+    low: float
+    low_open: bool
+    high: float
+    high_open: bool
+    none: bool = False      # the field may also be missing (None)
+
+    def admits(self, constraints: list[tuple[str, Any]]) -> bool:
+        low, low_open, high, high_open = self.low, self.low_open, self.high, self.high_open
+        points: set[float] | None = None
+        is_none = None
+        for op, c in constraints:
+            if op == "is" and c is None:
+                is_none = True
+                continue
+            if op == "is not" and c is None:
+                is_none = False if is_none is None else is_none and False
+                continue
+            if op == "truthy":
+                is_none = False if is_none is None else is_none
+                continue
+            if not isinstance(c, (int, float)) and not (op in ("in", "not in")):
+                return op in ("!=", "not in")
+            if op in (">", ">="):
+                if c > low or (c == low and op == ">" and not low_open):
+                    low, low_open = c, op == ">"
+            elif op in ("<", "<="):
+                if c < high or (c == high and op == "<" and not high_open):
+                    high, high_open = c, op == "<"
+            elif op == "==":
+                points = {c} if points is None else points & {c}
+            elif op == "in":
+                found = {v for v in c if isinstance(v, (int, float))}
+                points = found if points is None else points & found
+        if is_none:
+            return self.none and not any(op not in ("is", "not in", "!=") for op, _ in constraints if op != "is")
+        if low > high or (low == high and (low_open or high_open)):
+            return False
+        if points is not None:
+            return any((low < p or (p == low and not low_open)) and (p < high or (p == high and not high_open))
+                       for p in points)
+        return True
+
+
+def _domains(kb: KnowledgeBase) -> dict[str, Any]:
+    inf = math.inf
+    positive = Interval(0, True, inf, False)
+    domains: dict[str, Any] = {}
+    for name, spec in kb.fields.items():
+        key = f"profile.{name}"
+        if spec.type == "bool":
+            domains[key] = {True, False}
+        elif spec.type == "choice":
+            domains[key] = set(spec.choices)
+        else:
+            low, low_open = (spec.min_exclusive, True) if spec.min_exclusive is not None else (
+                (spec.min, False) if spec.min is not None else (-inf, False))
+            domains[key] = Interval(low, low_open, spec.max if spec.max is not None else inf, False,
+                                    spec.default is None)
+    counts = set(kb.ranking["counts"])
+    strategies = set(kb.ranking["strategy"].values())
+    option = {
+        "gpu": {card.id for card in kb.catalog} | {"own"}, "vendor": set(VENDORS) | {"unknown"},
+        "cost": set(COSTS) | {"own"}, "count": counts, "min_count": counts, "strategy": strategies,
+        "where": {"own", "cloud"}, "pricing": {"spot", "on-demand", None},
+        "devices": {card.devices for card in kb.catalog} | {1}, "headroom": Interval(-inf, False, 1, True),
+        "hours": positive, "min_count_hours": positive, "vram_gb": positive, "device_vram_gb": positive,
+        "total_vram_gb": positive, "relative_cost": Interval(0, False, inf, False),
+    }
+    for namespace in ("option", "pick"):
+        for name, domain in option.items():
+            domains[f"{namespace}.{name}"] = domain
+    domains["pick.found"] = {True, False}
+    for name in ("vram_gb", "table_gb", "weights_gb", "qlora_vram_gb", "first_principles_gb", "ref_hours"):
+        domains[f"req.{name}"] = positive
+    domains["req.basis"] = set(kb.labels.get("basis", {}))
+    domains["req.floor_binds"] = {True, False}
+    for name in ("id", "vendor", "cost", "segment", "fast_interconnect", "devices"):
+        domains[f"card.{name}"] = {getattr(card, name) for card in kb.catalog} | (
+            {"own", "unknown", False, 1} if name in ("id", "vendor", "cost", "segment", "fast_interconnect", "devices")
+            else set())
+    return domains
+
+
+# --- conditions as disjunctive normal form ------------------------------------------
+
+_OPS = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=", ast.In: "in",
+        ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
+_FLIP = {"<": ">", "<=": ">=", ">": "<", ">=": "<=", "==": "==", "!=": "!="}
+
+
+def _field(node: ast.AST) -> str | None:
+    if isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name):
+        return f"{node.value.id}.{node.attr}"
+    return None
+
+
+def _constant(node: ast.AST) -> tuple[bool, Any]:
+    if isinstance(node, ast.Constant):
+        return True, node.value
+    if isinstance(node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in node.elts):
+        return True, tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return True, -node.operand.value
+    return False, None
+
+
+@dataclass(frozen=True)
+class Ref:
+    """The other side of a comparison between two fields."""
+
+    field: str
+
+
+def _atoms(node: ast.AST) -> Conjunction:
+    """The atoms of one comparison or truth test. What cannot be read becomes an
+    opaque atom: ignored when deciding satisfiability, kept when comparing rules."""
+    opaque = (("?", ast.unparse(node), None),)
+    field = _field(node)
+    if field is not None:
+        return ((field, "==", True),) if field.split(".")[1] in _BOOLS else ((field, "truthy", None),)
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        inner = _field(node.operand)
+        if inner is not None and inner.split(".")[1] in _BOOLS:
+            return ((inner, "==", False),)
+        return opaque
+    if isinstance(node, ast.Compare):
+        operands = [node.left] + list(node.comparators)
+        atoms = []
+        for op_node, left, right in zip(node.ops, operands, operands[1:]):
+            op = _OPS[type(op_node)]
+            lf, rf = _field(left), _field(right)
+            lc, rc = _constant(left), _constant(right)
+            if lf and rc[0]:
+                atoms.append((lf, op, rc[1]))
+            elif rf and lc[0] and op in _FLIP:
+                atoms.append((rf, _FLIP[op], lc[1]))
+            elif lf and rf and op in _FLIP:
+                atoms.append((lf, op, Ref(rf)) if lf < rf else (rf, _FLIP[op], Ref(lf)))
+            else:
+                atoms.append(opaque[0])
+        return tuple(atoms)
+    return opaque
+
+
+_ORDERINGS = {"<": {"<"}, "<=": {"<", "=="}, ">": {">"}, ">=": {">", "=="}, "==": {"=="}, "!=": {"<", ">"}}
+_BOOLS = {"rocm_ok", "interruptible", "floor_binds", "found", "fast_interconnect"}
+
+
+def _dnf(node: ast.AST) -> list[Conjunction]:
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
+        parts = [_dnf(value) for value in node.values]
+        return [tuple(itertools.chain.from_iterable(combo)) for combo in itertools.product(*parts)]
+    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
+        return [conj for value in node.values for conj in _dnf(value)]
+    return [_atoms(node)]
+
+
+def _holds(value: Any, op: str, constant: Any) -> bool:
+    if op == "truthy":
+        return bool(value)
+    if op in ("in", "not in"):
+        inside = value in (constant if isinstance(constant, tuple) else (constant,))
+        return inside if op == "in" else not inside
+    if op == "is":
+        return value is constant
+    if op == "is not":
+        return value is not constant
+    if value is None or constant is None:
+        return op == "!=" if (value is None) != (constant is None) else op == "=="
+    try:
+        return {"==": value == constant, "!=": value != constant, "<": value < constant, "<=": value <= constant,
+                ">": value > constant, ">=": value >= constant}[op]
+    except TypeError:
+        return op == "!="
