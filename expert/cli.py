@@ -301,3 +301,75 @@ def ask(lang: str | None, catalog: tuple[str, ...], **known: Any) -> None:
         click.echo()
         click.echo(_("Input ended before the consultation was complete."), err=True)
         sys.exit(1)
+
+
+@main.command()
+@click.argument("ids", nargs=-1, metavar="[ID]...")
+@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
+@click.option("--lang", metavar="LANG", help="es or en.")
+@click.option("--rules", "rules_dir", metavar="DIR", help="A knowledge base other than the shipped one.")
+def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | None) -> None:
+    """List the rules of the knowledge base: id, guide section, conclusion, explanation.
+
+    \b
+    Examples:
+      expert rules
+      expert rules --lang es misses-deadline amd-needs-rocm
+      expert rules --format markdown > docs/rules.md
+    """
+    lang = _lang(lang)
+
+    def action() -> str:
+        from . import rulebook
+        from .api import knowledge_base
+        from .errors import InputError
+        from .i18n import Localizer, resolve_lang
+        from .result import FORMATS
+
+        tr = Localizer(resolve_lang(lang))
+        if fmt not in FORMATS:
+            raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
+                             % {"value": fmt[:40], "accepted": tr.list(FORMATS, style="or")})
+        kb = knowledge_base(rules_dir)
+        width = min(shutil.get_terminal_size((80, 24)).columns, 100)
+        return rulebook.render(kb, rulebook.describe(kb, tr, ids), fmt, tr, width)
+
+    _run(action, lang)
+
+
+@main.command()
+@click.option("--rules", "rules_dir", metavar="DIR", help="The knowledge base to check (default: the shipped one).")
+@CATALOG_OPTION
+@click.option("--lang", metavar="LANG", help="es or en.")
+def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> None:
+    """Validate a knowledge base and user catalogs before they ship.
+
+    Prints one line per problem (file:line: what is wrong) and exits 1, or
+    says it is sound and exits 0. Besides malformed files, unknown fields,
+    wrong types and duplicate ids, it finds rules that can never fire,
+    opposing rules that can fire together, redundant rules, references to
+    undefined cards, and messages missing from the Spanish catalog.
+
+    \b
+    Examples:
+      expert check
+      expert check --rules my-rules/ --catalog rules/catalogs/current.toml
+    """
+    from .check import check as run_check
+    from .errors import InputError
+    from .i18n import CatalogMissing, Localizer, resolve_lang
+
+    try:
+        tr = Localizer(resolve_lang(_lang(lang)))
+    except (InputError, CatalogMissing) as error:
+        _fail(f"Error: {error}", 2)
+    problems = run_check(rules_dir, list(catalog))
+    for problem in problems:
+        click.echo(problem.render(tr.gettext))
+    if problems:
+        sys.exit(1)
+    from .api import knowledge_base
+
+    kb = knowledge_base(rules_dir, list(catalog))
+    click.echo(tr.gettext("The knowledge base is sound: %(rules)s rules, %(cards)s cards, no problems found.")
+               % {"rules": len(kb.rules), "cards": len(kb.catalog)})

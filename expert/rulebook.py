@@ -1,0 +1,95 @@
+"""`expert rules`: the knowledge base, rule by rule, in the reader's language.
+
+docs/rules.md is this module's markdown output (`expert rules --format
+markdown --lang en`); a test fails when the two drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from typing import Any, Iterable
+
+from .errors import InputError
+from .i18n import Localizer
+from .kb import KnowledgeBase, RuleDef
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+def concludes(rule: RuleDef, tr: Localizer) -> str:
+    _ = tr.gettext
+    if rule.kind == "derive":
+        return {
+            "requirement": _("declares the VRAM requirement"),
+            "own-option": _("declares an option for your own GPU"),
+            "catalog-options": _("declares one option per catalog card, sized and timed"),
+            "pick": _("ranks the options and declares the pick"),
+        }[rule.derive or ""]
+    if rule.kind == "prefer":
+        factor = tr.number(rule.factor or 0, 2)
+        if rule.factor == 0:
+            return _("puts the option first")
+        if (rule.factor or 0) < 1:
+            return _("favours the option (score × %(factor)s)") % {"factor": factor}
+        return _("penalises the option (score × %(factor)s)") % {"factor": factor}
+    return {
+        "reject": _("rules the card out"),
+        "demote": _("ranks the option after every option that is not demoted"),
+        "advice": _("adds advice"),
+        "warning": _("adds a warning"),
+    }[rule.kind]
+
+
+def describe(kb: KnowledgeBase, tr: Localizer, ids: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """Every rule (or those in ``ids``, in knowledge-base order) as a dict."""
+    wanted = list(ids)
+    known = [rule.id for rule in kb.rules]
+    for rule_id in wanted:
+        if rule_id not in known:
+            raise InputError("rule", tr.gettext("unknown rule '%(rule)s'; known: %(known)s.") % {
+                "rule": str(rule_id)[:40], "known": ", ".join(known)})
+    sections = list(kb.sections)
+    entries = []
+    for rule in kb.rules:
+        if wanted and rule.id not in wanted:
+            continue
+        section = kb.sections[rule.section]
+        entries.append({
+            "id": rule.id,
+            "kind": rule.kind,
+            "concludes": concludes(rule, tr),
+            "cites": {"section": rule.section, "number": f"S{sections.index(rule.section) + 1}",
+                      "heading": section.heading},
+            "heuristics": list(rule.heuristics),
+            "gaps": list(rule.gaps),
+            "when": rule.condition.source if rule.condition.source != "true" else None,
+            "factor": rule.factor,
+            "opposes": list(rule.opposes),
+            "overrides": list(rule.overrides),
+            "explanation": _PLACEHOLDER.sub(r"{\1}", tr.gettext(rule.message)),
+            "file": rule.file.rsplit("/", 1)[-1],
+            "line": rule.line,
+        })
+    return entries
+
+
+def heuristic_map(kb: KnowledgeBase) -> list[tuple[str, list[str]]]:
+    found: dict[str, list[str]] = {}
+    for rule in kb.rules:
+        for h in rule.heuristics:
+            found.setdefault(h, []).append(f"`{rule.id}`")
+    for card in kb.catalog:
+        for h in card.heuristics:
+            found.setdefault(h, []).append(f"catalog `{card.id}`")
+    return [(f"H{n}", found.get(f"H{n}", [])) for n in range(1, 40)]
+
+
+def render(kb: KnowledgeBase, entries: list[dict[str, Any]], fmt: str, tr: Localizer, width: int = 80) -> str:
+    if fmt == "json":
+        return json.dumps(entries, ensure_ascii=False, indent=2) + "\n"
+    from .render import environment
+
+    template = environment(tr.lang).get_template(f"rules.{'md' if fmt == 'markdown' else 'txt'}.j2")
+    return template.render(entries=entries, width=width, hmap=heuristic_map(kb),
+                           complete=len(entries) == len(kb.rules))
