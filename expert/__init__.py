@@ -21,7 +21,7 @@ __version__ = "0.1.0"
 if TYPE_CHECKING:
     from .api import advise
     from .consultation import Consultation
-    from .explain import explain
+    from .explanation import explain
     from .result import Result
 
 
@@ -35,7 +35,7 @@ def __getattr__(name: str) -> Any:
 
         return Consultation
     if name == "explain":
-        from .explain import explain
+        from .explanation import explain
 
         return explain
     if name == "Result":

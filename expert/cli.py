@@ -196,7 +196,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
 
     def action() -> str:
         from .errors import InputError
-        from .explain import explain as run_explain
+        from .explanation import explain as run_explain
         from .result import FORMATS
 
         explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=list(catalog),
@@ -290,7 +290,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], **known: Any) -> None:
         except EOFError:
             reply = ""
         if reply.strip().lower() in ("y", "yes", "s", "sí", "si"):
-            from .explain import explain as run_explain
+            from .explanation import explain as run_explain
 
             explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())
             click.echo(explanation.render("text", width=width, color=color))

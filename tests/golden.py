@@ -35,7 +35,7 @@ CASES: dict[str, dict[str, Any]] = {
 
 
 def render(case: str, lang: str, fmt: str) -> str:
-    from expert.explain import explain
+    from expert.explanation import explain
 
     return explain(**CASES[case], lang=lang).render(fmt, width=80, color=False)
 

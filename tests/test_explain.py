@@ -12,7 +12,7 @@ from click.testing import CliRunner
 
 from expert import InputError
 from expert.cli import main
-from expert.explain import explain
+from expert.explanation import explain
 
 
 def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> None:
@@ -155,7 +155,7 @@ def test_cli_explain_bad_input_exits_2(args: list[str], field: str) -> None:
 
 SCRIPT = """
 import sys
-from expert.explain import explain
+from expert.explanation import explain
 for why_not in ("h100-80gb", "own"):
     sys.stdout.write(explain(model_size_b=70, method="lora", deadline_h=8, vram_gb=24, why_not=why_not,
                              what_if={"rocm_ok": True, "vram_gb": 96}, lang="es").render("json"))

@@ -1,0 +1,105 @@
+"""User catalogs: cards the guide does not know take part in every rule."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from expert import Consultation, KnowledgeBaseError, advise, explain, paths
+from expert.cli import main
+
+CURRENT = paths.RULES / "catalogs" / "current.toml"
+
+
+def one_card(tmp_path: Path, card_id: str) -> Path:
+    text = CURRENT.read_text(encoding="utf-8")
+    block = next(b for b in text.split("[[gpu]]")[1:] if f'id = "{card_id}"' in b)
+    path = tmp_path / f"{card_id}.toml"
+    path.write_text("[[gpu]]" + block, encoding="utf-8")
+    return path
+
+
+def test_an_h200_changes_the_70b_lora_answer_as_the_rules_imply(tmp_path: Path) -> None:
+    before = advise(model_size_b=70, method="lora", lang="en")
+    assert before.recommendations[0].gpu == "h100-80gb"
+    assert "tight-fit" in {w.id for w in before.warnings}
+    h200 = one_card(tmp_path, "h200-141gb")
+    after = advise(model_size_b=70, method="lora", lang="en", catalog=h200)
+    top = after.recommendations[0]
+    # One H200 holds the 80 GB with room to spare: no small-batch penalty (H20), one card (H17).
+    assert (top.gpu, top.count, top.source) == ("h200-141gb", 1, "h200-141gb.toml")
+    assert "tight-fit" not in {w.id for w in after.warnings}
+    assert "little-room-for-the-batch" in next(r for r in after.recommendations if r.gpu == "h100-80gb").rules
+    assert top.text.startswith("1 × NVIDIA H200 141 GB [h200-141gb.toml] (141 GB) holds the 80 GB needed")
+
+
+def test_cli_catalog_flag(tmp_path: Path) -> None:
+    done = CliRunner().invoke(main, ["advise", "--model-size", "70", "--method", "lora", "--format", "json",
+                                     "--catalog", str(one_card(tmp_path, "h200-141gb"))], env={"EXPERT_LANG": "en"})
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.stdout)["recommendations"][0]["gpu"] == "h200-141gb"
+
+
+def test_every_card_of_current_takes_part_in_the_rules() -> None:
+    result = advise(model_size_b=70, method="lora", deadline_h=8, lang="en", catalog=CURRENT)
+    everything = {r.gpu for r in result.recommendations} | {r.gpu for r in result.rejected}
+    assert {"h200-141gb", "b200-180gb", "l40s-48gb", "rtx-5090", "mi300x"} <= everything
+    rejected = {r.gpu: r.rules for r in result.rejected}
+    assert rejected["rtx-5090"] == ["no-scale-out-without-fast-link"]   # PCIe only (G9)
+    assert rejected["l40s-48gb"] == ["no-scale-out-without-fast-link"]
+    assert rejected["mi300x"] == ["amd-needs-rocm"]
+    with_rocm = advise(model_size_b=70, method="lora", rocm_ok=True, budget="low", lang="en", catalog=CURRENT)
+    assert "mi300x" in {r.gpu for r in with_rocm.recommendations}
+
+
+def test_a_user_card_replaces_the_guide_card_with_its_id(tmp_path: Path) -> None:
+    path = tmp_path / "big4090.toml"
+    path.write_text('[[gpu]]\nid = "rtx-4090"\nname = "RTX 4090 48 GB (modded)"\nvendor = "nvidia"\nvram_gb = 48\n'
+                    'cost = "low"\nsegment = "consumer"\n')
+    result = advise(model_size_b=13, method="full", lang="en", catalog=path)
+    card = next(r for r in result.recommendations if r.gpu == "rtx-4090")
+    assert (card.count, card.vram_gb, card.source) == (1, 48, "big4090.toml")
+    assert len(result.recommendations) + len(result.rejected) == 6
+
+
+def test_a_minimal_card_takes_the_defaults(tmp_path: Path) -> None:
+    path = tmp_path / "min.toml"
+    path.write_text('[[gpu]]\nid = "mystery"\nname = "Mystery 96 GB"\nvendor = "nvidia"\nvram_gb = 96\ncost = "medium"\n')
+    result = advise(model_size_b=70, method="lora", lang="es", catalog=path)
+    mystery = next(r for r in result.recommendations if r.gpu == "mystery")
+    assert mystery.count == 1 and mystery.hours == pytest.approx(26.25)   # speed 1.0, the reference card's
+
+
+@pytest.mark.parametrize("text, expected", [
+    ("[[gpu]\n", "malformed TOML"),
+    ('[[gpu]]\nid = "x"\n', "'name' is missing"),
+    ('[[gpu]]\nid = "x"\nname = "X"\nvendor = "nvidia"\nvram_gb = "a lot"\ncost = "low"\n',
+     "'vram_gb' must be a positive number"),
+    ('[[gpu]]\nid = "x"\nname = "X"\nvendor = "nvidia"\nvram_gb = 8\ncost = "free"\n', "cost must be one of"),
+    ('[[gpu]]\nid = "x"\nname = "X"\nvendor = "nvidia"\nvram_gb = 8\ncost = "low"\ncolour = "red"\n',
+     "unknown key 'colour'"),
+    ('title = "no cards"\n', "no [[gpu]] tables"),
+])
+def test_broken_user_catalogs_never_half_load(tmp_path: Path, text: str, expected: str) -> None:
+    path = tmp_path / "bad.toml"
+    path.write_text(text)
+    with pytest.raises(KnowledgeBaseError) as caught:
+        advise(lang="en", catalog=[CURRENT, path])
+    assert expected in str(caught.value) and "bad.toml" in str(caught.value)
+    done = CliRunner().invoke(main, ["advise", "--catalog", str(path)], env={"EXPERT_LANG": "en"})
+    assert done.exit_code == 2 and done.stdout == "" and expected in done.stderr
+    assert "Traceback" not in done.stderr
+    missing = CliRunner().invoke(main, ["explain", "--catalog", str(tmp_path / "nope.toml")], env={"EXPERT_LANG": "en"})
+    assert missing.exit_code == 2 and "file is missing" in missing.stderr
+
+
+def test_explanations_and_consultations_name_the_catalog(tmp_path: Path) -> None:
+    h200 = one_card(tmp_path, "h200-141gb")
+    x = explain(model_size_b=70, method="lora", lang="en", catalog=h200, why_not="h100-80gb")
+    assert "NVIDIA H200 141 GB [h200-141gb.toml]" in x.render("text")
+    c = Consultation(lang="en", catalog=str(h200), model_size_b=70, method="lora")
+    again = Consultation.from_dict(json.loads(json.dumps(c.to_dict())))
+    assert again.result().recommendations[0].gpu == "h200-141gb"
