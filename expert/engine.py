@@ -28,24 +28,43 @@ KnowledgeEngine, Fact, Rule, AS, TEST = (experta.KnowledgeEngine, experta.Fact, 
                                          experta.TEST)
 
 
-class Profile(Fact):  # type: ignore[misc,valid-type]
+class _Fact(Fact):  # type: ignore[misc,valid-type]
+    """A fact compared by identity once declared.
+
+    experta compares activations fact by fact, field by field, many times per
+    consultation (most of its run time). A declared fact is one object with a
+    unique ``__factid__`` for its whole life, so comparing ids is equivalent
+    and far cheaper. Undeclared facts (the rules' patterns) keep experta's
+    comparison; duplicate detection in ``declare()`` does not use ``==``.
+    """
+
+    def __eq__(self, other: object) -> bool:
+        if self is other:
+            return True
+        mine = dict.get(self, "__factid__")
+        theirs = dict.get(other, "__factid__") if isinstance(other, dict) else None
+        if mine is not None and theirs is not None:
+            return mine == theirs and self.__class__ is other.__class__
+        return bool(Fact.__eq__(self, other))
+
+    __hash__ = Fact.__hash__
+
+
+class Profile(_Fact):
     """The person's answers, after defaults."""
 
 
-class Requirement(Fact):  # type: ignore[misc,valid-type]
+class Requirement(_Fact):
     """What the run needs."""
 
 
-class Option(Fact):  # type: ignore[misc,valid-type]
+class Option(_Fact):
     """One card, sized for the run."""
 
 
-class Pick(Fact):  # type: ignore[misc,valid-type]
+class Pick(_Fact):
     """The best option, or found=False."""
 
-
-class Conclusion(Fact):  # type: ignore[misc,valid-type]
-    """A reject/demote/prefer/advice/warning conclusion of one rule."""
 
 
 FACT_CLASSES = {"profile": Profile, "req": Requirement, "option": Option, "pick": Pick}
@@ -83,6 +102,7 @@ class Run:
     kb: KnowledgeBase
     profile: dict[str, Any]
     req: dict[str, Any] | None = None
+    req_fact: dict[str, Any] | None = None
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
     cards: dict[str, Card] = field(default_factory=dict)
     origin: dict[tuple[str, str | None], str] = field(default_factory=dict)
@@ -115,7 +135,8 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
 
     def fire(self, rule: RuleDef, bound: dict[str, Any]) -> None:
         run = self.run_state
-        env = {name: _plain(bound[name]) for name in ("profile", "req", "option", "pick") if name in bound}
+        env = {name: _plain(bound[name]) for name in ("option", "pick") if name in bound}
+        env = {"profile": run.profile, **({"req": run.req_fact} if run.req_fact is not None else {}), **env}
         gpu = env["option"]["gpu"] if "option" in env else None
         if gpu is not None:
             env["card"] = run.cards[gpu].fact()
@@ -128,8 +149,9 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 derived.append({"fact": namespace, "values": values})
                 env.setdefault(namespace, values)
         else:
+            # No rule matches on these conclusions, so they are recorded, not
+            # declared: each declared fact costs a pass through the network.
             run.conclusions.append((rule, gpu))
-            self.declare(Conclusion(rule=rule.id, gpu=gpu))
             derived.append({"fact": rule.kind, "values": {"gpu": gpu} if gpu else {}})
         run.firings.append(Firing(rule, gpu, self._matched(rule, env), derived, env))
 
@@ -160,8 +182,8 @@ Declared = list[tuple[str, dict[str, Any]]]
 
 def _requirement(run: Run, env: dict[str, Any]) -> Declared:
     run.req = calc.requirement(run.kb, env["profile"])
-    fact = {k: v for k, v in run.req.items() if k != "anchors"}
-    return [("req", fact)]
+    run.req_fact = {k: v for k, v in run.req.items() if k != "anchors"}
+    return [("req", run.req_fact)]
 
 
 def _own_option(run: Run, env: dict[str, Any]) -> Declared:
@@ -221,14 +243,21 @@ HELPERS: dict[str, Callable[[Run, dict[str, Any]], Declared]] = {
 # --- Compiling the knowledge base into an engine class ---------------------------
 
 def _patterns(rule: RuleDef) -> list[Any]:
+    # A rule matches the most specific fact of its scope. A consultation has
+    # exactly one Profile, declared first, and one Requirement, declared
+    # before any Option or Pick; joining them into every rule would only make
+    # experta build and compare tokens that always match (it was half of the
+    # run time), so the rule's test and action read them from the run's
+    # record of working memory instead.
     scope = rule.scope
-    patterns = [AS.profile << Profile()]
-    if "req" in scope:
-        patterns.append(AS.req << Requirement())
     if "option" in scope:
-        patterns.append(AS.option << Option())
-    if "pick" in scope:
-        patterns.append(AS.pick << Pick())
+        patterns = [AS.option << Option()]
+    elif "pick" in scope:
+        patterns = [AS.pick << Pick()]
+    elif "req" in scope:
+        patterns = [AS.req << Requirement()]
+    else:
+        patterns = [AS.profile << Profile()]
     if rule.condition.source != "true":
         patterns.append(TEST(_test(rule)))
     return patterns
@@ -236,21 +265,23 @@ def _patterns(rule: RuleDef) -> list[Any]:
 
 def _test(rule: RuleDef) -> Callable[..., bool]:
     # experta passes bindings by parameter name, so each scope gets a function
-    # with exactly its names.
+    # with exactly the name of the fact it matches.
     holds = rule.condition
     scope = rule.scope
     if "option" in scope:
-        def test_option(profile: Any, req: Any, option: Any) -> bool:
-            card = _CURRENT.run.cards[option["gpu"]].fact()
-            return holds({"profile": profile, "req": req, "option": option, "card": card})
+        def test_option(option: Any) -> bool:
+            run = _CURRENT.run
+            return holds({"profile": run.profile, "req": run.req_fact, "option": option,
+                          "card": run.cards[option["gpu"]].fact()})
         return test_option
     if "pick" in scope:
-        def test_pick(profile: Any, req: Any, pick: Any) -> bool:
-            return holds({"profile": profile, "req": req, "pick": pick})
+        def test_pick(pick: Any) -> bool:
+            run = _CURRENT.run
+            return holds({"profile": run.profile, "req": run.req_fact, "pick": pick})
         return test_pick
     if "req" in scope:
-        def test_req(profile: Any, req: Any) -> bool:
-            return holds({"profile": profile, "req": req})
+        def test_req(req: Any) -> bool:
+            return holds({"profile": _CURRENT.run.profile, "req": req})
         return test_req
 
     def test_profile(profile: Any) -> bool:
