@@ -77,10 +77,7 @@ class Localizer:
     """Translate and format for one language."""
 
     def __init__(self, lang: str) -> None:
-        from babel import Locale
-
         self.lang = lang
-        self.locale = Locale.parse(lang)
         self.translations = translations(lang)
 
     def gettext(self, message: str) -> str:
@@ -90,20 +87,13 @@ class Localizer:
         return self.translations.ngettext(singular, plural, n)
 
     def number(self, value: float, digits: int = 1) -> str:
-        from babel.numbers import format_decimal
-
-        pattern = "#,##0" + ("." + "#" * digits if digits else "")
-        return format_decimal(value, format=pattern, locale=self.locale)
+        return _number(value, digits, self.lang)
 
     def gb(self, value: float) -> str:
-        from babel.units import format_unit
-
-        return format_unit(value, "digital-gigabyte", length="short", format="#,##0.#", locale=self.locale)
+        return _unit(value, "digital-gigabyte", self.lang)
 
     def hours(self, value: float) -> str:
-        from babel.units import format_unit
-
-        return format_unit(value, "duration-hour", length="short", format="#,##0.#", locale=self.locale)
+        return _unit(value, "duration-hour", self.lang)
 
     def billions(self, value: float) -> str:
         return self.number(value, 2) + "B"
@@ -111,4 +101,21 @@ class Localizer:
     def list(self, items: Iterable[str], style: str = "standard") -> str:
         from babel.lists import format_list
 
-        return format_list(list(items), style=style, locale=self.locale)
+        return format_list(list(items), style=style, locale=self.lang)
+
+
+# The same few values are formatted again and again (every message that
+# names the requirement, say): babel re-parses its patterns each time.
+@lru_cache(maxsize=4096)
+def _number(value: float, digits: int, lang: str) -> str:
+    from babel.numbers import format_decimal
+
+    pattern = "#,##0" + ("." + "#" * digits if digits else "")
+    return format_decimal(value, format=pattern, locale=lang)
+
+
+@lru_cache(maxsize=4096)
+def _unit(value: float, unit: str, lang: str) -> str:
+    from babel.units import format_unit
+
+    return format_unit(value, unit, length="short", format="#,##0.#", locale=lang)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import re
 import sys
 from dataclasses import dataclass, field, replace
+from functools import cached_property
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -93,8 +94,13 @@ class Card:
     source: str
     origin: str = "guide"    # "guide", or the file name of the user catalog it came from
 
-    def fact(self) -> dict[str, Any]:
+    @cached_property
+    def _fact(self) -> dict[str, Any]:
         return {name: getattr(self, name) for name in FIELDS["card"]}
+
+    def fact(self) -> dict[str, Any]:
+        """The card's fields as the conditions see them (one shared, read-only dict)."""
+        return self._fact
 
 
 @dataclass(frozen=True)

@@ -106,11 +106,13 @@ def sentence(text: str) -> str:
 
 
 def _rounded(value: Any) -> Any:
-    if isinstance(value, float):
+    kind = type(value)
+    if kind is float:
         return round(value, 3)
-    if isinstance(value, dict):
-        return {k: _rounded(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
+    if kind is dict:
+        return {k: (round(v, 3) if type(v) is float else _rounded(v) if type(v) in (dict, list, tuple) else v)
+                for k, v in value.items()}
+    if kind is list or kind is tuple:
         return [_rounded(v) for v in value]
     return value
 
