@@ -8,7 +8,9 @@ added: the class has been created by then and needs them no more.
 
 Importing experta also calls ``logging.basicConfig()``, which would install a
 handler on the host application's root logger; we restore the root logger as
-it was.
+it was. And experta logs every rule test at INFO/DEBUG through its
+``experta.watchers`` loggers, which would flood a host that logs at DEBUG:
+those loggers stay quiet unless someone turns them up (``experta.watch()``).
 """
 
 from __future__ import annotations
@@ -33,6 +35,9 @@ def _import_experta():  # type: ignore[no-untyped-def]
             delattr(collections, name)
         root.handlers[:] = handlers
         root.setLevel(level)
+    watchers = logging.getLogger("experta.watchers")
+    if watchers.level == logging.NOTSET:
+        watchers.setLevel(logging.WARNING)
     return experta
 
 

@@ -217,6 +217,96 @@ def _is_number(value: Any) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool)
 
 
+# --- the shape of every file -------------------------------------------------
+# A schema is a type (str, int, float = any number, bool), ANY, a list
+# [schema], a table {key: schema} whose keys ending in "?" are optional, or an
+# open table {"*": schema}. Each file is checked against its schema before
+# anything reads it, so a value of the wrong type is a message, not a crash.
+
+ANY = object()
+SCHEMAS: dict[str, Any] = {
+    "sections": {"section": {"*": {"heading": str, "heuristics?": [str]}}},
+    "profile": {"field": {"*": {"type": str, "label": str, "default?": ANY, "choices?": [str],
+                                "choice_labels?": {"*": str}, "min?": float, "min_exclusive?": float, "max?": float,
+                                "none_label?": str}}},
+    "catalog": {"gpu": [{"*": ANY}]},
+    "requirements": {"class_band": float, "table": {"*": [[float]]}, "qlora": {"of": str, "factor": float},
+                     "floor_bytes_per_param": {"*": float}, "first_principles_bytes_per_param": {"*": float}},
+    "timing": {"anchor_size_b": float, "anchor_examples": float, "base_hours": {"*": float},
+               "scaling": {"efficiency": float}, "own": {"speed": float}},
+    "ranking": {"counts": [int], "max_count_for_speed": int,
+                "strategy": {"single": str, "replicated": str, "sharded": str}, "price_index": {"*": float},
+                "budget_weights": {"*": {"cost": float, "time": float}}},
+    "labels": {"*": {"*": str}},
+    "rules": {"rule": [{"id": str, "kind": str, "derive?": str, "section": str, "heuristics": [str],
+                        "gaps?": [str], "when?": str, "message": str, "factor?": float, "opposes?": [str],
+                        "overrides?": [str]}]},
+    "explain": {"change": [{"field": str, "value": ANY}]},
+    "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str}]},
+}
+_TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
+
+
+def _line_of_key(text: str, key: str) -> int:
+    pattern = re.compile(rf"^\s*(\[+[^\]]*\b{re.escape(key)}\b[^\]]*\]+|\"?{re.escape(key)}\"?\s*=)")
+    return next((n + 1 for n, line in enumerate(text.splitlines()) if pattern.match(line)), 0)
+
+
+def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems: "_Problems") -> bool:
+    """Check ``value`` against ``schema``; report each mismatch at ``where``."""
+    key = where.rsplit(".", 1)[-1].split("[")[0]
+    line = _line_of_key(text, key) if key else 0
+    if schema is ANY:
+        return True
+    if isinstance(schema, list):
+        if not isinstance(value, list):
+            problems.add(str(path), line, "'%(key)s' must be a list", key=where)
+            return False
+        return all([_shape(item, schema[0], f"{where}[{n + 1}]", path, text, problems) for n, item in enumerate(value)])
+    if isinstance(schema, dict):
+        if not isinstance(value, dict):
+            problems.add(str(path), line, "'%(key)s' must be a table", key=where or path.stem)
+            return False
+        ok = True
+        if "*" in schema:
+            for name, item in value.items():
+                ok &= _shape(item, schema["*"], f"{where}.{name}" if where else name, path, text, problems)
+            return ok
+        known = {k.rstrip("?") for k in schema}
+        for name in value:
+            if name not in known:
+                dotted = f"{where}.{name}" if where else name
+                problems.add(str(path), _line_of_key(text, name), "unknown key '%(key)s' (known: %(known)s)",
+                             key=dotted, known=", ".join(sorted(known)))
+                ok = False
+        for name, item_schema in schema.items():
+            bare = name.rstrip("?")
+            full = f"{where}.{bare}" if where else bare
+            if bare not in value:
+                if not name.endswith("?"):
+                    problems.add(str(path), line, "'%(key)s' is missing", key=full)
+                    ok = False
+                continue
+            ok &= _shape(value[bare], item_schema, full, path, text, problems)
+        return ok
+    if schema is float:
+        good = isinstance(value, (int, float)) and not isinstance(value, bool)
+    elif schema is int:
+        good = isinstance(value, int) and not isinstance(value, bool)
+    else:
+        good = isinstance(value, schema)
+    if not good:
+        if schema is str:
+            problems.add(str(path), line, "'%(key)s' must be text", key=where)
+        elif schema is int:
+            problems.add(str(path), line, "'%(key)s' must be a whole number", key=where)
+        elif schema is float:
+            problems.add(str(path), line, "'%(key)s' must be a number", key=where)
+        else:
+            problems.add(str(path), line, "'%(key)s' must be true or false", key=where)
+    return good
+
+
 def load(root: Path | str | None = None) -> KnowledgeBase:
     """Load the knowledge base in ``root`` (the shipped one by default)."""
     base = Path(root) if root is not None else paths.RULES
@@ -224,6 +314,10 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     data = {name: _read(base / f"{name}.toml", problems) for name in
             ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules", "explain",
              "questions")}
+    if problems.items:
+        raise KnowledgeBaseError(problems.items)
+    for name, (doc, text) in data.items():
+        _shape(doc, SCHEMAS[name], "", base / f"{name}.toml", text, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
 
@@ -235,6 +329,8 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     ranking = _ranking(base / "ranking.toml", data["ranking"][0], problems)
     labels = _labels(base / "labels.toml", data["labels"][0], problems)
     rules = _rules(base / "rules.toml", *data["rules"], sections, problems)
+    if not problems.items:
+        _consistency(base, fields, requirements, timing, ranking, problems)
     changes = _changes(base / "explain.toml", *data["explain"], fields, problems)
     questions = _questions(base / "questions.toml", *data["questions"], fields, problems)
     if problems.items:
@@ -335,10 +431,53 @@ def _fields(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
         for bound in ("min", "min_exclusive", "max"):
             if bound in spec and not _is_number(spec[bound]):
                 problems.add(str(path), line, "field '%(name)s': %(bound)s must be a number", name=name, bound=bound)
+        default = spec.get("default")
+        if default is not None and not _valid_default(kind, default, choices, spec):
+            problems.add(str(path), line, "field '%(name)s': the default %(value)s is not a valid value",
+                         name=name, value=repr(default))
         fields[name] = ProfileField(name, kind, str(spec.get("label", name)), spec.get("default"), choices, labels,
                                     spec.get("min"), spec.get("min_exclusive"), spec.get("max"),
                                     spec.get("none_label"))
     return fields
+
+
+def _valid_default(kind: str, value: Any, choices: tuple[str, ...], spec: dict[str, Any]) -> bool:
+    if kind == "choice":
+        return value in choices
+    if kind == "bool":
+        return isinstance(value, bool)
+    if not _is_number(value) or (kind == "integer" and value != int(value)):
+        return False
+    return not ((spec.get("min") is not None and value < spec["min"])
+                or (spec.get("min_exclusive") is not None and value <= spec["min_exclusive"])
+                or (spec.get("max") is not None and value > spec["max"]))
+
+
+def _consistency(base: Path, fields: dict[str, ProfileField], requirements: dict[str, Any], timing: dict[str, Any],
+                 ranking: dict[str, Any], problems: _Problems) -> None:
+    """Every method and budget the profile accepts has its figures in the other files."""
+    methods = fields["method"].choices if "method" in fields else ()
+    for method in methods:
+        if method not in requirements["table"] and method != "qlora":
+            problems.add(str(base / "requirements.toml"), 0, "table '%(method)s' is missing", method=method)
+        for key, table, name in (("floor_bytes_per_param", requirements["floor"], "requirements.toml"),
+                                 ("first_principles_bytes_per_param", requirements["first_principles"],
+                                  "requirements.toml"),
+                                 ("base_hours", timing["base_hours"], "timing.toml")):
+            if method not in table:
+                problems.add(str(base / name), 0, "[%(key)s] needs a number for '%(method)s'", key=key, method=method)
+    for budget in fields["budget"].choices if "budget" in fields else ():
+        if budget not in ranking["budget_weights"]:
+            problems.add(str(base / "ranking.toml"), 0, "[budget_weights] '%(budget)s' needs numbers cost and time",
+                         budget=budget)
+    for name in ("method", "budget", "purpose"):
+        if name in fields and fields[name].type != "choice":
+            problems.add(str(base / "profile.toml"), 0, "field '%(name)s': type must be one of %(known)s",
+                         name=name, known="choice")
+    for name in ("rocm_ok", "interruptible"):
+        if name in fields and fields[name].type != "bool":
+            problems.add(str(base / "profile.toml"), 0, "field '%(name)s': type must be one of %(known)s",
+                         name=name, known="bool")
 
 
 _CARD_KEYS: dict[str, Any] = {

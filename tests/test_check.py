@@ -61,7 +61,7 @@ def test_malformed_toml(tmp_path: Path) -> None:
 
 def test_unknown_and_missing_fields(tmp_path: Path) -> None:
     found = problems(rules_dir(tmp_path, replace=('factor = 0.75', 'factor = 0.75\nweight = 2')))
-    assert any("unknown key 'weight'" in p for p in found)
+    assert any("unknown key" in p and "weight" in p for p in found)
     found = problems(rules_dir(tmp_path / "b", replace=('[field.purpose]', '[field.porpoise]'), filename="profile.toml"))
     assert any("field 'purpose' is missing" in p for p in found)
     assert any("unknown field 'porpoise'" in p for p in found)
@@ -135,7 +135,7 @@ def test_redundant_rules(tmp_path: Path) -> None:
 
 def test_rules_citing_no_section(tmp_path: Path) -> None:
     found = problems(rules_dir(tmp_path, replace=('section = "amd"\n', '')))
-    assert any("cites unknown section 'None'" in p for p in found), found
+    assert any(".section' is missing" in p for p in found), found
 
 
 def test_broken_user_catalog(tmp_path: Path) -> None:

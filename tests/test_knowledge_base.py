@@ -74,11 +74,12 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
     ("rules.toml", 'id = "tight-fit"', 'id = "monitor-usage"', "duplicate id"),
     ("rules.toml", 'id = "tight-fit"', 'id = "Tight Fit"', "id must be kebab-case"),
     ("rules.toml", 'heuristics = ["H20"]', 'heuristics = ["H40"]', "heuristics must list H-ids"),
-    ("rules.toml", 'factor = 0.75', 'factor = "high"', "needs a factor"),
+    ("rules.toml", 'factor = 0.75', 'factor = "high"', ".factor' must be a number"),
+    ("rules.toml", 'kind = "advice"', 'kind = "prefer"', "needs a factor"),
     ("rules.toml", "%(pick_count)s cards, the link", "%(pick_cards)s cards, the link", "placeholder 'pick_cards'"),
     ("rules.toml", 'kind = "warning"', 'kind = "hint"', "kind must be one of"),
     ("rules.toml", 'derive = "pick"', 'derive = "choose"', "names one helper"),
-    ("rules.toml", 'message = "Keep the micro-batch', 'mesage = "Keep the micro-batch', "unknown key 'mesage'"),
+    ("rules.toml", 'message = "Keep the micro-batch', 'mesage = "Keep the micro-batch', ".mesage' (known: "),
     ("catalog.toml", "vram_gb = 24\n", 'vram_gb = "24 GB"\n', "'vram_gb' must be a positive number"),
     ("catalog.toml", 'vendor = "amd"', 'vendor = "intel"', "vendor must be one of"),
     ("catalog.toml", 'cost = "high"', 'cost = "very high"', "cost must be one of"),
@@ -91,7 +92,7 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
     ("ranking.toml", "counts = [1, 2, 4, 8, 16, 32, 64]", "counts = [2, 4]", "counts"),
     ("profile.toml", 'type = "choice"', 'type = "pick-one"', "type must be one of"),
     ("sections.toml", '[section.amd]\nheading = "Ajuste fino de LLM en GPU AMD: ¿es viable?"', "[section.amd]",
-     "needs a heading"),
+     "'section.amd.heading' is missing"),
 ])
 def test_broken_knowledge_base_is_refused_with_file_and_line(tmp_path, filename, old, new, expected) -> None:  # type: ignore[no-untyped-def]
     base = broken(tmp_path, filename, old, new)

@@ -1,0 +1,101 @@
+"""Ready to embed: threads, determinism, no side effects on the host."""
+
+from __future__ import annotations
+
+import json
+import os
+import random
+import subprocess
+import sys
+import threading
+from typing import Any
+
+from expert import Consultation, advise
+
+METHODS, BUDGETS, PURPOSES = ("full", "lora", "qlora"), ("low", "medium", "high"), ("experiment", "production")
+
+
+def mixed_profiles(n: int, seed: int = 7) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    return [dict(model_size_b=rng.choice([1, 3, 7, 8, 13, 30, 34, 70, 180, 405]), method=rng.choice(METHODS),
+                 budget=rng.choice(BUDGETS), rocm_ok=rng.random() < 0.5,
+                 deadline_h=rng.choice([None, 1, 8, 24, 100]), vram_gb=rng.choice([None, 8, 24, 48, 80]),
+                 dataset_examples=rng.choice([1000, 10_000, 100_000]), purpose=rng.choice(PURPOSES),
+                 interruptible=rng.random() < 0.5, lang=rng.choice(["en", "es"]))
+            for _ in range(n)]
+
+
+def consult(profile: dict[str, Any], turn_by_turn: bool) -> str:
+    if not turn_by_turn:
+        return json.dumps(advise(**profile).to_dict(), sort_keys=True)
+    facts = {k: v for k, v in profile.items() if k != "lang"}
+    c = Consultation(lang=profile["lang"])
+    while (q := c.next_question()) is not None:
+        c.answer(q.id, "no" if facts[q.id] is None else facts[q.id])
+    return json.dumps(c.result().to_dict(), sort_keys=True)
+
+
+def test_many_threads_get_the_single_threaded_answers() -> None:
+    profiles = mixed_profiles(200)
+    expected = [consult(p, i % 4 == 0) for i, p in enumerate(profiles)]
+    mismatches: list[tuple[int, int]] = []
+    errors: list[BaseException] = []
+
+    def worker(offset: int) -> None:
+        try:
+            for i in range(len(profiles)):
+                k = (i + offset * 25) % len(profiles)
+                if consult(profiles[k], k % 4 == 0) != expected[k]:
+                    mismatches.append((offset, k))
+        except BaseException as error:  # noqa: BLE001 - reported below
+            errors.append(error)
+
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    for thread in threads:
+        thread.start()
+    for thread in threads:
+        thread.join()
+    assert errors == [] and mismatches == []
+
+
+HOST = """
+import io, logging, sys, contextlib
+root = logging.getLogger()
+root.setLevel(logging.DEBUG)
+records = []
+class Keep(logging.Handler):
+    def emit(self, record): records.append(record.name)
+root.addHandler(Keep())
+before = (list(root.handlers), root.level)
+out = io.StringIO()
+with contextlib.redirect_stdout(out), contextlib.redirect_stderr(out):
+    import expert
+    from expert import advise, explain, Consultation
+    advise(model_size_b=70, method="lora", deadline_h=8, lang="es")
+    explain(model_size_b=13, why_not="rtx-4090", lang="en")
+    Consultation(lang="en").next_question()
+after = (list(root.handlers), root.level)
+print(before == after, out.getvalue() == "", sorted(set(records)))
+"""
+
+
+def test_no_side_effects_on_the_host() -> None:
+    done = subprocess.run([sys.executable, "-c", HOST], capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["True", "True", "[]"]
+
+
+SEEDED = """
+import json, sys
+sys.path.insert(0, %r)
+from test_embedding import mixed_profiles
+from expert import advise
+sys.stdout.write(json.dumps([advise(**p).to_dict() for p in mixed_profiles(25, seed=3)], ensure_ascii=False))
+""" % os.path.dirname(__file__)
+
+
+def test_byte_identical_json_whatever_the_hash_seed() -> None:
+    outputs = {subprocess.run([sys.executable, "-c", SEEDED], env=dict(os.environ, PYTHONHASHSEED=seed),
+                              capture_output=True, text=True, check=True).stdout
+               for seed in ("0", "1", "42", "1234", "987654")}
+    assert len(outputs) == 1
