@@ -1,44 +1,81 @@
-"""Benchmark: advise() in-process and `expert` as a whole process.
+"""Benchmark `expert`: in-process speed, memory over many consultations, and
+whole-process times.
 
-    python bench/bench.py [--n 1000]
+    python bench/bench.py [--n 1000] [--memory 20000]
 
-Plain Python, no extra dependency. Prints the median and p99 of advise(),
-consultations per second on one core, and whole-process times of
-`expert --help` and `expert advise` against the floor of importing
-experta, jinja2, babel and click.
+Plain Python, no extra dependency. Reports:
+- advise(): median and p99 over N consultations of varied profiles, and
+  consultations per second on one core;
+- resident memory growth over M consultations after a warm-up;
+- `expert --help` and `expert advise` as whole processes, against the floor
+  of importing experta (through expert._experta, since experta 1.9.4 does not
+  import on Python >= 3.10 by itself), jinja2, babel and click.
 """
 
 from __future__ import annotations
 
 import argparse
+import gc
+import os
+import platform
+import random
 import statistics
 import subprocess
 import sys
 import time
-
-PROFILES = [
-    dict(model_size_b=70, method="lora", deadline_h=8),
-    dict(model_size_b=8, method="full", vram_gb=24),
-    dict(model_size_b=13, method="lora", budget="low", rocm_ok=True),
-    dict(model_size_b=405, method="qlora", interruptible=True, purpose="production"),
-]
+from typing import Any
 
 
-def in_process(n: int) -> list[float]:
+def profiles(n: int, seed: int = 1) -> list[dict[str, Any]]:
+    rng = random.Random(seed)
+    return [dict(model_size_b=rng.choice([1, 3, 7, 8, 13, 20, 30, 34, 70, 180, 405]),
+                 method=rng.choice(["full", "lora", "qlora"]), budget=rng.choice(["low", "medium", "high"]),
+                 rocm_ok=rng.random() < 0.5, deadline_h=rng.choice([None, 2, 8, 24, 72]),
+                 vram_gb=rng.choice([None, 12, 24, 48, 80]), dataset_examples=rng.choice([1000, 10_000, 100_000]),
+                 purpose=rng.choice(["experiment", "production"]), interruptible=rng.random() < 0.5,
+                 lang=rng.choice(["en", "es"]))
+            for _ in range(n)]
+
+
+def rss_kb() -> int:
+    with open("/proc/self/status") as fh:
+        return next(int(line.split()[1]) for line in fh if line.startswith("VmRSS:"))
+
+
+def timing(n: int) -> None:
     from expert import advise
 
-    for profile in PROFILES:  # warm-up: engine class, engine, catalogs
-        advise(**profile, lang="es")
+    cases = profiles(n)
+    for profile in cases[:50]:  # warm-up: engine class, engine, catalogs, caches
+        advise(**profile)
     times = []
-    for i in range(n):
-        profile = PROFILES[i % len(PROFILES)]
+    for profile in cases:
         start = time.perf_counter()
-        advise(**profile, lang="es" if i % 2 else "en")
+        advise(**profile)
         times.append(time.perf_counter() - start)
-    return times
+    times.sort()
+    median, p99 = statistics.median(times), times[int(0.99 * (len(times) - 1))]
+    print(f"advise() x {n} varied profiles: median {median * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms, "
+          f"{len(times) / sum(times):.0f} consultations/s on one core")
 
 
-def whole_process(args: list[str], runs: int = 7) -> float:
+def memory(m: int) -> None:
+    from expert import advise
+
+    cases = profiles(500, seed=2)
+    for profile in cases:
+        advise(**profile)
+    gc.collect()
+    before = rss_kb()
+    for i in range(m):
+        advise(**cases[i % len(cases)])
+    gc.collect()
+    after = rss_kb()
+    print(f"memory: {m} consultations after warm-up: RSS {before / 1024:.1f} MB -> {after / 1024:.1f} MB "
+          f"({(after - before) / 1024:+.2f} MB)")
+
+
+def whole_process(args: list[str], runs: int = 9) -> float:
     times = []
     for _ in range(runs):
         start = time.perf_counter()
@@ -47,20 +84,29 @@ def whole_process(args: list[str], runs: int = 7) -> float:
     return statistics.median(times)
 
 
+def processes() -> None:
+    python = sys.executable
+    floor = whole_process([python, "-c", "import expert._experta, jinja2, babel, click"])
+    help_ = whole_process([python, "-m", "expert", "--help"])
+    advise = whole_process([python, "-m", "expert", "advise", "--model-size", "70", "--lang", "es"])
+    print(f"import floor (experta, jinja2, babel, click): {floor * 1e3:.0f} ms")
+    print(f"expert --help: {help_ * 1e3:.0f} ms ({help_ / floor:.2f}x the floor)")
+    print(f"expert advise: {advise * 1e3:.0f} ms ({advise / floor:.2f}x the floor)")
+    imported = subprocess.run([python, "-X", "importtime", "-m", "expert", "--help"], capture_output=True,
+                              text=True).stderr
+    heavy = sorted({name for name in ("experta", "jinja2", "babel") if f" {name}\n" in imported})
+    print(f"expert --help imports: {', '.join(heavy) or 'none'} of experta, jinja2, babel")
+
+
 def main() -> None:
-    parser = argparse.ArgumentParser()
-    parser.add_argument("--n", type=int, default=1000)
-    n = parser.parse_args().n
-    times = sorted(in_process(n))
-    median, p99 = statistics.median(times), times[int(0.99 * (len(times) - 1))]
-    print(f"advise() x {n}: median {median * 1e3:.2f} ms, p99 {p99 * 1e3:.2f} ms, "
-          f"{1 / statistics.mean(times):.0f} consultations/s on one core")
-    floor = whole_process([sys.executable, "-c", "import expert._experta, jinja2, babel, click"])
-    help_ = whole_process([sys.executable, "-m", "expert", "--help"])
-    advise = whole_process([sys.executable, "-m", "expert", "advise", "--model-size", "70", "--lang", "es"])
-    print(f"import floor (experta via expert._experta, jinja2, babel, click): {floor * 1e3:.0f} ms")
-    print(f"expert --help: {help_ * 1e3:.0f} ms")
-    print(f"expert advise: {advise * 1e3:.0f} ms ({advise / floor:.2f}x the import floor)")
+    parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
+    parser.add_argument("--n", type=int, default=1000, help="consultations timed (default 1000)")
+    parser.add_argument("--memory", type=int, default=20000, help="consultations for the memory check (default 20000)")
+    args = parser.parse_args()
+    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    timing(args.n)
+    memory(args.memory)
+    processes()
 
 
 if __name__ == "__main__":

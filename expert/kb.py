@@ -176,8 +176,8 @@ class _Problems:
     def __init__(self) -> None:
         self.items: list[tuple[str, int, str, dict[str, Any]]] = []
 
-    def add(self, path: str, line: int, template: str, **params: Any) -> None:
-        self.items.append((path, line, template, params))
+    def add(self, path: str, line: Any, template: str, **params: Any) -> None:
+        self.items.append((path, int(line), template, params))
 
 
 def _line_of(text: str, header: str, index: int, key: str | None = None) -> int:
@@ -247,6 +247,16 @@ SCHEMAS: dict[str, Any] = {
 _TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
 
 
+class _LazyLine:
+    """The line of a key, looked up only if a problem is reported there."""
+
+    def __init__(self, text: str, key: str) -> None:
+        self.text, self.key = text, key
+
+    def __int__(self) -> int:
+        return _line_of_key(self.text, self.key) if self.key else 0
+
+
 def _line_of_key(text: str, key: str) -> int:
     pattern = re.compile(rf"^\s*(\[+[^\]]*\b{re.escape(key)}\b[^\]]*\]+|\"?{re.escape(key)}\"?\s*=)")
     return next((n + 1 for n, line in enumerate(text.splitlines()) if pattern.match(line)), 0)
@@ -255,7 +265,8 @@ def _line_of_key(text: str, key: str) -> int:
 def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems: "_Problems") -> bool:
     """Check ``value`` against ``schema``; report each mismatch at ``where``."""
     key = where.rsplit(".", 1)[-1].split("[")[0]
-    line = _line_of_key(text, key) if key else 0
+
+    line: Any = _LazyLine(text, key)
     if schema is ANY:
         return True
     if isinstance(schema, list):
