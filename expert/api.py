@@ -8,6 +8,7 @@ from typing import Any, Sequence, Union
 
 from . import engine, kb as kb_module, profile as profile_module
 from .i18n import Localizer, resolve_lang
+from .errors import InputError
 from .kb import KnowledgeBase
 from .result import Result, build_result
 
@@ -63,6 +64,7 @@ def advise(
     lang: str | None = None,
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
+    basis: str = "guide",
 ) -> Result:
     """Recommend GPUs for fine-tuning a model, with the reasons.
 
@@ -71,7 +73,9 @@ def advise(
     ``"Llama-3-8B"``, ``"2 days"``, ``"yes"``). ``lang`` is ``"en"`` or
     ``"es"``; without it ``EXPERT_LANG``, then ``LC_ALL``/``LANG`` decide.
     ``catalog`` adds the cards of user catalog files (TOML ``[[gpu]]`` tables)
-    to the guide's, or replaces guide cards with the same id.
+    to the guide's, or replaces guide cards with the same id. ``basis`` is
+    ``"guide"`` (the guide's VRAM figures decide, the default) or
+    ``"estimate"`` (the first-principles estimate for a typical setup does).
 
     Raises :class:`expert.InputError` (a ``ValueError``) naming the field, in
     the chosen language, when a value is not accepted;
@@ -85,11 +89,23 @@ def advise(
         "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,
         "purpose": purpose, "interruptible": interruptible,
     }
-    return consult(kb, given, tr)[1]
+    return consult(kb, given, tr, basis)[1]
 
 
-def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer) -> tuple[engine.Run, Result]:
+BASES = ("guide", "estimate")
+
+
+def check_basis(basis: Any, tr: Localizer) -> str:
+    if basis not in BASES:
+        raise InputError("basis", tr.gettext("basis: '%(value)s' is not accepted; choose %(accepted)s.") % {
+            "value": str(basis)[:40], "accepted": tr.list(BASES, style="or")})
+    return str(basis)
+
+
+def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
+            basis: str = "guide") -> tuple[engine.Run, Result]:
     """Validate ``given``, run the engine, and build the result (with the run's record)."""
+    basis = check_basis(basis, tr)
     profile, assumed = profile_module.build(kb, given, tr)
-    run = engine.infer(kb, profile)
+    run = engine.infer(kb, profile, basis)
     return run, build_result(kb, run, tr, assumed)

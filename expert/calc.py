@@ -50,7 +50,12 @@ def table_figure(kb: KnowledgeBase, size: float, method: str) -> tuple[float, st
     return figure * qlora["factor"], basis, anchors
 
 
-def requirement(kb: KnowledgeBase, profile: Mapping[str, Any]) -> dict[str, Any]:
+def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "guide") -> dict[str, Any]:
+    """What the run needs: the guide's figure (basis "guide"), or the
+    first-principles estimate for a typical setup (basis "estimate"), never
+    below the weights alone; with the other figure for the cross-check."""
+    from .estimate import estimate, guide_holds_with, typical
+
     size, method = profile["model_size_b"], profile["method"]
     spec, timing = kb.requirements, kb.timing
 
@@ -60,18 +65,22 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any]) -> dict[str, Any]
         weights_gb = round_up(size * spec["floor"][for_method])
         return max(table_gb, weights_gb), table_gb, weights_gb, basis, anchors
 
-    vram_gb, table_gb, weights_gb, basis, anchors = floored(method)
+    vram_gb, table_gb, weights_gb, how, anchors = floored(method)
     ref_hours = (timing["base_hours"][method] * size / timing["anchor_size_b"]
                  * profile["dataset_examples"] / timing["anchor_examples"])
+    first_principles = round_up(estimate(kb, typical(kb, size, method)).per_gpu_gb)
+    if basis == "estimate":
+        vram_gb, how = max(first_principles, weights_gb), "estimate"
     return {
         "vram_gb": vram_gb,
         "table_gb": table_gb,
         "weights_gb": weights_gb,
-        "floor_binds": weights_gb > table_gb,
-        "basis": basis,
+        "floor_binds": weights_gb > (first_principles if basis == "estimate" else table_gb),
+        "basis": how,
         "anchors": anchors,
         "qlora_vram_gb": floored("qlora")[0],
-        "first_principles_gb": round_up(size * spec["first_principles"][method]),
+        "first_principles_gb": first_principles,
+        "guide_holds_with": guide_holds_with(kb, size, method, table_gb) if basis == "guide" else None,
         "ref_hours": ref_hours,
     }
 

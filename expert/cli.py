@@ -29,6 +29,9 @@ PROFILE_OPTIONS = [
     click.option("--interruptible/--no-interruptible", "interruptible", default=None,
                  help="Whether training tolerates interruptions (spot instances)."),
 ]
+BASIS_OPTION = click.option(
+    "--basis", metavar="BASIS", default="guide", show_default=True,
+    help="What sets the VRAM requirement: guide (the guide's figures) or estimate (first principles).")
 CATALOG_OPTION = click.option(
     "--catalog", "catalog", metavar="FILE", multiple=True,
     help="A TOML file of [[gpu]] cards to add to the guide's (repeatable); e.g. rules/catalogs/current.toml.")
@@ -113,8 +116,8 @@ def main(ctx: click.Context, lang: str | None) -> None:
 
 
 @main.command()
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION] + OUTPUT_OPTIONS)
-def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], **profile: Any) -> None:
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS)
+def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, **profile: Any) -> None:
     """Recommend GPUs for a fine-tuning run, with the reasons.
 
     Every flag is optional; what is not given takes a default that the
@@ -135,7 +138,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], **profile: Any)
         from .errors import InputError
         from .result import FORMATS
 
-        result = run_advise(lang=lang, catalog=list(catalog), **profile)
+        result = run_advise(lang=lang, catalog=list(catalog), basis=basis, **profile)
         if fmt not in FORMATS:
             from .i18n import Localizer
 
@@ -172,12 +175,12 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @main.command()
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION] + OUTPUT_OPTIONS)
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS)
 @click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
 @click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
               help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
 def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], catalog: tuple[str, ...],
-            **profile: Any) -> None:
+            basis: str, **profile: Any) -> None:
     """Answer a consultation and show the reasoning: how, why not, what if.
 
     HOW: the chain of rules from your answers to each recommendation, each
@@ -200,7 +203,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
         from .result import FORMATS
 
         explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=list(catalog),
-                                  **profile)
+                                  basis=basis, **profile)
         if fmt not in FORMATS:
             from .i18n import Localizer
 
@@ -373,3 +376,49 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
     kb = knowledge_base(rules_dir, list(catalog))
     click.echo(tr.gettext("The knowledge base is sound: %(rules)s rules, %(cards)s cards, no problems found.")
                % {"rules": len(kb.rules), "cards": len(kb.catalog)})
+
+
+@main.command()
+@click.option("--model-size", "model_size_b", metavar="SIZE", help="Parameters in billions: 7, 70B, Llama-3-8B.")
+@click.option("--method", metavar="METHOD", help="full, lora or qlora.")
+@click.option("--gpus", metavar="N", help="How many GPUs share the run (default 1).")
+@click.option("--strategy", metavar="STRATEGY", help="single, ddp, zero1, zero2, zero3 or fsdp (default: zero3 with several GPUs).")
+@click.option("--offload/--no-offload", default=None, help="Offload gradients and optimizer state to CPU memory.")
+@click.option("--seq-len", "seq_len", metavar="TOKENS", help="Sequence length (default 1024).")
+@click.option("--batch", metavar="N", help="Micro-batch per GPU (default 1).")
+@click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing (default on).")
+@click.option("--optimizer", metavar="NAME", help="adamw, adamw8bit, paged-adamw8bit or sgd.")
+@click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master) or bf16 (pure).")
+@click.option("--base-bits", "base_bits", metavar="BITS", help="Frozen weights of LoRA: 16, 8 or 4.")
+@click.option("--lora-rank", "lora_rank", metavar="R", help="LoRA rank (default 16).")
+@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.")
+@click.option("--lang", metavar="LANG", help="es or en.")
+@CATALOG_OPTION
+def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -> None:
+    """Estimate from first principles the GPU memory a fine-tuning run needs.
+
+    Weights, gradients, optimizer state, activations and framework overhead,
+    per GPU and in all, drawn as bars, and the catalog cards that hold it.
+    Every constant is in rules/estimator.toml with its source.
+
+    \b
+    Examples:
+      expert estimate --model-size 7 --method full
+      expert estimate --model-size 70 --method lora --gpus 4 --strategy zero3
+      expert estimate --model-size 65 --method qlora --lora-rank 64 --format json
+    """
+    lang = _lang(lang)
+
+    def action() -> str:
+        from . import estimate as estimator
+        from .api import knowledge_base
+        from .i18n import Localizer, resolve_lang
+        from .render import render_estimate
+
+        tr = Localizer(resolve_lang(lang))
+        kb = knowledge_base(None, list(catalog))
+        setup = estimator.from_input(kb, tr, **raw)
+        width = min(shutil.get_terminal_size((80, 24)).columns, 100)
+        return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, width)
+
+    _run(action, lang)

@@ -49,6 +49,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "basis": STR,
         "qlora_vram_gb": NUM,
         "first_principles_gb": NUM,
+        "guide_holds_with": STR,
         "ref_hours": NUM,
     },
     "option": {

@@ -101,6 +101,7 @@ class Run:
 
     kb: KnowledgeBase
     profile: dict[str, Any]
+    basis: str = "guide"
     req: dict[str, Any] | None = None
     req_fact: dict[str, Any] | None = None
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
@@ -181,12 +182,14 @@ Declared = list[tuple[str, dict[str, Any]]]
 
 
 def _requirement(run: Run, env: dict[str, Any]) -> Declared:
-    run.req = calc.requirement(run.kb, env["profile"])
+    run.req = calc.requirement(run.kb, env["profile"], run.basis)
     run.req_fact = {k: v for k, v in run.req.items() if k != "anchors"}
     return [("req", run.req_fact)]
 
 
 def _own_option(run: Run, env: dict[str, Any]) -> Declared:
+    if env["profile"]["vram_gb"] is None:  # a knowledge base whose rule forgot to require it
+        return []
     card = calc.own_card(run.kb, env["profile"])
     run.cards[card.id] = card
     option = calc.configure(run.kb, env["profile"], env["req"], card, "own")
@@ -330,14 +333,16 @@ class _Engines(threading.local):
 _ENGINES = _Engines()
 
 
-def infer(kb: KnowledgeBase, profile: dict[str, Any]) -> Run:
-    """Run one consultation through this thread's engine for ``kb``."""
+def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "guide") -> Run:
+    """Run one consultation through this thread's engine for ``kb``; ``basis``
+    says whether the guide's figures or the first-principles estimate set the
+    requirement."""
     cls = engine_class(kb)
     engine = _ENGINES.by_kb.get(id(cls))
     if engine is None:
         engine = cls()
         _ENGINES.by_kb[id(cls)] = engine
-    run = Run(kb, dict(profile))
+    run = Run(kb, dict(profile), basis)
     engine.run_state = run
     _CURRENT.run = run
     engine.reset()

@@ -132,6 +132,7 @@ def explain(
     lang: str | None = None,
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
+    basis: str = "guide",
     **fields: Any,
 ) -> Explanation:
     """Answer a consultation and explain it: HOW for every recommendation, WHY
@@ -148,9 +149,9 @@ def explain(
             raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
                              % {"field": name, "accepted": ", ".join(PROFILE_FIELDS)})
     given = {name: fields.get(name) for name in PROFILE_FIELDS}
-    run, result = consult(kb, given, tr)
+    run, result = consult(kb, given, tr, basis)
     writer = _Writer(kb, run, tr)
-    explainer = _Explainer(kb, run, result, writer, given)
+    explainer = _Explainer(kb, run, result, writer, given, basis)
     if why_not is not None and why_not not in run.options:
         known = ", ".join(run.options)
         raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation; "
@@ -170,8 +171,9 @@ def explain(
 
 class _Explainer:
     def __init__(self, kb: KnowledgeBase, run: Run, result: Result, writer: _Writer,
-                 given: dict[str, Any]) -> None:
+                 given: dict[str, Any], basis: str = "guide") -> None:
         self.kb, self.run, self.result, self.w, self.given = kb, run, result, writer, given
+        self.basis = basis
         self.tr = writer.tr
         self._ = writer.tr.gettext
         self.firings = run.sorted_firings()
@@ -436,7 +438,7 @@ class _Explainer:
         most = 1 if option["min_count"] == 1 else option["count"] - 1
         for change in self.candidate_changes(gpu):
             given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed}, **change}
-            _, result = consult(self.kb, {name: given.get(name) for name in PROFILE_FIELDS}, self.tr)
+            _, result = consult(self.kb, {name: given.get(name) for name in PROFILE_FIELDS}, self.tr, self.basis)
             rec = next((r for r in result.recommendations if r.gpu == gpu), None)
             if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
                 continue
@@ -454,7 +456,7 @@ class _Explainer:
     def what_if(self, changes: Mapping[str, Any]) -> WhatIf:
         _, tr = self._, self.tr
         given = {**self.given, **changes}
-        run_after, after = consult(self.kb, given, self.tr)
+        run_after, after = consult(self.kb, given, self.tr, self.basis)
         before = self.result
         changed: list[dict[str, Any]] = []
 

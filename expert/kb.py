@@ -8,6 +8,7 @@ loaded whole or not at all.
 
 from __future__ import annotations
 
+import math
 import re
 import sys
 from dataclasses import dataclass, field, replace
@@ -30,6 +31,8 @@ FIELD_TYPES = ("size", "number", "integer", "hours", "choice", "bool")
 METHODS = ("full", "lora", "qlora")
 COSTS = ("low", "medium", "medium-high", "high")
 VENDORS = ("nvidia", "amd")
+# The only profile fields that may be missing (no deadline, no own GPU).
+OPTIONAL_FIELDS = ("deadline_h", "vram_gb")
 SEGMENTS = ("consumer", "datacenter")
 
 # The facts a rule of each kind can see (and so name in `when` and `message`).
@@ -148,6 +151,7 @@ class KnowledgeBase:
     rules: tuple[RuleDef, ...]
     changes: tuple[tuple[str, Any], ...] = ()
     questions: tuple["QuestionDef", ...] = ()
+    estimator: dict[str, Any] = field(default_factory=dict)
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
@@ -214,7 +218,8 @@ def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
 
 
 def _is_number(value: Any) -> bool:
-    return isinstance(value, (int, float)) and not isinstance(value, bool)
+    """A finite number, and not absurdly large (TOML allows inf and 1e308)."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and abs(value) <= 1e12
 
 
 # --- the shape of every file -------------------------------------------------
@@ -231,7 +236,7 @@ SCHEMAS: dict[str, Any] = {
                                 "none_label?": str}}},
     "catalog": {"gpu": [{"*": ANY}]},
     "requirements": {"class_band": float, "table": {"*": [[float]]}, "qlora": {"of": str, "factor": float},
-                     "floor_bytes_per_param": {"*": float}, "first_principles_bytes_per_param": {"*": float}},
+                     "floor_bytes_per_param": {"*": float}},
     "timing": {"anchor_size_b": float, "anchor_examples": float, "base_hours": {"*": float},
                "scaling": {"efficiency": float}, "own": {"speed": float}},
     "ranking": {"counts": [int], "max_count_for_speed": int,
@@ -243,6 +248,18 @@ SCHEMAS: dict[str, Any] = {
                         "overrides?": [str]}]},
     "explain": {"change": [{"field": str, "value": ANY}]},
     "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str}]},
+    "estimator": {
+        "bytes": {"fp32": float, "bf16": float, "int8": float, "nf4": float},
+        "optimizer": {"mixed": {"*": float}, "bf16": {"*": float}},
+        "activations": {"per_layer": float, "checkpointed_per_layer": float, "logits_bytes": float},
+        "overhead": {"per_gpu_gb": float},
+        "typical": {"seq_len": int, "batch": int, "checkpointing": bool, "lora_rank": int, "optimizer": str,
+                    "precision": str, "base_bits": {"full": int, "lora": int, "qlora": int}},
+        "setup": [{"id": str, "optimizer?": str, "precision?": str, "offload?": bool, "base_bits?": int,
+                   "methods": [str]}],
+        "shape": [{"size_b": float, "name": str, "hidden": int, "layers": int, "heads": int, "kv_heads": int,
+                   "ffn": int, "vocab": int}],
+    },
 }
 _TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
 
@@ -301,7 +318,7 @@ def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems:
             ok &= _shape(value[bare], item_schema, full, path, text, problems)
         return ok
     if schema is float:
-        good = isinstance(value, (int, float)) and not isinstance(value, bool)
+        good = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
     elif schema is int:
         good = isinstance(value, int) and not isinstance(value, bool)
     else:
@@ -324,7 +341,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     problems = _Problems()
     data = {name: _read(base / f"{name}.toml", problems) for name in
             ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules", "explain",
-             "questions")}
+             "questions", "estimator")}
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     for name, (doc, text) in data.items():
@@ -346,8 +363,27 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     questions = _questions(base / "questions.toml", *data["questions"], fields, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
+    estimator = _estimator(base / "estimator.toml", data["estimator"][0], problems)
+    if problems.items:
+        raise KnowledgeBaseError(problems.items)
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
-                         questions)
+                         questions, estimator)
+
+
+def _estimator(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Any]:
+    """The estimator's constants, checked beyond their types."""
+    optimizers = set(doc["optimizer"]["mixed"])
+    if optimizers != set(doc["optimizer"]["bf16"]) or not optimizers:
+        problems.add(str(path), 0, "[optimizer.mixed] and [optimizer.bf16] must name the same optimizers")
+    typical = doc["typical"]
+    if typical["optimizer"] not in optimizers or typical["precision"] not in ("mixed", "bf16"):
+        problems.add(str(path), 0, "[typical] names an unknown optimizer or precision")
+    for setup in doc["setup"]:
+        if setup.get("optimizer", typical["optimizer"]) not in optimizers or setup.get("base_bits", 4) not in (4, 8, 16):
+            problems.add(str(path), 0, "setup '%(id)s' names an unknown optimizer or base precision", id=setup["id"])
+    if not doc["shape"]:
+        problems.add(str(path), 0, "no [[shape]] tables")
+    return doc
 
 
 _QUESTION_KEYS = ("field", "ask_if", "text", "hint", "why")
@@ -472,8 +508,6 @@ def _consistency(base: Path, fields: dict[str, ProfileField], requirements: dict
         if method not in requirements["table"] and method != "qlora":
             problems.add(str(base / "requirements.toml"), 0, "table '%(method)s' is missing", method=method)
         for key, table, name in (("floor_bytes_per_param", requirements["floor"], "requirements.toml"),
-                                 ("first_principles_bytes_per_param", requirements["first_principles"],
-                                  "requirements.toml"),
                                  ("base_hours", timing["base_hours"], "timing.toml")):
             if method not in table:
                 problems.add(str(base / name), 0, "[%(key)s] needs a number for '%(method)s'", key=key, method=method)
@@ -485,6 +519,9 @@ def _consistency(base: Path, fields: dict[str, ProfileField], requirements: dict
         if name in fields and fields[name].type != "choice":
             problems.add(str(base / "profile.toml"), 0, "field '%(name)s': type must be one of %(known)s",
                          name=name, known="choice")
+    for name, spec in fields.items():
+        if name not in OPTIONAL_FIELDS and spec.default is None:
+            problems.add(str(base / "profile.toml"), 0, "field '%(name)s' needs a default", name=name)
     for name in ("rocm_ok", "interruptible"):
         if name in fields and fields[name].type != "bool":
             problems.add(str(base / "profile.toml"), 0, "field '%(name)s': type must be one of %(known)s",
@@ -635,7 +672,6 @@ def _requirements(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[
         "class_band": band,
         "qlora": qlora,
         "floor": _per_method(path, doc, "floor_bytes_per_param", problems),
-        "first_principles": _per_method(path, doc, "first_principles_bytes_per_param", problems),
     }
 
 

@@ -97,3 +97,56 @@ def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool 
     template = env.get_template(f"explain.{'md' if fmt == 'markdown' else 'txt'}.j2")
     return template.render(x=explanation, r=explanation.result, width=width,
                            bold=(lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s))
+
+
+def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80) -> str:
+    """The estimate as a breakdown with a horizontal bar per component, or JSON."""
+    from .estimate import COMPONENTS, fitting_cards
+
+    fits = fitting_cards(kb, result)
+    if fmt == "json":
+        data = result.to_dict()
+        data["fits"] = fits
+        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+    if fmt != "text":
+        raise InputError("format", "format: '%s' is not accepted; choose text or json" % fmt[:40])
+    tr = Localizer(lang)
+    _ = tr.gettext
+    setup = result.setup
+    labels = {"weights": _("weights"), "gradients": _("gradients"), "optimizer": _("optimizer state"),
+              "activations": _("activations"), "overhead": _("framework overhead")}
+    label_width = max(len(label) for label in list(labels.values()) + [_("per GPU")])
+    values = {name: tr.gb(round(result.breakdown[name], 1)) for name in COMPONENTS}
+    value_width = max(len(v) for v in list(values.values()) + [tr.gb(round(result.per_gpu_gb, 1))])
+    bar_width = max(10, min(40, width - label_width - value_width - 8))
+    largest = max(result.breakdown.values()) or 1
+    rows = [{"label": labels[name].ljust(label_width), "value": values[name].rjust(value_width),
+             "bar": "█" * max(0, round(result.breakdown[name] / largest * bar_width))} for name in COMPONENTS]
+    method = tr.gettext(kb.fields["method"].choice_labels[setup.method])
+    details = [
+        _("mixed precision (bf16 with an fp32 master copy)") if setup.precision == "mixed" else _("pure bf16"),
+        _("optimizer %(name)s") % {"name": setup.optimizer},
+    ]
+    if setup.method != "full":
+        details.append(_("%(bits)s-bit frozen weights, LoRA rank %(rank)s") % {"bits": setup.base_bits,
+                                                                               "rank": setup.lora_rank})
+    details.append(_("%(tokens)s tokens × micro-batch %(batch)s") % {"tokens": tr.number(setup.seq_len, 0),
+                                                                     "batch": setup.batch})
+    details.append(_("activation checkpointing") if setup.checkpointing else _("no activation checkpointing"))
+    details.append(tr.ngettext("%(n)s GPU", "%(n)s GPUs, %(strategy)s", setup.gpus) % {
+        "n": setup.gpus, "strategy": setup.strategy})
+    if setup.offload:
+        details.append(_("gradients and optimizer state offloaded to CPU"))
+    names = [next(card.name for card in kb.catalog if card.id == gpu) for gpu in fits]
+    fit_line = (_("Cards of the catalog with enough memory per GPU: %(cards)s.") % {"cards": tr.list(names)}
+                if names else _("No card of the catalog has enough memory per GPU for this setup."))
+    x = {
+        "size": tr.billions(setup.model_size_b), "method": method, "details": "; ".join(details) + ".",
+        "rows": rows,
+        "per_gpu_row": f"{_('per GPU').ljust(label_width)}  {tr.gb(round(result.per_gpu_gb, 1)).rjust(value_width)}",
+        "total_line": (_("In all, across %(n)s GPUs: %(total)s.") % {"n": setup.gpus, "total": tr.gb(
+            round(result.total_gb, 1))}) if setup.gpus > 1 else "",
+        "cpu_line": (_("In CPU memory: %(cpu)s.") % {"cpu": tr.gb(round(result.cpu_gb, 1))}) if result.cpu_gb else "",
+        "fit_line": fit_line,
+    }
+    return environment(lang).get_template("estimate.txt.j2").render(x=x, e=result, width=width)

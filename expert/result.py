@@ -16,7 +16,7 @@ from .kb import KnowledgeBase, RuleDef
 FORMATS = ("text", "markdown", "json")
 _HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"}
 _LABELLED = {"basis": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
-             "vendor": "vendor"}
+             "vendor": "vendor", "guide_holds_with": "setup"}
 
 
 @dataclass(frozen=True)
@@ -269,6 +269,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
     requirement = {
         **_rounded(req),
         "method": run.profile["method"],
+        "source": run.basis,
         "rules": [requirement_firing.rule.id] if requirement_firing else [],
         "text": w.message(requirement_firing.rule, requirement_firing.env) if requirement_firing else "",
     }

@@ -1,0 +1,197 @@
+"""A second opinion from first principles: the GPU memory a training run
+needs, component by component. Pure arithmetic over the constants of
+``rules/estimator.toml`` (each cites its source); no inference engine.
+
+weights, gradients and optimizer state follow the ZeRO paper's accounting
+(Rajbhandari et al. 2020), sharded across GPUs as ZeRO-1/2/3 and FSDP do;
+activations follow Korthikanti et al. 2022, with or without activation
+checkpointing; LoRA adds its adapters (and their optimizer state) to a frozen
+base at 16, 8 or 4 bits (NF4 with double quantization, as in QLoRA).
+"""
+
+from __future__ import annotations
+
+import math
+from dataclasses import asdict, dataclass, replace
+from typing import Any
+
+from .kb import KnowledgeBase
+
+GB = 1e9
+METHODS = ("full", "lora", "qlora")
+PRECISIONS = ("mixed", "bf16")
+STRATEGIES = ("single", "ddp", "zero1", "zero2", "zero3", "fsdp")
+TARGETS = ("all", "qv")
+COMPONENTS = ("weights", "gradients", "optimizer", "activations", "overhead")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What is being trained, and how."""
+
+    model_size_b: float
+    method: str = "lora"
+    precision: str = "mixed"          # mixed (bf16 with fp32 master) or bf16 (pure)
+    optimizer: str = "adamw"
+    base_bits: int = 16               # frozen weights of LoRA/QLoRA: 16, 8 or 4 (NF4)
+    lora_rank: int = 16
+    lora_targets: str = "all"         # every linear layer, or q and v only
+    seq_len: int = 1024
+    batch: int = 1                    # micro-batch per GPU
+    checkpointing: bool = True
+    gpus: int = 1
+    strategy: str = "single"
+    offload: bool = False             # optimizer state and gradients in CPU memory
+
+
+@dataclass(frozen=True)
+class Estimate:
+    setup: Setup
+    shape: str
+    params_b: float
+    trainable_b: float
+    breakdown: dict[str, float]       # GB per GPU, by component
+    per_gpu_gb: float
+    total_gb: float                   # all GPUs together
+    cpu_gb: float                     # offloaded to CPU memory
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["setup"] = asdict(self.setup)
+        for key in ("params_b", "trainable_b", "per_gpu_gb", "total_gb", "cpu_gb"):
+            data[key] = round(data[key], 3)
+        data["breakdown"] = {k: round(v, 3) for k, v in data["breakdown"].items()}
+        return data
+
+
+def typical(kb: KnowledgeBase, model_size_b: float, method: str, **changes: Any) -> Setup:
+    """The typical setup of ``rules/estimator.toml`` for a method."""
+    spec = kb.estimator["typical"]
+    setup = Setup(model_size_b, method, spec["precision"], spec["optimizer"], spec["base_bits"][method],
+                  spec["lora_rank"], "all", spec["seq_len"], spec["batch"], spec["checkpointing"])
+    return replace(setup, **changes)
+
+
+def shape_for(kb: KnowledgeBase, size_b: float) -> dict[str, Any]:
+    return min(kb.estimator["shape"], key=lambda s: abs(math.log(s["size_b"] / size_b)))
+
+
+def adapter_params(shape: dict[str, Any], rank: int, targets: str) -> float:
+    h, ffn = shape["hidden"], shape["ffn"]
+    kv = h * shape["kv_heads"] / shape["heads"]
+    attention = {"q": h + h, "k": h + kv, "v": h + kv, "o": h + h}
+    per_layer = attention["q"] + attention["v"] if targets == "qv" else (
+        sum(attention.values()) + 2 * (h + ffn) + (ffn + h))
+    return rank * per_layer * shape["layers"]
+
+
+def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
+    constants = kb.estimator
+    size = constants["bytes"]
+    shape = shape_for(kb, setup.model_size_b)
+    params = setup.model_size_b * 1e9
+    state_bytes = constants["optimizer"][setup.precision][setup.optimizer]
+    if setup.method == "full":
+        trainable = params
+        weights = params * size["bf16"]
+    else:
+        trainable = adapter_params(shape, setup.lora_rank, setup.lora_targets)
+        base = {16: size["bf16"], 8: size["int8"], 4: size["nf4"]}[setup.base_bits]
+        weights = params * base + trainable * size["bf16"]
+    gradients = trainable * size["bf16"]
+    optimizer = trainable * state_bytes
+
+    n = setup.gpus
+    shards = {"single": (1, 1, 1), "ddp": (1, 1, 1), "zero1": (1, 1, n), "zero2": (1, n, n),
+              "zero3": (n, n, n), "fsdp": (n, n, n)}[setup.strategy if n > 1 else "single"]
+    weights, gradients, optimizer = weights / shards[0], gradients / shards[1], optimizer / shards[2]
+    cpu = 0.0
+    if setup.offload:  # ZeRO-Offload: every GPU's gradients and optimizer state go to CPU memory
+        cpu = (gradients + optimizer) * n
+        gradients = optimizer = 0.0
+
+    act = constants["activations"]
+    tokens = setup.seq_len * setup.batch
+    per_layer = act["checkpointed_per_layer"] if setup.checkpointing else act["per_layer"]
+    activations = tokens * shape["hidden"] * per_layer * shape["layers"]
+    if setup.checkpointing:  # one layer at a time is recomputed in full
+        activations += tokens * shape["hidden"] * act["per_layer"]
+    activations += tokens * shape["vocab"] * act["logits_bytes"]
+
+    breakdown = {"weights": weights / GB, "gradients": gradients / GB, "optimizer": optimizer / GB,
+                 "activations": activations / GB, "overhead": constants["overhead"]["per_gpu_gb"]}
+    per_gpu = sum(breakdown.values())
+    return Estimate(setup, shape["name"], params / 1e9, trainable / 1e9, breakdown, per_gpu, per_gpu * n,
+                    cpu / GB)
+
+
+def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_gb: float) -> str | None:
+    """The first setup of ``rules/estimator.toml`` under which one GPU needs no
+    more than the guide's figure, or None."""
+    for spec in kb.estimator["setup"]:
+        if method not in spec["methods"]:
+            continue
+        changes = {k: spec[k] for k in ("optimizer", "precision", "offload", "base_bits") if k in spec}
+        if estimate(kb, typical(kb, model_size_b, method, **changes)).per_gpu_gb <= guide_gb:
+            return str(spec["id"])
+    return None
+
+
+def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> Setup:
+    """A Setup from values typed by a person (or passed by a program); each
+    bad value raises InputError naming the field, in the user's language."""
+    from . import profile as profile_module
+    from .errors import InputError
+
+    def refuse(field: str, value: Any, accepted: str) -> InputError:
+        return InputError(field, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
+            "field": field, "value": profile_module.shown(value), "accepted": accepted})
+
+    def whole(field: str, value: Any, low: int, high: int) -> int:
+        try:
+            number = float(str(value).strip().replace(",", "."))
+        except ValueError:
+            raise refuse(field, value, tr.gettext("a whole number from %(low)s to %(high)s") % {
+                "low": low, "high": tr.number(high, 0)}) from None
+        if not (math.isfinite(number) and number == int(number) and low <= number <= high):
+            raise refuse(field, value, tr.gettext("a whole number from %(low)s to %(high)s") % {
+                "low": low, "high": tr.number(high, 0)})
+        return int(number)
+
+    def choice(field: str, value: Any, choices: tuple[str, ...]) -> str:
+        text = str(value).strip().lower()
+        if text not in choices:
+            raise refuse(field, value, tr.gettext("choose %(accepted)s") % {"accepted": tr.list(choices, style="or")})
+        return text
+
+    size = profile_module.parse_field(kb, "model_size_b", raw.get("model_size_b") or kb.fields["model_size_b"].default, tr)
+    method = profile_module.parse_field(kb, "method", raw.get("method") or kb.fields["method"].default, tr)
+    setup = typical(kb, size, method)
+    changes: dict[str, Any] = {}
+    if raw.get("precision") is not None:
+        changes["precision"] = choice("precision", raw["precision"], PRECISIONS)
+    if raw.get("optimizer") is not None:
+        changes["optimizer"] = choice("optimizer", raw["optimizer"], tuple(kb.estimator["optimizer"]["mixed"]))
+    if raw.get("base_bits") is not None:
+        changes["base_bits"] = int(choice("base_bits", raw["base_bits"], ("16", "8", "4")))
+    for name, low, high in (("lora_rank", 1, 4096), ("seq_len", 1, 1_000_000), ("batch", 1, 4096),
+                            ("gpus", 1, 4096)):
+        if raw.get(name) is not None:
+            changes[name] = whole(name, raw[name], low, high)
+    if raw.get("checkpointing") is not None:
+        changes["checkpointing"] = bool(raw["checkpointing"])
+    if raw.get("offload") is not None:
+        changes["offload"] = bool(raw["offload"])
+    gpus = changes.get("gpus", 1)
+    strategy = raw.get("strategy")
+    changes["strategy"] = choice("strategy", strategy, STRATEGIES) if strategy is not None else (
+        "single" if gpus == 1 else "zero3")
+    if changes["strategy"] == "single" and gpus > 1:
+        raise refuse("strategy", "single", tr.gettext("with several GPUs choose %(accepted)s") % {
+            "accepted": tr.list(STRATEGIES[1:], style="or")})
+    return replace(setup, **changes)
+
+
+def fitting_cards(kb: KnowledgeBase, result: Estimate) -> list[str]:
+    """Catalog cards each of whose devices holds the per-GPU figure."""
+    return [card.id for card in kb.catalog if card.vram_gb / card.devices >= result.per_gpu_gb]

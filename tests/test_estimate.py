@@ -1,0 +1,156 @@
+"""The first-principles estimator, validated against published figures, and
+its use as a cross-check and as a basis for the recommendation."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from expert import InputError, advise
+from expert.api import knowledge_base
+from expert.cli import main
+from expert.estimate import Setup, estimate, typical
+
+TOLERANCE = 0.25
+
+# (source, setting, published GB, model size, method, setup changes).
+# Each published figure is per GPU; docs/estimator.md shows this table with our
+# figures and errors, and the figures we could not match.
+PUBLISHED: list[tuple[str, str, float, float, str, dict[str, Any]]] = [
+    ("LLaMA-Factory README", "7B full, mixed precision", 120, 7, "full", {}),
+    ("LLaMA-Factory README", "7B full, pure bf16", 60, 7, "full", dict(precision="bf16")),
+    ("LLaMA-Factory README", "7B LoRA, 16-bit", 16, 7, "lora", {}),
+    ("LLaMA-Factory README", "7B QLoRA, 8-bit", 10, 7, "lora", dict(base_bits=8)),
+    ("LLaMA-Factory README", "7B QLoRA, 4-bit", 6, 7, "qlora", {}),
+    ("LLaMA-Factory README", "70B full, mixed precision", 1200, 70, "full", {}),
+    ("LLaMA-Factory README", "70B LoRA, 16-bit", 160, 70, "lora", {}),
+    ("LLaMA-Factory README", "70B QLoRA, 4-bit", 48, 70, "qlora", {}),
+    ("torchtune README", "Llama-2-7B LoRA, one device", 17.18, 6.74, "lora", dict(lora_rank=8, batch=2, seq_len=512)),
+    ("LoRA paper (Hu et al. 2021)", "GPT-3 175B full fine-tuning, Adam", 1200, 175, "full", dict(precision="bf16")),
+    ("LoRA paper (Hu et al. 2021)", "GPT-3 175B LoRA r=4 on q, v", 350, 175, "lora",
+     dict(lora_rank=4, lora_targets="qv")),
+]
+
+
+@pytest.fixture(scope="module")
+def kb():  # type: ignore[no-untyped-def]
+    return knowledge_base()
+
+
+@pytest.mark.parametrize("source, setting, published, size, method, changes", PUBLISHED,
+                         ids=[f"{p[0]}: {p[1]}" for p in PUBLISHED])
+def test_matches_published_figures(kb, source, setting, published, size, method, changes) -> None:  # type: ignore[no-untyped-def]
+    ours = estimate(kb, typical(kb, size, method, **changes)).per_gpu_gb
+    assert abs(ours - published) / published <= TOLERANCE, f"{source}, {setting}: ours {ours:.1f} GB"
+
+
+def test_qlora_paper_65b_on_one_48_gb_gpu(kb) -> None:  # type: ignore[no-untyped-def]
+    # Guanaco 65B: NF4 with double quantization, LoRA r=64 on every linear
+    # layer, paged optimizer, 512 tokens (Dettmers et al. 2023).
+    ours = estimate(kb, typical(kb, 65.2, "qlora", lora_rank=64, optimizer="paged-adamw8bit", seq_len=512))
+    assert 0.75 * 48 <= ours.per_gpu_gb <= 48
+
+
+def test_breakdown_can_be_checked_by_hand(kb) -> None:  # type: ignore[no-untyped-def]
+    e = estimate(kb, typical(kb, 7, "full"))
+    # ZeRO paper: 2 bytes of weights, 2 of gradients, 12 of Adam state (with the fp32 master copy).
+    assert e.breakdown["weights"] == pytest.approx(14)
+    assert e.breakdown["gradients"] == pytest.approx(14)
+    assert e.breakdown["optimizer"] == pytest.approx(84)
+    # Korthikanti et al.: checkpointed layer inputs 2*s*b*h per layer, one layer recomputed
+    # at 34*s*b*h, fp32 logits s*b*vocab*4 (Llama-2-7B shape: h 4096, 32 layers, vocab 32000).
+    assert e.breakdown["activations"] == pytest.approx((32 * 2 * 1024 * 4096 + 34 * 1024 * 4096 + 1024 * 32000 * 4) / 1e9)
+    assert e.per_gpu_gb == pytest.approx(sum(e.breakdown.values()))
+
+
+def test_sharding_follows_the_zero_paper(kb) -> None:  # type: ignore[no-untyped-def]
+    base = dict(gpus=8)
+    single = estimate(kb, typical(kb, 70, "full"))
+    z1 = estimate(kb, typical(kb, 70, "full", strategy="zero1", **base))
+    z2 = estimate(kb, typical(kb, 70, "full", strategy="zero2", **base))
+    z3 = estimate(kb, typical(kb, 70, "full", strategy="zero3", **base))
+    assert z1.breakdown["optimizer"] == pytest.approx(single.breakdown["optimizer"] / 8)
+    assert z1.breakdown["gradients"] == single.breakdown["gradients"]
+    assert z2.breakdown["gradients"] == pytest.approx(single.breakdown["gradients"] / 8)
+    assert z2.breakdown["weights"] == single.breakdown["weights"]
+    assert z3.breakdown["weights"] == pytest.approx(single.breakdown["weights"] / 8)
+    assert z3.total_gb == pytest.approx(z3.per_gpu_gb * 8)
+    offload = estimate(kb, typical(kb, 70, "full", strategy="zero3", offload=True, **base))
+    assert offload.breakdown["optimizer"] == offload.breakdown["gradients"] == 0
+    assert offload.cpu_gb == pytest.approx(z3.breakdown["optimizer"] * 8 + z3.breakdown["gradients"] * 8)
+
+
+def test_checkpointing_and_8bit_optimizers_save_what_they_should(kb) -> None:  # type: ignore[no-untyped-def]
+    on = estimate(kb, typical(kb, 7, "full"))
+    off = estimate(kb, typical(kb, 7, "full", checkpointing=False))
+    assert off.breakdown["activations"] > 5 * on.breakdown["activations"]
+    eight = estimate(kb, typical(kb, 7, "full", optimizer="adamw8bit"))
+    assert eight.breakdown["optimizer"] == pytest.approx(7 * 6)
+
+
+def test_the_cross_check_warns_with_numbers_and_the_way_out() -> None:
+    result = advise(model_size_b=70, method="lora", lang="en")
+    assert result.recommendations[0].vram_gb == 80      # still answers from the guide
+    warning = next(w for w in result.warnings if w.id == "guide-figure-optimistic")
+    assert "80 GB" in warning.text and "146.5 GB" in warning.text and "8-bit base weights" in warning.text
+    seven = next(w for w in advise(model_size_b=7, method="full", lang="es").warnings
+                 if w.id == "guide-figure-optimistic")
+    assert "24 GB" in seven.text and "113,6 GB" in seven.text and "ZeRO-Offload" in seven.text
+
+
+def test_basis_estimate_drives_the_choice() -> None:
+    guide = advise(model_size_b=70, method="lora", lang="en")
+    estimated = advise(model_size_b=70, method="lora", lang="en", basis="estimate")
+    assert guide.requirement["source"] == "guide" and estimated.requirement["source"] == "estimate"
+    assert estimated.requirement["vram_gb"] == pytest.approx(146.5)
+    assert "first-principles estimate" in estimated.requirement["text"]
+    top = estimated.recommendations[0]
+    assert top.count * top.vram_gb >= 146.5 and top.count > 1
+    assert not any(w.id.startswith("guide-figure") for w in estimated.warnings)
+    with pytest.raises(InputError) as caught:
+        advise(basis="vibes", lang="en")
+    assert caught.value.field == "basis"
+
+
+def invoke(*args: str):  # type: ignore[no-untyped-def]
+    return CliRunner().invoke(main, list(args), env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": ""})
+
+
+def test_cli_estimate_text_and_json() -> None:
+    text = invoke("estimate", "--model-size", "7", "--method", "full")
+    assert text.exit_code == 0
+    lines = text.stdout.splitlines()
+    bars = {line.split()[0]: line.count("█") for line in lines if "GB" in line and line.startswith("  ")}
+    assert bars["optimizer"] == max(bars.values())          # the dominant term at a glance
+    assert "113.5 GB" in text.stdout
+    data = json.loads(invoke("estimate", "--model-size", "7", "--method", "qlora", "--format", "json").stdout)
+    assert {"total_gb", "per_gpu_gb", "breakdown"} <= set(data)
+    assert abs(data["per_gpu_gb"] - 6) / 6 <= TOLERANCE
+    assert "rtx-4090" in data["fits"]
+    sharded = json.loads(invoke("estimate", "--model-size", "70", "--method", "full", "--gpus", "16", "--format",
+                                "json").stdout)
+    assert sharded["setup"]["strategy"] == "zero3" and sharded["total_gb"] > sharded["per_gpu_gb"] * 15
+
+
+@pytest.mark.parametrize("args, field", [
+    (["--gpus", "0"], "gpus"), (["--gpus", "1.5"], "gpus"), (["--strategy", "zero9"], "strategy"),
+    (["--optimizer", "lion"], "optimizer"), (["--base-bits", "3"], "base_bits"), (["--seq-len", "-1"], "seq_len"),
+    (["--model-size", "abc"], "model_size_b"), (["--gpus", "4", "--strategy", "single"], "strategy"),
+    (["--format", "yaml"], "format"),
+])
+def test_cli_estimate_bad_input(args: list[str], field: str) -> None:
+    done = invoke("estimate", *args)
+    assert done.exit_code == 2 and field in done.stderr and "Traceback" not in done.output
+
+
+def test_cli_advise_basis_flag() -> None:
+    done = invoke("advise", "--model-size", "70", "--method", "lora", "--basis", "estimate", "--format", "json")
+    assert json.loads(done.stdout)["requirement"]["source"] == "estimate"
+    assert invoke("advise", "--basis", "nope").exit_code == 2
+
+
+def test_setup_defaults_are_the_typical_ones(kb) -> None:  # type: ignore[no-untyped-def]
+    assert typical(kb, 7, "qlora") == Setup(7, "qlora", "mixed", "adamw", 4, 16, "all", 1024, 1, True)
