@@ -25,3 +25,29 @@ def test_every_command_is_documented() -> None:
     for name in main.commands:
         assert f"expert {name}" in text, name
         assert main.commands[name].help, name
+
+
+def test_command_examples_in_the_docs_are_real_output() -> None:
+    import os
+    import shlex
+    import subprocess
+    import sys
+
+    block = re.compile(r"```\n\$ (expert [^\n]*)\n(.*?)```", re.DOTALL)
+    checked = 0
+    for path in sorted(DOCS.glob("*.md")):
+        for command, shown in block.findall(path.read_text(encoding="utf-8")):
+            args = shlex.split(command)[1:]
+            if not {"advise", "explain", "estimate", "check", "rules"} & set(args):
+                continue  # an interactive session: its answers are typed, not in the command
+            env = dict(os.environ, EXPERT_LANG="en", COLUMNS="80", NO_COLOR="1")
+            done = subprocess.run([sys.executable, "-m", "expert", *args], capture_output=True, text=True, env=env,
+                                  cwd=DOCS.parent)
+            actual = " ".join((done.stdout + done.stderr).split())
+            for part in shown.split("\n...\n"):
+                lines = [line for line in part.splitlines() if not line.startswith("$ ") and line.strip() != "..."]
+                expected = " ".join(" ".join(lines).split())
+                assert expected in actual, f"{path.name}: `{command}` no longer prints this excerpt " \
+                                           "(python scripts/update_doc_examples.py)"
+            checked += 1
+    assert checked >= 8
