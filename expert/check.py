@@ -169,34 +169,26 @@ class Interval:
     none: bool = False      # the field may also be missing (None)
 
     def admits(self, constraints: list[tuple[str, Any]]) -> bool:
+        """Whether one value of the interval (or a missing value, when the field
+        may be missing) satisfies every constraint."""
+        if any(op == "is" and c is None for op, c in constraints):
+            return self.none and all(_holds(None, op, c) for op, c in constraints)
         low, low_open, high, high_open = self.low, self.low_open, self.high, self.high_open
         points: set[float] | None = None
-        is_none = None
         for op, c in constraints:
-            if op == "is" and c is None:
-                is_none = True
-                continue
-            if op == "is not" and c is None:
-                is_none = False if is_none is None else is_none and False
-                continue
-            if op == "truthy":
-                is_none = False if is_none is None else is_none
-                continue
-            if not isinstance(c, (int, float)) and not (op in ("in", "not in")):
-                return op in ("!=", "not in")
-            if op in (">", ">="):
-                if c > low or (c == low and op == ">" and not low_open):
-                    low, low_open = c, op == ">"
-            elif op in ("<", "<="):
-                if c < high or (c == high and op == "<" and not high_open):
-                    high, high_open = c, op == "<"
-            elif op == "==":
-                points = {c} if points is None else points & {c}
-            elif op == "in":
+            if op in ("is not", "truthy", "!=", "not in"):
+                continue  # each excludes at most one point of an interval
+            if op == "in":
                 found = {v for v in c if isinstance(v, (int, float))}
                 points = found if points is None else points & found
-        if is_none:
-            return self.none and not any(op not in ("is", "not in", "!=") for op, _ in constraints if op != "is")
+            elif not isinstance(c, (int, float)):
+                return False
+            elif op == "==":
+                points = {c} if points is None else points & {c}
+            elif op in (">", ">=") and (c > low or (c == low and op == ">")):
+                low, low_open = c, op == ">"
+            elif op in ("<", "<=") and (c < high or (c == high and op == "<")):
+                high, high_open = c, op == "<"
         if low > high or (low == high and (low_open or high_open)):
             return False
         if points is not None:

@@ -117,7 +117,8 @@ class Explanation:
 
     def cost(self, code: str) -> str:
         tr = Localizer(self.lang)
-        return tr.gettext(knowledge_base().labels["cost"].get(code, code))
+        kb = self.result.kb or knowledge_base()
+        return tr.gettext(kb.labels["cost"].get(code, code))
 
     def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
         from .render import render_explanation

@@ -64,7 +64,7 @@ def render(result: "Result", fmt: str, width: int = 80) -> str:
 def _describe(result: "Result", tr: Localizer, name: str) -> str:
     from .api import knowledge_base
 
-    kb = knowledge_base()
+    kb = result.kb or knowledge_base()
     spec = kb.fields[name]
     value = result.profile[name]
     if value is None:

@@ -78,7 +78,7 @@ class Result:
     warnings: list[Note]
     rejected: list[Rejection]
     trace: list[TraceStep]
-    labels: dict[str, str] = field(repr=False, compare=False, default_factory=dict)
+    kb: KnowledgeBase | None = field(repr=False, compare=False, default=None)   # for rendering labels
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -276,4 +276,4 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
     trace = [TraceStep(f.rule.id, f.rule.kind, w.cites(f.rule), list(f.rule.heuristics), _rounded(f.matched),
                        _rounded(f.derived), w.message(f.rule, f.env)) for f in firings]
     return Result(tr.lang, dict(run.profile), assumed, requirement, recommendations, notes["advice"],
-                  notes["warning"], rejected, trace)
+                  notes["warning"], rejected, trace, kb)
