@@ -405,7 +405,7 @@ class _Explainer:
             firing = on_pick[rule_id]
             if firing.rule.kind == "prefer":
                 reasons.append(Reason(rule_id, self.cites(firing), [], _("In favour of %(pick)s: %(text)s") % {
-                    "pick": self.w.name(pick_gpu), "text": self.w.message(firing.rule, firing.env)}))
+                    "pick": self.w.name(pick_gpu), "text": _embedded(self.w.message(firing.rule, firing.env))}))
         for rule_id in on_mine.keys() - on_pick.keys():
             firing = on_mine[rule_id]
             if firing.rule.kind == "demote":
@@ -446,7 +446,7 @@ class _Explainer:
             described = self.tr.list([
                 f"{self._(self.kb.fields[k].label)}: {self.field_value(k, self.run.profile[k])} → "
                 f"{self.field_value(k, v)}" for k, v in change.items()])
-            text = self._("Smallest change: %(change)s; then %(label)s would be recommended (rank %(rank)s).") % {
+            text = self._("Smallest change: %(change)s; then %(label)s would be recommended, ranked %(rank)s.") % {
                 "change": described, "label": self.w.option_label({**self.run.options[gpu], **{
                     "count": rec.count, "total_vram_gb": rec.total_vram_gb}}), "rank": rec.rank}
             return {"fields": change, "rank": rec.rank, "count": rec.count, "text": text}
@@ -504,3 +504,8 @@ class _Explainer:
         if any(r.gpu == gpu for r in result.rejected):
             return self._("ruled out")
         return self._("not considered")
+
+
+def _embedded(sentence: str) -> str:
+    """A sentence quoted after a colon starts in lower case (unless it starts with a name)."""
+    return sentence[:1].lower() + sentence[1:] if sentence[1:2].islower() else sentence

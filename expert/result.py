@@ -248,7 +248,8 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
             option["strategy"], option["where"], option["pricing"], round(option["hours"], 2),
             round(option["relative_cost"], 2), option["cost"],
             None if deadline is None else option["hours"] <= deadline, rules, text,
-            [{"rule": f.rule.id, "text": w.message(f.rule, f.env)} for f in fired]))
+            [{"rule": f.rule.id, "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",
+              "text": w.message(f.rule, f.env)} for f in fired]))
 
     rejected = []
     for gpu, option in run.options.items():
