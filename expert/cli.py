@@ -51,6 +51,15 @@ def _options(options: list[Callable[..., Any]]) -> Callable[[Callable[..., Any]]
     return decorate
 
 
+def _width() -> int:
+    """The terminal's width, at most 100 columns (80 when unknown)."""
+    return min(shutil.get_terminal_size((80, 24)).columns, 100)
+
+
+def _color() -> bool:
+    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+
+
 def _fail(message: str, code: int) -> None:
     click.echo(message, err=True)
     sys.exit(code)
@@ -135,18 +144,9 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, **p
 
     def action() -> str:
         from .api import advise as run_advise
-        from .errors import InputError
-        from .result import FORMATS
 
         result = run_advise(lang=lang, catalog=list(catalog), basis=basis, **profile)
-        if fmt not in FORMATS:
-            from .i18n import Localizer
-
-            tr = Localizer(result.lang)
-            raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
-                             % {"value": fmt[:40], "accepted": tr.list(FORMATS, style="or")})
-        width = min(shutil.get_terminal_size((80, 24)).columns, 100)
-        return result.render(fmt, width=width)
+        return result.render(fmt, width=_width())
 
     _run(action, lang)
 
@@ -198,21 +198,11 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
     lang = _lang(lang)
 
     def action() -> str:
-        from .errors import InputError
         from .explanation import explain as run_explain
-        from .result import FORMATS
 
         explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=list(catalog),
                                   basis=basis, **profile)
-        if fmt not in FORMATS:
-            from .i18n import Localizer
-
-            tr = Localizer(explanation.lang)
-            raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
-                             % {"value": fmt[:40], "accepted": tr.list(FORMATS, style="or")})
-        width = min(shutil.get_terminal_size((80, 24)).columns, 100)
-        color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
-        return explanation.render(fmt, width=width, color=color)
+        return explanation.render(fmt, width=_width(), color=_color())
 
     _run(action, lang)
 
@@ -258,9 +248,9 @@ def ask(lang: str | None, catalog: tuple[str, ...], **known: Any) -> None:
     _ = Localizer(consultation.lang).gettext
     from .render import _wrap
 
-    color = sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    color = _color()
     bold = (lambda s: click.style(s, bold=True)) if color else (lambda s: s)
-    width = min(shutil.get_terminal_size((80, 24)).columns, 100)
+    width = _width()
     try:
         click.echo(_wrap(_("Answer a few questions (? or why: why it is asked; back: previous question; "
                            "Enter: the default in brackets)."), width))
@@ -325,17 +315,11 @@ def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | Non
     def action() -> str:
         from . import rulebook
         from .api import knowledge_base
-        from .errors import InputError
         from .i18n import Localizer, resolve_lang
-        from .result import FORMATS
 
         tr = Localizer(resolve_lang(lang))
-        if fmt not in FORMATS:
-            raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
-                             % {"value": fmt[:40], "accepted": tr.list(FORMATS, style="or")})
         kb = knowledge_base(rules_dir)
-        width = min(shutil.get_terminal_size((80, 24)).columns, 100)
-        return rulebook.render(kb, rulebook.describe(kb, tr, ids), fmt, tr, width)
+        return rulebook.render(kb, rulebook.describe(kb, tr, ids), fmt, tr, _width())
 
     _run(action, lang)
 
@@ -418,7 +402,6 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
         tr = Localizer(resolve_lang(lang))
         kb = knowledge_base(None, list(catalog))
         setup = estimator.from_input(kb, tr, **raw)
-        width = min(shutil.get_terminal_size((80, 24)).columns, 100)
-        return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, width)
+        return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, _width())
 
     _run(action, lang)

@@ -51,11 +51,20 @@ def _wrap(text: str, width: int, indent: str = "", first: str | None = None) -> 
     return wrapped.replace("\u00a0", " ")
 
 
+def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> None:
+    """Raise InputError, in the user's language, for a format that is not one of ``formats``."""
+    if fmt not in formats:
+        from .profile import shown
+
+        tr = Localizer(lang)
+        raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
+                         % {"value": shown(fmt), "accepted": tr.list(formats, style="or")})
+
+
 def render(result: "Result", fmt: str, width: int = 80) -> str:
+    check_format(fmt, result.lang)
     if fmt == "json":
         return json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n"
-    if fmt not in FORMATS:
-        raise InputError("format", "format: '%s' is not accepted; choose text, markdown or json" % fmt[:40])
     tr = Localizer(result.lang)
     template = environment(result.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
     return template.render(r=result, width=width, assumed=_assumed(result, tr))
@@ -89,10 +98,9 @@ def _assumed(result: "Result", tr: Localizer) -> list[str]:
 
 
 def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool = False) -> str:
+    check_format(fmt, explanation.lang)
     if fmt == "json":
         return json.dumps(explanation.to_dict(), ensure_ascii=False, indent=2) + "\n"
-    if fmt not in FORMATS:
-        raise InputError("format", "format: '%s' is not accepted; choose text, markdown or json" % fmt[:40])
     env = environment(explanation.lang)
     template = env.get_template(f"explain.{'md' if fmt == 'markdown' else 'txt'}.j2")
     return template.render(x=explanation, r=explanation.result, width=width,
@@ -103,13 +111,12 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80) 
     """The estimate as a breakdown with a horizontal bar per component, or JSON."""
     from .estimate import COMPONENTS, fitting_cards
 
+    check_format(fmt, lang, ("text", "json"))
     fits = fitting_cards(kb, result)
     if fmt == "json":
         data = result.to_dict()
         data["fits"] = fits
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    if fmt != "text":
-        raise InputError("format", "format: '%s' is not accepted; choose text or json" % fmt[:40])
     tr = Localizer(lang)
     _ = tr.gettext
     setup = result.setup

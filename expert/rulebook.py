@@ -86,6 +86,9 @@ def heuristic_map(kb: KnowledgeBase) -> list[tuple[str, list[str]]]:
 
 
 def render(kb: KnowledgeBase, entries: list[dict[str, Any]], fmt: str, tr: Localizer, width: int = 80) -> str:
+    from .render import check_format
+
+    check_format(fmt, tr.lang)
     if fmt == "json":
         return json.dumps(entries, ensure_ascii=False, indent=2) + "\n"
     from .render import environment
