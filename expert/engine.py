@@ -50,6 +50,18 @@ class _Fact(Fact):  # type: ignore[misc,valid-type]
     __hash__ = Fact.__hash__
 
 
+class _Rule(Rule):  # type: ignore[misc,valid-type]
+    """An experta rule compared by identity.
+
+    experta hashes and compares rules (their patterns, deeply) every time it
+    orders the agenda. Each rule of the knowledge base is one object, built
+    once with its engine class, so identity is equivalent and much cheaper.
+    """
+
+    __eq__ = object.__eq__
+    __hash__ = object.__hash__
+
+
 class Profile(_Fact):
     """The person's answers, after defaults."""
 
@@ -318,7 +330,7 @@ def engine_class(kb: KnowledgeBase) -> type:
     with _CLASSES_LOCK:
         entry = _CLASSES.get(id(kb.rules))
         if entry is None or entry[0] is not kb.rules:
-            attrs = {f"rule_{rule.index}": Rule(*_patterns(rule), salience=salience(rule))(_action(rule))
+            attrs = {f"rule_{rule.index}": _Rule(*_patterns(rule), salience=salience(rule))(_action(rule))
                      for rule in kb.rules}
             entry = (kb.rules, type("ExpertEngine", (_Engine,), attrs))
             _CLASSES[id(kb.rules)] = entry
