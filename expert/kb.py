@@ -580,7 +580,7 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
             if key in ("ideal_min_b", "ideal_max_b") and _is_number(value) and value >= 0:
                 continue
             ok = _is_number(value) and value > 0 if kind == "number" else (
-                isinstance(value, kind) and not (kind is int and isinstance(value, bool)))
+                isinstance(value, kind) and not (kind is int and (isinstance(value, bool) or not 0 < value <= 64)))
             if not ok:
                 at = _line_of(text, "[[gpu]]", index, key)
                 name = "number" if kind == "number" else kind.__name__
@@ -589,7 +589,8 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
                 elif name == "str":
                     problems.add(str(path), at, "card %(index)s: '%(key)s' must be text", index=index + 1, key=key)
                 elif name == "int":
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be a whole number", index=index + 1, key=key)
+                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be a whole number from 1 to 64",
+                                 index=index + 1, key=key)
                 elif name == "bool":
                     problems.add(str(path), at, "card %(index)s: '%(key)s' must be true or false", index=index + 1, key=key)
                 else:
