@@ -23,7 +23,6 @@ from . import engine, profile as profile_module
 from .api import consult, knowledge_base
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
-from .kb import KnowledgeBase
 from .result import Result
 
 STATE_VERSION = 1

@@ -25,7 +25,7 @@ from .engine import Firing, Run
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
 from .kb import KnowledgeBase
-from .result import Result, _rounded, _Writer
+from .result import Result, _Writer
 
 PROFILE_FIELDS = ("model_size_b", "method", "budget", "rocm_ok", "deadline_h", "vram_gb", "dataset_examples",
                   "purpose", "interruptible")

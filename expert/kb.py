@@ -736,7 +736,7 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
         rule_id = entry.get("id")
         where = rule_id if isinstance(rule_id, str) else f"#{index + 1}"
 
-        def bad(at: str, template: str, **params: Any) -> None:
+        def bad(at: str, template: str, index: int = index, where: str = where, **params: Any) -> None:
             problems.add(str(path), _line_of(text, "[[rule]]", index, at), template, rule=where, **params)
 
         for key in entry:

@@ -252,7 +252,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
               "text": w.message(f.rule, f.env)} for f in fired]))
 
     rejected = []
-    for gpu, option in run.options.items():
+    for gpu in run.options:
         if gpu in run.ranking:
             continue
         fired = [f for f in by_gpu.get(gpu, []) if f.rule.kind == "reject"]
