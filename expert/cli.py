@@ -174,7 +174,7 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
     return changes
 
 
-@main.command()
+@main.command(short_help="Answer and show the reasoning: how, why not, what if.")
 @_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS)
 @click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
 @click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
@@ -296,7 +296,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], **known: Any) -> None:
         sys.exit(1)
 
 
-@main.command()
+@main.command(short_help="List the knowledge base's rules, with their citations.")
 @click.argument("ids", nargs=-1, metavar="[ID]...")
 @click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
 @click.option("--lang", metavar="LANG", help="es or en.")
@@ -324,7 +324,7 @@ def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | Non
     _run(action, lang)
 
 
-@main.command()
+@main.command(short_help="Validate a knowledge base and user catalogs.")
 @click.option("--rules", "rules_dir", metavar="DIR", help="The knowledge base to check (default: the shipped one).")
 @CATALOG_OPTION
 @click.option("--lang", metavar="LANG", help="es or en.")
@@ -362,7 +362,7 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
                % {"rules": len(kb.rules), "cards": len(kb.catalog)})
 
 
-@main.command()
+@main.command(short_help="Estimate a run's GPU memory from first principles.")
 @click.option("--model-size", "model_size_b", metavar="SIZE", help="Parameters in billions: 7, 70B, Llama-3-8B.")
 @click.option("--method", metavar="METHOD", help="full, lora or qlora.")
 @click.option("--gpus", metavar="N", help="How many GPUs share the run (default 1).")
