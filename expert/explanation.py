@@ -182,10 +182,7 @@ class _Explainer:
     # --- shared wording ---------------------------------------------------------
 
     def field_value(self, name: str, value: Any) -> str:
-        spec = self.kb.fields[name]
-        if value is None:
-            return self._(spec.none_label or "none")
-        return self.w.value("profile", name, value)
+        return self.w.profile_value(name, value)
 
     def answer(self, name: str) -> str:
         value = self.run.profile[name]

@@ -72,25 +72,10 @@ def render(result: "Result", fmt: str, width: int = 80) -> str:
 
 def _describe(result: "Result", tr: Localizer, name: str) -> str:
     from .api import knowledge_base
+    from .result import profile_value
 
     kb = result.kb or knowledge_base()
-    spec = kb.fields[name]
-    value = result.profile[name]
-    if value is None:
-        shown = tr.gettext(spec.none_label or "none")
-    elif isinstance(value, bool):
-        shown = tr.gettext("yes") if value else tr.gettext("no")
-    elif spec.choices:
-        shown = tr.gettext(spec.choice_labels[value])
-    elif spec.type == "size":
-        shown = tr.billions(value)
-    elif spec.type == "hours":
-        shown = tr.hours(value)
-    elif name.endswith("_gb"):
-        shown = tr.gb(value)
-    else:
-        shown = tr.number(value)
-    return f"{tr.gettext(spec.label)}: {shown}"
+    return f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, result.profile[name])}"
 
 
 def _assumed(result: "Result", tr: Localizer) -> list[str]:

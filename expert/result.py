@@ -117,6 +117,44 @@ def _rounded(value: Any) -> Any:
     return value
 
 
+def _translated(tr: Localizer, labels: Mapping[str, str], code: Any) -> str:
+    """The translated label of ``code``, or the code itself when it has none."""
+    return tr.gettext(labels[code]) if code in labels else str(code)
+
+
+def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, value: Any) -> str:
+    """A fact field's value as a person reads it, in ``tr``'s language."""
+    _ = tr.gettext
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if namespace == "profile" and name in kb.fields and kb.fields[name].choices:
+        return _translated(tr, kb.fields[name].choice_labels, value)
+    if name in _LABELLED and isinstance(value, str):
+        return _translated(tr, kb.labels.get(_LABELLED[name], {}), value)
+    if name.endswith("_gb"):
+        return tr.gb(value)
+    if name in _HOUR_FIELDS:
+        return tr.hours(value)
+    if name == "model_size_b":
+        return tr.billions(value)
+    if name == "headroom":
+        return tr.number(value * 100, 0) + " %"
+    if isinstance(value, (int, float)):
+        return tr.number(value, 3)
+    if isinstance(value, (list, tuple)):
+        return tr.list([str(v) for v in value])
+    return str(value)
+
+
+def profile_value(kb: KnowledgeBase, tr: Localizer, name: str, value: Any) -> str:
+    """A profile field's value; a missing one reads as the field's "none" label."""
+    if value is None:
+        return tr.gettext(kb.fields[name].none_label or "none")
+    return format_value(kb, tr, "profile", name, value)
+
+
 class _Writer:
     """Turns the engine's record into localized text."""
 
@@ -125,13 +163,7 @@ class _Writer:
         self._ = tr.gettext
 
     def label(self, table: str, code: Any) -> str:
-        if code is None:
-            return ""
-        return self._(self.kb.labels[table][code]) if code in self.kb.labels.get(table, {}) else str(code)
-
-    def choice(self, name: str, code: Any) -> str:
-        spec = self.kb.fields[name]
-        return self._(spec.choice_labels[code]) if code in spec.choice_labels else str(code)
+        return "" if code is None else _translated(self.tr, self.kb.labels.get(table, {}), code)
 
     def name(self, gpu: str) -> str:
         if gpu == "own":
@@ -148,28 +180,10 @@ class _Writer:
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
 
     def value(self, namespace: str, name: str, value: Any) -> str:
-        tr = self.tr
-        if value is None:
-            return "—"
-        if isinstance(value, bool):
-            return self._("yes") if value else self._("no")
-        if namespace == "profile" and name in self.kb.fields and self.kb.fields[name].choices:
-            return self.choice(name, value)
-        if name in _LABELLED and isinstance(value, str):
-            return self.label(_LABELLED[name], value)
-        if name.endswith("_gb"):
-            return tr.gb(value)
-        if name in _HOUR_FIELDS:
-            return tr.hours(value)
-        if name == "model_size_b":
-            return tr.billions(value)
-        if name == "headroom":
-            return tr.number(value * 100, 0) + " %"
-        if isinstance(value, (int, float)):
-            return tr.number(value, 3)
-        if isinstance(value, (list, tuple)):
-            return tr.list([str(v) for v in value])
-        return str(value)
+        return format_value(self.kb, self.tr, namespace, name, value)
+
+    def profile_value(self, name: str, value: Any) -> str:
+        return profile_value(self.kb, self.tr, name, value)
 
     def context(self, env: dict[str, Any]) -> "_Context":
         return _Context(self, env)
