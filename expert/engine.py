@@ -1,9 +1,9 @@
 """The inference engine: the knowledge base's rules compiled into one experta
 ``KnowledgeEngine`` class, run by forward chaining.
 
-Every rule of ``rules/rules.toml`` becomes an experta rule whose patterns are
-the facts it can see (its kind's scope) and whose test is its compiled
-``when``. Saliences order the stages (derive the requirement, size the
+Every rule of ``rules/rules.toml`` becomes an experta rule that matches the
+most specific fact of its kind's scope (see ``_patterns``) and whose test is
+its compiled ``when``. Saliences order the stages (derive the requirement, size the
 options, rule out and rank, pick, then advise and warn); within a stage
 results never depend on firing order, which changes with ``PYTHONHASHSEED``.
 
@@ -78,7 +78,6 @@ class Pick(_Fact):
     """The best option, or found=False."""
 
 
-
 FACT_CLASSES = {"profile": Profile, "req": Requirement, "option": Option, "pick": Pick}
 SALIENCE = {"requirement": 100, "own-option": 90, "catalog-options": 90, "reject": 60, "demote": 55,
             "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
@@ -135,6 +134,19 @@ class Run:
         self.options[option["gpu"]] = option
         self.options = dict(sorted(self.options.items(), key=lambda item: self.order(item[0])))
 
+    def env(self, option: Any = None, pick: Any = None) -> dict[str, Any]:
+        """The facts a rule sees: the one profile and requirement of this run,
+        and the option (with its card) or pick it matched."""
+        env: dict[str, Any] = {"profile": self.profile}
+        if self.req_fact is not None:
+            env["req"] = self.req_fact
+        if option is not None:
+            env["option"] = option
+            env["card"] = self.cards[option["gpu"]].fact()
+        if pick is not None:
+            env["pick"] = pick
+        return env
+
     def sorted_firings(self) -> list[Firing]:
         return sorted(self.firings, key=lambda f: (-salience(f.rule), f.rule.index, self.order(f.gpu)))
 
@@ -144,15 +156,10 @@ def _plain(fact: Any) -> dict[str, Any]:
 
 
 class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
-    run_state: Run
-
     def fire(self, rule: RuleDef, bound: dict[str, Any]) -> None:
-        run = self.run_state
-        env = {name: _plain(bound[name]) for name in ("option", "pick") if name in bound}
-        env = {"profile": run.profile, **({"req": run.req_fact} if run.req_fact is not None else {}), **env}
+        run = _CURRENT.run
+        env = run.env(*(_plain(bound[name]) if name in bound else None for name in ("option", "pick")))
         gpu = env["option"]["gpu"] if "option" in env else None
-        if gpu is not None:
-            env["card"] = run.cards[gpu].fact()
         derived: list[dict[str, Any]] = []
         if rule.kind == "derive":
             for namespace, values in HELPERS[rule.derive](run, env):  # type: ignore[index]
@@ -175,7 +182,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         for namespace, names in HELPER_USES.get(rule.derive or "", {}).items():
             uses.setdefault(namespace, set()).update(names)
         matched = []
-        run = self.run_state
+        run = _CURRENT.run
         for namespace in ("profile", "req", "option", "card", "pick"):
             if namespace not in uses or namespace not in env:
                 continue
@@ -285,14 +292,11 @@ def _test(rule: RuleDef) -> Callable[..., bool]:
     scope = rule.scope
     if "option" in scope:
         def test_option(option: Any) -> bool:
-            run = _CURRENT.run
-            return holds({"profile": run.profile, "req": run.req_fact, "option": option,
-                          "card": run.cards[option["gpu"]].fact()})
+            return holds(_CURRENT.run.env(option=option))
         return test_option
     if "pick" in scope:
         def test_pick(pick: Any) -> bool:
-            run = _CURRENT.run
-            return holds({"profile": run.profile, "req": run.req_fact, "pick": pick})
+            return holds(_CURRENT.run.env(pick=pick))
         return test_pick
     if "req" in scope:
         def test_req(req: Any) -> bool:
@@ -355,8 +359,7 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "guide") -> R
         engine = cls()
         _ENGINES.by_kb[id(cls)] = engine
     run = Run(kb, dict(profile), basis)
-    engine.run_state = run
-    _CURRENT.run = run
+    _CURRENT.run = run  # this thread's run: the rules' tests and actions record into it
     engine.reset()
     engine.declare(Profile(**profile))
     engine.run()
