@@ -39,6 +39,8 @@ UNKNOWN = None
 
 @dataclass(frozen=True)
 class Problem:
+    """One finding of ``expert check``: where it is and what is wrong."""
+
     file: str
     line: int
     template: str
@@ -162,6 +164,8 @@ class _Checker:
 
 @dataclass(frozen=True)
 class Interval:
+    """The values a numeric field may take under a conjunction of comparisons."""
+
     low: float
     low_open: bool
     high: float

@@ -37,6 +37,8 @@ class AnswerError(InputError):
 
 @dataclass(frozen=True)
 class Question:
+    """The next question of an interactive consultation, in the user's language."""
+
     id: str
     text: str
     hint: str | None

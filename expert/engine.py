@@ -16,6 +16,7 @@ own instance (a shared experta engine gives wrong answers under threads).
 
 from __future__ import annotations
 
+import inspect
 import threading
 from dataclasses import dataclass, field
 from typing import Any, Callable
@@ -26,6 +27,7 @@ from .kb import Card, KnowledgeBase, RuleDef
 
 KnowledgeEngine, Fact, Rule, AS, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
                                          experta.TEST)
+ReteMatcher, ORFC = experta.matchers.ReteMatcher, experta.fieldconstraint.ORFC
 
 
 class _Fact(Fact):  # type: ignore[misc,valid-type]
@@ -155,7 +157,32 @@ def _plain(fact: Any) -> dict[str, Any]:
     return {k: v for k, v in fact.items() if isinstance(k, str) and not k.startswith("__")}
 
 
+def _in_normal_form(rule: Any) -> bool:
+    """True for the rules this module builds: one fact pattern with no
+    ``|`` constraints, then tests. experta's rewriting to disjunctive normal
+    form leaves such a rule as it is."""
+    pattern, *rest = rule
+    return (isinstance(pattern, Fact) and all(isinstance(ce, TEST) for ce in rest)
+            and not any(isinstance(value, ORFC) for value in pattern.values()))
+
+
+class _Matcher(ReteMatcher):  # type: ignore[misc,valid-type]
+    """experta's Rete matcher, without rewriting rules that are already in
+    normal form (most of the time of building the network)."""
+
+    @staticmethod
+    def prepare_ruleset(engine: Any) -> set[Any]:
+        rules = engine.get_rules()
+        if not all(_in_normal_form(rule) for rule in rules):
+            return ReteMatcher.prepare_ruleset(engine)
+        # Copies, as experta's rewriting makes: the class's rule objects are
+        # shared by every engine of the class (and every thread).
+        return {rule.new_conditions(*rule) for rule in rules}
+
+
 class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
+    __matcher__ = _Matcher
+
     def fire(self, rule: RuleDef, bound: dict[str, Any]) -> None:
         run = _CURRENT.run
         env = run.env(*(_plain(bound[name]) if name in bound else None for name in ("option", "pick")))
@@ -285,6 +312,23 @@ def _patterns(rule: RuleDef) -> list[Any]:
     return patterns
 
 
+_SIGNATURES: dict[Any, inspect.Signature] = {}
+
+
+def _signed(function: Callable[..., Any]) -> Callable[..., Any]:
+    """``function`` with its signature computed once per code object.
+
+    experta asks ``inspect.signature`` of a rule's action each time it copies
+    the rule while building the Rete network (about seven times a rule), and
+    of each test once; the closures of one ``def`` share a signature.
+    """
+    code = function.__code__
+    if code not in _SIGNATURES:
+        _SIGNATURES[code] = inspect.signature(function)
+    function.__signature__ = _SIGNATURES[code]  # type: ignore[attr-defined]
+    return function
+
+
 def _test(rule: RuleDef) -> Callable[..., bool]:
     # experta passes bindings by parameter name, so each scope gets a function
     # with exactly the name of the fact it matches.
@@ -293,19 +337,19 @@ def _test(rule: RuleDef) -> Callable[..., bool]:
     if "option" in scope:
         def test_option(option: Any) -> bool:
             return holds(_CURRENT.run.env(option=option))
-        return test_option
+        return _signed(test_option)
     if "pick" in scope:
         def test_pick(pick: Any) -> bool:
             return holds(_CURRENT.run.env(pick=pick))
-        return test_pick
+        return _signed(test_pick)
     if "req" in scope:
         def test_req(req: Any) -> bool:
             return holds({"profile": _CURRENT.run.profile, "req": req})
-        return test_req
+        return _signed(test_req)
 
     def test_profile(profile: Any) -> bool:
         return holds({"profile": profile})
-    return test_profile
+    return _signed(test_profile)
 
 
 class _Current(threading.local):
@@ -320,7 +364,7 @@ def _action(rule: RuleDef) -> Callable[..., None]:
         self.fire(rule, bound)
 
     action.__name__ = rule.id
-    return action
+    return _signed(action)
 
 
 _CLASSES: dict[int, tuple[Any, type]] = {}

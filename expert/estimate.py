@@ -46,6 +46,8 @@ class Setup:
 
 @dataclass(frozen=True)
 class Estimate:
+    """The memory a setup needs, per GPU and in all, by component (GB)."""
+
     setup: Setup
     shape: str
     params_b: float

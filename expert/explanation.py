@@ -33,6 +33,8 @@ PROFILE_FIELDS = ("model_size_b", "method", "budget", "rocm_ok", "deadline_h", "
 
 @dataclass(frozen=True)
 class Step:
+    """One rule firing in the chain that led to a recommendation."""
+
     rule: str
     kind: str
     cites: dict[str, str]
@@ -43,6 +45,8 @@ class Step:
 
 @dataclass(frozen=True)
 class How:
+    """HOW: the chain of steps behind one recommendation."""
+
     gpu: str
     rank: int
     label: str
@@ -51,6 +55,8 @@ class How:
 
 @dataclass(frozen=True)
 class Reason:
+    """One condition of a rule that ruled a card out, with its numbers."""
+
     rule: str
     cites: dict[str, str]
     conditions: list[dict[str, Any]]
@@ -59,6 +65,8 @@ class Reason:
 
 @dataclass(frozen=True)
 class WhyNot:
+    """WHY NOT: what ruled a card out and the smallest change that would make it the answer."""
+
     gpu: str
     name: str
     status: str            # rejected | more-cards | ranked-lower | recommended
@@ -69,6 +77,8 @@ class WhyNot:
 
 @dataclass(frozen=True)
 class WhatIf:
+    """WHAT IF: how the answer changes when some answers change."""
+
     changes: dict[str, Any]
     changed: list[dict[str, Any]]
     why: list[dict[str, Any]]
@@ -77,6 +87,8 @@ class WhatIf:
 
 @dataclass(frozen=True)
 class Explanation:
+    """A result with its reasoning: how, why not and what if."""
+
     result: Result
     how: list[How]
     why_not: list[WhyNot]

@@ -12,7 +12,7 @@ import math
 import re
 import sys
 from dataclasses import dataclass, field, replace
-from functools import cached_property
+from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
@@ -59,6 +59,8 @@ G_RE = re.compile(r"^G[1-9]$")
 
 @dataclass(frozen=True)
 class Section:
+    """A section of the guide that rules cite."""
+
     key: str
     heading: str
     heuristics: tuple[str, ...]
@@ -66,6 +68,8 @@ class Section:
 
 @dataclass(frozen=True)
 class ProfileField:
+    """One answer of the profile: its type, label, default and accepted values."""
+
     name: str
     type: str
     label: str
@@ -80,6 +84,8 @@ class ProfileField:
 
 @dataclass(frozen=True)
 class Card:
+    """A GPU of the catalog (or the user's own card), as the rules see it."""
+
     id: str
     name: str
     vendor: str
@@ -108,6 +114,8 @@ class Card:
 
 @dataclass(frozen=True)
 class RuleDef:
+    """One rule of ``rules/rules.toml``, validated, with its compiled condition."""
+
     id: str
     kind: str
     section: str
@@ -130,6 +138,8 @@ class RuleDef:
 
 @dataclass(frozen=True)
 class QuestionDef:
+    """One question of the interactive plan and when it is asked."""
+
     field: str
     condition: Condition
     text: str
@@ -140,6 +150,8 @@ class QuestionDef:
 
 @dataclass(frozen=True)
 class KnowledgeBase:
+    """Everything in ``rules/``, validated: the knowledge the engine reasons with."""
+
     root: Path
     sections: dict[str, Section]
     fields: dict[str, ProfileField]
@@ -184,10 +196,16 @@ class _Problems:
         self.items.append((path, int(line), template, params))
 
 
+@lru_cache(maxsize=32)
+def _tables(text: str, header: str) -> tuple[list[str], list[int]]:
+    """The lines of ``text`` and where each ``header`` table starts (0-based)."""
+    lines = text.splitlines()
+    return lines, [n for n, line in enumerate(lines) if line.strip() == header]
+
+
 def _line_of(text: str, header: str, index: int, key: str | None = None) -> int:
     """Line (1-based) of the index-th ``header`` table, or of ``key`` in it."""
-    lines = text.splitlines()
-    starts = [n for n, line in enumerate(lines) if line.strip() == header]
+    lines, starts = _tables(text, header)
     if index >= len(starts):
         return 0
     start = starts[index]

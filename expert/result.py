@@ -21,6 +21,8 @@ _LABELLED = {"basis": "basis", "strategy": "strategy", "where": "where", "pricin
 
 @dataclass(frozen=True)
 class Recommendation:
+    """One recommended configuration: which card, how many, how long, and why."""
+
     rank: int
     gpu: str
     name: str
@@ -42,6 +44,8 @@ class Recommendation:
 
 @dataclass(frozen=True)
 class Note:
+    """A piece of advice or a warning, with the rules that gave it."""
+
     id: str
     rules: list[str]
     text: str
@@ -49,6 +53,8 @@ class Note:
 
 @dataclass(frozen=True)
 class Rejection:
+    """A card ruled out, with the rules that ruled it out."""
+
     gpu: str
     name: str
     source: str
@@ -58,6 +64,8 @@ class Rejection:
 
 @dataclass(frozen=True)
 class TraceStep:
+    """One rule that fired: what it matched, what it concluded, and where the guide says so."""
+
     rule: str
     kind: str
     cites: dict[str, str]
@@ -69,6 +77,8 @@ class TraceStep:
 
 @dataclass(frozen=True)
 class Result:
+    """The answer to a consultation, in one language (``to_dict()`` is the JSON contract)."""
+
     lang: str
     profile: dict[str, Any]
     assumed: list[str]

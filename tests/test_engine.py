@@ -1,0 +1,46 @@
+"""The engine's shortcut in building experta's Rete network changes nothing."""
+
+from __future__ import annotations
+
+import json
+
+import pytest
+
+from expert import advise, engine
+from expert.api import knowledge_base
+from test_embedding import mixed_profiles
+
+
+def answers(profiles: list[dict]) -> list[str]:
+    return [json.dumps(advise(**p).to_dict(), sort_keys=True) for p in profiles]
+
+
+def test_experta_own_network_gives_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
+    profiles = mixed_profiles(120, seed=11)
+    ours = answers(profiles)
+    cls = engine.engine_class(knowledge_base())
+    plain = type("PlainRete", (cls,), {"__matcher__": engine.ReteMatcher})()
+    assert type(plain.matcher) is engine.ReteMatcher
+    monkeypatch.setitem(engine._ENGINES.by_kb, id(cls), plain)
+    assert answers(profiles) == ours
+
+
+def test_rules_in_normal_form_are_copied_not_rewritten() -> None:
+    cls = engine.engine_class(knowledge_base())
+    instance = cls()
+    rules = instance.get_rules()
+    prepared = engine._Matcher.prepare_ruleset(instance)
+    assert {(r._wrapped, r.salience, tuple(r)) for r in prepared} == {(r._wrapped, r.salience, tuple(r)) for r in rules}
+    assert not {id(r) for r in prepared} & {id(r) for r in rules}  # shared class objects stay untouched
+    by_action = {r._wrapped: r for r in prepared}
+    experta_way = {r._wrapped: r for r in engine.ReteMatcher.prepare_ruleset(instance)}
+    assert by_action.keys() == experta_way.keys()
+    for action, rule in by_action.items():
+        assert tuple(rule) == tuple(experta_way[action]) and rule.salience == experta_way[action].salience
+
+
+def test_a_rule_not_in_normal_form_goes_through_experta() -> None:
+    Fact, TEST, OR = engine.Fact, engine.TEST, engine.experta.OR
+    assert engine._in_normal_form(engine.Rule(Fact(a=1), TEST(lambda: True)))
+    assert not engine._in_normal_form(engine.Rule(OR(Fact(a=1), Fact(a=2))))
+    assert not engine._in_normal_form(engine.Rule(Fact(a=engine.experta.L(1) | engine.experta.L(2))))
