@@ -1,13 +1,19 @@
-"""Compile the gettext catalogs (``locales/*/LC_MESSAGES/*.po``) into ``.mo``.
+"""Build products of the package, made on every build and (editable) install.
 
-The ``.mo`` files are build products: they are written beside their ``.po``
-(git ignores them) and shipped inside the wheel as ``expert/locales``. A
-catalog with errors (a broken placeholder, a fuzzy or missing translation)
-stops the build instead of shipping English in place of Spanish.
+- The gettext catalogs (``locales/*/LC_MESSAGES/*.po``) compiled into ``.mo``,
+  written beside their ``.po`` (git ignores them) and shipped inside the wheel
+  as ``expert/locales``. A catalog with errors (a broken placeholder, a fuzzy
+  or missing translation) stops the build instead of shipping English in
+  place of Spanish.
+- ``expert/_prebuilt/``: the parsed knowledge base, the compiled templates
+  and the CLDR data expert formats with, so that a process does not redo
+  that work (see ``expert/prebuilt.py``).
 """
 
 from __future__ import annotations
 
+import importlib.util
+import sys
 from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
@@ -37,6 +43,38 @@ def compile_catalogs(root: Path) -> list[Path]:
     return written
 
 
+def build_prebuilt(root: Path) -> list[Path]:
+    # Load expert/templating.py and expert/prebuilt.py by path: the package
+    # itself needs experta, which the build environment does not have.
+    modules = {}
+    for name in ("templating", "prebuilt"):
+        spec = importlib.util.spec_from_file_location(f"expert.{name}", root / "expert" / f"{name}.py")
+        module = importlib.util.module_from_spec(spec)
+        modules[name] = module
+    saved = {name: sys.modules.get(f"expert.{name}") for name in modules}
+    package = sys.modules.get("expert")
+    try:
+        if package is None:
+            import types
+
+            sys.modules["expert"] = types.ModuleType("expert")
+            sys.modules["expert"].__path__ = []  # type: ignore[attr-defined]
+        for name, module in modules.items():
+            sys.modules[f"expert.{name}"] = module
+            module.__spec__.loader.exec_module(module)
+        prebuilt = modules["prebuilt"]
+        return prebuilt.build(root / "expert" / "_prebuilt", rules=root / "rules", templates=root / "expert" / "templates")
+    finally:
+        for name, module in saved.items():
+            if module is None:
+                sys.modules.pop(f"expert.{name}", None)
+            else:
+                sys.modules[f"expert.{name}"] = module
+        if package is None:
+            sys.modules.pop("expert", None)
+
+
 class CustomBuildHook(BuildHookInterface):
     def initialize(self, version: str, build_data: dict) -> None:
         compile_catalogs(Path(self.root))
+        build_prebuilt(Path(self.root))

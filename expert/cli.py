@@ -246,7 +246,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], **known: Any) -> None:
     from .i18n import Localizer
 
     _ = Localizer(consultation.lang).gettext
-    from .render import _wrap
+    from .templating import wrap as _wrap
 
     color = _color()
     bold = (lambda s: click.style(s, bold=True)) if color else (lambda s: s)

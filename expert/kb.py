@@ -16,14 +16,9 @@ from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import paths
+from . import paths, prebuilt
 from .conditions import FIELDS, TRUE, Condition, ConditionError, compile_condition
 from .errors import KnowledgeBaseError
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on Python 3.10 only
-    import tomli as tomllib
 
 KINDS = ("derive", "reject", "demote", "prefer", "advice", "warning")
 HELPERS = ("requirement", "own-option", "catalog-options", "pick")
@@ -218,6 +213,15 @@ def _line_of(text: str, header: str, index: int, key: str | None = None) -> int:
     return start + 1
 
 
+def _tomllib() -> Any:
+    # Imported only when a file is not one of the prebuilt ones (expert.prebuilt).
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on Python 3.10 only
+        import tomli as tomllib
+    return tomllib
+
+
 def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -227,6 +231,10 @@ def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
     except (OSError, UnicodeDecodeError) as error:
         problems.add(str(path), 0, "cannot be read: %(error)s", error=str(error))
         return {}, ""
+    doc = prebuilt.parsed_toml(text)
+    if doc is not None:
+        return doc, text
+    tomllib = _tomllib()
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as error:

@@ -5,8 +5,6 @@ JSON (exactly ``result.to_dict()``)."""
 from __future__ import annotations
 
 import json
-import re
-import textwrap
 from functools import lru_cache
 from typing import TYPE_CHECKING, Any
 
@@ -22,33 +20,12 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=None)
 def environment(lang: str) -> "jinja2.Environment":
-    import jinja2
+    from . import paths, prebuilt
+    from .templating import new_environment
 
-    from . import paths
-
-    env = jinja2.Environment(
-        loader=jinja2.FileSystemLoader(str(paths.TEMPLATES)),
-        extensions=["jinja2.ext.i18n"],
-        undefined=jinja2.StrictUndefined,
-        trim_blocks=True,
-        lstrip_blocks=True,
-        keep_trailing_newline=True,
-        autoescape=False,
-    )
+    env = new_environment(prebuilt.template_loader(paths.TEMPLATES))
     env.install_gettext_translations(Localizer(lang).translations, newstyle=True)  # type: ignore[attr-defined]
-    env.filters["wrap"] = _wrap
     return env
-
-
-# A number and its unit, or a count and its card, stay on one line.
-_KEEP_TOGETHER = re.compile(r"(?<=\d) (?=(?:h|hr|GB|B|×)(?:\W|$))|(?<=×) ")
-
-
-def _wrap(text: str, width: int, indent: str = "", first: str | None = None) -> str:
-    text = _KEEP_TOGETHER.sub("\u00a0", text)
-    wrapped = textwrap.fill(text, width=max(width, 40), initial_indent=indent if first is None else first,
-                            subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
-    return wrapped.replace("\u00a0", " ")
 
 
 def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> None:
