@@ -28,6 +28,8 @@ from .kb import Card, KnowledgeBase, RuleDef
 KnowledgeEngine, Fact, Rule, AS, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
                                          experta.TEST)
 ReteMatcher, ORFC = experta.matchers.ReteMatcher, experta.fieldconstraint.ORFC
+WhereNode, ConflictSetNode = experta.matchers.rete.nodes.WhereNode, experta.matchers.rete.nodes.ConflictSetNode
+WhereCheck = experta.matchers.rete.check.WhereCheck
 
 
 class _Fact(Fact):  # type: ignore[misc,valid-type]
@@ -167,8 +169,15 @@ def _in_normal_form(rule: Any) -> bool:
 
 
 class _Matcher(ReteMatcher):  # type: ignore[misc,valid-type]
-    """experta's Rete matcher, without rewriting rules that are already in
-    normal form (most of the time of building the network)."""
+    """experta's Rete matcher, with shortcuts for rules in normal form (all of
+    ours): building the network was most of the start-up of a process.
+
+    experta rewrites every rule to disjunctive normal form, which leaves ours
+    as they are, and wires each one through generic dispatch; for a fact
+    pattern followed by tests the network is a test node per test under the
+    pattern's alpha node, then the rule's conflict-set node. Any other rule
+    goes through experta's own code (tests/test_engine.py compares both).
+    """
 
     @staticmethod
     def prepare_ruleset(engine: Any) -> set[Any]:
@@ -178,6 +187,20 @@ class _Matcher(ReteMatcher):  # type: ignore[misc,valid-type]
         # Copies, as experta's rewriting makes: the class's rule objects are
         # shared by every engine of the class (and every thread).
         return {rule.new_conditions(*rule) for rule in rules}
+
+    @staticmethod
+    def build_beta_part(ruleset: set[Any], alpha_terminals: dict[Any, Any]) -> None:
+        if not all(_in_normal_form(rule) for rule in ruleset):
+            return ReteMatcher.build_beta_part(ruleset, alpha_terminals)
+        for rule in ruleset:
+            node = alpha_terminals[rule[0]]
+            for test in rule[1:]:
+                where = WhereNode(WhereCheck(test[0]))
+                node.add_child(where, where.activate)
+                node = where
+            conflict_set = ConflictSetNode(rule)
+            node.add_child(conflict_set, conflict_set.activate)
+        return None
 
 
 class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]

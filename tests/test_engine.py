@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 
 import pytest
 
@@ -44,3 +45,25 @@ def test_a_rule_not_in_normal_form_goes_through_experta() -> None:
     assert engine._in_normal_form(engine.Rule(Fact(a=1), TEST(lambda: True)))
     assert not engine._in_normal_form(engine.Rule(OR(Fact(a=1), Fact(a=2))))
     assert not engine._in_normal_form(engine.Rule(Fact(a=engine.experta.L(1) | engine.experta.L(2))))
+
+
+def shape(node: object) -> list:
+    """The network below ``node`` as nested (node type, check or rule) pairs, in a canonical order."""
+    children = [shape(child.node) for child in node.children]
+    what = getattr(node, "matcher", None)
+    label = type(node).__name__
+    if hasattr(node, "rule"):
+        label += ":" + node.rule._wrapped.__name__
+    elif what is not None and type(what).__name__ == "WhereCheck":
+        label += ":" + what.test.__name__ + repr(sorted(what.parameters))
+    elif what is not None:
+        label += ":" + re.sub(r"__pattern_\d+__", "__pattern__", repr(what))  # experta names it by id()
+    return [label, sorted(children, key=repr)]
+
+
+def test_the_network_is_the_one_experta_builds() -> None:
+    cls = engine.engine_class(knowledge_base())
+    ours = cls()
+    theirs = type("PlainRete", (cls,), {"__matcher__": engine.ReteMatcher})()
+    assert type(ours.matcher) is engine._Matcher
+    assert shape(ours.matcher.root_node) == shape(theirs.matcher.root_node)
