@@ -405,3 +405,23 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
         return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, _width())
 
     _run(action, lang)
+
+
+def run() -> None:
+    """The ``expert`` command (and ``python -m expert``).
+
+    A process runs one command and exits, so Python's cyclic garbage
+    collector is switched off for it: a consultation creates no reference
+    cycles (its objects are freed as soon as they are dropped), and tracing
+    the whole heap again and again while the modules and the knowledge base
+    load was a tenth of the process's time. What is alive at exit is frozen,
+    so that shutdown does not trace it all once more. The library never
+    touches the collector: this is the command's process, not a host's.
+    """
+    import gc
+
+    gc.disable()
+    try:
+        main()
+    finally:
+        gc.freeze()

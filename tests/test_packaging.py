@@ -40,7 +40,7 @@ def test_wheel_contains_knowledge_base_catalogs_and_templates(wheel: Path) -> No
     templates = [n for n in names if n.startswith("expert/_prebuilt/templates/tmpl_") and n.endswith(".py")]
     assert len(templates) == len(list((ROOT / "expert" / "templates").glob("*.j2")))
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "expert = expert.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "expert = expert.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 def test_installed_wheel_answers_in_spanish_from_any_directory(wheel: Path, tmp_path: Path) -> None:
