@@ -19,8 +19,9 @@ from __future__ import annotations
 
 import ast
 import operator
-from dataclasses import dataclass
 from typing import Any, Callable, Mapping
+
+from .records import record
 
 Env = Mapping[str, Mapping[str, Any]]
 Evaluator = Callable[[Env], Any]
@@ -118,7 +119,7 @@ _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
-@dataclass(frozen=True)
+@record
 class Leaf:
     """One comparison of a condition, evaluated: what it says, the values it
     compared, and whether it held."""
@@ -129,7 +130,7 @@ class Leaf:
     holds: bool
 
 
-@dataclass(frozen=True)
+@record
 class Condition:
     """A compiled condition: call it with the facts, read what it uses."""
 

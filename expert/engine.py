@@ -18,12 +18,13 @@ from __future__ import annotations
 
 import inspect
 import threading
-from dataclasses import dataclass, field
+from dataclasses import field
 from typing import Any, Callable
 
 from . import calc
 from ._experta import experta
 from .kb import Card, KnowledgeBase, RuleDef
+from .records import record
 
 KnowledgeEngine, Fact, Rule, AS, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
                                          experta.TEST)
@@ -99,7 +100,7 @@ def salience(rule: RuleDef) -> int:
     return SALIENCE[rule.derive if rule.kind == "derive" else rule.kind]  # type: ignore[index]
 
 
-@dataclass
+@record(frozen=False)
 class Firing:
     """One fired activation, as recorded while the engine ran."""
 
@@ -110,7 +111,7 @@ class Firing:
     env: dict[str, Any]
 
 
-@dataclass
+@record(frozen=False)
 class Run:
     """The working record of one consultation."""
 

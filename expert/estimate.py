@@ -12,10 +12,11 @@ base at 16, 8 or 4 bits (NF4 with double quantization, as in QLoRA).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
+from dataclasses import asdict, replace
 from typing import Any
 
 from .kb import KnowledgeBase
+from .records import record
 
 GB = 1e9
 METHODS = ("full", "lora", "qlora")
@@ -25,7 +26,7 @@ TARGETS = ("all", "qv")
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "overhead")
 
 
-@dataclass(frozen=True)
+@record
 class Setup:
     """What is being trained, and how."""
 
@@ -44,7 +45,7 @@ class Setup:
     offload: bool = False             # optimizer state and gradients in CPU memory
 
 
-@dataclass(frozen=True)
+@record
 class Estimate:
     """The memory a setup needs, per GPU and in all, by component (GB)."""
 

@@ -14,7 +14,7 @@ record of what fired (``Run.firings``) — never by re-deriving the reasoning.
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from pathlib import Path
 from typing import Any, Mapping
 
@@ -25,13 +25,14 @@ from .engine import Firing, Run
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
 from .kb import KnowledgeBase
+from .records import record
 from .result import Result, _Writer
 
 PROFILE_FIELDS = ("model_size_b", "method", "budget", "rocm_ok", "deadline_h", "vram_gb", "dataset_examples",
                   "purpose", "interruptible")
 
 
-@dataclass(frozen=True)
+@record
 class Step:
     """One rule firing in the chain that led to a recommendation."""
 
@@ -43,7 +44,7 @@ class Step:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class How:
     """HOW: the chain of steps behind one recommendation."""
 
@@ -53,7 +54,7 @@ class How:
     steps: list[Step]
 
 
-@dataclass(frozen=True)
+@record
 class Reason:
     """One condition of a rule that ruled a card out, with its numbers."""
 
@@ -63,7 +64,7 @@ class Reason:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class WhyNot:
     """WHY NOT: what ruled a card out and the smallest change that would make it the answer."""
 
@@ -75,7 +76,7 @@ class WhyNot:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class WhatIf:
     """WHAT IF: how the answer changes when some answers change."""
 
@@ -85,7 +86,7 @@ class WhatIf:
     after: dict[str, Any]
 
 
-@dataclass(frozen=True)
+@record
 class Explanation:
     """A result with its reasoning: how, why not and what if."""
 

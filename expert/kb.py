@@ -11,7 +11,7 @@ from __future__ import annotations
 import math
 import re
 import sys
-from dataclasses import dataclass, field, replace
+from dataclasses import field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Iterable
@@ -19,6 +19,7 @@ from typing import Any, Iterable
 from . import paths, prebuilt
 from .conditions import FIELDS, TRUE, Condition, ConditionError, compile_condition
 from .errors import KnowledgeBaseError
+from .records import record
 
 KINDS = ("derive", "reject", "demote", "prefer", "advice", "warning")
 HELPERS = ("requirement", "own-option", "catalog-options", "pick")
@@ -52,7 +53,7 @@ H_RE = re.compile(r"^H([1-9]|[1-3][0-9])$")
 G_RE = re.compile(r"^G[1-9]$")
 
 
-@dataclass(frozen=True)
+@record
 class Section:
     """A section of the guide that rules cite."""
 
@@ -61,7 +62,7 @@ class Section:
     heuristics: tuple[str, ...]
 
 
-@dataclass(frozen=True)
+@record
 class ProfileField:
     """One answer of the profile: its type, label, default and accepted values."""
 
@@ -77,7 +78,7 @@ class ProfileField:
     none_label: str | None = None
 
 
-@dataclass(frozen=True)
+@record
 class Card:
     """A GPU of the catalog (or the user's own card), as the rules see it."""
 
@@ -107,7 +108,7 @@ class Card:
         return self._fact
 
 
-@dataclass(frozen=True)
+@record
 class RuleDef:
     """One rule of ``rules/rules.toml``, validated, with its compiled condition."""
 
@@ -131,7 +132,7 @@ class RuleDef:
         return SCOPES[self.derive if self.kind == "derive" else self.kind]  # type: ignore[index]
 
 
-@dataclass(frozen=True)
+@record
 class QuestionDef:
     """One question of the interactive plan and when it is asked."""
 
@@ -143,7 +144,7 @@ class QuestionDef:
     line: int
 
 
-@dataclass(frozen=True)
+@record
 class KnowledgeBase:
     """Everything in ``rules/``, validated: the knowledge the engine reasons with."""
 

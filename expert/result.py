@@ -6,12 +6,13 @@ fired, in one language; ``to_dict()`` is the JSON contract of PRODUCT.md.
 
 from __future__ import annotations
 
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, field
 from typing import Any, Iterator, Mapping
 
 from .engine import Firing, Run, effective
 from .i18n import Localizer
 from .kb import KnowledgeBase, RuleDef
+from .records import record
 
 FORMATS = ("text", "markdown", "json")
 _HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"}
@@ -19,7 +20,7 @@ _LABELLED = {"basis": "basis", "strategy": "strategy", "where": "where", "pricin
              "vendor": "vendor", "guide_holds_with": "setup"}
 
 
-@dataclass(frozen=True)
+@record
 class Recommendation:
     """One recommended configuration: which card, how many, how long, and why."""
 
@@ -42,7 +43,7 @@ class Recommendation:
     reasons: list[dict[str, str]] = field(default_factory=list)
 
 
-@dataclass(frozen=True)
+@record
 class Note:
     """A piece of advice or a warning, with the rules that gave it."""
 
@@ -51,7 +52,7 @@ class Note:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Rejection:
     """A card ruled out, with the rules that ruled it out."""
 
@@ -62,7 +63,7 @@ class Rejection:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class TraceStep:
     """One rule that fired: what it matched, what it concluded, and where the guide says so."""
 
@@ -75,7 +76,7 @@ class TraceStep:
     text: str
 
 
-@dataclass(frozen=True)
+@record
 class Result:
     """The answer to a consultation, in one language (``to_dict()`` is the JSON contract)."""
 
