@@ -7,9 +7,10 @@ Plain Python, no extra dependency. Reports:
 - advise(): median and p99 over N consultations of varied profiles, and
   consultations per second on one core;
 - resident memory growth over M consultations after a warm-up;
-- `expert --help` and `expert advise` as whole processes, against the floor
-  of importing experta (through expert._experta, since experta 1.9.4 does not
-  import on Python >= 3.10 by itself), jinja2, babel and click.
+- `expert --help` and `expert advise` as whole processes (the installed
+  `expert` script), against the floor of importing experta (through
+  expert._experta, since experta 1.9.4 does not import on Python >= 3.10 by
+  itself), jinja2, babel and click.
 """
 
 from __future__ import annotations
@@ -75,38 +76,55 @@ def memory(m: int) -> None:
           f"({(after - before) / 1024:+.2f} MB)")
 
 
-def whole_process(args: list[str], runs: int = 9) -> float:
-    times = []
+def command(*args: str) -> list[str]:
+    """The installed ``expert`` script beside this Python (what a person runs),
+    else ``python -m expert``."""
+    script = os.path.join(os.path.dirname(sys.executable), "expert")
+    return [script, *args] if os.path.exists(script) else [sys.executable, "-m", "expert", *args]
+
+
+def processes(runs: int) -> None:
+    # Bytecode caches allowed (as after any pip install), one warm-up run
+    # each, then the commands in turn so that a busy moment hits all alike.
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    commands = {
+        "floor": [sys.executable, "-c", "import expert._experta, jinja2, babel, click"],
+        "help": command("--help"),
+        "advise": command("advise", "--model-size", "70", "--lang", "es"),
+    }
+    times: dict[str, list[float]] = {name: [] for name in commands}
+    for args in commands.values():
+        subprocess.run(args, check=True, capture_output=True, env=env)
     for _ in range(runs):
-        start = time.perf_counter()
-        subprocess.run(args, check=True, capture_output=True)
-        times.append(time.perf_counter() - start)
-    return statistics.median(times)
-
-
-def processes() -> None:
-    python = sys.executable
-    floor = whole_process([python, "-c", "import expert._experta, jinja2, babel, click"])
-    help_ = whole_process([python, "-m", "expert", "--help"])
-    advise = whole_process([python, "-m", "expert", "advise", "--model-size", "70", "--lang", "es"])
-    print(f"import floor (experta, jinja2, babel, click): {floor * 1e3:.0f} ms")
-    print(f"expert --help: {help_ * 1e3:.0f} ms ({help_ / floor:.2f}x the floor)")
-    print(f"expert advise: {advise * 1e3:.0f} ms ({advise / floor:.2f}x the floor)")
-    imported = subprocess.run([python, "-X", "importtime", "-m", "expert", "--help"], capture_output=True,
-                              text=True).stderr
+        for name, args in commands.items():
+            start = time.perf_counter()
+            subprocess.run(args, check=True, capture_output=True, env=env)
+            times[name].append(time.perf_counter() - start)
+    floor, help_, advise = (statistics.median(times[name]) for name in commands)
+    print(f"whole processes, median of {runs} ({' '.join(commands['advise'][:1])}):")
+    print(f"  import floor (experta, jinja2, babel, click): {floor * 1e3:.0f} ms")
+    print(f"  expert --help: {help_ * 1e3:.0f} ms ({help_ / floor:.2f}x the floor)")
+    print(f"  expert advise: {advise * 1e3:.0f} ms ({advise / floor:.2f}x the floor)")
+    imported = subprocess.run([sys.executable, "-X", "importtime", "-m", "expert", "--help"], capture_output=True,
+                              text=True, env=env).stderr
     heavy = sorted({name for name in ("experta", "jinja2", "babel") if f" {name}\n" in imported})
-    print(f"expert --help imports: {', '.join(heavy) or 'none'} of experta, jinja2, babel")
+    print(f"  expert --help imports: {', '.join(heavy) or 'none'} of experta, jinja2, babel")
+    from expert import prebuilt
+
+    if not prebuilt.files():
+        print("  note: no prebuilt artefacts (expert/_prebuilt): reinstall with pip to build them")
 
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=1000, help="consultations timed (default 1000)")
     parser.add_argument("--memory", type=int, default=20000, help="consultations for the memory check (default 20000)")
+    parser.add_argument("--runs", type=int, default=21, help="runs of each whole process (default 21)")
     args = parser.parse_args()
     print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
     timing(args.n)
     memory(args.memory)
-    processes()
+    processes(args.runs)
 
 
 if __name__ == "__main__":

@@ -294,11 +294,12 @@ _TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "tru
 class _LazyLine:
     """The line of a key, looked up only if a problem is reported there."""
 
-    def __init__(self, text: str, key: str) -> None:
-        self.text, self.key = text, key
+    def __init__(self, text: str, where: str) -> None:
+        self.text, self.where = text, where
 
     def __int__(self) -> int:
-        return _line_of_key(self.text, self.key) if self.key else 0
+        key = self.where.rsplit(".", 1)[-1].split("[")[0]
+        return _line_of_key(self.text, key) if key else 0
 
 
 def _line_of_key(text: str, key: str) -> int:
@@ -308,11 +309,9 @@ def _line_of_key(text: str, key: str) -> int:
 
 def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems: "_Problems") -> bool:
     """Check ``value`` against ``schema``; report each mismatch at ``where``."""
-    key = where.rsplit(".", 1)[-1].split("[")[0]
-
-    line: Any = _LazyLine(text, key)
     if schema is ANY:
         return True
+    line: Any = _LazyLine(text, where)
     if isinstance(schema, list):
         if not isinstance(value, list):
             problems.add(str(path), line, "'%(key)s' must be a list", key=where)
