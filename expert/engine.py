@@ -171,7 +171,8 @@ def _in_normal_form(rule: Any) -> bool:
 
 class _Matcher(ReteMatcher):  # type: ignore[misc,valid-type]
     """experta's Rete matcher, with shortcuts for rules in normal form (all of
-    ours): building the network was most of the start-up of a process.
+    ours): building the network was most of the start-up of a process; and
+    collecting the agenda's changes asks only the rules that have any.
 
     experta rewrites every rule to disjunctive normal form, which leaves ours
     as they are, and wires each one through generic dispatch; for a fact
@@ -188,6 +189,22 @@ class _Matcher(ReteMatcher):  # type: ignore[misc,valid-type]
         # Copies, as experta's rewriting makes: the class's rule objects are
         # shared by every engine of the class (and every thread).
         return {rule.new_conditions(*rule) for rule in rules}
+
+    def changes(self, adding: Any = None, deleting: Any = None) -> tuple[list[Any], list[Any]]:
+        # As experta's, but asks only the conflict-set nodes that have
+        # something new (asking empties them); it runs after every firing.
+        for fact in deleting or ():
+            self.root_node.remove(fact)
+        for fact in adding or ():
+            self.root_node.add(fact)
+        added: list[Any] = []
+        removed: list[Any] = []
+        for node in self._get_conflict_set_nodes():
+            if node.added or node.removed:
+                new, gone = node.get_activations()
+                added.extend(new)
+                removed.extend(gone)
+        return added, removed
 
     @staticmethod
     def build_beta_part(ruleset: set[Any], alpha_terminals: dict[Any, Any]) -> None:
