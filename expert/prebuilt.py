@@ -97,7 +97,7 @@ def template_loader(templates: Path, directory: Path | None = None) -> Any:
                 if source is not None and digest(source) == self.hashes[name]:
                     try:
                         return self.modules.load(environment, name, globals)
-                    except jinja2.TemplateNotFound:
+                    except Exception:  # noqa: BLE001 - a damaged artefact: compile the source instead
                         pass
             return super().load(environment, name, globals)
 

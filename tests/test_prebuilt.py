@@ -111,6 +111,22 @@ def test_templates_of_another_jinja2_are_not_used(built: Path, tmp_path: Path) -
     assert loader.modules is None and loader.hashes == {}
 
 
+def test_a_damaged_compiled_template_is_compiled_from_its_source(built: Path, tmp_path: Path) -> None:
+    import jinja2
+
+    other = tmp_path / "_prebuilt"
+    shutil.copytree(built, other)
+    for module in (other / "templates").glob("tmpl_*.py"):
+        module.write_text("this is not python (\n")
+    env = new_environment(prebuilt.template_loader(paths.TEMPLATES, other))
+    env.install_null_translations(newstyle=True)
+    result = advise(model_size_b=7, lang="en")
+    source_env = new_environment(jinja2.FileSystemLoader(str(paths.TEMPLATES)))
+    source_env.install_null_translations(newstyle=True)
+    expected = source_env.get_template("advise.txt.j2").render(r=result, width=80, assumed=[])
+    assert env.get_template("advise.txt.j2").render(r=result, width=80, assumed=[]) == expected
+
+
 NUMBERS = [0, 0.04, 0.05, 1, 1.25, 2.5, 7, 12.34, 80, 141, 999.95, 1000, 1234.5, 20_000, 1_234_567.891]
 
 
