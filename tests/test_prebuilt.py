@@ -149,6 +149,8 @@ def test_the_cldr_subset_formats_like_babel(built: Path) -> None:
         for items in (["a"], ["a", "b"], ["a", "b", "c"], list("abcdef")):
             for style in ("standard", "or"):
                 assert format_list(items, style=style, locale=subset) == format_list(items, style=style, locale=full)
+        # The host's own babel locales are untouched.
+        assert not isinstance(Locale.parse(lang)._data._data, prebuilt._Subset)
         # Anything else comes from babel's full data.
         assert subset.territories["ES"] == full.territories["ES"]
         assert subset.decimal_formats[None].pattern == full.decimal_formats[None].pattern
