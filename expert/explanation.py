@@ -32,6 +32,9 @@ PROFILE_FIELDS = ("model_size_b", "method", "budget", "rocm_ok", "deadline_h", "
                   "purpose", "interruptible")
 
 
+NOTE_KINDS = ("advice", "warning")
+
+
 @record
 class Step:
     """One rule firing in the chain that led to a recommendation."""
@@ -82,8 +85,16 @@ class WhatIf:
 
     changes: dict[str, Any]
     changed: list[dict[str, Any]]
-    why: list[dict[str, Any]]
+    why: list[dict[str, Any]]       # rules that fire now or no longer: those about cards first
     after: dict[str, Any]
+
+    def because(self) -> list[dict[str, Any]]:
+        """The rules that changed which cards are ruled out or how they rank."""
+        return [w for w in self.why if w["kind"] not in NOTE_KINDS]
+
+    def notes(self) -> list[dict[str, Any]]:
+        """The advice and warnings that appear or disappear."""
+        return [w for w in self.why if w["kind"] in NOTE_KINDS]
 
 
 @record
@@ -492,10 +503,14 @@ class _Explainer:
             add(self.w.name(gpu), self.card_state(before, gpu), self.card_state(after, gpu))
         old_fired = {(s.rule, self.gpu_of(s)): s for s in before.trace if s.kind != "derive"}
         new_fired = {(s.rule, self.gpu_of(s)): s for s in after.trace if s.kind != "derive"}
-        why = [{"rule": k[0], "gpu": k[1], "fires": "now", "text": new_fired[k].text}
+        why = [{"rule": k[0], "gpu": k[1], "kind": new_fired[k].kind, "fires": "now", "text": new_fired[k].text}
                for k in new_fired if k not in old_fired]
-        why += [{"rule": k[0], "gpu": k[1], "fires": "no longer", "text": old_fired[k].text}
+        why += [{"rule": k[0], "gpu": k[1], "kind": old_fired[k].kind, "fires": "no longer", "text": old_fired[k].text}
                 for k in old_fired if k not in new_fired]
+        # What changed the answer first: rules about the cards recommended
+        # before and after, then about other cards, then advice and warnings.
+        tops = {result.recommendations[0].gpu for result in (before, after) if result.recommendations}
+        why.sort(key=lambda w: (w["kind"] in NOTE_KINDS, w["gpu"] not in tops))
         return WhatIf(dict(after.profile), changed, why, after.to_dict())
 
     @staticmethod

@@ -101,6 +101,22 @@ def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:
     assert x.what_if.after["requirement"]["vram_gb"] == 12
 
 
+def test_what_if_puts_the_rules_about_cards_before_advice_and_warnings() -> None:
+    x = explain(model_size_b=13, method="full", what_if={"method": "qlora"}, lang="en")
+    kinds = [w["kind"] for w in x.what_if.why]
+    first_note = next(i for i, kind in enumerate(kinds) if kind in ("advice", "warning"))
+    assert set(kinds[:first_note]) <= {"reject", "demote", "prefer"} and first_note > 0
+    assert set(kinds[first_note:]) <= {"advice", "warning"}
+    assert x.what_if.because() + x.what_if.notes() == x.what_if.why
+    # the cards recommended before (A100 80 GB) and after (RTX 4090) lead
+    leading = {w["gpu"] for w in x.what_if.because()[:3]}
+    assert leading <= {"rtx-4090", "a100-80gb"}
+    text = x.render("text")
+    text = text[text.index("What if"):]
+    assert text.index("Because:") < text.index("[one-gpu-if-it-fits") < text.index(
+        "Advice and warnings that change:") < text.index("[qlora-tradeoffs]")
+
+
 def test_what_if_validates_its_values_and_fields() -> None:
     with pytest.raises(InputError) as caught:
         explain(what_if={"method": "sft"}, lang="en")
