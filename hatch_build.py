@@ -13,8 +13,8 @@
 from __future__ import annotations
 
 import importlib.util
-import sys
 from pathlib import Path
+from typing import Any
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
 
@@ -44,34 +44,17 @@ def compile_catalogs(root: Path) -> list[Path]:
 
 
 def build_prebuilt(root: Path) -> list[Path]:
-    # Load expert/templating.py and expert/prebuilt.py by path: the package
-    # itself needs experta, which the build environment does not have.
-    modules = {}
-    for name in ("templating", "prebuilt"):
-        spec = importlib.util.spec_from_file_location(f"expert.{name}", root / "expert" / f"{name}.py")
+    # expert/templating.py and expert/prebuilt.py are loaded on their own, by
+    # path: the package itself needs experta, which the build does not have.
+    def load(name: str) -> Any:
+        spec = importlib.util.spec_from_file_location(f"_expert_build_{name}", root / "expert" / f"{name}.py")
         module = importlib.util.module_from_spec(spec)
-        modules[name] = module
-    saved = {name: sys.modules.get(f"expert.{name}") for name in modules}
-    package = sys.modules.get("expert")
-    try:
-        if package is None:
-            import types
+        spec.loader.exec_module(module)
+        return module
 
-            sys.modules["expert"] = types.ModuleType("expert")
-            sys.modules["expert"].__path__ = []  # type: ignore[attr-defined]
-        for name, module in modules.items():
-            sys.modules[f"expert.{name}"] = module
-            module.__spec__.loader.exec_module(module)
-        prebuilt = modules["prebuilt"]
-        return prebuilt.build(root / "expert" / "_prebuilt", rules=root / "rules", templates=root / "expert" / "templates")
-    finally:
-        for name, module in saved.items():
-            if module is None:
-                sys.modules.pop(f"expert.{name}", None)
-            else:
-                sys.modules[f"expert.{name}"] = module
-        if package is None:
-            sys.modules.pop("expert", None)
+    return load("prebuilt").build(root / "expert" / "_prebuilt", rules=root / "rules",
+                                  templates=root / "expert" / "templates",
+                                  new_environment=load("templating").new_environment)
 
 
 class CustomBuildHook(BuildHookInterface):

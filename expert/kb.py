@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import math
 import re
-import sys
 from dataclasses import field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
@@ -214,15 +213,6 @@ def _line_of(text: str, header: str, index: int, key: str | None = None) -> int:
     return start + 1
 
 
-def _tomllib() -> Any:
-    # Imported only when a file is not one of the prebuilt ones (expert.prebuilt).
-    if sys.version_info >= (3, 11):
-        import tomllib
-    else:  # pragma: no cover - exercised on Python 3.10 only
-        import tomli as tomllib
-    return tomllib
-
-
 def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
     try:
         text = path.read_text(encoding="utf-8")
@@ -235,7 +225,7 @@ def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
     doc = prebuilt.parsed_toml(text)
     if doc is not None:
         return doc, text
-    tomllib = _tomllib()
+    tomllib = prebuilt.toml_parser()  # imported only for a file that is not a prebuilt one
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as error:

@@ -20,8 +20,9 @@ text, the same jinja2, the same babel. Otherwise the process does the work
 itself, and the answer is the same (``tests/test_prebuilt.py``). Nothing here
 writes anywhere at run time.
 
-This module imports nothing of ``expert`` but :mod:`expert.templating`, so
-that the build hook can run it without experta installed.
+This module imports nothing of ``expert`` at run time, and at build time only
+:mod:`expert.templating` (which the build hook passes in), so that the hook
+can run it without experta installed.
 """
 
 from __future__ import annotations
@@ -162,25 +163,35 @@ class _Subset(Mapping[str, Any]):
 
 # --- build time --------------------------------------------------------------
 
-def build(target: Path, rules: Path, templates: Path) -> list[Path]:
-    """Write the artefacts into ``target`` (emptied first); return the files."""
-    import shutil
-
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True)
-    written = [_build_toml(target, rules), *_build_templates(target, templates), _build_cldr(target)]
-    return written
-
-
-def _build_toml(target: Path, rules: Path) -> Path:
+def toml_parser() -> Any:
+    """``tomllib``, or ``tomli`` on Python 3.10."""
     import sys
 
     if sys.version_info >= (3, 11):
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
+    return tomllib
 
+
+def build(target: Path, rules: Path, templates: Path, new_environment: Any = None) -> list[Path]:
+    """Write the artefacts into ``target`` (emptied first); return the files.
+
+    ``new_environment`` is :func:`expert.templating.new_environment`, given by
+    the build hook, which loads this module on its own (outside the package).
+    """
+    import shutil
+
+    if new_environment is None:
+        from .templating import new_environment
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True)
+    return [_build_toml(target, rules), *_build_templates(target, templates, new_environment), _build_cldr(target)]
+
+
+def _build_toml(target: Path, rules: Path) -> Path:
+    tomllib = toml_parser()
     docs = {}
     for path in sorted(rules.rglob("*.toml")):
         text = path.read_text(encoding="utf-8")
@@ -193,10 +204,8 @@ def _build_toml(target: Path, rules: Path) -> Path:
     return out
 
 
-def _build_templates(target: Path, templates: Path) -> list[Path]:
+def _build_templates(target: Path, templates: Path, new_environment: Any) -> list[Path]:
     import jinja2
-
-    from .templating import new_environment
 
     env = new_environment(jinja2.FileSystemLoader(str(templates)))
     names = sorted(env.list_templates())

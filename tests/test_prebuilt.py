@@ -14,10 +14,7 @@ import pytest
 from expert import advise, paths, prebuilt
 from expert.templating import new_environment
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover
-    import tomli as tomllib
+tomllib = prebuilt.toml_parser()
 
 ROOT = Path(__file__).resolve().parent.parent
 
