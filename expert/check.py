@@ -24,20 +24,20 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, Iterable
 
 from . import kb as kb_module, paths
 from .errors import KnowledgeBaseError
 from .kb import COSTS, VENDORS, KnowledgeBase, RuleDef
-from .records import record
 
 Atom = tuple[str, str, Any]          # (namespace.field, op, constant)
 Conjunction = tuple[Atom, ...]
 UNKNOWN = None
 
 
-@record
+@dataclass(frozen=True)
 class Problem:
     """One finding of ``expert check``: where it is and what is wrong."""
 
@@ -162,7 +162,7 @@ class _Checker:
 
 # --- domains ------------------------------------------------------------------
 
-@record
+@dataclass(frozen=True)
 class Interval:
     """The values a numeric field may take under a conjunction of comparisons."""
 
@@ -265,7 +265,7 @@ def _constant(node: ast.AST) -> tuple[bool, Any]:
     return False, None
 
 
-@record
+@dataclass(frozen=True)
 class Ref:
     """The other side of a comparison between two fields."""
 

@@ -19,9 +19,8 @@ from __future__ import annotations
 
 import ast
 import operator
+from dataclasses import dataclass
 from typing import Any, Callable, Mapping
-
-from .records import record
 
 Env = Mapping[str, Mapping[str, Any]]
 Evaluator = Callable[[Env], Any]
@@ -119,7 +118,7 @@ _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
 }
 
 
-@record
+@dataclass(frozen=True)
 class Leaf:
     """One comparison of a condition, evaluated: what it says, the values it
     compared, and whether it held."""
@@ -130,7 +129,7 @@ class Leaf:
     holds: bool
 
 
-@record
+@dataclass(frozen=True)
 class Condition:
     """A compiled condition: call it with the facts, read what it uses."""
 

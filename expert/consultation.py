@@ -15,7 +15,7 @@ rest. A skipped question keeps its default, so ``result()`` is exactly
 
 from __future__ import annotations
 
-from dataclasses import asdict, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -23,7 +23,6 @@ from . import engine, profile as profile_module
 from .api import consult, knowledge_base
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
-from .records import record
 from .result import Result
 
 STATE_VERSION = 1
@@ -36,7 +35,7 @@ class AnswerError(InputError):
     """An answer that is not accepted; ``field`` is the question's id."""
 
 
-@record
+@dataclass(frozen=True)
 class Question:
     """The next question of an interactive consultation, in the user's language."""
 

@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import math
 import re
-from dataclasses import field, replace
+from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Iterable
@@ -18,7 +18,6 @@ from typing import Any, Iterable
 from . import paths, prebuilt
 from .conditions import FIELDS, TRUE, Condition, ConditionError, compile_condition
 from .errors import KnowledgeBaseError
-from .records import record
 
 KINDS = ("derive", "reject", "demote", "prefer", "advice", "warning")
 HELPERS = ("requirement", "own-option", "catalog-options", "pick")
@@ -52,7 +51,7 @@ H_RE = re.compile(r"^H([1-9]|[1-3][0-9])$")
 G_RE = re.compile(r"^G[1-9]$")
 
 
-@record
+@dataclass(frozen=True)
 class Section:
     """A section of the guide that rules cite."""
 
@@ -61,7 +60,7 @@ class Section:
     heuristics: tuple[str, ...]
 
 
-@record
+@dataclass(frozen=True)
 class ProfileField:
     """One answer of the profile: its type, label, default and accepted values."""
 
@@ -77,7 +76,7 @@ class ProfileField:
     none_label: str | None = None
 
 
-@record
+@dataclass(frozen=True)
 class Card:
     """A GPU of the catalog (or the user's own card), as the rules see it."""
 
@@ -107,7 +106,7 @@ class Card:
         return self._fact
 
 
-@record
+@dataclass(frozen=True)
 class RuleDef:
     """One rule of ``rules/rules.toml``, validated, with its compiled condition."""
 
@@ -131,7 +130,7 @@ class RuleDef:
         return SCOPES[self.derive if self.kind == "derive" else self.kind]  # type: ignore[index]
 
 
-@record
+@dataclass(frozen=True)
 class QuestionDef:
     """One question of the interactive plan and when it is asked."""
 
@@ -143,7 +142,7 @@ class QuestionDef:
     line: int
 
 
-@record
+@dataclass(frozen=True)
 class KnowledgeBase:
     """Everything in ``rules/``, validated: the knowledge the engine reasons with."""
 
