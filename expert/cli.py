@@ -408,20 +408,5 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
 
 
 def run() -> None:
-    """The ``expert`` command (and ``python -m expert``).
-
-    A process runs one command and exits, so Python's cyclic garbage
-    collector is switched off for it: a consultation creates no reference
-    cycles (its objects are freed as soon as they are dropped), and tracing
-    the whole heap again and again while the modules and the knowledge base
-    load was a tenth of the process's time. What is alive at exit is frozen,
-    so that shutdown does not trace it all once more. The library never
-    touches the collector: this is the command's process, not a host's.
-    """
-    import gc
-
-    gc.disable()
-    try:
-        main()
-    finally:
-        gc.freeze()
+    """The ``expert`` command (and ``python -m expert``)."""
+    main()

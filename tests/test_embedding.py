@@ -100,24 +100,3 @@ def test_byte_identical_json_whatever_the_hash_seed() -> None:
                for seed in ("0", "1", "42", "1234", "987654")}
     assert len(outputs) == 1
 
-
-def test_consultations_create_no_reference_cycles() -> None:
-    # Why `expert` (cli.run) may switch the cyclic garbage collector off.
-    import gc
-
-    from expert import explain
-
-    profiles = mixed_profiles(60, seed=3)
-    for profile in profiles[:5]:  # warm-up: caches, engines, templates
-        consult(profile, False)
-    gc.collect()
-    gc.disable()
-    try:
-        for i, profile in enumerate(profiles):
-            consult(profile, i % 3 == 0)
-            advise(**profile).render("text")
-        explain(model_size_b=70, method="lora", deadline_h=8, vram_gb=24, lang="es", why_not="own").render("text")
-        explain(model_size_b=13, method="full", lang="en", what_if={"method": "qlora"}).render("markdown")
-        assert gc.collect() == 0
-    finally:
-        gc.enable()
