@@ -10,14 +10,20 @@ from __future__ import annotations
 
 import math
 import re
+import sys
 from dataclasses import dataclass, field, replace
 from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import paths, prebuilt
+from . import paths
 from .conditions import FIELDS, TRUE, Condition, ConditionError, compile_condition
 from .errors import KnowledgeBaseError
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 KINDS = ("derive", "reject", "demote", "prefer", "advice", "warning")
 HELPERS = ("requirement", "own-option", "catalog-options", "pick")
@@ -221,10 +227,6 @@ def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
     except (OSError, UnicodeDecodeError) as error:
         problems.add(str(path), 0, "cannot be read: %(error)s", error=str(error))
         return {}, ""
-    doc = prebuilt.parsed_toml(text)
-    if doc is not None:
-        return doc, text
-    tomllib = prebuilt.toml_parser()  # imported only for a file that is not a prebuilt one
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as error:
