@@ -20,10 +20,12 @@ if TYPE_CHECKING:
 
 @lru_cache(maxsize=None)
 def environment(lang: str) -> "jinja2.Environment":
-    from . import paths, prebuilt
+    import jinja2
+
+    from . import paths
     from .templating import new_environment
 
-    env = new_environment(prebuilt.template_loader(paths.TEMPLATES))
+    env = new_environment(jinja2.FileSystemLoader(str(paths.TEMPLATES)))
     env.install_gettext_translations(Localizer(lang).translations, newstyle=True)  # type: ignore[attr-defined]
     return env
 

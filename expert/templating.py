@@ -1,10 +1,5 @@
-"""The jinja2 environment the templates are written for.
-
-One definition, used to render (``expert/render.py``) and to compile the
-templates when the package is built (``expert/prebuilt.py``): compiled code
-is only valid for the lexer settings it was compiled with. Imports nothing
-of ``expert`` so that the build hook can use it without experta installed.
-"""
+"""The jinja2 environment the templates are written for (used by
+``expert/render.py``), and the ``wrap`` filter (also used by ``expert ask``)."""
 
 from __future__ import annotations
 
