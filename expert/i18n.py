@@ -12,7 +12,7 @@ import os
 import re
 import threading
 from functools import lru_cache
-from typing import Any, Iterable, Mapping
+from typing import Iterable, Mapping
 
 from . import paths
 from .errors import InputError
@@ -101,7 +101,7 @@ class Localizer:
     def list(self, items: Iterable[str], style: str = "standard") -> str:
         from babel.lists import format_list
 
-        return format_list(list(items), style=style, locale=_locale(self.lang))
+        return format_list(list(items), style=style, locale=self.lang)
 
 
 # The same few values are formatted again and again (every message that
@@ -111,20 +111,11 @@ def _number(value: float, digits: int, lang: str) -> str:
     from babel.numbers import format_decimal
 
     pattern = "#,##0" + ("." + "#" * digits if digits else "")
-    return format_decimal(value, format=pattern, locale=_locale(lang))
+    return format_decimal(value, format=pattern, locale=lang)
 
 
 @lru_cache(maxsize=4096)
 def _unit(value: float, unit: str, lang: str) -> str:
     from babel.units import format_unit
 
-    return format_unit(value, unit, length="short", format="#,##0.#", locale=_locale(lang))
-
-
-@lru_cache(maxsize=None)
-def _locale(lang: str) -> Any:
-    """babel's locale for ``lang``, starting from the prebuilt CLDR subset
-    (loading a whole locale costs more than a consultation)."""
-    from . import prebuilt
-
-    return prebuilt.locale(lang)
+    return format_unit(value, unit, length="short", format="#,##0.#", locale=lang)
