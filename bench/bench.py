@@ -109,12 +109,6 @@ def processes(runs: int) -> None:
                               text=True, env=env).stderr
     heavy = sorted({name for name in ("experta", "jinja2", "babel") if f" {name}\n" in imported})
     print(f"  expert --help imports: {', '.join(heavy) or 'none'} of experta, jinja2, babel")
-    try:
-        from expert import prebuilt
-    except ImportError:  # a version of expert from before the artefacts
-        return
-    if not prebuilt.files():
-        print("  note: no prebuilt artefacts (expert/_prebuilt): reinstall with pip to build them")
 
 
 def main() -> None:
