@@ -39,6 +39,23 @@ def test_wheel_contains_knowledge_base_catalogs_and_templates(wheel: Path) -> No
     assert "expert = expert.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
+@pytest.mark.parametrize("entry", ['#, fuzzy\nmsgid "Advice"\nmsgstr "Consejos"\n', 'msgid "Advice"\nmsgstr ""\n'])
+def test_the_build_refuses_a_fuzzy_or_missing_translation(tmp_path: Path, entry: str) -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_expert_hatch_build", ROOT / "hatch_build.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)  # type: ignore[union-attr]
+    po = tmp_path / "locales" / "es" / "LC_MESSAGES" / "messages.po"
+    po.parent.mkdir(parents=True)
+    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    po.write_text(header + 'msgid "Recommendation"\nmsgstr "Recomendación"\n', encoding="utf-8")
+    assert hook.compile_catalogs(tmp_path) == [po.with_suffix(".mo")]
+    po.write_text(header + entry, encoding="utf-8")
+    with pytest.raises(SystemExit, match="'Advice': not translated"):
+        hook.compile_catalogs(tmp_path)
+
+
 def test_installed_wheel_answers_in_spanish_from_any_directory(wheel: Path, tmp_path: Path) -> None:
     site = tmp_path / "site"
     zipfile.ZipFile(wheel).extractall(site)
