@@ -64,7 +64,7 @@ def advise(
     lang: str | None = None,
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
-    basis: str = "guide",
+    basis: str = "checked",
 ) -> Result:
     """Recommend GPUs for fine-tuning a model, with the reasons.
 
@@ -92,7 +92,7 @@ def advise(
     return consult(kb, given, tr, basis)[1]
 
 
-BASES = ("guide", "estimate")
+BASES = ("checked", "guide", "estimate")
 
 
 def check_basis(basis: Any, tr: Localizer) -> str:
@@ -103,7 +103,7 @@ def check_basis(basis: Any, tr: Localizer) -> str:
 
 
 def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
-            basis: str = "guide") -> tuple[engine.Run, Result]:
+            basis: str = "checked") -> tuple[engine.Run, Result]:
     """Validate ``given``, run the engine, and build the result (with the run's record)."""
     basis = check_basis(basis, tr)
     profile, assumed = profile_module.build(kb, given, tr)

@@ -30,7 +30,7 @@ from typing import Any, Iterable
 
 from . import kb as kb_module, paths
 from .errors import KnowledgeBaseError
-from .kb import COSTS, VENDORS, KnowledgeBase, RuleDef
+from .kb import COSTS, SCALE_OUT, SEGMENTS, VENDORS, KnowledgeBase, RuleDef
 
 Atom = tuple[str, str, Any]          # (namespace.field, op, constant)
 Conjunction = tuple[Atom, ...]
@@ -136,6 +136,9 @@ class _Checker:
                 allowed &= _ORDERINGS[op]
                 if not allowed:
                     return False
+                if op in _ORDERING_OPS:  # an ordering holds only between two values
+                    for side in (field, value.field):
+                        by_field.setdefault(side, []).append(("is not", None))
                 continue
             by_field.setdefault(field, []).append((op, value))
         for field, constraints in by_field.items():
@@ -218,15 +221,20 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
                                     spec.default is None)
     counts = set(kb.ranking["counts"])
     strategies = set(kb.ranking["strategy"].values())
+    recipes = kb.recipes.get("recipe", {})
+    steps = {entry["step"] for ladder in kb.recipes.get("ladder", {}).values() for entry in ladder}
     option = {
         "gpu": {card.id for card in kb.catalog} | {"own"}, "vendor": set(VENDORS) | {"unknown"},
-        "cost": set(COSTS) | {"own"}, "count": counts, "min_count": counts, "strategy": strategies,
-        "where": {"own", "cloud"}, "pricing": {"spot", "on-demand", None},
-        "devices": {card.devices for card in kb.catalog} | {1}, "headroom": Interval(-inf, False, 1, True),
-        "hours": positive, "min_count_hours": positive, "vram_gb": positive, "device_vram_gb": positive,
-        "total_vram_gb": positive, "relative_cost": Interval(0, False, inf, False),
+        "cost": set(COSTS) | {"own"}, "segment": set(SEGMENTS) | {"own"}, "count": counts, "min_count": counts,
+        "strategy": strategies, "where": {"own", "cloud"}, "pricing": {"spot", "on-demand", None},
+        "step": steps | {SCALE_OUT}, "next_step": steps | {None}, "recipe": set(recipes),
+        "fits": {True, False}, "possible": {True, False}, "can_scale": {True, False},
+        "card_devices": {card.devices for card in kb.catalog} | {1}, "devices": Interval(1, False, inf, False),
+        "headroom": Interval(-inf, False, 1, True), "hours": positive, "min_count_hours": positive,
+        "vram_gb": positive, "device_vram_gb": positive, "total_vram_gb": positive, "per_device_gb": positive,
+        "host_ram_gb": Interval(0, True, inf, False, True), "relative_cost": Interval(0, False, inf, False),
     }
-    for namespace in ("option", "pick"):
+    for namespace in ("option", "pick", "candidate", "proposal"):
         for name, domain in option.items():
             domains[f"{namespace}.{name}"] = domain
     domains["pick.found"] = {True, False}
@@ -304,16 +312,39 @@ def _atoms(node: ast.AST) -> Conjunction:
 
 
 _ORDERINGS = {"<": {"<"}, "<=": {"<", "=="}, ">": {">"}, ">=": {">", "=="}, "==": {"=="}, "!=": {"<", ">"}}
-_BOOLS = {"rocm_ok", "interruptible", "floor_binds", "found", "fast_interconnect"}
+_BOOLS = {"rocm_ok", "interruptible", "floor_binds", "found", "fast_interconnect", "fits", "possible", "can_scale"}
+_NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<", "in": "not in", "not in": "in",
+            "is": "is not", "is not": "is"}
 
 
-def _dnf(node: ast.AST) -> list[Conjunction]:
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.And):
-        parts = [_dnf(value) for value in node.values]
-        return [tuple(itertools.chain.from_iterable(combo)) for combo in itertools.product(*parts)]
-    if isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or):
-        return [conj for value in node.values for conj in _dnf(value)]
-    return [_atoms(node)]
+def _dnf(node: ast.AST, negated: bool = False) -> list[Conjunction]:
+    """``node`` (or its negation) in disjunctive normal form, negations
+    pushed down to the comparisons (De Morgan)."""
+    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.Not):
+        return _dnf(node.operand, not negated)
+    if isinstance(node, ast.BoolOp):
+        conjunctive = isinstance(node.op, ast.And) != negated
+        parts = [_dnf(value, negated) for value in node.values]
+        if conjunctive:
+            return [tuple(itertools.chain.from_iterable(combo)) for combo in itertools.product(*parts)]
+        return [conj for part in parts for conj in part]
+    atoms = _atoms(node)
+    if not negated:
+        return [atoms]
+    if len(atoms) != 1 or atoms[0][0] == "?":
+        return [(("?", "not " + ast.unparse(node), None),)]
+    field, op, value = atoms[0]
+    if op == "truthy":
+        return [((field, "==", None),), ((field, "==", False),), ((field, "==", 0),)]
+    if op in _ORDERING_OPS:
+        # An ordering with a missing value is false, so its negation also
+        # holds when either side is missing.
+        missing = [((field, "is", None),)] + ([((value.field, "is", None),)] if isinstance(value, Ref) else [])
+        return [((field, _NEGATED[op], value),)] + missing
+    return [((field, _NEGATED[op], value),)]
+
+
+_ORDERING_OPS = ("<", "<=", ">", ">=")
 
 
 def _holds(value: Any, op: str, constant: Any) -> bool:

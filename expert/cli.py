@@ -30,7 +30,7 @@ PROFILE_OPTIONS = [
                  help="Whether training tolerates interruptions (spot instances)."),
 ]
 BASIS_OPTION = click.option(
-    "--basis", metavar="BASIS", default="guide", show_default=True,
+    "--basis", metavar="BASIS", default="checked", show_default=True,
     help="What sets the VRAM requirement: guide (the guide's figures) or estimate (first principles).")
 CATALOG_OPTION = click.option(
     "--catalog", "catalog", metavar="FILE", multiple=True,

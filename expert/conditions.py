@@ -52,22 +52,33 @@ FIELDS: dict[str, dict[str, str]] = {
         "guide_holds_with": STR,
         "ref_hours": NUM,
     },
-    "option": {
+    # One configuration of one card, as the configuration rules propose it
+    # (candidate) and as it stands once chosen (option): the same fields.
+    "candidate": {
         "gpu": STR,
         "vendor": STR,
         "cost": STR,
+        "segment": STR,
+        "where": STR,
+        "step": STR,
+        "next_step": STR,
+        "possible": BOOL,
+        "recipe": STR,
+        "strategy": STR,
         "count": NUM,
-        "min_count": NUM,
+        "card_devices": NUM,
         "devices": NUM,
         "vram_gb": NUM,
         "device_vram_gb": NUM,
         "total_vram_gb": NUM,
-        "strategy": STR,
-        "hours": NUM,
-        "min_count_hours": NUM,
-        "where": STR,
-        "pricing": STR,
+        "per_device_gb": NUM,
+        "fits": BOOL,
         "headroom": NUM,
+        "host_ram_gb": NUM,
+        "hours": NUM,
+        "min_count": NUM,
+        "min_count_hours": NUM,
+        "can_scale": BOOL,
         "relative_cost": NUM,
     },
     "card": {
@@ -85,6 +96,9 @@ FIELDS: dict[str, dict[str, str]] = {
         "ideal_max_b": NUM,
     },
 }
+FIELDS["option"] = {**FIELDS["candidate"], "pricing": STR}
+# What a configuration rule proposes (its messages may name it).
+FIELDS["proposal"] = dict(FIELDS["candidate"])
 # The chosen option: every option field, and whether there is one at all.
 FIELDS["pick"] = {**FIELDS["option"], "found": BOOL}
 

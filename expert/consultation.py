@@ -55,6 +55,10 @@ class Question:
         return asdict(self)
 
 
+# Rules -> {answer: the rules whose helper reads it}; see Consultation._read_by_helpers.
+_HELPER_READS: dict[int, tuple[Any, dict[str, set[str]]]] = {}
+
+
 class Consultation:
     """One consultation, one question at a time. See the module docstring."""
 
@@ -149,6 +153,21 @@ class Consultation:
     def _given(self, facts: dict[str, Any]) -> dict[str, Any]:
         return {name: facts.get(name) for name in self._kb.fields}
 
+    def _read_by_helpers(self) -> dict[str, set[str]]:
+        """The rules whose helper reads each answer, as recorded in a
+        consultation of the defaults (once per set of rules)."""
+        key = id(self._kb.rules)
+        cached = _HELPER_READS.get(key)
+        if cached is None or cached[0] is not self._kb.rules:
+            reads: dict[str, set[str]] = {}
+            for firing in self._provisional({}).firings:
+                for matched in firing.matched:
+                    if matched["fact"] == "profile":
+                        for name in matched["values"]:
+                            reads.setdefault(name, set()).add(firing.rule.id)
+            cached = _HELPER_READS[key] = (self._kb.rules, reads)
+        return cached[1]
+
     def _provisional(self, facts: dict[str, Any]) -> engine.Run:
         profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
         return engine.infer(self._kb, profile)
@@ -180,8 +199,8 @@ class Consultation:
         field_spec = self._kb.fields[spec.field]
         _ = self._tr.gettext
         rules = [rule.id for rule in self._kb.rules
-                 if ("profile", spec.field) in rule.condition.fields or f"%(profile_{spec.field})s" in rule.message
-                 or spec.field in engine.HELPER_USES.get(rule.derive or "", {}).get("profile", ())]
+                 if ("profile", spec.field) in rule.condition.fields or ("profile", spec.field) in rule.placeholders
+                 or rule.id in self._read_by_helpers().get(spec.field, ())]
         why = _(spec.why) + " " + _("Rules that use this answer: %(rules)s.") % {"rules": ", ".join(rules)} \
             if rules else _(spec.why)
         default = field_spec.default

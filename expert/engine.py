@@ -1,108 +1,93 @@
 """The inference engine: the knowledge base's rules compiled into one experta
 ``KnowledgeEngine`` class, run by forward chaining.
 
-Every rule of ``rules/rules.toml`` becomes an experta rule that matches the
-most specific fact of its kind's scope (see ``_patterns``) and whose test is
-its compiled ``when``. Saliences order the stages (derive the requirement, size the
-options, rule out and rank, pick, then advise and warn); within a stage
-results never depend on firing order, which changes with ``PYTHONHASHSEED``.
+Working memory holds one ``Profile`` (the person's answers), one
+``Requirement`` (the guide's figure), a ``Card`` per GPU (the catalog's, and
+the person's own), the ``Candidate`` configurations the configuration rules
+propose, the ``Option`` chosen for each card, and the ``Pick``. Every rule
+joins the facts it reasons about through its patterns (a candidate or option
+with the card of the same ``gpu``), and its compiled ``when`` is an experta
+test over exactly those facts.
 
-Provenance is recorded by the rules' own actions while experta runs: each
-firing's matched facts (and where they came from) and what it declared.
+Configuration works as R1/XCON did: ``propose`` a configuration for every
+card, then climb the ladder of ``rules/recipes.toml`` one rule at a time —
+each configure rule matches the candidate whose ``next_step`` it is and that
+does not fit — until one fits; then scale out for a deadline, and settle the
+card's option. Saliences order the stages; within a stage results never
+depend on firing order, which changes with ``PYTHONHASHSEED``.
 
-The engine class is built once per knowledge base and each thread keeps its
-own instance (a shared experta engine gives wrong answers under threads).
+Provenance comes from the activations themselves: a rule's action receives
+the facts its patterns matched, and every fact it declares is recorded with
+the rule that declared it. The engine class is built once per set of rules
+and each thread keeps its own instance (a shared experta engine gives wrong
+answers under threads).
 """
 
 from __future__ import annotations
 
 import inspect
 import threading
-from dataclasses import field
-from typing import Any, Callable
+from dataclasses import dataclass, field
+from typing import Any, Callable, Iterator, Mapping
 
-from . import calc
+from . import sizing
 from ._experta import experta
-from .kb import Card, KnowledgeBase, RuleDef
-from .records import record
+from .kb import SCALE_OUT, Card as CardDef, KnowledgeBase, RuleDef
 
-KnowledgeEngine, Fact, Rule, AS, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
-                                         experta.TEST)
-ReteMatcher, ORFC = experta.matchers.ReteMatcher, experta.fieldconstraint.ORFC
-WhereNode, ConflictSetNode = experta.matchers.rete.nodes.WhereNode, experta.matchers.rete.nodes.ConflictSetNode
-WhereCheck = experta.matchers.rete.check.WhereCheck
+KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
+                                                experta.MATCH, experta.TEST)
 
 
-class _Fact(Fact):  # type: ignore[misc,valid-type]
-    """A fact compared by identity once declared.
-
-    experta compares activations fact by fact, field by field, many times per
-    consultation (most of its run time). A declared fact is one object with a
-    unique ``__factid__`` for its whole life, so comparing ids is equivalent
-    and far cheaper. Undeclared facts (the rules' patterns) keep experta's
-    comparison; duplicate detection in ``declare()`` does not use ``==``.
-    """
-
-    def __eq__(self, other: object) -> bool:
-        if self is other:
-            return True
-        mine = dict.get(self, "__factid__")
-        theirs = dict.get(other, "__factid__") if isinstance(other, dict) else None
-        if mine is not None and theirs is not None:
-            return mine == theirs and self.__class__ is other.__class__
-        return bool(Fact.__eq__(self, other))
-
-    __hash__ = Fact.__hash__
-
-
-class _Rule(Rule):  # type: ignore[misc,valid-type]
-    """An experta rule compared by identity.
-
-    experta hashes and compares rules (their patterns, deeply) every time it
-    orders the agenda. Each rule of the knowledge base is one object, built
-    once with its engine class, so identity is equivalent and much cheaper.
-    """
-
-    __eq__ = object.__eq__
-    __hash__ = object.__hash__
-
-
-class Profile(_Fact):
+class Profile(Fact):  # type: ignore[misc,valid-type]
     """The person's answers, after defaults."""
 
 
-class Requirement(_Fact):
-    """What the run needs."""
+class Requirement(Fact):  # type: ignore[misc,valid-type]
+    """What the guide says the run needs."""
 
 
-class Option(_Fact):
-    """One card, sized for the run."""
+class Card(Fact):  # type: ignore[misc,valid-type]
+    """A GPU that can be configured: a catalog card or the person's own."""
 
 
-class Pick(_Fact):
+class Candidate(Fact):  # type: ignore[misc,valid-type]
+    """One configuration of one card, proposed by a configuration rule."""
+
+
+class Option(Fact):  # type: ignore[misc,valid-type]
+    """The configuration that stands for a card."""
+
+
+class Pick(Fact):  # type: ignore[misc,valid-type]
     """The best option, or found=False."""
 
 
-FACT_CLASSES = {"profile": Profile, "req": Requirement, "option": Option, "pick": Pick}
-SALIENCE = {"requirement": 100, "own-option": 90, "catalog-options": 90, "reject": 60, "demote": 55,
-            "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
-# What each helper reads, shown as its matched facts in the trace.
-HELPER_USES = {
-    "requirement": {"profile": ("model_size_b", "method", "dataset_examples")},
-    "own-option": {"profile": ("vram_gb", "deadline_h"), "req": ("vram_gb", "ref_hours")},
-    "catalog-options": {"profile": ("deadline_h", "interruptible"), "req": ("vram_gb", "ref_hours")},
-    "pick": {"profile": ("budget", "deadline_h")},
-}
+FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate": Candidate, "option": Option,
+                "pick": Pick}
+# What each kind of rule declares (derive rules: what their helper declares).
+DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
+            "option": "option", "pick": "pick"}
+SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, SCALE_OUT: 80, "option": 75,
+            "reject": 60, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
 INPUT = "input"
 
 
+def stage(rule: RuleDef) -> str:
+    if rule.kind == "derive":
+        return str(rule.derive)
+    if rule.kind == "configure":
+        return SCALE_OUT if rule.step == SCALE_OUT else ("propose" if rule.proposes else "configure")
+    return rule.kind
+
+
 def salience(rule: RuleDef) -> int:
-    return SALIENCE[rule.derive if rule.kind == "derive" else rule.kind]  # type: ignore[index]
+    return SALIENCE[stage(rule)]
 
 
-@record(frozen=False)
+@dataclass
 class Firing:
-    """One fired activation, as recorded while the engine ran."""
+    """One fired activation: the rule, the facts it matched (with the rule
+    that declared each) and the facts it declared."""
 
     rule: RuleDef
     gpu: str | None
@@ -111,187 +96,155 @@ class Firing:
     env: dict[str, Any]
 
 
-@record(frozen=False)
+@dataclass
 class Run:
     """The working record of one consultation."""
 
     kb: KnowledgeBase
     profile: dict[str, Any]
-    basis: str = "guide"
+    basis: str = "checked"
     req: dict[str, Any] | None = None
-    req_fact: dict[str, Any] | None = None
+    cards: dict[str, CardDef] = field(default_factory=dict)
+    candidates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
     options: dict[str, dict[str, Any]] = field(default_factory=dict)
-    cards: dict[str, Card] = field(default_factory=dict)
-    origin: dict[tuple[str, str | None], str] = field(default_factory=dict)
     conclusions: list[tuple[RuleDef, str | None]] = field(default_factory=list)
     ranking: list[str] = field(default_factory=list)
     pick: dict[str, Any] | None = None
     firings: list[Firing] = field(default_factory=list)
+    origin: dict[int, str] = field(default_factory=dict)   # fact id -> the rule that declared it
+    plains: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+
+    def __post_init__(self) -> None:
+        self.positions = {card.id: i for i, card in enumerate(self.kb.catalog)}
+
+    def plain(self, fact: Any) -> dict[str, Any]:
+        """A declared fact's fields as a plain dict (made once per fact: facts never change)."""
+        key = fact["__factid__"]
+        if key not in self.plains:
+            self.plains[key] = _plain(fact)
+        return self.plains[key]
 
     def order(self, gpu: str | None) -> int:
         if gpu is None or gpu == "own":
             return -1
-        return next(i for i, card in enumerate(self.kb.catalog) if card.id == gpu)
-
-    def add_option(self, option: dict[str, Any]) -> None:
-        # Two helpers of equal salience add options in an order that varies
-        # with PYTHONHASHSEED: keep them in canonical order (own card, then catalog).
-        self.options[option["gpu"]] = option
-        self.options = dict(sorted(self.options.items(), key=lambda item: self.order(item[0])))
-
-    def env(self, option: Any = None, pick: Any = None) -> dict[str, Any]:
-        """The facts a rule sees: the one profile and requirement of this run,
-        and the option (with its card) or pick it matched."""
-        env: dict[str, Any] = {"profile": self.profile}
-        if self.req_fact is not None:
-            env["req"] = self.req_fact
-        if option is not None:
-            env["option"] = option
-            env["card"] = self.cards[option["gpu"]].fact()
-        if pick is not None:
-            env["pick"] = pick
-        return env
+        return self.positions.get(gpu, len(self.positions))
 
     def sorted_firings(self) -> list[Firing]:
         return sorted(self.firings, key=lambda f: (-salience(f.rule), f.rule.index, self.order(f.gpu)))
 
 
+class _Reads(Mapping[str, Any]):
+    """A fact as a helper sees it, noting which fields it reads."""
+
+    def __init__(self, values: Mapping[str, Any], read: set[str]) -> None:
+        self.values, self.read = values, read
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return self.values[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values)
+
+    def __len__(self) -> int:
+        return len(self.values)
+
+
 def _plain(fact: Any) -> dict[str, Any]:
-    return {k: v for k, v in fact.items() if isinstance(k, str) and not k.startswith("__")}
+    return {k: (v if type(v) in _SCALARS else _thawed(v)) for k, v in fact.items()
+            if isinstance(k, str) and not k.startswith("__")}
 
 
-def _in_normal_form(rule: Any) -> bool:
-    """True for the rules this module builds: one fact pattern with no
-    ``|`` constraints, then tests. experta's rewriting to disjunctive normal
-    form leaves such a rule as it is."""
-    pattern, *rest = rule
-    return (isinstance(pattern, Fact) and all(isinstance(ce, TEST) for ce in rest)
-            and not any(isinstance(value, ORFC) for value in pattern.values()))
+_SCALARS = {str, int, float, bool, type(None)}
 
 
-class _Matcher(ReteMatcher):  # type: ignore[misc,valid-type]
-    """experta's Rete matcher, with shortcuts for rules in normal form (all of
-    ours): building the network was most of the start-up of a process; and
-    collecting the agenda's changes asks only the rules that have any.
-
-    experta rewrites every rule to disjunctive normal form, which leaves ours
-    as they are, and wires each one through generic dispatch; for a fact
-    pattern followed by tests the network is a test node per test under the
-    pattern's alpha node, then the rule's conflict-set node. Any other rule
-    goes through experta's own code (tests/test_engine.py compares both).
-    """
-
-    @staticmethod
-    def prepare_ruleset(engine: Any) -> set[Any]:
-        rules = engine.get_rules()
-        if not all(_in_normal_form(rule) for rule in rules):
-            return ReteMatcher.prepare_ruleset(engine)
-        # Copies, as experta's rewriting makes: the class's rule objects are
-        # shared by every engine of the class (and every thread).
-        return {rule.new_conditions(*rule) for rule in rules}
-
-    def changes(self, adding: Any = None, deleting: Any = None) -> tuple[list[Any], list[Any]]:
-        # As experta's, but asks only the conflict-set nodes that have
-        # something new (asking empties them); it runs after every firing.
-        for fact in deleting or ():
-            self.root_node.remove(fact)
-        for fact in adding or ():
-            self.root_node.add(fact)
-        added: list[Any] = []
-        removed: list[Any] = []
-        for node in self._get_conflict_set_nodes():
-            if node.added or node.removed:
-                new, gone = node.get_activations()
-                added.extend(new)
-                removed.extend(gone)
-        return added, removed
-
-    @staticmethod
-    def build_beta_part(ruleset: set[Any], alpha_terminals: dict[Any, Any]) -> None:
-        if not all(_in_normal_form(rule) for rule in ruleset):
-            return ReteMatcher.build_beta_part(ruleset, alpha_terminals)
-        for rule in ruleset:
-            node = alpha_terminals[rule[0]]
-            for test in rule[1:]:
-                where = WhereNode(WhereCheck(test[0]))
-                node.add_child(where, where.activate)
-                node = where
-            conflict_set = ConflictSetNode(rule)
-            node.add_child(conflict_set, conflict_set.activate)
-        return None
+def _thawed(value: Any) -> Any:
+    # experta freezes lists and dicts it is given; the rest of the package reads plain ones.
+    if isinstance(value, Mapping):
+        return {k: _thawed(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [_thawed(v) for v in value]
+    return value
 
 
 class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
-    __matcher__ = _Matcher
+    consultation: Run   # the run being answered (each thread has its own engine)
 
     def fire(self, rule: RuleDef, bound: dict[str, Any]) -> None:
-        run = _CURRENT.run
-        env = run.env(*(_plain(bound[name]) if name in bound else None for name in ("option", "pick")))
-        gpu = env["option"]["gpu"] if "option" in env else None
-        derived: list[dict[str, Any]] = []
-        if rule.kind == "derive":
-            for namespace, values in HELPERS[rule.derive](run, env):  # type: ignore[index]
-                key = values.get("gpu") if namespace == "option" else None
-                run.origin[(namespace, key)] = rule.id
-                self.declare(FACT_CLASSES[namespace](**values))
-                derived.append({"fact": namespace, "values": values})
-                env.setdefault(namespace, values)
-        else:
-            # No rule matches on these conclusions, so they are recorded, not
-            # declared: each declared fact costs a pass through the network.
+        run = self.consultation
+        facts = {ns: bound[ns] for ns in rule.scope if ns in bound}
+        env = {ns: run.plain(fact) for ns, fact in facts.items()}
+        reads: dict[str, set[str]] = {ns: set() for ns in env}
+        seen = {ns: _Reads(values, reads[ns]) for ns, values in env.items()}
+        declared = list(self.conclude(rule, seen))
+        gpu = next((values["gpu"] for ns in ("candidate", "option") if ns in env
+                    for values in (env[ns],)), None)
+        derived = []
+        for namespace, values in declared:
+            fact = self.declare(FACT_CLASSES[namespace](**values))
+            if fact is not None:
+                run.origin[fact["__factid__"]] = rule.id
+            derived.append({"fact": namespace, "values": values})
+            gpu = gpu or values.get("gpu") or (values.get("id") if namespace == "card" else None)
+            env.setdefault("proposal" if namespace == "candidate" else namespace, values)
+        if not declared:
             run.conclusions.append((rule, gpu))
             derived.append({"fact": rule.kind, "values": {"gpu": gpu} if gpu else {}})
-        run.firings.append(Firing(rule, gpu, self._matched(rule, env), derived, env))
+        run.firings.append(Firing(rule, gpu, self.matched(rule, facts, env, reads), derived, env))
 
-    def _matched(self, rule: RuleDef, env: dict[str, Any]) -> list[dict[str, Any]]:
-        uses: dict[str, set[str]] = {}
+    def conclude(self, rule: RuleDef, seen: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+        """What a rule declares: a derived fact through its helper, or nothing
+        (a verdict or a note, recorded in the run)."""
+        run = self.consultation
+        what = stage(rule)
+        if what == "requirement":
+            run.req = sizing.requirement(run.kb, seen["profile"], run.basis)
+            yield "req", {k: v for k, v in run.req.items() if k != "anchors"}
+        elif what == "own-card":
+            card = sizing.own_card(run.kb, seen["profile"])
+            run.cards[card.id] = card
+            yield "card", card.fact()
+        elif what in ("propose", "configure", SCALE_OUT):
+            sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis)
+            if what == SCALE_OUT:
+                candidate = sizer.scale_out(seen["card"], seen["candidate"])
+            else:
+                candidate = sizer.step(seen["card"], str(rule.step), seen.get("candidate"))
+            run.candidates.setdefault(candidate["gpu"], []).append(candidate)
+            yield "candidate", candidate
+        elif what == "option":
+            option = dict(seen["candidate"].values)
+            option["pricing"] = None if option["where"] == "own" else (
+                "spot" if seen["profile"]["interruptible"] else "on-demand")
+            run.options[option["gpu"]] = option
+            yield "option", option
+        elif what == "pick":
+            yield "pick", _pick(run, seen["profile"])
+
+    def matched(self, rule: RuleDef, facts: dict[str, Any], env: dict[str, Any],
+                reads: dict[str, set[str]]) -> list[dict[str, Any]]:
+        """The facts the activation matched, each with the fields the rule's
+        condition, message and helper read, and where the fact came from."""
+        uses = {ns: set(names) for ns, names in reads.items()}
         for namespace, name in rule.condition.fields:
             uses.setdefault(namespace, set()).add(name)
-        for namespace, names in HELPER_USES.get(rule.derive or "", {}).items():
-            uses.setdefault(namespace, set()).update(names)
+        for namespace, name in rule.placeholders:
+            if namespace in facts:
+                uses.setdefault(namespace, set()).add(name)
+        for namespace, key in (("candidate", "gpu"), ("option", "gpu"), ("card", "id")):
+            if namespace in facts:  # which card the fact is about
+                uses.setdefault(namespace, set()).add(key)
         matched = []
-        run = _CURRENT.run
-        for namespace in ("profile", "req", "option", "card", "pick"):
-            if namespace not in uses or namespace not in env:
+        for namespace in ("profile", "req", "card", "candidate", "option", "pick"):
+            if namespace not in facts or not uses.get(namespace):
                 continue
+            fact = facts[namespace]
+            origin = INPUT if namespace == "profile" else self.consultation.origin.get(
+                fact.get("__factid__"), "catalog" if namespace == "card" else INPUT)
             values = env[namespace]
-            key = values.get("gpu") if namespace == "option" else None
-            origin = INPUT if namespace == "profile" else (
-                "catalog" if namespace == "card" else run.origin.get((namespace, key), INPUT))
             matched.append({"fact": namespace, "from": origin,
                             "values": {name: values.get(name) for name in sorted(uses[namespace])}})
         return matched
-
-
-# --- Helpers the derive rules call --------------------------------------------
-
-Declared = list[tuple[str, dict[str, Any]]]
-
-
-def _requirement(run: Run, env: dict[str, Any]) -> Declared:
-    run.req = calc.requirement(run.kb, env["profile"], run.basis)
-    run.req_fact = {k: v for k, v in run.req.items() if k != "anchors"}
-    return [("req", run.req_fact)]
-
-
-def _own_option(run: Run, env: dict[str, Any]) -> Declared:
-    if env["profile"]["vram_gb"] is None:  # a knowledge base whose rule forgot to require it
-        return []
-    card = calc.own_card(run.kb, env["profile"])
-    run.cards[card.id] = card
-    option = calc.configure(run.kb, env["profile"], env["req"], card, "own")
-    run.add_option(option)
-    return [("option", option)]
-
-
-def _catalog_options(run: Run, env: dict[str, Any]) -> Declared:
-    declared: Declared = []
-    for card in run.kb.catalog:
-        run.cards[card.id] = card
-        option = calc.configure(run.kb, env["profile"], env["req"], card, "cloud")
-        run.add_option(option)
-        declared.append(("option", option))
-    return declared
 
 
 def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleDef, str | None]]:
@@ -302,7 +255,10 @@ def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleD
     return [(rule, gpu) for rule, gpu in conclusions if (rule.id, gpu) not in overridden or (rule.id, gpu) not in fired]
 
 
-def _pick(run: Run, env: dict[str, Any]) -> Declared:
+def _pick(run: Run, profile: Mapping[str, Any]) -> dict[str, Any]:
+    """Rank the options no rule ruled out: demoted ones last, then by score
+    (sizing.score with the factors of the preference rules that fired on
+    each); ties go to fewer devices, then catalog order."""
     conclusions = effective(run.conclusions)
     rejected = {gpu for rule, gpu in conclusions if rule.kind == "reject"}
     demoted = {gpu for rule, gpu in conclusions if rule.kind == "demote"}
@@ -310,94 +266,81 @@ def _pick(run: Run, env: dict[str, Any]) -> Declared:
     for rule, gpu in conclusions:
         if rule.kind == "prefer" and gpu is not None:
             factors.setdefault(gpu, []).append(rule.factor)  # type: ignore[arg-type]
-    # Ties go to the option that needs fewer cards to hold the model, then to
-    # catalog order.
-    scored = [(gpu in demoted, calc.score(run.kb, env["profile"], option, sorted(factors.get(gpu, []))),
-               option["min_count"], run.order(gpu), gpu) for gpu, option in run.options.items() if gpu not in rejected]
+    scored = [(gpu in demoted, sizing.score(run.kb, profile, option, sorted(factors.get(gpu, []))),
+               option["devices"], run.order(gpu), gpu) for gpu, option in run.options.items() if gpu not in rejected]
     run.ranking = [gpu for *_, gpu in sorted(scored)]
     if run.ranking:
         run.pick = {**run.options[run.ranking[0]], "found": True}
     else:
         run.pick = {name: None for name in ("gpu", "count", "hours")} | {"found": False}
-    return [("pick", run.pick)]
-
-
-HELPERS: dict[str, Callable[[Run, dict[str, Any]], Declared]] = {
-    "requirement": _requirement,
-    "own-option": _own_option,
-    "catalog-options": _catalog_options,
-    "pick": _pick,
-}
+    return run.pick
 
 
 # --- Compiling the knowledge base into an engine class ---------------------------
 
+# The facts each stage's helper reads, besides what the rule's condition and
+# message name: a rule joins exactly the facts it reasons about.
+HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
+                "configure": ("profile", "req", "candidate", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
+                "option": ("profile", "candidate"), "pick": ("profile",)}
+# The fact a rule is about, by its scope.
+_SUBJECTS = ("candidate", "option", "pick", "card", "req", "profile")
+
+
+def joined(rule: RuleDef) -> tuple[str, ...]:
+    """The namespaces a rule's patterns bind, in a fixed order."""
+    named = {ns for ns, _ in rule.condition.fields} | {ns for ns, _ in rule.placeholders}
+    wanted = set(HELPER_NEEDS.get(stage(rule), ())) | (named & set(rule.scope))
+    if rule.kind in ("reject", "demote", "prefer"):  # a conclusion about one card's option
+        wanted.add("option")
+    if not wanted:
+        wanted.add(next(ns for ns in _SUBJECTS if ns in rule.scope))
+    if "card" in wanted and not wanted & {"candidate", "option"} and stage(rule) != "propose":
+        wanted.add("option")
+    # The fact the rule is about comes first: a join then starts from the few
+    # facts that can match it, not from every card.
+    return tuple(ns for ns in _JOIN_ORDER if ns in wanted)
+
+
+_JOIN_ORDER = ("candidate", "option", "pick", "card", "req", "profile")
+
+
 def _patterns(rule: RuleDef) -> list[Any]:
-    # A rule matches the most specific fact of its scope. A consultation has
-    # exactly one Profile, declared first, and one Requirement, declared
-    # before any Option or Pick; joining them into every rule would only make
-    # experta build and compare tokens that always match (it was half of the
-    # run time), so the rule's test and action read them from the run's
-    # record of working memory instead.
-    scope = rule.scope
-    if "option" in scope:
-        patterns = [AS.option << Option()]
-    elif "pick" in scope:
-        patterns = [AS.pick << Pick()]
-    elif "req" in scope:
-        patterns = [AS.req << Requirement()]
-    else:
-        patterns = [AS.profile << Profile()]
+    """The facts a rule joins: those its condition, message and helper read.
+    A candidate or option is joined with the card of the same ``gpu``; a
+    configure rule matches the candidate whose next step it is."""
+    what = stage(rule)
+    names = joined(rule)
+    patterns = []
+    for namespace in names:
+        cls = FACT_CLASSES[namespace]
+        if namespace == "candidate":
+            fields = {"next_step": rule.step} if what == "configure" else {}
+            fact = cls(gpu=MATCH.gpu, **fields)
+        elif namespace == "option":
+            fact = cls(gpu=MATCH.gpu)
+        elif namespace == "card" and ({"candidate", "option"} & set(names)):
+            fact = cls(id=MATCH.gpu)
+        else:
+            fact = cls()
+        patterns.append(getattr(AS, namespace) << fact)
     if rule.condition.source != "true":
-        patterns.append(TEST(_test(rule)))
+        patterns.append(TEST(_test(rule, names)))
     return patterns
 
 
-_SIGNATURES: dict[Any, inspect.Signature] = {}
-
-
-def _signed(function: Callable[..., Any]) -> Callable[..., Any]:
-    """``function`` with its signature computed once per code object.
-
-    experta asks ``inspect.signature`` of a rule's action each time it copies
-    the rule while building the Rete network (about seven times a rule), and
-    of each test once; the closures of one ``def`` share a signature.
-    """
-    code = function.__code__
-    if code not in _SIGNATURES:
-        _SIGNATURES[code] = inspect.signature(function)
-    function.__signature__ = _SIGNATURES[code]  # type: ignore[attr-defined]
-    return function
-
-
-def _test(rule: RuleDef) -> Callable[..., bool]:
-    # experta passes bindings by parameter name, so each scope gets a function
-    # with exactly the name of the fact it matches.
+def _test(rule: RuleDef, names: tuple[str, ...]) -> Callable[..., bool]:
+    # experta passes a test the bindings named by its parameters: give it
+    # exactly the names of the facts the rule joins.
     holds = rule.condition
-    scope = rule.scope
-    if "option" in scope:
-        def test_option(option: Any) -> bool:
-            return holds(_CURRENT.run.env(option=option))
-        return _signed(test_option)
-    if "pick" in scope:
-        def test_pick(pick: Any) -> bool:
-            return holds(_CURRENT.run.env(pick=pick))
-        return _signed(test_pick)
-    if "req" in scope:
-        def test_req(req: Any) -> bool:
-            return holds({"profile": _CURRENT.run.profile, "req": req})
-        return _signed(test_req)
 
-    def test_profile(profile: Any) -> bool:
-        return holds({"profile": profile})
-    return _signed(test_profile)
+    def test(**facts: Any) -> bool:
+        return bool(holds(facts))
 
-
-class _Current(threading.local):
-    run: Run
-
-
-_CURRENT = _Current()
+    test.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
+        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in names])
+    test.__name__ = f"test_{rule.id.replace('-', '_')}"
+    return test
 
 
 def _action(rule: RuleDef) -> Callable[..., None]:
@@ -405,7 +348,7 @@ def _action(rule: RuleDef) -> Callable[..., None]:
         self.fire(rule, bound)
 
     action.__name__ = rule.id
-    return _signed(action)
+    return action
 
 
 _CLASSES: dict[int, tuple[Any, type]] = {}
@@ -419,7 +362,7 @@ def engine_class(kb: KnowledgeBase) -> type:
     with _CLASSES_LOCK:
         entry = _CLASSES.get(id(kb.rules))
         if entry is None or entry[0] is not kb.rules:
-            attrs = {f"rule_{rule.index}": _Rule(*_patterns(rule), salience=salience(rule))(_action(rule))
+            attrs = {f"rule_{rule.index}": Rule(*_patterns(rule), salience=salience(rule))(_action(rule))
                      for rule in kb.rules}
             entry = (kb.rules, type("ExpertEngine", (_Engine,), attrs))
             _CLASSES[id(kb.rules)] = entry
@@ -428,24 +371,28 @@ def engine_class(kb: KnowledgeBase) -> type:
 
 class _Engines(threading.local):
     def __init__(self) -> None:
-        self.by_kb: dict[int, Any] = {}
+        self.by_class: dict[int, Any] = {}
 
 
 _ENGINES = _Engines()
 
 
-def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "guide") -> Run:
-    """Run one consultation through this thread's engine for ``kb``; ``basis``
-    says whether the guide's figures or the first-principles estimate set the
-    requirement."""
+def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked") -> Run:
+    """Run one consultation through this thread's engine for ``kb``. ``basis``
+    says what sizes a configuration: the guide's figure ("guide"), the
+    first-principles estimate ("estimate"), or the larger of both ("checked")."""
     cls = engine_class(kb)
-    engine = _ENGINES.by_kb.get(id(cls))
+    engine = _ENGINES.by_class.get(id(cls))
     if engine is None:
         engine = cls()
-        _ENGINES.by_kb[id(cls)] = engine
+        _ENGINES.by_class[id(cls)] = engine
     run = Run(kb, dict(profile), basis)
-    _CURRENT.run = run  # this thread's run: the rules' tests and actions record into it
+    engine.consultation = run
     engine.reset()
     engine.declare(Profile(**profile))
+    for card in kb.catalog:
+        run.cards[card.id] = card
+        engine.declare(Card(**card.fact()))
     engine.run()
+    run.options = dict(sorted(run.options.items(), key=lambda item: run.order(item[0])))
     return run

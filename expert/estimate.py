@@ -12,11 +12,10 @@ base at 16, 8 or 4 bits (NF4 with double quantization, as in QLoRA).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, replace
+from dataclasses import asdict, dataclass, replace
 from typing import Any
 
 from .kb import KnowledgeBase
-from .records import record
 
 GB = 1e9
 METHODS = ("full", "lora", "qlora")
@@ -26,7 +25,7 @@ TARGETS = ("all", "qv")
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "overhead")
 
 
-@record
+@dataclass(frozen=True)
 class Setup:
     """What is being trained, and how."""
 
@@ -45,7 +44,7 @@ class Setup:
     offload: bool = False             # optimizer state and gradients in CPU memory
 
 
-@record
+@dataclass(frozen=True)
 class Estimate:
     """The memory a setup needs, per GPU and in all, by component (GB)."""
 
@@ -107,7 +106,10 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     n = setup.gpus
     shards = {"single": (1, 1, 1), "ddp": (1, 1, 1), "zero1": (1, 1, n), "zero2": (1, n, n),
               "zero3": (n, n, n), "fsdp": (n, n, n)}[setup.strategy if n > 1 else "single"]
+    whole_weights = weights
     weights, gradients, optimizer = weights / shards[0], gradients / shards[1], optimizer / shards[2]
+    if shards[0] > 1:  # ZeRO-3/FSDP: the layers being used and prefetched are whole on every GPU
+        weights += whole_weights / shape["layers"] * constants["sharding"]["gathered_layers"]
     cpu = 0.0
     if setup.offload:  # ZeRO-Offload: every GPU's gradients and optimizer state go to CPU memory
         cpu = (gradients + optimizer) * n

@@ -14,18 +14,17 @@ record of what fired (``Run.firings``) — never by re-deriving the reasoning.
 from __future__ import annotations
 
 import itertools
-from dataclasses import asdict, field
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import calc
+from . import sizing
 from .api import Catalogs, consult, knowledge_base
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
-from .kb import KnowledgeBase
-from .records import record
+from .kb import SCALE_OUT, KnowledgeBase
 from .result import Result, _Writer
 
 PROFILE_FIELDS = ("model_size_b", "method", "budget", "rocm_ok", "deadline_h", "vram_gb", "dataset_examples",
@@ -35,7 +34,7 @@ PROFILE_FIELDS = ("model_size_b", "method", "budget", "rocm_ok", "deadline_h", "
 NOTE_KINDS = ("advice", "warning")
 
 
-@record
+@dataclass(frozen=True)
 class Step:
     """One rule firing in the chain that led to a recommendation."""
 
@@ -47,7 +46,7 @@ class Step:
     text: str
 
 
-@record
+@dataclass(frozen=True)
 class How:
     """HOW: the chain of steps behind one recommendation."""
 
@@ -57,7 +56,7 @@ class How:
     steps: list[Step]
 
 
-@record
+@dataclass(frozen=True)
 class Reason:
     """One condition of a rule that ruled a card out, with its numbers."""
 
@@ -67,7 +66,7 @@ class Reason:
     text: str
 
 
-@record
+@dataclass(frozen=True)
 class WhyNot:
     """WHY NOT: what ruled a card out and the smallest change that would make it the answer."""
 
@@ -79,7 +78,7 @@ class WhyNot:
     text: str
 
 
-@record
+@dataclass(frozen=True)
 class WhatIf:
     """WHAT IF: how the answer changes when some answers change."""
 
@@ -97,7 +96,7 @@ class WhatIf:
         return [w for w in self.why if w["kind"] in NOTE_KINDS]
 
 
-@record
+@dataclass(frozen=True)
 class Explanation:
     """A result with its reasoning: how, why not and what if."""
 
@@ -157,7 +156,7 @@ def explain(
     lang: str | None = None,
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
-    basis: str = "guide",
+    basis: str = "checked",
     **fields: Any,
 ) -> Explanation:
     """Answer a consultation and explain it: HOW for every recommendation, WHY
@@ -196,7 +195,7 @@ def explain(
 
 class _Explainer:
     def __init__(self, kb: KnowledgeBase, run: Run, result: Result, writer: _Writer,
-                 given: dict[str, Any], basis: str = "guide") -> None:
+                 given: dict[str, Any], basis: str = "checked") -> None:
         self.kb, self.run, self.result, self.w, self.given = kb, run, result, writer, given
         self.basis = basis
         self.tr = writer.tr
@@ -235,37 +234,6 @@ class _Explainer:
         return Step(firing.rule.id, firing.rule.kind, self.cites(firing), self.sources(firing),
                     list(dict.fromkeys(builds_on)), text if text is not None else self.w.message(firing.rule, firing.env))
 
-    def sizing(self, option: dict[str, Any]) -> str:
-        tr, _ = self.tr, self._
-        need = tr.gb(self.run.req["vram_gb"])  # type: ignore[index]
-        name = self.w.name(option["gpu"])
-        if option["where"] == "own":
-            return _("Your GPU has %(vram)s for the %(need)s needed; about %(hours)s of training.") % {
-                "vram": tr.gb(option["vram_gb"]), "need": need, "hours": tr.hours(option["hours"])}
-        parts = []
-        if option["min_count"] == 1:
-            parts.append(_("One %(name)s (%(vram)s) holds the %(need)s needed.") % {
-                "name": name, "vram": tr.gb(option["vram_gb"]), "need": need})
-        else:
-            parts.append(_("One %(name)s has %(vram)s, less than the %(need)s needed; %(count)s are the fewest "
-                           "that hold it (%(total)s in all).") % {
-                "name": name, "vram": tr.gb(option["vram_gb"]), "need": need, "count": option["min_count"],
-                "total": tr.gb(option["min_count"] * option["vram_gb"])})
-        if option["count"] > option["min_count"]:
-            parts.append(self.tr.ngettext(
-                "To meet your deadline of %(deadline)s it takes %(count)s cards, about %(hours)s; %(min)s card "
-                "would take %(min_hours)s.",
-                "To meet your deadline of %(deadline)s it takes %(count)s cards, about %(hours)s; %(min)s cards "
-                "would take %(min_hours)s.", option["min_count"]) % {
-                "deadline": tr.hours(self.run.profile["deadline_h"]), "count": option["count"],
-                "min": option["min_count"], "hours": tr.hours(option["hours"]),
-                "min_hours": tr.hours(option["min_count_hours"])})
-        else:
-            parts.append(_("Estimated training time: about %(hours)s.") % {"hours": tr.hours(option["hours"])})
-        if option["count"] * option["devices"] > 1:
-            parts.append(_("Strategy: %(strategy)s.") % {"strategy": self.w.label("strategy", option["strategy"])})
-        return " ".join(parts)
-
     # --- HOW ------------------------------------------------------------------
 
     def how(self, gpu: str) -> How:
@@ -276,8 +244,6 @@ class _Explainer:
             rule = firing.rule
             if rule.derive == "requirement":
                 steps.append(self.step(firing))
-            elif rule.derive in ("own-option", "catalog-options") and (gpu == "own") == (rule.derive == "own-option"):
-                steps.append(self.step(firing, self.sizing(option)))
             elif firing.gpu == gpu:
                 steps.append(self.step(firing))
             elif rule.derive == "pick":
@@ -364,13 +330,12 @@ class _Explainer:
         status, rank = self.status(gpu, self.result)
         name = self.w.name(gpu)
         reasons: list[Reason] = []
-        sizing = next(f for f in self.firings if f.rule.derive == ("own-option" if gpu == "own" else "catalog-options"))
         if status == "rejected":
             reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
             summary = " ".join(r.text for r in reasons)
         elif status == "more-cards":
-            reasons = [self.fewer_cards(sizing, option)]
-            summary = reasons[0].text
+            reasons = self.more_cards(gpu)
+            summary = " ".join(r.text for r in reasons)
         elif status == "ranked-lower":
             reasons = self.contrast(gpu)
             summary = " ".join(r.text for r in reasons)
@@ -383,31 +348,14 @@ class _Explainer:
             summary += " " + _("No single change would make it the answer.")
         return WhyNot(gpu, name, status, reasons, change, summary)
 
-    def fewer_cards(self, sizing: Firing, option: dict[str, Any]) -> Reason:
-        """Why ``option`` takes more than one card: VRAM, or the deadline."""
-        tr, _ = self.tr, self._
-        need = self.run.req["vram_gb"]  # type: ignore[index]
-        name = self.w.name(option["gpu"])
-        texts, conditions = [], []
-        if option["min_count"] > 1:
-            texts.append(_("One %(name)s has %(vram)s, less than the %(need)s needed.") % {
-                "name": name, "vram": tr.gb(option["vram_gb"]), "need": tr.gb(need)})
-            conditions.append({"condition": "card.vram_gb < req.vram_gb", "holds": True,
-                               "text": f"{self.field_label('card.vram_gb')} {tr.gb(option['vram_gb'])} < "
-                                       f"{self.field_label('req.vram_gb')} {tr.gb(need)}"})
-        if option["count"] > option["min_count"]:
-            deadline = self.run.profile["deadline_h"]
-            texts.append(tr.ngettext(
-                "With %(min)s card it would take about %(min_hours)s, more than your deadline of %(deadline)s; "
-                "%(count)s cards take about %(hours)s.",
-                "With %(min)s cards it would take about %(min_hours)s, more than your deadline of %(deadline)s; "
-                "%(count)s cards take about %(hours)s.", option["min_count"]) % {
-                "min": option["min_count"], "min_hours": tr.hours(option["min_count_hours"]),
-                "deadline": tr.hours(deadline), "count": option["count"], "hours": tr.hours(option["hours"])})
-            conditions.append({"condition": "option.min_count_hours > profile.deadline_h", "holds": True,
-                               "text": f"{tr.hours(option['min_count_hours'])} > "
-                                       f"{self._(self.kb.fields['deadline_h'].label)} {tr.hours(deadline)}"})
-        return Reason(sizing.rule.id, self.cites(sizing), conditions, " ".join(texts))
+    def more_cards(self, gpu: str) -> list[Reason]:
+        """Why ``gpu`` takes more than one card: the configuration rules that
+        spread it (one card did not fit, or missed the deadline), with the
+        conditions that made them fire."""
+        spread = [f for f in self.firings if f.gpu == gpu and f.rule.kind == "configure" and not f.rule.proposes
+                  and any(d["values"].get("count", 1) > 1 for d in f.derived)]
+        first = [f for f in spread if f.rule.step != SCALE_OUT][:1]
+        return [self.reason(f) for f in first + [f for f in spread if f.rule.step == SCALE_OUT]]
 
     def contrast(self, gpu: str) -> list[Reason]:
         """Why the pick ranks above ``gpu``: the numbers, and the rules that favoured either."""
@@ -441,7 +389,7 @@ class _Explainer:
             if value == "needed":
                 if profile["deadline_h"] is None or option["min_count_hours"] <= profile["deadline_h"]:
                     continue
-                value = calc.round_up(option["min_count_hours"])
+                value = sizing.round_up(option["min_count_hours"])
             elif value == "none":
                 if profile[name] is None:
                     continue

@@ -7,6 +7,8 @@ never a silent fall-back to English.
 
 from __future__ import annotations
 
+import math
+
 import gettext as _gettext
 import os
 import re
@@ -93,6 +95,9 @@ class Localizer:
         return _unit(value, "digital-gigabyte", self.lang)
 
     def hours(self, value: float) -> str:
+        """A duration; under an hour, in whole minutes (never "0 hr")."""
+        if value < 1:
+            return _unit(max(1, math.ceil(value * 60 - 1e-9)), "duration-minute", self.lang)
         return _unit(value, "duration-hour", self.lang)
 
     def billions(self, value: float) -> str:

@@ -25,8 +25,11 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
-KINDS = ("derive", "reject", "demote", "prefer", "advice", "warning")
-HELPERS = ("requirement", "own-option", "catalog-options", "pick")
+KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning")
+HELPERS = ("requirement", "own-card", "option", "pick")
+# The configuration step that is not on a ladder: more cards for a deadline.
+SCALE_OUT = "scale-out"
+SPREADS = ("card", "shard", "fewest")
 FIELD_TYPES = ("size", "number", "integer", "hours", "choice", "bool")
 METHODS = ("full", "lora", "qlora")
 COSTS = ("low", "medium", "medium-high", "high")
@@ -38,8 +41,10 @@ SEGMENTS = ("consumer", "datacenter")
 # The facts a rule of each kind can see (and so name in `when` and `message`).
 SCOPES: dict[str, tuple[str, ...]] = {
     "requirement": ("profile",),
-    "own-option": ("profile", "req"),
-    "catalog-options": ("profile", "req"),
+    "own-card": ("profile",),
+    "propose": ("profile", "req", "card"),
+    "configure": ("profile", "req", "candidate", "card"),
+    "option": ("profile", "req", "candidate", "card"),
     "pick": ("profile", "req"),
     "reject": ("profile", "req", "option", "card"),
     "demote": ("profile", "req", "option", "card"),
@@ -48,9 +53,9 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "warning": ("profile", "req", "pick"),
 }
 # The fact each helper declares: a derive rule's message may also name it.
-DERIVES = {"requirement": "req", "pick": "pick"}
+DERIVES = {"requirement": "req", "pick": "pick", "option": "option"}
 # Placeholders a message may use besides the fact fields.
-EXTRA_PLACEHOLDERS = {"option": {"label"}, "pick": {"label", "name"}}
+EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick")}
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
 PLACEHOLDER_RE = re.compile(r"%\((\w+)\)s")
 H_RE = re.compile(r"^H([1-9]|[1-3][0-9])$")
@@ -130,10 +135,25 @@ class RuleDef:
     line: int
     opposes: tuple[str, ...] = ()
     overrides: tuple[str, ...] = ()
+    step: str | None = None      # configure rules: the ladder step (or scale-out) they take
+    proposes: bool = False       # configure rules: the first step of every ladder (no candidate yet)
 
     @property
     def scope(self) -> tuple[str, ...]:
-        return SCOPES[self.derive if self.kind == "derive" else self.kind]  # type: ignore[index]
+        return SCOPES[scope_key(self.kind, self.derive, self.proposes)]
+
+    @cached_property
+    def placeholders(self) -> frozenset[tuple[str, str]]:
+        """The (namespace, field) pairs its message names."""
+        return frozenset(tuple(name.partition("_")[::2]) for name in PLACEHOLDER_RE.findall(self.message))  # type: ignore[misc]
+
+
+def scope_key(kind: str, derive: str | None, proposes: bool) -> str:
+    if kind == "derive":
+        return str(derive)
+    if kind == "configure":
+        return "propose" if proposes else "configure"
+    return kind
 
 
 @dataclass(frozen=True)
@@ -164,6 +184,7 @@ class KnowledgeBase:
     changes: tuple[tuple[str, Any], ...] = ()
     questions: tuple["QuestionDef", ...] = ()
     estimator: dict[str, Any] = field(default_factory=dict)
+    recipes: dict[str, Any] = field(default_factory=dict)   # {"recipe": {id: {...}}, "ladder": {...}, "margin": x}
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
@@ -261,7 +282,11 @@ SCHEMAS: dict[str, Any] = {
                 "strategy": {"single": str, "replicated": str, "sharded": str}, "price_index": {"*": float},
                 "budget_weights": {"*": {"cost": float, "time": float}}},
     "labels": {"*": {"*": str}},
-    "rules": {"rule": [{"id": str, "kind": str, "derive?": str, "section": str, "heuristics": [str],
+    "recipes": {"fit": {"margin": float},
+                "recipe": [{"id": str, "method": str, "precision": str, "optimizer": str, "base_bits": int,
+                            "checkpointing": bool, "offload": bool, "time_factor": float, "source": str}],
+                "ladder": {"*": [{"step": str, "recipe": str, "spread": str}]}},
+    "rules": {"rule": [{"id": str, "kind": str, "derive?": str, "step?": str, "section": str, "heuristics": [str],
                         "gaps?": [str], "when?": str, "message": str, "factor?": float, "opposes?": [str],
                         "overrides?": [str]}]},
     "explain": {"change": [{"field": str, "value": ANY}]},
@@ -271,6 +296,7 @@ SCHEMAS: dict[str, Any] = {
         "optimizer": {"mixed": {"*": float}, "bf16": {"*": float}},
         "activations": {"per_layer": float, "checkpointed_per_layer": float, "logits_bytes": float},
         "overhead": {"per_gpu_gb": float},
+        "sharding": {"gathered_layers": float},
         "typical": {"seq_len": int, "batch": int, "checkpointing": bool, "lora_rank": int, "optimizer": str,
                     "precision": str, "base_bits": {"full": int, "lora": int, "qlora": int}},
         "setup": [{"id": str, "optimizer?": str, "precision?": str, "offload?": bool, "base_bits?": int,
@@ -358,7 +384,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     problems = _Problems()
     data = {name: _read(base / f"{name}.toml", problems) for name in
             ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules", "explain",
-             "questions", "estimator")}
+             "questions", "estimator", "recipes")}
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     for name, (doc, text) in data.items():
@@ -373,7 +399,9 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     timing = _timing(base / "timing.toml", data["timing"][0], problems)
     ranking = _ranking(base / "ranking.toml", data["ranking"][0], problems)
     labels = _labels(base / "labels.toml", data["labels"][0], problems)
-    rules = _rules(base / "rules.toml", *data["rules"], sections, problems)
+    estimator_doc = data["estimator"][0]
+    recipes = _recipes(base / "recipes.toml", *data["recipes"], estimator_doc, problems)
+    rules = _rules(base / "rules.toml", *data["rules"], sections, recipes, problems)
     if not problems.items:
         _consistency(base, fields, requirements, timing, ranking, problems)
     changes = _changes(base / "explain.toml", *data["explain"], fields, problems)
@@ -384,7 +412,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
-                         questions, estimator)
+                         questions, estimator, recipes)
 
 
 def _estimator(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Any]:
@@ -740,14 +768,17 @@ def _labels(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, d
     return {name: {k: str(v) for k, v in table.items()} for name, table in doc.items() if isinstance(table, dict)}
 
 
-_RULE_KEYS = ("id", "kind", "derive", "section", "heuristics", "gaps", "when", "message", "factor", "opposes",
-              "overrides")
+_RULE_KEYS = ("id", "kind", "derive", "step", "section", "heuristics", "gaps", "when", "message", "factor",
+              "opposes", "overrides")
 
 
-def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Section],
+def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Section], recipes: dict[str, Any],
            problems: _Problems) -> tuple[RuleDef, ...]:
     rules: list[RuleDef] = []
     seen: set[str] = set()
+    ladders = recipes.get("ladder", {})
+    steps = {entry["step"] for ladder in ladders.values() for entry in ladder} | {SCALE_OUT}
+    first_steps = {ladder[0]["step"] for ladder in ladders.values() if ladder}
     for index, entry in enumerate(doc.get("rule", [])):
         line = _line_of(text, "[[rule]]", index)
         rule_id = entry.get("id")
@@ -772,6 +803,12 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
         if (kind == "derive") != (derive is not None) or (derive is not None and derive not in HELPERS):
             bad("derive", "a derive rule names one helper of %(known)s; other kinds name none", known=", ".join(HELPERS))
             continue
+        step = entry.get("step")
+        if (kind == "configure") != (step is not None) or (step is not None and step not in steps):
+            bad("step", "a configure rule names one step of %(known)s (recipes.toml); other kinds name none",
+                known=", ".join(sorted(steps)))
+            continue
+        proposes = step in first_steps
         factor = entry.get("factor")
         if (kind == "prefer") != (factor is not None) or (factor is not None and not (_is_number(factor) and factor >= 0)):
             bad("factor", "a prefer rule needs a factor >= 0; other kinds have none")
@@ -786,7 +823,7 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
             bad("heuristics", "heuristics must list H-ids from H1 to H39")
         if not all(isinstance(g, str) and G_RE.match(g) for g in gaps):
             bad("gaps", "gaps must list G-ids")
-        scope = SCOPES[derive if kind == "derive" else kind]
+        scope = SCOPES[scope_key(kind, derive, proposes)]
         condition = TRUE
         if "when" in entry:
             try:
@@ -797,7 +834,8 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
         if not isinstance(message, str) or not message.strip():
             bad("message", "message is missing")
             continue
-        visible = scope + ((DERIVES[derive],) if derive in DERIVES else ())
+        visible = scope + ((DERIVES[derive],) if derive in DERIVES else ()) + (
+            ("proposal",) if kind == "configure" else ())
         for name in PLACEHOLDER_RE.findall(message):
             namespace, _, attr = name.partition("_")
             allowed = set(FIELDS.get(namespace, {})) | EXTRA_PLACEHOLDERS.get(namespace, set())
@@ -812,13 +850,78 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
             links[key] = tuple(value)
         rules.append(RuleDef(str(rule_id), kind, str(section), tuple(heuristics), tuple(gaps), condition,
                              message, None if factor is None else float(factor), derive, index, str(path), line,
-                             links["opposes"], links["overrides"]))
+                             links["opposes"], links["overrides"], step, proposes))
     if not rules:
         problems.add(str(path), 0, "no [[rule]] tables")
     ids = {rule.id for rule in rules}
+    taken = [rule.step for rule in rules if rule.step]
+    for step in sorted(steps):
+        if taken.count(step) != 1:
+            problems.add(str(path), 0, "step '%(step)s' of recipes.toml needs exactly one configure rule", step=step)
     for rule in rules:
         for other in rule.opposes + rule.overrides:
             if other not in ids:
                 problems.add(str(path), rule.line, "rule '%(rule)s': refers to undefined rule '%(other)s'",
                              rule=rule.id, other=other)
     return tuple(rules)
+
+
+def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, Any],
+             problems: _Problems) -> dict[str, Any]:
+    """The recipes and the ladder of each method, checked against each other
+    and against the estimator's optimizers."""
+    recipes: dict[str, dict[str, Any]] = {}
+    for index, entry in enumerate(doc.get("recipe", [])):
+        where = entry.get("id")
+
+        def bad(key: str, template: str, index: int = index, **params: Any) -> None:
+            problems.add(str(path), _line_of(text, "[[recipe]]", index, key), template, id=where, **params)
+
+        if where in recipes or not ID_RE.match(str(where)):
+            bad("id", "recipe id '%(id)s' must be unique kebab-case")
+            continue
+        problems_before = len(problems.items)
+        if entry.get("method") not in METHODS:
+            bad("method", "recipe '%(id)s': method must be one of %(known)s", known=", ".join(METHODS))
+        if entry.get("precision") not in estimator.get("optimizer", {}):
+            bad("precision", "recipe '%(id)s': precision must be one of %(known)s",
+                known=", ".join(estimator.get("optimizer", {})))
+        elif entry.get("optimizer") not in estimator["optimizer"][entry["precision"]]:
+            bad("optimizer", "recipe '%(id)s': optimizer must be one of %(known)s",
+                known=", ".join(estimator["optimizer"][entry["precision"]]))
+        if entry.get("base_bits") not in (16, 8, 4):
+            bad("base_bits", "recipe '%(id)s': base_bits must be 16, 8 or 4")
+        if not (_is_number(entry.get("time_factor")) and 0 < entry["time_factor"] <= 100):
+            bad("time_factor", "recipe '%(id)s': time_factor must be a number above 0 and at most 100")
+        if len(problems.items) == problems_before:
+            recipes[str(where)] = dict(entry)
+    ladders: dict[str, list[dict[str, Any]]] = {}
+    for method in METHODS:
+        ladder = doc.get("ladder", {}).get(method)
+        line = _line_of_key(text, method)
+        if not ladder:
+            problems.add(str(path), _line_of_key(text, "ladder"), "[ladder] needs steps for '%(method)s'",
+                         method=method)
+            continue
+        for entry in ladder:
+            recipe = recipes.get(entry["recipe"])
+            if recipe is None or recipe["method"] != method:
+                problems.add(str(path), line, "[ladder] %(method)s: '%(recipe)s' is not a recipe for %(method)s",
+                             method=method, recipe=entry["recipe"])
+            if entry["spread"] not in SPREADS:
+                problems.add(str(path), line, "[ladder] %(method)s: spread must be one of %(known)s", method=method,
+                             known=", ".join(SPREADS))
+            if not ID_RE.match(entry["step"]) or entry["step"] == SCALE_OUT:
+                problems.add(str(path), line, "[ladder] %(method)s: step '%(step)s' must be kebab-case and not "
+                             "'%(reserved)s'", method=method, step=entry["step"], reserved=SCALE_OUT)
+        names = [entry["step"] for entry in ladder]
+        if len(set(names)) != len(names):
+            problems.add(str(path), line, "[ladder] %(method)s: a step is listed twice", method=method)
+        ladders[method] = list(ladder)
+    firsts = {ladder[0]["step"] for ladder in ladders.values()}
+    if len(firsts) > 1 or any(entry["step"] in firsts for ladder in ladders.values() for entry in ladder[1:]):
+        problems.add(str(path), _line_of_key(text, "ladder"), "[ladder] every method starts with the same step, and only there")
+    margin = doc.get("fit", {}).get("margin")
+    if not (_is_number(margin) and 0 <= margin < 0.5):
+        problems.add(str(path), _line_of_key(text, "margin"), "[fit] margin must be a number from 0 to 0.5")
+    return {"recipe": recipes, "ladder": ladders, "margin": margin}

@@ -6,21 +6,28 @@ fired, in one language; ``to_dict()`` is the JSON contract of PRODUCT.md.
 
 from __future__ import annotations
 
-from dataclasses import asdict, field
+from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Mapping
 
 from .engine import Firing, Run, effective
 from .i18n import Localizer
 from .kb import KnowledgeBase, RuleDef
-from .records import record
 
 FORMATS = ("text", "markdown", "json")
 _HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"}
 _LABELLED = {"basis": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
-             "vendor": "vendor", "guide_holds_with": "setup"}
+             "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
+             "next_step": "step"}
+RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload")
 
 
-@record
+def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml)."""
+    recipe = kb.recipes["recipe"][option["recipe"]]
+    return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS}}
+
+
+@dataclass(frozen=True)
 class Recommendation:
     """One recommended configuration: which card, how many, how long, and why."""
 
@@ -38,12 +45,16 @@ class Recommendation:
     relative_cost: float
     cost: str
     meets_deadline: bool | None
+    recipe: dict[str, Any]  # strategy, precision, optimizer, base_bits, checkpointing, offload
+    devices: int            # physical devices in all (a dual-die card counts two)
+    per_device_gb: float    # what each device needs with this recipe and strategy
+    host_ram_gb: float | None   # CPU memory the offloaded state needs; None without offload
     rules: list[str]
     text: str
     reasons: list[dict[str, str]] = field(default_factory=list)
 
 
-@record
+@dataclass(frozen=True)
 class Note:
     """A piece of advice or a warning, with the rules that gave it."""
 
@@ -52,7 +63,7 @@ class Note:
     text: str
 
 
-@record
+@dataclass(frozen=True)
 class Rejection:
     """A card ruled out, with the rules that ruled it out."""
 
@@ -63,7 +74,7 @@ class Rejection:
     text: str
 
 
-@record
+@dataclass(frozen=True)
 class TraceStep:
     """One rule that fired: what it matched, what it concluded, and where the guide says so."""
 
@@ -76,7 +87,7 @@ class TraceStep:
     text: str
 
 
-@record
+@dataclass(frozen=True)
 class Result:
     """The answer to a consultation, in one language (``to_dict()`` is the JSON contract)."""
 
@@ -185,10 +196,35 @@ class _Writer:
     def origin(self, gpu: str) -> str:
         return "own" if gpu == "own" else self.run.cards[gpu].origin
 
-    def option_label(self, option: dict[str, Any]) -> str:
+    def option_label(self, option: Mapping[str, Any]) -> str:
         if option["where"] == "own":
             return self._("your GPU (%(vram)s)") % {"vram": self.tr.gb(option["total_vram_gb"])}
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
+
+    def setup(self, option: Mapping[str, Any]) -> str:
+        """The recipe, in words."""
+        return self.label("recipe", option["recipe"])
+
+    def summary(self, option: Mapping[str, Any]) -> str:
+        """One configuration in a phrase: cards, recipe, strategy, memory per
+        device against what each device has, and whether it fits."""
+        tr, _ = self.tr, self._
+        params = {"label": self.option_label(option), "setup": self.setup(option),
+                  "strategy": self.label("strategy", option["strategy"]), "need": tr.gb(option["per_device_gb"]),
+                  "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"]}
+        if not option["possible"]:
+            text = _("%(label)s with %(setup)s needs about %(need)s of its %(device)s, and it cannot be spread over "
+                     "more cards") % params
+        elif option["devices"] == 1:
+            text = _("%(label)s with %(setup)s, about %(need)s of its %(device)s") % params
+        else:
+            text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices, about %(need)s of each "
+                     "one's %(device)s") % params
+        if option["host_ram_gb"]:
+            text += _(", plus %(host)s of host RAM") % {"host": tr.gb(option["host_ram_gb"])}
+        if not option["possible"]:
+            return text
+        return text + " — " + (_("fits") if option["fits"] else _("does not fit"))
 
     def value(self, namespace: str, name: str, value: Any) -> str:
         return format_value(self.kb, self.tr, namespace, name, value)
@@ -218,9 +254,14 @@ class _Context(Mapping[str, str]):
         values = self.env.get("option" if namespace == "card" and name == "name" else namespace)
         if values is None:
             raise KeyError(key)
-        if name == "label" and namespace in ("option", "pick"):
-            return self.writer.option_label(values)
-        if name == "name" and namespace in ("option", "pick", "card"):
+        if namespace in ("option", "pick", "candidate", "proposal"):
+            if name == "label":
+                return self.writer.option_label(values)
+            if name == "setup":
+                return self.writer.setup(values)
+            if name == "summary":
+                return self.writer.summary(values)
+        if name == "name" and namespace in ("option", "pick", "card", "candidate", "proposal"):
             return self.writer.name(values["gpu"])
         if name not in values:
             raise KeyError(key)
@@ -242,7 +283,6 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         if firing.gpu is not None:
             by_gpu.setdefault(firing.gpu, []).append(firing)
     derive_rules = {f.rule.kind == "derive" and f.rule.derive: f.rule.id for f in firings}
-    origin_rule = {"own": derive_rules.get("own-option"), None: derive_rules.get("catalog-options")}
     req = run.req or {}
     deadline = run.profile["deadline_h"]
 
@@ -251,30 +291,40 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         option = run.options[gpu]
         own = gpu == "own"
         fired = by_gpu.get(gpu, [])
-        rules = [r for r in (derive_rules.get("requirement"), origin_rule["own" if own else None]) if r]
+        rules = [r for r in (derive_rules.get("requirement"), derive_rules.get("own-card") if own else None) if r]
         rules += [f.rule.id for f in fired] + [r for r in (derive_rules.get("pick"),) if r]
+        meets = None if deadline is None else option["hours"] <= deadline
         params = {
-            "label": w.option_label(option), "need": tr.gb(req["vram_gb"]), "total": tr.gb(option["total_vram_gb"]),
+            "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
+            "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
             "strategy": w.label("strategy", option["strategy"]), "hours": tr.hours(option["hours"]),
             "where": w.label("where", option["where"]), "pricing": w.label("pricing", option["pricing"]),
             "cost": w.label("cost", option["cost"]),
         }
         if own:
-            text = _("%(label)s holds the %(need)s needed; about %(hours)s of training, nothing to rent.") % params
-        elif option["count"] * option["devices"] == 1:
-            text = _("%(label)s (%(total)s) holds the %(need)s needed on its own, in about %(hours)s; "
+            text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training, "
+                     "nothing to rent.") % params
+        elif option["devices"] == 1:
+            text = _("%(label)s (%(device)s) with %(setup)s: about %(need)s needed, in about %(hours)s; "
                      "%(where)s, %(pricing)s, %(cost)s cost.") % params
         else:
-            text = _("%(label)s (%(total)s in all) hold the %(need)s needed with %(strategy)s, in about "
-                     "%(hours)s; %(where)s, %(pricing)s, %(cost)s cost.") % params
+            text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices of %(device)s: about "
+                     "%(need)s each, in about %(hours)s; %(where)s, %(pricing)s, %(cost)s cost.") % params
+        if option["host_ram_gb"]:
+            text += " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
+                "host": tr.gb(option["host_ram_gb"])}
+        if meets is False:
+            text += " " + _("It misses your deadline of %(deadline)s: an option only if you can wait.") % {
+                "deadline": tr.hours(deadline)}
         text = sentence(text)
         recommendations.append(Recommendation(
             rank, gpu, w.name(gpu), w.origin(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
             option["strategy"], option["where"], option["pricing"], round(option["hours"], 2),
-            round(option["relative_cost"], 2), option["cost"],
-            None if deadline is None else option["hours"] <= deadline, rules, text,
+            round(option["relative_cost"], 2), option["cost"], meets,
+            recipe_of(kb, option), option["devices"], option["per_device_gb"],
+            option["host_ram_gb"], rules, text,
             [{"rule": f.rule.id, "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",
-              "text": w.message(f.rule, f.env)} for f in fired]))
+              "text": w.message(f.rule, f.env)} for f in fired if f.rule.kind in ("reject", "demote", "prefer")]))
 
     rejected = []
     for gpu in run.options:

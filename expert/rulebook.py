@@ -12,7 +12,7 @@ from typing import Any, Iterable
 
 from .errors import InputError
 from .i18n import Localizer
-from .kb import KnowledgeBase, RuleDef
+from .kb import SCALE_OUT, KnowledgeBase, RuleDef
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
@@ -22,10 +22,16 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
     if rule.kind == "derive":
         return {
             "requirement": _("declares the VRAM requirement"),
-            "own-option": _("declares an option for your own GPU"),
-            "catalog-options": _("declares one option per catalog card, sized and timed"),
+            "own-card": _("declares your own GPU as a card"),
+            "option": _("declares the configuration that stands for the card"),
             "pick": _("ranks the options and declares the pick"),
         }[rule.derive or ""]
+    if rule.kind == "configure":
+        if rule.step == SCALE_OUT:
+            return _("proposes the same configuration on more cards")
+        if rule.proposes:
+            return _("proposes a first configuration for every card (step %(step)s)") % {"step": rule.step}
+        return _("proposes the next configuration of the ladder (step %(step)s)") % {"step": rule.step}
     if rule.kind == "prefer":
         factor = tr.number(rule.factor or 0, 2)
         if rule.factor == 0:

@@ -9,6 +9,7 @@ committing it:
 
 from __future__ import annotations
 
+import functools
 import sys
 from pathlib import Path
 from typing import Any
@@ -27,17 +28,23 @@ CASES: dict[str, dict[str, Any]] = {
     "70b-full-production-spot": dict(model_size_b=70, method="full", purpose="production", interruptible=True,
                                      rocm_ok=True),
     "7b-qlora-deadline-1": dict(model_size_b=7, method="qlora", deadline_h=1),
-    "405b-full-deadline-10": dict(model_size_b=405, method="full", deadline_h=10, budget="high"),
+    "405b-full-deadline-4": dict(model_size_b=405, method="full", deadline_h=4, budget="high"),
     "20000b-full-nothing-fits": dict(model_size_b=20000, method="full"),
     "13b-full-100k-what-if-qlora": dict(model_size_b=13, method="full", dataset_examples=100_000,
                                         what_if={"method": "qlora", "budget": "low"}),
 }
 
 
-def render(case: str, lang: str, fmt: str) -> str:
+@functools.lru_cache(maxsize=None)
+def explained(case: str, lang: str) -> Any:
+    """The explanation of a case (explained once, rendered in every format)."""
     from expert.explanation import explain
 
-    return explain(**CASES[case], lang=lang).render(fmt, width=80, color=False)
+    return explain(**CASES[case], lang=lang)
+
+
+def render(case: str, lang: str, fmt: str) -> str:
+    return explained(case, lang).render(fmt, width=80, color=False)
 
 
 def path(case: str, lang: str, fmt: str) -> Path:

@@ -41,8 +41,8 @@ def test_text_output_reads_at_a_glance() -> None:
     done = invoke("advise", "--model-size", "8", "--method", "lora")
     assert done.exit_code == 0
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("To fine-tune a model of 8B with LoRA you need about 16 GB")
-    assert lines[lines.index("Recommendation") + 1].startswith("  1 × NVIDIA RTX 4090 (24 GB) holds")
+    assert lines[0].startswith("The guide puts a model of 8B with LoRA at about 16 GB")
+    assert lines[lines.index("Recommendation") + 1].startswith("  1 × NVIDIA RTX 4090 (24 GB) with a 16-bit base:")
     for heading in ("Alternatives", "Advice", "Not recommended"):
         assert heading in lines
     assert all(len(line) <= 80 for line in lines)
@@ -51,14 +51,14 @@ def test_text_output_reads_at_a_glance() -> None:
 def test_markdown_output_leads_with_the_answer() -> None:
     done = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es")
     assert done.exit_code == 0
-    assert done.stdout.startswith("**Recomendación:** 1 × NVIDIA")
+    assert done.stdout.startswith("**Recomendación:** 8 × NVIDIA A100 40 GB con una base de 16 bits")
     assert "### Descartadas" in done.stdout
 
 
 def test_language_from_the_environment() -> None:
-    assert invoke("advise", env={"EXPERT_LANG": "es"}).stdout.startswith("Ajustar un modelo")
-    assert invoke("advise", env={"LANG": "es_ES.UTF-8"}).stdout.startswith("Ajustar un modelo")
-    assert invoke("advise", "--lang", "en", env={"EXPERT_LANG": "es"}).stdout.startswith("To fine-tune")
+    assert invoke("advise", env={"EXPERT_LANG": "es"}).stdout.startswith("La guía sitúa un modelo")
+    assert invoke("advise", env={"LANG": "es_ES.UTF-8"}).stdout.startswith("La guía sitúa un modelo")
+    assert invoke("advise", "--lang", "en", env={"EXPERT_LANG": "es"}).stdout.startswith("The guide puts a model")
 
 
 @pytest.mark.parametrize("args, field", [
@@ -120,7 +120,7 @@ def test_python_dash_m_and_console_script_work_from_anywhere(tmp_path) -> None: 
 
 
 def test_lang_before_the_command_applies_to_it() -> None:
-    assert invoke("--lang", "es", "advise").stdout.startswith("Ajustar un modelo")
-    assert invoke("--lang", "es", "advise", "--lang", "en").stdout.startswith("To fine-tune")
+    assert invoke("--lang", "es", "advise").stdout.startswith("La guía sitúa un modelo")
+    assert invoke("--lang", "es", "advise", "--lang", "en").stdout.startswith("The guide puts a model")
     done = CliRunner().invoke(main, ["--lang", "es"], input="", env={"EXPERT_LANG": ""})
     assert "¿Qué tamaño tiene el modelo" in done.stdout

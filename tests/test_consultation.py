@@ -40,7 +40,7 @@ def paths() -> list[tuple[list[str], Consultation]]:
 
 
 def test_every_path_reaches_the_result_advise_gives_for_the_same_facts(paths) -> None:  # type: ignore[no-untyped-def]
-    assert len(paths) == 13
+    assert len(paths) == 15
     for asked, consultation in paths:
         expected = advise(**consultation.facts(), lang="en").to_dict()
         assert consultation.result().to_dict() == expected, asked
@@ -137,7 +137,7 @@ def test_cli_ask_answers_why_back_and_bad_input() -> None:
     assert "Rules that use this answer: vram-requirement" in out          # why for the method question
     assert "'foo' is not accepted" in done.stderr                         # bad answer, asked again
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
-    assert "Recommendation\n  4 × NVIDIA" in out
+    assert "Recommendation\n  8 × NVIDIA A100 40 GB with a 16-bit base" in out
     assert "Show the full reasoning?" in out and "How the answer was reached" not in out
 
 

@@ -36,7 +36,9 @@ def consult(profile: dict[str, Any], turn_by_turn: bool) -> str:
 
 
 def test_many_threads_get_the_single_threaded_answers() -> None:
-    profiles = mixed_profiles(200)
+    # Four threads interleaving 80 consultations each: a shared engine gives
+    # wrong answers within a few dozen (../shared/EXPERTA.md).
+    profiles = mixed_profiles(80)
     expected = [consult(p, i % 4 == 0) for i, p in enumerate(profiles)]
     mismatches: list[tuple[int, int]] = []
     errors: list[BaseException] = []
@@ -44,13 +46,13 @@ def test_many_threads_get_the_single_threaded_answers() -> None:
     def worker(offset: int) -> None:
         try:
             for i in range(len(profiles)):
-                k = (i + offset * 25) % len(profiles)
+                k = (i + offset * 20) % len(profiles)
                 if consult(profiles[k], k % 4 == 0) != expected[k]:
                     mismatches.append((offset, k))
         except BaseException as error:  # noqa: BLE001 - reported below
             errors.append(error)
 
-    threads = [threading.Thread(target=worker, args=(t,)) for t in range(8)]
+    threads = [threading.Thread(target=worker, args=(t,)) for t in range(4)]
     for thread in threads:
         thread.start()
     for thread in threads:

@@ -1,69 +1,78 @@
-"""The engine's shortcut in building experta's Rete network changes nothing."""
+"""The engine: rules join the facts they reason about, and configuration is
+a chain of rule firings (R1/XCON style), each step on the candidate the step
+before it proposed."""
 
 from __future__ import annotations
 
-import json
-import re
+from typing import Any
 
-import pytest
-
-from expert import advise, engine
+from expert import engine
 from expert.api import knowledge_base
-from test_embedding import mixed_profiles
+from expert.profile import build
+from expert.i18n import Localizer
 
 
-def answers(profiles: list[dict]) -> list[str]:
-    return [json.dumps(advise(**p).to_dict(), sort_keys=True) for p in profiles]
+def run(**given: Any) -> engine.Run:
+    kb = knowledge_base()
+    profile, _ = build(kb, given, Localizer("en"))
+    return engine.infer(kb, profile)
 
 
-def test_experta_own_network_gives_the_same_answers(monkeypatch: pytest.MonkeyPatch) -> None:
-    profiles = mixed_profiles(120, seed=11)
-    ours = answers(profiles)
-    cls = engine.engine_class(knowledge_base())
-    plain = type("PlainRete", (cls,), {"__matcher__": engine.ReteMatcher})()
-    assert type(plain.matcher) is engine.ReteMatcher
-    monkeypatch.setitem(engine._ENGINES.by_kb, id(cls), plain)
-    assert answers(profiles) == ours
+def patterns(rule_id: str) -> list[Any]:
+    kb = knowledge_base()
+    rule = kb.rule(rule_id)
+    return [p for p in engine._patterns(rule) if isinstance(p, engine.Fact)]
 
 
-def test_rules_in_normal_form_are_copied_not_rewritten() -> None:
-    cls = engine.engine_class(knowledge_base())
-    instance = cls()
-    rules = instance.get_rules()
-    prepared = engine._Matcher.prepare_ruleset(instance)
-    assert {(r._wrapped, r.salience, tuple(r)) for r in prepared} == {(r._wrapped, r.salience, tuple(r)) for r in rules}
-    assert not {id(r) for r in prepared} & {id(r) for r in rules}  # shared class objects stay untouched
-    by_action = {r._wrapped: r for r in prepared}
-    experta_way = {r._wrapped: r for r in engine.ReteMatcher.prepare_ruleset(instance)}
-    assert by_action.keys() == experta_way.keys()
-    for action, rule in by_action.items():
-        assert tuple(rule) == tuple(experta_way[action]) and rule.salience == experta_way[action].salience
+def test_rules_join_the_facts_they_reason_about() -> None:
+    shard = patterns("shard-when-weights-do-not-fit")
+    # The candidate comes first: joins start from the few facts that can match.
+    assert [type(p).__name__ for p in shard] == ["Candidate", "Card", "Requirement", "Profile"]
+    candidate, card = shard[0], shard[1]
+    assert candidate["next_step"] == "shard"
+    # The candidate and its card are joined on the same variable.
+    assert candidate["gpu"] == card["id"]
+    reject = patterns("amd-needs-rocm")
+    # A rule joins only what its condition, message and helper read.
+    assert [type(p).__name__ for p in reject] == ["Option", "Profile"]
+    assert [type(p).__name__ for p in patterns("no-scale-out-without-fast-link")] == ["Option", "Card"]
+    assert [type(p).__name__ for p in patterns("use-spot")] == ["Pick", "Profile"]
 
 
-def test_a_rule_not_in_normal_form_goes_through_experta() -> None:
-    Fact, TEST, OR = engine.Fact, engine.TEST, engine.experta.OR
-    assert engine._in_normal_form(engine.Rule(Fact(a=1), TEST(lambda: True)))
-    assert not engine._in_normal_form(engine.Rule(OR(Fact(a=1), Fact(a=2))))
-    assert not engine._in_normal_form(engine.Rule(Fact(a=engine.experta.L(1) | engine.experta.L(2))))
+def ladder(result: engine.Run, gpu: str) -> list[tuple[str, str, bool]]:
+    return [(c["step"], c["recipe"], c["fits"]) for c in result.candidates[gpu]]
 
 
-def shape(node: object) -> list:
-    """The network below ``node`` as nested (node type, check or rule) pairs, in a canonical order."""
-    children = [shape(child.node) for child in node.children]
-    what = getattr(node, "matcher", None)
-    label = type(node).__name__
-    if hasattr(node, "rule"):
-        label += ":" + node.rule._wrapped.__name__
-    elif what is not None and type(what).__name__ == "WhereCheck":
-        label += ":" + what.test.__name__ + repr(sorted(what.parameters))
-    elif what is not None:
-        label += ":" + re.sub(r"__pattern_\d+__", "__pattern__", repr(what))  # experta names it by id()
-    return [label, sorted(children, key=repr)]
+def test_the_ladder_stops_at_the_first_configuration_that_fits() -> None:
+    result = run(model_size_b=7, method="full")
+    # 16 bytes per parameter do not fit on 80 GB; 6 do.
+    assert ladder(result, "a100-80gb") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", True)]
+    # The 4090 has no fast link: no sharding, so offload is the last resort, and it fits.
+    assert ladder(result, "rtx-4090") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", False),
+                                          ("shard", "bf16-adamw8bit", False), ("offload", "mixed-adamw-offload", True)]
+    assert result.candidates["rtx-4090"][2]["possible"] is False
+    assert result.options["rtx-4090"]["host_ram_gb"] > 90   # 14 bytes per parameter in CPU memory
 
 
-def test_the_network_is_the_one_experta_builds() -> None:
-    cls = engine.engine_class(knowledge_base())
-    ours = cls()
-    theirs = type("PlainRete", (cls,), {"__matcher__": engine.ReteMatcher})()
-    assert type(ours.matcher) is engine._Matcher
-    assert shape(ours.matcher.root_node) == shape(theirs.matcher.root_node)
+def test_scale_out_only_for_a_deadline_and_only_on_a_fast_link() -> None:
+    relaxed = run(model_size_b=8, method="lora")
+    assert all(c["step"] != "scale-out" for cs in relaxed.candidates.values() for c in cs)
+    rushed = run(model_size_b=8, method="lora", deadline_h=1, dataset_examples=20000)
+    a100 = rushed.options["a100-80gb"]
+    assert a100["step"] == "scale-out" and a100["count"] > a100["min_count"] == 1
+    assert rushed.options["rtx-4090"]["count"] == 1   # no fast link: it stays one card
+
+
+def test_every_option_is_the_last_candidate_of_its_card() -> None:
+    result = run(model_size_b=70, method="full", deadline_h=96, rocm_ok=True)
+    for gpu, option in result.options.items():
+        last = result.candidates[gpu][-1]
+        assert {k: v for k, v in option.items() if k != "pricing"} == last
+        assert option["fits"] or gpu not in result.ranking
+
+
+def test_each_declared_fact_knows_the_rule_that_declared_it() -> None:
+    result = run(model_size_b=13, method="lora", vram_gb=16)
+    declared = {f.rule.id for f in result.firings if f.derived and f.derived[0]["fact"] != f.rule.kind}
+    assert set(result.origin.values()) == declared
+    assert "consider-own-gpu" in declared and "propose-one-card" in declared

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import run
-from expert import calc
+from expert import sizing as calc
 
 
 @pytest.mark.parametrize("size, method, gb", [
@@ -98,15 +98,23 @@ def test_h15_one_4090_fine_tunes_8b_with_lora_in_2_to_4_hours() -> None:
 
 
 def test_h16_full_fine_tuning_there_takes_8_to_12_hours() -> None:
-    count, h = hours(run(model_size_b=8, method="full"), "rtx-4090")
-    assert count == 1 and 8 <= h <= 12
+    result = run(model_size_b=8, method="full")
+    assert 8 <= result.requirement["ref_hours"] <= 12   # the guide's timing, on the reference card
+    # But 8B full fine-tuning fits in 24 GB only with its state offloaded to CPU memory, which is slower.
+    card = next(r for r in result.recommendations if r.gpu == "rtx-4090")
+    assert card.count == 1 and card.recipe["offload"] and card.host_ram_gb > 100
+    assert card.hours == pytest.approx(2 * result.requirement["ref_hours"])
 
 
 def test_h23_four_a100_80gb_take_about_6_hours_one_h100_over_20() -> None:
     count, h = hours(run(model_size_b=70, method="lora", deadline_h=7), "a100-80gb")
     assert count == 4 and h == pytest.approx(6, abs=0.25)
-    count, h = hours(run(model_size_b=70, method="lora"), "h100-80gb")
+    # The guide's one H100 holds 70B LoRA only on the strict guide reading (80 GB of 80);
+    # with 16-bit weights it takes four, sharded.
+    count, h = hours(run(model_size_b=70, method="lora", basis="guide"), "h100-80gb")
     assert count == 1 and h > 20
+    count, h = hours(run(model_size_b=70, method="lora"), "h100-80gb")
+    assert count == 4 and h < 6
 
 
 def test_time_scales_with_dataset_and_model_size() -> None:
