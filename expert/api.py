@@ -73,9 +73,11 @@ def advise(
     ``"Llama-3-8B"``, ``"2 days"``, ``"yes"``). ``lang`` is ``"en"`` or
     ``"es"``; without it ``EXPERT_LANG``, then ``LC_ALL``/``LANG`` decide.
     ``catalog`` adds the cards of user catalog files (TOML ``[[gpu]]`` tables)
-    to the guide's, or replaces guide cards with the same id. ``basis`` is
-    ``"guide"`` (the guide's VRAM figures decide, the default) or
-    ``"estimate"`` (the first-principles estimate for a typical setup does).
+    to the guide's, or replaces guide cards with the same id. ``basis`` says
+    what a configuration must fit: ``"checked"`` (the default: what its
+    recipe needs on every device, and never less than the guide's figure),
+    ``"guide"`` (the guide's figure alone, optimistic) or ``"estimate"`` (the
+    first-principles estimate alone).
 
     Raises :class:`expert.InputError` (a ``ValueError``) naming the field, in
     the chosen language, when a value is not accepted;
