@@ -74,10 +74,11 @@ def advise(
     ``"es"``; without it ``EXPERT_LANG``, then ``LC_ALL``/``LANG`` decide.
     ``catalog`` adds the cards of user catalog files (TOML ``[[gpu]]`` tables)
     to the guide's, or replaces guide cards with the same id. ``basis`` says
-    what a configuration must fit: ``"checked"`` (the default: what its
-    recipe needs on every device, and never less than the guide's figure),
-    ``"guide"`` (the guide's figure alone, optimistic) or ``"estimate"`` (the
-    first-principles estimate alone).
+    how the answer is sized: ``"checked"`` (the default: every configuration
+    by what its recipe needs on every device, the guide's figure stated and
+    cross-checked), ``"estimate"`` (the same, stating the first-principles
+    estimate as the requirement) or ``"guide"`` (the guide's figure alone: the
+    strict, optimistic reading).
 
     Raises :class:`expert.InputError` (a ``ValueError``) naming the field, in
     the chosen language, when a value is not accepted;

@@ -241,6 +241,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     for name in ("vram_gb", "table_gb", "weights_gb", "qlora_vram_gb", "first_principles_gb", "ref_hours"):
         domains[f"req.{name}"] = positive
     domains["req.basis"] = set(kb.labels.get("basis", {}))
+    domains["req.source"] = set(kb.labels.get("basis", {}))
     domains["req.guide_holds_with"] = {setup["id"] for setup in kb.estimator.get("setup", [])} | {None}
     domains["req.floor_binds"] = {True, False}
     for name in ("id", "vendor", "cost", "segment", "fast_interconnect", "devices"):

@@ -31,7 +31,7 @@ PROFILE_OPTIONS = [
 ]
 BASIS_OPTION = click.option(
     "--basis", metavar="BASIS", default="checked", show_default=True,
-    help="What a configuration must fit: checked (its recipe's need and the guide's figure), guide, or estimate.")
+    help="checked (size by each recipe's need), estimate (also state the estimate), or guide (the guide's figure).")
 CATALOG_OPTION = click.option(
     "--catalog", "catalog", metavar="FILE", multiple=True,
     help="A TOML file of [[gpu]] cards to add to the guide's (repeatable); e.g. rules/catalogs/current.toml.")

@@ -47,6 +47,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "weights_gb": NUM,
         "floor_binds": BOOL,
         "basis": STR,
+        "source": STR,
         "qlora_vram_gb": NUM,
         "first_principles_gb": NUM,
         "guide_holds_with": STR,

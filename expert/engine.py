@@ -318,7 +318,9 @@ def _patterns(rule: RuleDef) -> list[Any]:
             fields = {"next_step": rule.step} if what == "configure" else {}
             fact = cls(gpu=MATCH.gpu, **fields)
         elif namespace == "option":
-            fact = cls(gpu=MATCH.gpu)
+            # Ranking an option that does not fit would only add noise: prefer
+            # and demote rules see the options that fit.
+            fact = cls(gpu=MATCH.gpu, fits=True) if rule.kind in ("prefer", "demote") else cls(gpu=MATCH.gpu)
         elif namespace == "card" and ({"candidate", "option"} & set(names)):
             fact = cls(id=MATCH.gpu)
         else:

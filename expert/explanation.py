@@ -379,6 +379,9 @@ class _Explainer:
             firing = on_mine[rule_id]
             if firing.rule.kind == "demote":
                 reasons.append(self.reason(firing))
+            elif (firing.rule.factor or 0) > 1:  # a penalty the pick does not have
+                reasons.append(Reason(rule_id, self.cites(firing), [], _("Against %(this)s: %(text)s") % {
+                    "this": self.w.name(gpu), "text": _embedded(self.w.message(firing.rule, firing.env))}))
         return [reasons[0]] + sorted(reasons[1:], key=lambda r: self.kb.rule(r.rule).index)
 
     def candidate_changes(self, gpu: str) -> list[dict[str, Any]]:
@@ -449,8 +452,10 @@ class _Explainer:
         add(_("Recommendation"), top(before), top(after))
         for gpu in sorted(set(self.run.options) | set(run_after.options), key=self.run.order):
             add(self.w.name(gpu), self.card_state(before, gpu), self.card_state(after, gpu))
-        old_fired = {(s.rule, self.gpu_of(s)): s for s in before.trace if s.kind != "derive"}
-        new_fired = {(s.rule, self.gpu_of(s)): s for s in after.trace if s.kind != "derive"}
+        # The steps of the configuration ladder are summed up by the cards'
+        # states above; the rules that changed the answer are the others.
+        old_fired = {(s.rule, self.gpu_of(s)): s for s in before.trace if s.kind not in ("derive", "configure")}
+        new_fired = {(s.rule, self.gpu_of(s)): s for s in after.trace if s.kind not in ("derive", "configure")}
         why = [{"rule": k[0], "gpu": k[1], "kind": new_fired[k].kind, "fires": "now", "text": new_fired[k].text}
                for k in new_fired if k not in old_fired]
         why += [{"rule": k[0], "gpu": k[1], "kind": old_fired[k].kind, "fires": "no longer", "text": old_fired[k].text}

@@ -15,7 +15,7 @@ from .kb import KnowledgeBase, RuleDef
 
 FORMATS = ("text", "markdown", "json")
 _HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"}
-_LABELLED = {"basis": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
+_LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}
 RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload")
@@ -221,7 +221,9 @@ class _Writer:
             text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices, about %(need)s of each "
                      "one's %(device)s") % params
         if option["host_ram_gb"]:
-            text += _(", plus %(host)s of host RAM") % {"host": tr.gb(option["host_ram_gb"])}
+            host = {"host": tr.gb(option["host_ram_gb"])}
+            text += (_(", plus %(host)s of host RAM in all") if option["devices"] > 1 else
+                     _(", plus %(host)s of host RAM")) % host
         if not option["possible"]:
             return text
         return text + " — " + (_("fits") if option["fits"] else _("does not fit"))
@@ -301,11 +303,16 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
             "where": w.label("where", option["where"]), "pricing": w.label("pricing", option["pricing"]),
             "cost": w.label("cost", option["cost"]),
         }
-        if own:
+        if option["devices"] == 1 and not own and params["device"] not in w.name(gpu):
+            params["label"] = "%s (%s)" % (params["label"], params["device"])
+        if run.basis == "guide":
+            text = _("%(label)s holds the guide's %(need)s per device (the strict guide reading), in about "
+                     "%(hours)s; %(where)s, %(pricing)s, %(cost)s cost.") % params
+        elif own:
             text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training, "
                      "nothing to rent.") % params
         elif option["devices"] == 1:
-            text = _("%(label)s (%(device)s) with %(setup)s: about %(need)s needed, in about %(hours)s; "
+            text = _("%(label)s with %(setup)s: about %(need)s needed, in about %(hours)s; "
                      "%(where)s, %(pricing)s, %(cost)s cost.") % params
         else:
             text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices of %(device)s: about "

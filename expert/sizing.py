@@ -13,7 +13,7 @@ import math
 from typing import Any, Mapping, Sequence
 
 from .estimate import estimate, guide_holds_with, typical
-from .kb import Card, KnowledgeBase
+from .kb import SCALE_OUT, Card, KnowledgeBase
 
 
 def round_up(value: float, digits: int = 1) -> float:
@@ -81,6 +81,9 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "weights_gb": weights_gb,
         "floor_binds": weights_gb > (first_principles if basis == "estimate" else table_gb),
         "basis": how,
+        # Where the figure stated comes from: the guide's table, the weights
+        # alone when they take more, or the estimate.
+        "source": "estimate" if basis == "estimate" else ("floor" if weights_gb > table_gb else how),
         "anchors": anchors,
         "qlora_vram_gb": floored("qlora")[0],
         "first_principles_gb": first_principles,
@@ -142,16 +145,13 @@ class Sizer:
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])
         # The guide's figure is for the whole run: every device holds all of it
-        # unless the weights are sharded.
+        # unless the weights are sharded (used only by the strict guide reading).
         guide_share = req["vram_gb"] / (devices if sharded else 1)
         estimate_gb = round_up(result.per_gpu_gb)
-        if self.basis == "guide":
-            need, fits = guide_share, guide_share <= device_gb
-        elif self.basis == "estimate":
+        if self.basis == "guide":  # the strict guide reading: its figure, whatever the recipe
+            need, fits = round_up(guide_share), guide_share <= device_gb
+        else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
-        else:  # checked: never below the guide's figure, never below what the hardware needs
-            need = max(estimate_gb, round_up(guide_share))
-            fits = estimate_gb <= usable and guide_share <= device_gb
         fits = fits and possible
         where = "own" if card["id"] == "own" else "cloud"
         hours = hours_on(kb, req["ref_hours"], card, count, recipe["time_factor"])
@@ -217,21 +217,23 @@ class Sizer:
 
     def scale_out(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
         """More cards of a fitting configuration, to meet the deadline: the
-        fewest that do, up to one node (ranking.toml), same recipe."""
+        fewest that do, up to one node (ranking.toml). On more cards a recipe
+        higher on the ladder may fit again, so each count tries the ladder's
+        recipes in order, up to the candidate's own, whole weights first."""
         deadline = self.profile["deadline_h"]
-        sharded = candidate["strategy"] == self.strategies["sharded"]
+        recipes = list(dict.fromkeys(entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]))
+        tried = recipes[:recipes.index(candidate["recipe"]) + 1] if candidate["recipe"] in recipes else [candidate["recipe"]]
         best = None
         for count in self.counts(card, int(candidate["count"]) + 1, self.kb.ranking["max_count_for_speed"]):
-            config = self.configuration(card, "scale-out", candidate["recipe"], count, sharded)
-            if not sharded and not config["fits"]:
-                config = self.configuration(card, "scale-out", candidate["recipe"], count, True)
-            if not config["fits"]:
+            config = next((c for recipe in tried for sharded in (False, True)
+                           for c in (self.configuration(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
+            if config is None:
                 continue
             best = config
             if config["hours"] <= deadline:
                 break
         best = best or dict(candidate)
-        best.update(step="scale-out", next_step=None, can_scale=False, min_count=candidate["count"],
+        best.update(step=SCALE_OUT, next_step=None, can_scale=False, min_count=candidate["count"],
                     min_count_hours=candidate["hours"])
         return best
 

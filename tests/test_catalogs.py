@@ -32,7 +32,7 @@ def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) ->
     assert (top.gpu, top.count, top.devices, top.source) == ("b200-180gb", 1, 1, "b200-180gb.toml")
     assert top.recipe["base_bits"] == 16 and top.strategy == "single" and top.per_device_gb <= 180 * 0.95
     assert "one-gpu-if-it-fits" in top.rules
-    assert top.text.startswith("1 × NVIDIA B200 180 GB [b200-180gb.toml] (180 GB) with a 16-bit base: about")
+    assert top.text.startswith("1 × NVIDIA B200 180 GB [b200-180gb.toml] with a 16-bit base: about 146.5 GB needed")
 
 
 def test_an_h200_holds_70b_lora_only_with_an_8_bit_base(tmp_path: Path) -> None:

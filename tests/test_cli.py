@@ -41,7 +41,7 @@ def test_text_output_reads_at_a_glance() -> None:
     done = invoke("advise", "--model-size", "8", "--method", "lora")
     assert done.exit_code == 0
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("The guide puts a model of 8B with LoRA at about 16 GB")
+    assert lines[0].startswith("A model of 8B with LoRA needs about 16 GB")
     assert lines[lines.index("Recommendation") + 1].startswith("  1 × NVIDIA RTX 4090 (24 GB) with a 16-bit base:")
     for heading in ("Alternatives", "Advice", "Not recommended"):
         assert heading in lines
@@ -56,9 +56,9 @@ def test_markdown_output_leads_with_the_answer() -> None:
 
 
 def test_language_from_the_environment() -> None:
-    assert invoke("advise", env={"EXPERT_LANG": "es"}).stdout.startswith("La guía sitúa un modelo")
-    assert invoke("advise", env={"LANG": "es_ES.UTF-8"}).stdout.startswith("La guía sitúa un modelo")
-    assert invoke("advise", "--lang", "en", env={"EXPERT_LANG": "es"}).stdout.startswith("The guide puts a model")
+    assert invoke("advise", env={"EXPERT_LANG": "es"}).stdout.startswith("Un modelo de 7B con LoRA necesita")
+    assert invoke("advise", env={"LANG": "es_ES.UTF-8"}).stdout.startswith("Un modelo de 7B con LoRA necesita")
+    assert invoke("advise", "--lang", "en", env={"EXPERT_LANG": "es"}).stdout.startswith("A model of 7B")
 
 
 @pytest.mark.parametrize("args, field", [
@@ -120,7 +120,7 @@ def test_python_dash_m_and_console_script_work_from_anywhere(tmp_path) -> None: 
 
 
 def test_lang_before_the_command_applies_to_it() -> None:
-    assert invoke("--lang", "es", "advise").stdout.startswith("La guía sitúa un modelo")
-    assert invoke("--lang", "es", "advise", "--lang", "en").stdout.startswith("The guide puts a model")
+    assert invoke("--lang", "es", "advise").stdout.startswith("Un modelo de 7B con LoRA necesita")
+    assert invoke("--lang", "es", "advise", "--lang", "en").stdout.startswith("A model of 7B")
     done = CliRunner().invoke(main, ["--lang", "es"], input="", env={"EXPERT_LANG": ""})
     assert "¿Qué tamaño tiene el modelo" in done.stdout
