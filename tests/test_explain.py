@@ -82,7 +82,7 @@ def test_why_not_a_card_that_misses_the_deadline_finds_the_deadline_it_needs() -
     w = explain(model_size_b=7, method="full", deadline_h=8, why_not="rtx-4090", lang="en").why_not[0]
     assert w.status == "ranked-lower"
     demoted = next(r for r in w.reasons if r.rule == "misses-deadline")
-    assert [c["text"] for c in demoted.conditions] == ["estimated training time 17.5 hr > deadline 8 hr"]
+    assert [c["text"] for c in demoted.conditions] == ["estimated training time 21.9 hr > deadline 8 hr"]
     assert w.change["fields"] == {"method": "lora"} and w.change["rank"] == 1
 
 

@@ -103,7 +103,7 @@ def test_h16_full_fine_tuning_there_takes_8_to_12_hours() -> None:
     # But 8B full fine-tuning fits in 24 GB only with its state offloaded to CPU memory, which is slower.
     card = next(r for r in result.recommendations if r.gpu == "rtx-4090")
     assert card.count == 1 and card.recipe["offload"] and card.host_ram_gb > 100
-    assert card.hours == pytest.approx(2 * result.requirement["ref_hours"])
+    assert card.hours == pytest.approx(2.5 * result.requirement["ref_hours"])   # recipes.toml: offload is 2.5x slower
 
 
 def test_h23_four_a100_80gb_take_about_6_hours_one_h100_over_20() -> None:
