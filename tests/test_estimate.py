@@ -32,6 +32,16 @@ PUBLISHED: list[tuple[str, str, float, float, str, dict[str, Any]]] = [
     ("LoRA paper (Hu et al. 2021)", "GPT-3 175B full fine-tuning, Adam", 1200, 175, "full", dict(precision="bf16")),
     ("LoRA paper (Hu et al. 2021)", "GPT-3 175B LoRA r=4 on q, v", 350, 175, "lora",
      dict(lora_rank=4, lora_targets="qv")),
+    # Hugging Face Llama 3.1 blog, "How much memory does Llama 3.1 need?" (estimates; full = bf16 with AdamW).
+    ("HF Llama 3.1 blog", "8B full, bf16", 60, 8.03, "full", dict(precision="bf16")),
+    ("HF Llama 3.1 blog", "8B LoRA", 16, 8.03, "lora", {}),
+    ("HF Llama 3.1 blog", "8B QLoRA", 6, 8.03, "qlora", {}),
+    ("HF Llama 3.1 blog", "70B full, bf16", 500, 70.6, "full", dict(precision="bf16")),
+    ("HF Llama 3.1 blog", "70B LoRA", 160, 70.6, "lora", {}),
+    ("HF Llama 3.1 blog", "70B QLoRA", 48, 70.6, "qlora", {}),
+    ("HF Llama 3.1 blog", "405B full, bf16", 3250, 405, "full", dict(precision="bf16")),
+    ("HF Llama 3.1 blog", "405B LoRA", 950, 405, "lora", {}),
+    ("HF Llama 3.1 blog", "405B QLoRA", 250, 405, "qlora", {}),
 ]
 
 
