@@ -58,12 +58,17 @@ class Option(Fact):  # type: ignore[misc,valid-type]
     """The configuration that stands for a card."""
 
 
+class Verdict(Fact):  # type: ignore[misc,valid-type]
+    """A ruling on one card's option (reject, demote or prefer), consumed by the ranking."""
+
+
 class Pick(Fact):  # type: ignore[misc,valid-type]
     """The best option, or found=False."""
 
 
 FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate": Candidate, "option": Option,
-                "pick": Pick}
+                "verdict": Verdict, "pick": Pick}
+VERDICTS = ("reject", "demote", "prefer")
 # What each kind of rule declares (derive rules: what their helper declares).
 DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
             "option": "option", "pick": "pick"}
@@ -189,7 +194,14 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             env.setdefault("proposal" if namespace == "candidate" else namespace, values)
         if not declared:
             run.conclusions.append((rule, gpu))
-            derived.append({"fact": rule.kind, "values": {"gpu": gpu} if gpu else {}})
+            if rule.kind in VERDICTS:  # the ranking consumes it from working memory
+                verdict = {"rule": rule.id, "kind": rule.kind, "gpu": gpu}
+                fact = self.declare(Verdict(**verdict))
+                if fact is not None:
+                    run.origin[fact["__factid__"]] = rule.id
+                derived.append({"fact": "verdict", "values": verdict})
+            else:  # advice and warnings: no rule consumes them, so they are recorded only
+                derived.append({"fact": rule.kind, "values": {"gpu": gpu} if gpu else {}})
         run.firings.append(Firing(rule, gpu, self.matched(rule, facts, env, reads), derived, env))
 
     def conclude(self, rule: RuleDef, seen: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
@@ -219,7 +231,8 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             run.options[option["gpu"]] = option
             yield "option", option
         elif what == "pick":
-            yield "pick", _pick(run, seen["profile"])
+            verdicts = [(run.kb.rule(f["rule"]), f["gpu"]) for f in self.facts.values() if isinstance(f, Verdict)]
+            yield "pick", _pick(run, seen["profile"], verdicts)
 
     def matched(self, rule: RuleDef, facts: dict[str, Any], env: dict[str, Any],
                 reads: dict[str, set[str]]) -> list[dict[str, Any]]:
@@ -255,11 +268,11 @@ def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleD
     return [(rule, gpu) for rule, gpu in conclusions if (rule.id, gpu) not in overridden or (rule.id, gpu) not in fired]
 
 
-def _pick(run: Run, profile: Mapping[str, Any]) -> dict[str, Any]:
-    """Rank the options no rule ruled out: demoted ones last, then by score
-    (sizing.score with the factors of the preference rules that fired on
-    each); ties go to fewer devices, then catalog order."""
-    conclusions = effective(run.conclusions)
+def _pick(run: Run, profile: Mapping[str, Any], verdicts: list[tuple[RuleDef, str | None]]) -> dict[str, Any]:
+    """Rank the options no verdict ruled out: demoted ones last, then by score
+    (sizing.score with the factors of the preference verdicts on each); ties
+    go to fewer devices, then catalog order."""
+    conclusions = effective(verdicts)
     rejected = {gpu for rule, gpu in conclusions if rule.kind == "reject"}
     demoted = {gpu for rule, gpu in conclusions if rule.kind == "demote"}
     factors: dict[str, list[float]] = {}
