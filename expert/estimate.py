@@ -169,8 +169,11 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> Setup:
             raise refuse(field, value, tr.gettext("choose %(accepted)s") % {"accepted": tr.list(choices, style="or")})
         return text
 
-    size = profile_module.parse_field(kb, "model_size_b", raw.get("model_size_b") or kb.fields["model_size_b"].default, tr)
-    method = profile_module.parse_field(kb, "method", raw.get("method") or kb.fields["method"].default, tr)
+    def field(name: str) -> Any:
+        value = raw.get(name)
+        return profile_module.parse_field(kb, name, value if profile_module.is_given(value) else kb.fields[name].default, tr)
+
+    size, method = field("model_size_b"), field("method")
     setup = typical(kb, size, method)
     changes: dict[str, Any] = {}
     if raw.get("precision") is not None:

@@ -26,6 +26,16 @@ _COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
 _TRUE = {"yes", "y", "true", "1", "sí", "si", "s", "on"}
 _FALSE = {"no", "n", "false", "0", "off"}
 _UNIT_HOURS = {"d": 24.0, "da": 24.0, "dí": 24.0, "di": 24.0, "mi": 1 / 60}
+# The longest text a value may be: a model name with its organisation and
+# suffixes fits; a chat message pasted into a field does not. Every pattern
+# below runs on at most this much text.
+MAX_TEXT = 100
+_EXPONENT_SIZE = re.compile(r"^(\d+(?:\.\d+)?e[+-]?\d+)\s*b$", re.IGNORECASE)
+
+
+def is_given(value: Any) -> bool:
+    """Whether a value was given: None and empty or blank text mean "not given"."""
+    return value is not None and not (isinstance(value, str) and not value.strip())
 
 
 def shown(value: Any) -> str:
@@ -52,8 +62,13 @@ class _Parser:
         if isinstance(value, bool):
             raise self.error("%(label)s (%(field)s): '%(value)s' is not a number; for example %(example)s.",
                              value, example=example)
-        if isinstance(value, (int, float)):
-            return float(value), None
+        if isinstance(value, int):
+            try:
+                return float(value), None
+            except OverflowError:
+                raise self.error("%(label)s (%(field)s): '%(value)s' is not a finite number.", value) from None
+        if isinstance(value, float):
+            return value, None
         if isinstance(value, str) and pattern is not None:
             match = pattern.match(value.strip())
             if match:
@@ -66,23 +81,37 @@ class _Parser:
         raise self.error("%(label)s (%(field)s): '%(value)s' is not a number; for example %(example)s.",
                          value, example=example)
 
+    def bound(self, number: float) -> str:
+        """A bound as a person reads it, in the field's unit."""
+        kind = self.spec.type
+        if kind == "hours":
+            return self.tr.hours(number)
+        if kind == "size":
+            return self.tr.billions(number)
+        if kind == "number":
+            return self.tr.gb(number)
+        return self.tr.number(number, 0)
+
     def bounded(self, number: float, value: Any) -> float:
         spec = self.spec
         if not math.isfinite(number):
             raise self.error("%(label)s (%(field)s): '%(value)s' is not a finite number.", value)
         if spec.min_exclusive is not None and number <= spec.min_exclusive:
             raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be greater than %(bound)s.",
-                             value, bound=self.tr.number(spec.min_exclusive))
+                             value, bound=self.bound(spec.min_exclusive))
         if spec.min is not None and number < spec.min:
             raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be at least %(bound)s.",
-                             value, bound=self.tr.number(spec.min))
+                             value, bound=self.bound(spec.min))
         if spec.max is not None and number > spec.max:
             raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be at most %(bound)s.",
-                             value, bound=self.tr.number(spec.max, 0))
+                             value, bound=self.bound(spec.max))
         return number
 
     def parse(self, value: Any) -> Any:
         kind = self.spec.type
+        if isinstance(value, str) and len(value) > MAX_TEXT:
+            raise self.error("%(label)s (%(field)s): '%(value)s' is too long; at most %(most)s characters.",
+                             value, most=MAX_TEXT)
         if kind == "size":
             return self.bounded(self.size(value), value)
         if kind == "hours":
@@ -104,6 +133,9 @@ class _Parser:
                 return _to_float(text)
             except ValueError:
                 pass
+            exponent = _EXPONENT_SIZE.match(text)  # "1e3B": the exponent belongs to the number
+            if exponent:
+                return float(exponent.group(1))
             found = _SIZE_IN_NAME.findall(text)
             if found:
                 number, unit = found[-1]
@@ -143,7 +175,7 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer) -> tuple[d
     assumed: list[str] = []
     for name, spec in kb.fields.items():
         value = given.get(name)
-        if value is None:
+        if not is_given(value):
             assumed.append(name)
             profile[name] = spec.default
         else:

@@ -66,7 +66,7 @@ def test_language_from_the_environment() -> None:
     (["--model-size", "0"], "model_size_b"), (["--model-size", "nan"], "model_size_b"),
     (["--model-size", "inf"], "model_size_b"), (["--model-size", "9" * 400], "model_size_b"),
     (["--deadline", "0"], "deadline_h"), (["--vram", "-1"], "vram_gb"), (["--dataset", "1.5"], "dataset_examples"),
-    (["--method", "sft"], "method"), (["--budget", "tiny"], "budget"), (["--purpose", ""], "purpose"),
+    (["--method", "sft"], "method"), (["--budget", "tiny"], "budget"), (["--purpose", "x"], "purpose"),
     (["--lang", "fr"], "lang"), (["--format", "xml"], "format"),
 ])
 def test_invalid_input_exits_2_with_a_message_and_no_traceback(args: list[str], field: str) -> None:
@@ -75,6 +75,14 @@ def test_invalid_input_exits_2_with_a_message_and_no_traceback(args: list[str], 
     assert done.stdout == ""
     assert done.stderr.startswith("Error: ") and field in done.stderr
     assert "Traceback" not in done.stderr and done.exception is None or isinstance(done.exception, SystemExit)
+
+
+def test_an_empty_value_means_not_given_in_every_command() -> None:
+    done = invoke("advise", "--purpose", "", "--model-size", " ", "--format", "json")
+    assert done.exit_code == 0
+    assert {"purpose", "model_size_b"} <= set(json.loads(done.stdout)["assumed"])
+    estimate = invoke("estimate", "--model-size", "", "--method", "", "--format", "json")
+    assert estimate.exit_code == 0 and json.loads(estimate.stdout)["setup"]["model_size_b"] == 7
 
 
 def test_errors_in_spanish() -> None:

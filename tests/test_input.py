@@ -38,7 +38,8 @@ def test_other_fields() -> None:
 BAD = [
     ("model_size_b", -5), ("model_size_b", "abc"), ("model_size_b", 0), ("model_size_b", "nan"),
     ("model_size_b", math.nan), ("model_size_b", "inf"), ("model_size_b", math.inf), ("model_size_b", 1e30),
-    ("model_size_b", ""), ("model_size_b", True), ("model_size_b", [7]),
+    ("model_size_b", True), ("model_size_b", [7]), ("model_size_b", "1e400B"), ("model_size_b", 1e-300),
+    ("model_size_b", "7" * 15000 + "?"), ("dataset_examples", 10**400), ("deadline_h", "30 s"), ("vram_gb", 0.5),
     ("deadline_h", 0), ("deadline_h", "-3"), ("deadline_h", "soon"), ("vram_gb", -1), ("vram_gb", "lots"),
     ("dataset_examples", 1.5), ("dataset_examples", "1.5"), ("dataset_examples", 0), ("dataset_examples", "many"),
     ("method", "foo"), ("method", 3), ("budget", "cheap"), ("purpose", "fun"), ("rocm_ok", "maybe"),
@@ -53,6 +54,15 @@ def test_bad_values_raise_an_input_error_naming_the_field(field, value) -> None:
     assert isinstance(caught.value, ValueError)
     assert caught.value.field == field
     assert f"({field})" in str(caught.value)
+
+
+def test_empty_text_means_not_given() -> None:
+    result = advise(model_size_b="", method="  ", deadline_h="", lang="en")
+    assert {"model_size_b", "method", "deadline_h"} <= set(result.assumed)
+
+
+def test_an_exponent_belongs_to_the_number() -> None:
+    assert advise(model_size_b="1e3B", lang="en").profile["model_size_b"] == 1000
 
 
 def test_the_message_says_what_is_accepted_in_the_users_language() -> None:
