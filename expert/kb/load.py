@@ -1,264 +1,31 @@
 """Load and validate a knowledge base: the TOML files of ``rules/``.
 
-Nothing in this module knows a GPU, a threshold or a piece of advice; it
-knows the *shape* of the knowledge and refuses, with the file and line of
-each problem, a knowledge base that does not have it. A knowledge base is
-loaded whole or not at all.
+Each file is first checked against its schema (:data:`SCHEMAS`, by
+:func:`_shape`), then by its own validator, which builds the records of
+:mod:`.model`. Nothing in this package knows a GPU, a threshold or a piece
+of advice; it knows the *shape* of the knowledge and refuses, with the file
+and line of each problem, a knowledge base that does not have it. A
+knowledge base is loaded whole or not at all.
 """
 
 from __future__ import annotations
 
 import math
 import re
-import sys
-from dataclasses import dataclass, field, replace
-from functools import cached_property, lru_cache
 from pathlib import Path
 from typing import Any, Iterable
 
-from . import paths
-from .conditions import FIELDS, TRUE, Condition, ConditionError, compile_condition
-from .errors import KnowledgeBaseError
+from .. import paths
+from ..conditions import FIELDS, TRUE, ConditionError, compile_condition
+from ..errors import KnowledgeBaseError
+from .catalog import _catalog
+from .model import (COSTS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, HELPERS, ID_RE, KINDS, METHODS,
+                    OPTIONAL_FIELDS, PLACEHOLDER_RE, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase, ProfileField,
+                    QuestionDef, RuleDef, Section, scope_key)
+from .source import _is_number, _LazyLine, _line_of, _line_of_key, _Problems, _read
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
-KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning")
-HELPERS = ("requirement", "own-card", "option", "pick")
-# The configuration step that is not on a ladder: more cards for a deadline.
-SCALE_OUT = "scale-out"
-SPREADS = ("card", "shard", "fewest")
-FIELD_TYPES = ("size", "number", "integer", "hours", "choice", "bool")
-METHODS = ("full", "lora", "qlora")
-COSTS = ("low", "medium", "medium-high", "high")
-VENDORS = ("nvidia", "amd")
-# The only profile fields that may be missing (no deadline, no own GPU).
-OPTIONAL_FIELDS = ("deadline_h", "vram_gb")
-SEGMENTS = ("consumer", "datacenter")
-
-# The facts a rule of each kind can see (and so name in `when` and `message`).
-SCOPES: dict[str, tuple[str, ...]] = {
-    "requirement": ("profile",),
-    "own-card": ("profile",),
-    "propose": ("profile", "req", "card"),
-    "configure": ("profile", "req", "candidate", "card"),
-    "option": ("profile", "req", "candidate", "card"),
-    "pick": ("profile", "req"),
-    "reject": ("profile", "req", "option", "card"),
-    "demote": ("profile", "req", "option", "card"),
-    "prefer": ("profile", "req", "option", "card"),
-    "advice": ("profile", "req", "pick"),
-    "warning": ("profile", "req", "pick"),
-}
-# The fact each helper declares: a derive rule's message may also name it.
-DERIVES = {"requirement": "req", "pick": "pick", "option": "option"}
-# Placeholders a message may use besides the fact fields.
-EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick")}
-ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
-PLACEHOLDER_RE = re.compile(r"%\((\w+)\)s")
 H_RE = re.compile(r"^H([1-9]|[1-3][0-9])$")
 G_RE = re.compile(r"^G[1-9]$")
-
-
-@dataclass(frozen=True)
-class Section:
-    """A section of the guide that rules cite."""
-
-    key: str
-    heading: str
-    heuristics: tuple[str, ...]
-
-
-@dataclass(frozen=True)
-class ProfileField:
-    """One answer of the profile: its type, label, default and accepted values."""
-
-    name: str
-    type: str
-    label: str
-    default: Any = None
-    choices: tuple[str, ...] = ()
-    choice_labels: dict[str, str] = field(default_factory=dict)
-    min: float | None = None
-    min_exclusive: float | None = None
-    max: float | None = None
-    none_label: str | None = None
-
-
-@dataclass(frozen=True)
-class Card:
-    """A GPU of the catalog (or the user's own card), as the rules see it."""
-
-    id: str
-    name: str
-    vendor: str
-    vram_gb: float
-    devices: int
-    cost: str
-    segment: str
-    fast_interconnect: bool
-    speed: float
-    speed_source: str
-    ideal_methods: tuple[str, ...]
-    ideal_min_b: float
-    ideal_max_b: float
-    heuristics: tuple[str, ...]
-    source: str
-    origin: str = "guide"    # "guide", or the file name of the user catalog it came from
-
-    @cached_property
-    def _fact(self) -> dict[str, Any]:
-        return {name: getattr(self, name) for name in FIELDS["card"]}
-
-    def fact(self) -> dict[str, Any]:
-        """The card's fields as the conditions see them (one shared, read-only dict)."""
-        return self._fact
-
-
-@dataclass(frozen=True)
-class RuleDef:
-    """One rule of ``rules/rules.toml``, validated, with its compiled condition."""
-
-    id: str
-    kind: str
-    section: str
-    heuristics: tuple[str, ...]
-    gaps: tuple[str, ...]
-    condition: Condition
-    message: str
-    factor: float | None
-    derive: str | None
-    index: int
-    file: str
-    line: int
-    opposes: tuple[str, ...] = ()
-    overrides: tuple[str, ...] = ()
-    step: str | None = None      # configure rules: the ladder step (or scale-out) they take
-    proposes: bool = False       # configure rules: the first step of every ladder (no candidate yet)
-
-    @property
-    def scope(self) -> tuple[str, ...]:
-        return SCOPES[scope_key(self.kind, self.derive, self.proposes)]
-
-    @cached_property
-    def placeholders(self) -> frozenset[tuple[str, str]]:
-        """The (namespace, field) pairs its message names."""
-        return frozenset(tuple(name.partition("_")[::2]) for name in PLACEHOLDER_RE.findall(self.message))  # type: ignore[misc]
-
-
-def scope_key(kind: str, derive: str | None, proposes: bool) -> str:
-    if kind == "derive":
-        return str(derive)
-    if kind == "configure":
-        return "propose" if proposes else "configure"
-    return kind
-
-
-@dataclass(frozen=True)
-class QuestionDef:
-    """One question of the interactive plan and when it is asked."""
-
-    field: str
-    condition: Condition
-    text: str
-    hint: str | None
-    why: str
-    line: int
-
-
-@dataclass(frozen=True)
-class KnowledgeBase:
-    """Everything in ``rules/``, validated: the knowledge the engine reasons with."""
-
-    root: Path
-    sections: dict[str, Section]
-    fields: dict[str, ProfileField]
-    catalog: tuple[Card, ...]
-    requirements: dict[str, Any]
-    timing: dict[str, Any]
-    ranking: dict[str, Any]
-    labels: dict[str, dict[str, str]]
-    rules: tuple[RuleDef, ...]
-    changes: tuple[tuple[str, Any], ...] = ()
-    questions: tuple["QuestionDef", ...] = ()
-    estimator: dict[str, Any] = field(default_factory=dict)
-    recipes: dict[str, Any] = field(default_factory=dict)   # {"recipe": {id: {...}}, "ladder": {...}, "margin": x}
-
-    def card(self, gpu: str) -> Card | None:
-        return next((card for card in self.catalog if card.id == gpu), None)
-
-    def rule(self, rule_id: str) -> RuleDef:
-        return next(rule for rule in self.rules if rule.id == rule_id)
-
-    def messages(self) -> list[str]:
-        """Every translatable string of the knowledge base, in file order."""
-        found = [rule.message for rule in self.rules]
-        for spec in self.fields.values():
-            found.append(spec.label)
-            if spec.none_label:
-                found.append(spec.none_label)
-            found += spec.choice_labels.values()
-        for table in self.labels.values():
-            found += table.values()
-        for question in self.questions:
-            found += [question.text, question.why] + ([question.hint] if question.hint else [])
-        return list(dict.fromkeys(found))
-
-
-class _Problems:
-    """Collects problems; the knowledge base loads only if there are none."""
-
-    def __init__(self) -> None:
-        self.items: list[tuple[str, int, str, dict[str, Any]]] = []
-
-    def add(self, path: str, line: Any, template: str, **params: Any) -> None:
-        self.items.append((path, int(line), template, params))
-
-
-@lru_cache(maxsize=32)
-def _tables(text: str, header: str) -> tuple[list[str], list[int]]:
-    """The lines of ``text`` and where each ``header`` table starts (0-based)."""
-    lines = text.splitlines()
-    return lines, [n for n, line in enumerate(lines) if line.strip() == header]
-
-
-def _line_of(text: str, header: str, index: int, key: str | None = None) -> int:
-    """Line (1-based) of the index-th ``header`` table, or of ``key`` in it."""
-    lines, starts = _tables(text, header)
-    if index >= len(starts):
-        return 0
-    start = starts[index]
-    if key is None:
-        return start + 1
-    end = starts[index + 1] if index + 1 < len(starts) else len(lines)
-    for n in range(start, end):
-        if re.match(rf"\s*{re.escape(key)}\s*=", lines[n]):
-            return n + 1
-    return start + 1
-
-
-def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
-    try:
-        text = path.read_text(encoding="utf-8")
-    except FileNotFoundError:
-        problems.add(str(path), 0, "file is missing")
-        return {}, ""
-    except (OSError, UnicodeDecodeError) as error:
-        problems.add(str(path), 0, "cannot be read: %(error)s", error=str(error))
-        return {}, ""
-    try:
-        return tomllib.loads(text), text
-    except tomllib.TOMLDecodeError as error:
-        match = re.search(r"line (\d+)", str(error))
-        problems.add(str(path), int(match.group(1)) if match else 0, "malformed TOML: %(error)s", error=str(error))
-        return {}, text
-
-
-def _is_number(value: Any) -> bool:
-    """A finite number, and not absurdly large (TOML allows inf and 1e308)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and abs(value) <= 1e12
 
 
 # --- the shape of every file -------------------------------------------------
@@ -305,23 +72,6 @@ SCHEMAS: dict[str, Any] = {
                    "ffn": int, "vocab": int}],
     },
 }
-_TYPE_NAMES = {str: "text", int: "a whole number", float: "a number", bool: "true or false"}
-
-
-class _LazyLine:
-    """The line of a key, looked up only if a problem is reported there."""
-
-    def __init__(self, text: str, where: str) -> None:
-        self.text, self.where = text, where
-
-    def __int__(self) -> int:
-        key = self.where.rsplit(".", 1)[-1].split("[")[0]
-        return _line_of_key(self.text, key) if key else 0
-
-
-def _line_of_key(text: str, key: str) -> int:
-    pattern = re.compile(rf"^\s*(\[+[^\]]*\b{re.escape(key)}\b[^\]]*\]+|\"?{re.escape(key)}\"?\s*=)")
-    return next((n + 1 for n, line in enumerate(text.splitlines()) if pattern.match(line)), 0)
 
 
 def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems: "_Problems") -> bool:
@@ -572,115 +322,6 @@ def _consistency(base: Path, fields: dict[str, ProfileField], requirements: dict
             problems.add(str(base / "profile.toml"), 0, "field '%(name)s': type must be one of %(known)s",
                          name=name, known="bool")
 
-
-_CARD_KEYS: dict[str, Any] = {
-    "id": str, "name": str, "vendor": str, "vram_gb": "number", "devices": int, "cost": str, "segment": str,
-    "fast_interconnect": bool, "speed": "number", "speed_source": str, "ideal_methods": list,
-    "ideal_min_b": "number", "ideal_max_b": "number", "heuristics": list,
-}
-# A user catalog needs only these; the rest take the defaults below.
-USER_REQUIRED = ("id", "name", "vendor", "vram_gb", "cost")
-USER_OPTIONAL: dict[str, Any] = {"interconnect": str, "source": str}
-INTERCONNECTS = {"nvlink": True, "infinity-fabric": True, "infiniband": True, "pcie": False}
-USER_DEFAULTS: dict[str, Any] = {
-    "devices": 1, "segment": "datacenter", "fast_interconnect": False, "speed": 1.0,
-    "speed_source": "not given: taken as the reference card's (1.0)", "ideal_methods": [], "ideal_min_b": 0,
-    "ideal_max_b": 0, "heuristics": [],
-}
-
-
-def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, user: bool = False) -> tuple[Card, ...]:
-    cards: list[Card] = []
-    seen: set[str] = set()
-    entries = doc.get("gpu", [])
-    known_keys = {**_CARD_KEYS, **(USER_OPTIONAL if user else {})}
-    if not entries or not isinstance(entries, list):
-        problems.add(str(path), 0, "no [[gpu]] tables")
-        entries = []
-    for index, entry in enumerate(entries):
-        line = _line_of(text, "[[gpu]]", index)
-        bad = False
-        for key in entry:
-            if key not in known_keys:
-                problems.add(str(path), _line_of(text, "[[gpu]]", index, key), "unknown key '%(key)s' (known: %(known)s)",
-                             key=key, known=", ".join(known_keys))
-                bad = True
-        if user:
-            interconnect = entry.get("interconnect")
-            if interconnect is not None and interconnect not in INTERCONNECTS:
-                problems.add(str(path), _line_of(text, "[[gpu]]", index, "interconnect"),
-                             "card %(index)s: 'interconnect' must be one of %(known)s", index=index + 1,
-                             known=", ".join(INTERCONNECTS))
-                bad = True
-            defaults = dict(USER_DEFAULTS, fast_interconnect=INTERCONNECTS.get(interconnect, False))
-            entry = {**defaults, **{k: v for k, v in entry.items() if k in _CARD_KEYS}}
-            for key in USER_REQUIRED:
-                if key not in entry:
-                    problems.add(str(path), line, "card %(index)s: '%(key)s' is missing", index=index + 1, key=key)
-                    bad = True
-        for key, kind in _CARD_KEYS.items():
-            value = entry.get(key)
-            if value is None and user and key in USER_REQUIRED:
-                continue
-            if key in ("ideal_min_b", "ideal_max_b") and _is_number(value) and value >= 0:
-                continue
-            ok = _is_number(value) and value > 0 if kind == "number" else (
-                isinstance(value, kind) and not (kind is int and (isinstance(value, bool) or not 0 < value <= 64)))
-            if not ok:
-                at = _line_of(text, "[[gpu]]", index, key)
-                name = "number" if kind == "number" else kind.__name__
-                if name == "number":
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be a positive number", index=index + 1, key=key)
-                elif name == "str":
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be text", index=index + 1, key=key)
-                elif name == "int":
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be a whole number from 1 to 64",
-                                 index=index + 1, key=key)
-                elif name == "bool":
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be true or false", index=index + 1, key=key)
-                else:
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be a list", index=index + 1, key=key)
-                bad = True
-        if bad:
-            continue
-        if not ID_RE.match(entry["id"]) or entry["id"] in seen or entry["id"] == "own":
-            problems.add(str(path), line, "card id '%(id)s' must be unique kebab-case", id=entry["id"])
-        if entry["vendor"] not in VENDORS:
-            problems.add(str(path), line, "card '%(id)s': vendor must be one of %(known)s", id=entry["id"],
-                         known=", ".join(VENDORS))
-        if entry["cost"] not in COSTS:
-            problems.add(str(path), line, "card '%(id)s': cost must be one of %(known)s", id=entry["id"],
-                         known=", ".join(COSTS))
-        if entry["segment"] not in SEGMENTS:
-            problems.add(str(path), line, "card '%(id)s': segment must be one of %(known)s", id=entry["id"],
-                         known=", ".join(SEGMENTS))
-        seen.add(entry["id"])
-        cards.append(Card(
-            entry["id"], entry["name"], entry["vendor"], float(entry["vram_gb"]), entry["devices"], entry["cost"],
-            entry["segment"], entry["fast_interconnect"], float(entry["speed"]), entry["speed_source"],
-            tuple(entry["ideal_methods"]), float(entry["ideal_min_b"]), float(entry["ideal_max_b"]),
-            tuple(entry["heuristics"]), str(path), path.name if user else "guide"))
-    return tuple(cards)
-
-
-def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> KnowledgeBase:
-    """``kb`` with the cards of user catalogs added, or replacing the card of the same id.
-
-    Every file is checked whole first; on any problem nothing is merged.
-    """
-    problems = _Problems()
-    added: list[Card] = []
-    for name in catalogs:
-        path = Path(name)
-        doc, text = _read(path, problems)
-        if doc:
-            added += _catalog(path, doc, text, problems, user=True)
-    if problems.items:
-        raise KnowledgeBaseError(problems.items)
-    merged = {card.id: card for card in kb.catalog}
-    for card in added:
-        merged[card.id] = card
-    return replace(kb, catalog=tuple(merged.values()))
 
 
 def _per_method(path: Path, doc: dict[str, Any], key: str, problems: _Problems, methods: Iterable[str] = METHODS) -> dict[str, float]:
