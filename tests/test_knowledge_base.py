@@ -115,6 +115,49 @@ def test_rule_problems_name_the_line(tmp_path: Path) -> None:
     assert (base / "rules.toml").read_text().splitlines()[line - 1] == 'section = "gpus"'
 
 
+@pytest.mark.parametrize("filename, old, new, expected, at", [
+    # `at`: the problem is on the first line that holds it; None: on the line of `new`.
+    ("recipes.toml", '{ step = "shard", recipe = "lora-16bit", spread = "shard" }',
+     '{ step = "shard", recipe = "qlora-4bit", spread = "shard" }', "is not a recipe for lora", None),
+    ("recipes.toml", '{ step = "shard", recipe = "qlora-4bit", spread = "shard" }',
+     '{ step = "shard", recipe = "qlora-4bit", spread = "everywhere" }', "qlora: spread must be one of", None),
+    ("recipes.toml", "margin = ", "margin = 0.7 #", "[fit] margin", None),
+    ("ranking.toml", "medium = { cost = 1.0, time = 0.5 }\n", "", "'medium' needs numbers cost and time",
+     "[budget_weights]"),
+    ("ranking.toml", "high = { cost = 0.5, time = 1.0 }", "high = { cost = -0.5, time = 1.0 }",
+     "'high' needs numbers cost and time", None),
+    ("ranking.toml", 'sharded = "zero3"\n', "", "'strategy.sharded' is missing", "[strategy]"),
+    ("ranking.toml", "counts = [1, 2, 4, 8, 16, 32, 64]", "counts = [2, 4]", "counts", None),
+    ("requirements.toml", "factor = 0.5", "factor = 5", "[qlora]", None),
+    ("requirements.toml", "lora = [[7, 16], [13, 24], [70, 80]]", "lora = [[7, 16], [13, 12], [70, 80]]",
+     "both growing", None),
+    ("requirements.toml", "lora = 1.0", "lora = -1.0", "[floor_bytes_per_param] needs a number for 'lora'", None),
+    ("timing.toml", "efficiency = 0.9", "efficiency = 9", "efficiency", None),
+    ("timing.toml", "anchor_examples = 10000", "anchor_examples = 0", "'anchor_examples' must be a positive", None),
+    ("estimator.toml", 'optimizer = "adamw"\nprecision = "mixed"', 'optimizer = "lion"\nprecision = "mixed"',
+     "[typical] names an unknown optimizer", None),
+    ("profile.toml", 'type = "choice"', 'type = "pick-one"', "type must be one of", None),
+    ("sections.toml", '[section.amd]\nheading = "Ajuste fino de LLM en GPU AMD: ¿es viable?"', "[section.amd]",
+     "'section.amd.heading' is missing", "[section.amd]"),
+    ("explain.toml", 'value = "none"', 'value = "never"', "value 'never' is not accepted", None),
+    ("rules.toml", 'opposes = ["configuration-chosen"]', 'opposes = ["configuration-picked"]',
+     "refers to undefined rule 'configuration-picked'", None),
+    ("rules.toml", 'factor = 0.75', 'factor = "high"', ".factor' must be a number", None),
+    ("catalog.toml", 'vendor = "amd"', 'vendor = "intel"', "vendor must be one of", None),
+])
+def test_problems_are_at_the_line_of_their_key_or_table(tmp_path, filename, old, new, expected, at) -> None:  # type: ignore[no-untyped-def]
+    original = (paths.RULES / filename).read_text(encoding="utf-8")
+    base = broken(tmp_path, filename, old, new)
+    lines = (base / filename).read_text(encoding="utf-8").splitlines()
+    line = (original[:original.index(old)].count("\n") + 1 if at is None
+            else next(n for n, text in enumerate(lines, 1) if at in text))
+    with pytest.raises(KnowledgeBaseError) as caught:
+        kb_module.load(base)
+    found = [(Path(path).name, number) for path, number, template, params in caught.value.problems
+             if expected in template % params]
+    assert (filename, line) in found, f"{filename}:{line} {lines[line - 1]!r}\n{caught.value}"
+
+
 def test_missing_file_and_spanish_messages(tmp_path: Path) -> None:
     base = tmp_path / "rules"
     shutil.copytree(paths.RULES, base)

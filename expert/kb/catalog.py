@@ -9,7 +9,7 @@ from typing import Any, Iterable
 
 from ..errors import KnowledgeBaseError
 from .model import COSTS, ID_RE, SEGMENTS, VENDORS, Card, KnowledgeBase
-from .source import _is_number, _line_of, _Problems, _read
+from .source import _is_number, _line, _Problems, _read
 
 
 _CARD_KEYS: dict[str, Any] = {
@@ -34,20 +34,21 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
     entries = doc.get("gpu", [])
     known_keys = {**_CARD_KEYS, **(USER_OPTIONAL if user else {})}
     if not entries or not isinstance(entries, list):
-        problems.add(str(path), 0, "no [[gpu]] tables")
+        problems.add(str(path), _line(text, "gpu"), "no [[gpu]] tables")
         entries = []
     for index, entry in enumerate(entries):
-        line = _line_of(text, "[[gpu]]", index)
+        card = f"gpu[{index + 1}]"      # where this card's problems are: its table, or one of its keys
+        line = _line(text, card)
         bad = False
         for key in entry:
             if key not in known_keys:
-                problems.add(str(path), _line_of(text, "[[gpu]]", index, key), "unknown key '%(key)s' (known: %(known)s)",
+                problems.add(str(path), _line(text, f"{card}.{key}"), "unknown key '%(key)s' (known: %(known)s)",
                              key=key, known=", ".join(known_keys))
                 bad = True
         if user:
             interconnect = entry.get("interconnect")
             if interconnect is not None and interconnect not in INTERCONNECTS:
-                problems.add(str(path), _line_of(text, "[[gpu]]", index, "interconnect"),
+                problems.add(str(path), _line(text, f"{card}.interconnect"),
                              "card %(index)s: 'interconnect' must be one of %(known)s", index=index + 1,
                              known=", ".join(INTERCONNECTS))
                 bad = True
@@ -66,7 +67,7 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
             ok = _is_number(value) and value > 0 if kind == "number" else (
                 isinstance(value, kind) and not (kind is int and (isinstance(value, bool) or not 0 < value <= 64)))
             if not ok:
-                at = _line_of(text, "[[gpu]]", index, key)
+                at = _line(text, f"{card}.{key}")
                 name = "number" if kind == "number" else kind.__name__
                 if name == "number":
                     problems.add(str(path), at, "card %(index)s: '%(key)s' must be a positive number", index=index + 1, key=key)
@@ -83,16 +84,16 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
         if bad:
             continue
         if not ID_RE.match(entry["id"]) or entry["id"] in seen or entry["id"] == "own":
-            problems.add(str(path), line, "card id '%(id)s' must be unique kebab-case", id=entry["id"])
+            problems.add(str(path), _line(text, f"{card}.id"), "card id '%(id)s' must be unique kebab-case", id=entry["id"])
         if entry["vendor"] not in VENDORS:
-            problems.add(str(path), line, "card '%(id)s': vendor must be one of %(known)s", id=entry["id"],
-                         known=", ".join(VENDORS))
+            problems.add(str(path), _line(text, f"{card}.vendor"), "card '%(id)s': vendor must be one of %(known)s",
+                         id=entry["id"], known=", ".join(VENDORS))
         if entry["cost"] not in COSTS:
-            problems.add(str(path), line, "card '%(id)s': cost must be one of %(known)s", id=entry["id"],
-                         known=", ".join(COSTS))
+            problems.add(str(path), _line(text, f"{card}.cost"), "card '%(id)s': cost must be one of %(known)s",
+                         id=entry["id"], known=", ".join(COSTS))
         if entry["segment"] not in SEGMENTS:
-            problems.add(str(path), line, "card '%(id)s': segment must be one of %(known)s", id=entry["id"],
-                         known=", ".join(SEGMENTS))
+            problems.add(str(path), _line(text, f"{card}.segment"), "card '%(id)s': segment must be one of %(known)s",
+                         id=entry["id"], known=", ".join(SEGMENTS))
         seen.add(entry["id"])
         cards.append(Card(
             entry["id"], entry["name"], entry["vendor"], float(entry["vram_gb"]), entry["devices"], entry["cost"],

@@ -22,7 +22,7 @@ from .catalog import _catalog
 from .model import (COSTS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, HELPERS, ID_RE, KINDS, METHODS,
                     OPTIONAL_FIELDS, PLACEHOLDER_RE, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase, ProfileField,
                     QuestionDef, RuleDef, Section, scope_key)
-from .source import _is_number, _LazyLine, _line_of, _line_of_key, _Problems, _read
+from .source import _is_number, _LazyLine, _line, _Problems, _read
 
 H_RE = re.compile(r"^H([1-9]|[1-3][0-9])$")
 G_RE = re.compile(r"^G[1-9]$")
@@ -97,7 +97,7 @@ def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems:
         for name in value:
             if name not in known:
                 dotted = f"{where}.{name}" if where else name
-                problems.add(str(path), _line_of_key(text, name), "unknown key '%(key)s' (known: %(known)s)",
+                problems.add(str(path), _line(text, dotted), "unknown key '%(key)s' (known: %(known)s)",
                              key=dotted, known=", ".join(sorted(known)))
                 ok = False
         for name, item_schema in schema.items():
@@ -142,42 +142,47 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     if problems.items:
         raise KnowledgeBaseError(problems.items)
 
-    sections = _sections(base / "sections.toml", data["sections"][0], problems)
+    sections = _sections(base / "sections.toml", *data["sections"], problems)
     fields = _fields(base / "profile.toml", *data["profile"], problems)
     catalog = _catalog(base / "catalog.toml", *data["catalog"], problems)
-    requirements = _requirements(base / "requirements.toml", data["requirements"][0], problems)
-    timing = _timing(base / "timing.toml", data["timing"][0], problems)
-    ranking = _ranking(base / "ranking.toml", data["ranking"][0], problems)
-    labels = _labels(base / "labels.toml", data["labels"][0], problems)
+    requirements = _requirements(base / "requirements.toml", *data["requirements"], problems)
+    timing = _timing(base / "timing.toml", *data["timing"], problems)
+    ranking = _ranking(base / "ranking.toml", *data["ranking"], problems)
+    labels = _labels(base / "labels.toml", *data["labels"], problems)
     estimator_doc = data["estimator"][0]
     recipes = _recipes(base / "recipes.toml", *data["recipes"], estimator_doc, problems)
     rules = _rules(base / "rules.toml", *data["rules"], sections, recipes, problems)
     if not problems.items:
-        _consistency(base, fields, requirements, timing, ranking, problems)
+        _consistency(base, {name: text for name, (_, text) in data.items()}, fields, requirements, timing, ranking,
+                     problems)
     changes = _changes(base / "explain.toml", *data["explain"], fields, problems)
     questions = _questions(base / "questions.toml", *data["questions"], fields, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
-    estimator = _estimator(base / "estimator.toml", data["estimator"][0], problems)
+    estimator = _estimator(base / "estimator.toml", *data["estimator"], problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
                          questions, estimator, recipes)
 
 
-def _estimator(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Any]:
+def _estimator(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
     """The estimator's constants, checked beyond their types."""
     optimizers = set(doc["optimizer"]["mixed"])
     if optimizers != set(doc["optimizer"]["bf16"]) or not optimizers:
-        problems.add(str(path), 0, "[optimizer.mixed] and [optimizer.bf16] must name the same optimizers")
+        problems.add(str(path), _line(text, "optimizer.bf16" if optimizers else "optimizer.mixed"),
+                     "[optimizer.mixed] and [optimizer.bf16] must name the same optimizers")
     typical = doc["typical"]
     if typical["optimizer"] not in optimizers or typical["precision"] not in ("mixed", "bf16"):
-        problems.add(str(path), 0, "[typical] names an unknown optimizer or precision")
-    for setup in doc["setup"]:
+        problems.add(str(path), _line(text, "typical.optimizer" if typical["optimizer"] not in optimizers
+                                      else "typical.precision"),
+                     "[typical] names an unknown optimizer or precision")
+    for index, setup in enumerate(doc["setup"]):
         if setup.get("optimizer", typical["optimizer"]) not in optimizers or setup.get("base_bits", 4) not in (4, 8, 16):
-            problems.add(str(path), 0, "setup '%(id)s' names an unknown optimizer or base precision", id=setup["id"])
+            problems.add(str(path), _line(text, f"setup[{index + 1}]"),
+                         "setup '%(id)s' names an unknown optimizer or base precision", id=setup["id"])
     if not doc["shape"]:
-        problems.add(str(path), 0, "no [[shape]] tables")
+        problems.add(str(path), _line(text, "shape"), "no [[shape]] tables")
     return doc
 
 
@@ -188,15 +193,15 @@ def _questions(path: Path, doc: dict[str, Any], text: str, fields: dict[str, Pro
                problems: _Problems) -> tuple[QuestionDef, ...]:
     questions: list[QuestionDef] = []
     for index, entry in enumerate(doc.get("question", [])):
-        line = _line_of(text, "[[question]]", index)
+        line = _line(text, f"question[{index + 1}]")
         for key in entry:
             if key not in _QUESTION_KEYS:
-                problems.add(str(path), _line_of(text, "[[question]]", index, key),
+                problems.add(str(path), _line(text, f"question[{index + 1}].{key}"),
                              "unknown key '%(key)s' (known: %(known)s)", key=key, known=", ".join(_QUESTION_KEYS))
         name = entry.get("field")
         if name not in fields or name in [q.field for q in questions]:
-            problems.add(str(path), line, "question %(index)s: field '%(name)s' is unknown or asked twice",
-                         index=index + 1, name=name)
+            problems.add(str(path), _line(text, f"question[{index + 1}].field"),
+                         "question %(index)s: field '%(name)s' is unknown or asked twice", index=index + 1, name=name)
             continue
         if not isinstance(entry.get("text"), str) or not isinstance(entry.get("why"), str):
             problems.add(str(path), line, "question '%(name)s' needs a text and a why", name=name)
@@ -206,7 +211,7 @@ def _questions(path: Path, doc: dict[str, Any], text: str, fields: dict[str, Pro
             try:
                 condition = compile_condition(str(entry["ask_if"]), {ns: FIELDS[ns] for ns in ("profile", "req", "pick")})
             except ConditionError as error:
-                problems.add(str(path), _line_of(text, "[[question]]", index, "ask_if"), "%(error)s", error=str(error))
+                problems.add(str(path), _line(text, f"question[{index + 1}].ask_if"), "%(error)s", error=str(error))
                 continue
         questions.append(QuestionDef(name, condition, entry["text"], entry.get("hint"), entry["why"], line))
     missing = [name for name in fields if name not in [q.field for q in questions]]
@@ -219,33 +224,32 @@ def _changes(path: Path, doc: dict[str, Any], text: str, fields: dict[str, Profi
              problems: _Problems) -> tuple[tuple[str, Any], ...]:
     changes = []
     for index, entry in enumerate(doc.get("change", [])):
-        line = _line_of(text, "[[change]]", index)
         name, value = entry.get("field"), entry.get("value")
         spec = fields.get(name) if isinstance(name, str) else None
         if spec is None:
-            problems.add(str(path), line, "unknown field '%(name)s' (known: %(known)s)", name=name,
-                         known=", ".join(fields))
+            problems.add(str(path), _line(text, f"change[{index + 1}].field"),
+                         "unknown field '%(name)s' (known: %(known)s)", name=name, known=", ".join(fields))
             continue
         ok = (value == "none" or (value == "needed" and name == "deadline_h")
               or (spec.type == "bool" and isinstance(value, bool)) or value in spec.choices)
         if not ok:
-            problems.add(str(path), line, "change of '%(name)s': value %(value)s is not accepted", name=name,
-                         value=repr(value))
+            problems.add(str(path), _line(text, f"change[{index + 1}].value"),
+                         "change of '%(name)s': value %(value)s is not accepted", name=name, value=repr(value))
             continue
         changes.append((name, value))
     return tuple(changes)
 
 
-def _sections(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Section]:
+def _sections(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Section]:
     sections = {}
     for key, table in doc.get("section", {}).items():
         heading = table.get("heading") if isinstance(table, dict) else None
         if not isinstance(heading, str) or not heading:
-            problems.add(str(path), 0, "section '%(key)s' needs a heading", key=key)
+            problems.add(str(path), _line(text, f"section.{key}.heading"), "section '%(key)s' needs a heading", key=key)
             continue
         sections[key] = Section(key, heading, tuple(table.get("heuristics", ())))
     if not sections:
-        problems.add(str(path), 0, "no [section.KEY] tables")
+        problems.add(str(path), _line(text, "section"), "no [section.KEY] tables")
     return sections
 
 
@@ -254,29 +258,31 @@ def _fields(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
     tables = doc.get("field", {})
     for name in FIELDS["profile"]:
         if name not in tables:
-            problems.add(str(path), 0, "field '%(name)s' is missing", name=name)
+            problems.add(str(path), _line(text, "field"), "field '%(name)s' is missing", name=name)
     for name, spec in tables.items():
-        line = next((n + 1 for n, l in enumerate(text.splitlines()) if l.strip() == f"[field.{name}]"), 0)
+        line = _line(text, f"field.{name}")
         if name not in FIELDS["profile"]:
             problems.add(str(path), line, "unknown field '%(name)s' (known: %(known)s)", name=name,
                          known=", ".join(FIELDS["profile"]))
             continue
         kind = spec.get("type")
         if kind not in FIELD_TYPES:
-            problems.add(str(path), line, "field '%(name)s': type must be one of %(known)s", name=name,
-                         known=", ".join(FIELD_TYPES))
+            problems.add(str(path), _line(text, f"field.{name}.type"),
+                         "field '%(name)s': type must be one of %(known)s", name=name, known=", ".join(FIELD_TYPES))
             continue
         choices = tuple(spec.get("choices", ()))
         labels = dict(spec.get("choice_labels", {}))
         if kind == "choice" and (not choices or set(labels) != set(choices)):
-            problems.add(str(path), line, "field '%(name)s': every choice needs a label", name=name)
+            problems.add(str(path), _line(text, f"field.{name}.choice_labels" if choices else f"field.{name}.choices"),
+                         "field '%(name)s': every choice needs a label", name=name)
         for bound in ("min", "min_exclusive", "max"):
             if bound in spec and not _is_number(spec[bound]):
-                problems.add(str(path), line, "field '%(name)s': %(bound)s must be a number", name=name, bound=bound)
+                problems.add(str(path), _line(text, f"field.{name}.{bound}"),
+                             "field '%(name)s': %(bound)s must be a number", name=name, bound=bound)
         default = spec.get("default")
         if default is not None and not _valid_default(kind, default, choices, spec):
-            problems.add(str(path), line, "field '%(name)s': the default %(value)s is not a valid value",
-                         name=name, value=repr(default))
+            problems.add(str(path), _line(text, f"field.{name}.default"),
+                         "field '%(name)s': the default %(value)s is not a valid value", name=name, value=repr(default))
         fields[name] = ProfileField(name, kind, str(spec.get("label", name)), spec.get("default"), choices, labels,
                                     spec.get("min"), spec.get("min_exclusive"), spec.get("max"),
                                     spec.get("none_label"))
@@ -295,117 +301,130 @@ def _valid_default(kind: str, value: Any, choices: tuple[str, ...], spec: dict[s
                 or (spec.get("max") is not None and value > spec["max"]))
 
 
-def _consistency(base: Path, fields: dict[str, ProfileField], requirements: dict[str, Any], timing: dict[str, Any],
-                 ranking: dict[str, Any], problems: _Problems) -> None:
-    """Every method and budget the profile accepts has its figures in the other files."""
+def _consistency(base: Path, texts: dict[str, str], fields: dict[str, ProfileField], requirements: dict[str, Any],
+                 timing: dict[str, Any], ranking: dict[str, Any], problems: _Problems) -> None:
+    """Every method and budget the profile accepts has its figures in the other files.
+
+    ``texts`` holds the text of each file by name ("requirements"), for the lines.
+    """
+    def file(name: str) -> str:
+        return str(base / f"{name}.toml")
+
     methods = fields["method"].choices if "method" in fields else ()
     for method in methods:
         if method not in requirements["table"] and method != "qlora":
-            problems.add(str(base / "requirements.toml"), 0, "table '%(method)s' is missing", method=method)
-        for key, table, name in (("floor_bytes_per_param", requirements["floor"], "requirements.toml"),
-                                 ("base_hours", timing["base_hours"], "timing.toml")):
+            problems.add(file("requirements"), _line(texts["requirements"], "table"), "table '%(method)s' is missing",
+                         method=method)
+        for key, table, name in (("floor_bytes_per_param", requirements["floor"], "requirements"),
+                                 ("base_hours", timing["base_hours"], "timing")):
             if method not in table:
-                problems.add(str(base / name), 0, "[%(key)s] needs a number for '%(method)s'", key=key, method=method)
+                problems.add(file(name), _line(texts[name], key), "[%(key)s] needs a number for '%(method)s'", key=key,
+                             method=method)
     for budget in fields["budget"].choices if "budget" in fields else ():
         if budget not in ranking["budget_weights"]:
-            problems.add(str(base / "ranking.toml"), 0, "[budget_weights] '%(budget)s' needs numbers cost and time",
-                         budget=budget)
+            problems.add(file("ranking"), _line(texts["ranking"], "budget_weights"),
+                         "[budget_weights] '%(budget)s' needs numbers cost and time", budget=budget)
+    profile = texts["profile"]
     for name in ("method", "budget", "purpose"):
         if name in fields and fields[name].type != "choice":
-            problems.add(str(base / "profile.toml"), 0, "field '%(name)s': type must be one of %(known)s",
-                         name=name, known="choice")
+            problems.add(file("profile"), _line(profile, f"field.{name}.type"),
+                         "field '%(name)s': type must be one of %(known)s", name=name, known="choice")
     for name, spec in fields.items():
         if name not in OPTIONAL_FIELDS and spec.default is None:
-            problems.add(str(base / "profile.toml"), 0, "field '%(name)s' needs a default", name=name)
+            problems.add(file("profile"), _line(profile, f"field.{name}"), "field '%(name)s' needs a default", name=name)
     for name in ("rocm_ok", "interruptible"):
         if name in fields and fields[name].type != "bool":
-            problems.add(str(base / "profile.toml"), 0, "field '%(name)s': type must be one of %(known)s",
-                         name=name, known="bool")
+            problems.add(file("profile"), _line(profile, f"field.{name}.type"),
+                         "field '%(name)s': type must be one of %(known)s", name=name, known="bool")
 
 
-
-def _per_method(path: Path, doc: dict[str, Any], key: str, problems: _Problems, methods: Iterable[str] = METHODS) -> dict[str, float]:
+def _per_method(path: Path, doc: dict[str, Any], text: str, key: str, problems: _Problems,
+                methods: Iterable[str] = METHODS) -> dict[str, float]:
     table = doc.get(key)
     if not isinstance(table, dict):
-        problems.add(str(path), 0, "[%(key)s] is missing", key=key)
+        problems.add(str(path), _line(text, key), "[%(key)s] is missing", key=key)
         return {}
     for method in methods:
         if not _is_number(table.get(method)) or table[method] < 0:
-            problems.add(str(path), 0, "[%(key)s] needs a number for '%(method)s'", key=key, method=method)
+            problems.add(str(path), _line(text, f"{key}.{method}"), "[%(key)s] needs a number for '%(method)s'",
+                         key=key, method=method)
     return {m: float(v) for m, v in table.items() if _is_number(v)}
 
 
-def _requirements(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Any]:
+def _requirements(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
     tables = {}
     for method, points in doc.get("table", {}).items():
         ok = (isinstance(points, list) and points
               and all(isinstance(p, list) and len(p) == 2 and all(_is_number(x) and x > 0 for x in p) for p in points)
               and all(a[0] < b[0] and a[1] <= b[1] for a, b in zip(points, points[1:])))
         if not ok:
-            problems.add(str(path), 0, "table '%(method)s' must list [size, GB] pairs, both growing", method=method)
+            problems.add(str(path), _line(text, f"table.{method}"),
+                         "table '%(method)s' must list [size, GB] pairs, both growing", method=method)
         else:
             tables[method] = [(float(s), float(g)) for s, g in points]
     qlora = doc.get("qlora", {})
     if qlora.get("of") not in tables or not (_is_number(qlora.get("factor")) and 0 < qlora["factor"] <= 1):
-        problems.add(str(path), 0, "[qlora] needs 'of' (a table) and a 'factor' between 0 and 1")
+        problems.add(str(path), _line(text, "qlora.of" if qlora.get("of") not in tables else "qlora.factor"),
+                     "[qlora] needs 'of' (a table) and a 'factor' between 0 and 1")
     for method in METHODS:
         if method not in tables and method != "qlora":
-            problems.add(str(path), 0, "table '%(method)s' is missing", method=method)
+            problems.add(str(path), _line(text, "table"), "table '%(method)s' is missing", method=method)
     band = doc.get("class_band")
     if not (_is_number(band) and 0 <= band < 1):
-        problems.add(str(path), 0, "class_band must be a number from 0 to 1")
+        problems.add(str(path), _line(text, "class_band"), "class_band must be a number from 0 to 1")
     return {
         "table": tables,
         "class_band": band,
         "qlora": qlora,
-        "floor": _per_method(path, doc, "floor_bytes_per_param", problems),
+        "floor": _per_method(path, doc, text, "floor_bytes_per_param", problems),
     }
 
 
-def _timing(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Any]:
+def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
     for key in ("anchor_size_b", "anchor_examples"):
         if not (_is_number(doc.get(key)) and doc[key] > 0):
-            problems.add(str(path), 0, "'%(key)s' must be a positive number", key=key)
+            problems.add(str(path), _line(text, key), "'%(key)s' must be a positive number", key=key)
     efficiency = doc.get("scaling", {}).get("efficiency")
     if not (_is_number(efficiency) and 0 < efficiency <= 1):
-        problems.add(str(path), 0, "[scaling] efficiency must be between 0 and 1")
+        problems.add(str(path), _line(text, "scaling.efficiency"), "[scaling] efficiency must be between 0 and 1")
     own_speed = doc.get("own", {}).get("speed")
     if not (_is_number(own_speed) and own_speed > 0):
-        problems.add(str(path), 0, "[own] speed must be a positive number")
+        problems.add(str(path), _line(text, "own.speed"), "[own] speed must be a positive number")
     return {
         "anchor_size_b": doc.get("anchor_size_b"),
         "anchor_examples": doc.get("anchor_examples"),
-        "base_hours": _per_method(path, doc, "base_hours", problems),
+        "base_hours": _per_method(path, doc, text, "base_hours", problems),
         "efficiency": efficiency,
         "own_speed": own_speed,
     }
 
 
-def _ranking(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, Any]:
+def _ranking(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
     counts = doc.get("counts")
     if not (isinstance(counts, list) and counts and counts[0] == 1
             and all(isinstance(c, int) and c > 0 for c in counts) and counts == sorted(set(counts))):
-        problems.add(str(path), 0, "counts must be growing whole numbers starting at 1")
+        problems.add(str(path), _line(text, "counts"), "counts must be growing whole numbers starting at 1")
     if not isinstance(doc.get("max_count_for_speed"), int):
-        problems.add(str(path), 0, "max_count_for_speed must be a whole number")
+        problems.add(str(path), _line(text, "max_count_for_speed"), "max_count_for_speed must be a whole number")
     strategy = doc.get("strategy", {})
     for key in ("single", "replicated", "sharded"):
         if not isinstance(strategy.get(key), str):
-            problems.add(str(path), 0, "[strategy] needs '%(key)s'", key=key)
-    prices = _per_method(path, doc, "price_index", problems, ("own",) + COSTS)
+            problems.add(str(path), _line(text, f"strategy.{key}"), "[strategy] needs '%(key)s'", key=key)
+    prices = _per_method(path, doc, text, "price_index", problems, ("own",) + COSTS)
     weights = doc.get("budget_weights", {})
     for budget in ("low", "medium", "high"):
         entry = weights.get(budget, {})
         if not all(_is_number(entry.get(k)) and entry[k] >= 0 for k in ("cost", "time")):
-            problems.add(str(path), 0, "[budget_weights] '%(budget)s' needs numbers cost and time", budget=budget)
+            problems.add(str(path), _line(text, f"budget_weights.{budget}"),
+                         "[budget_weights] '%(budget)s' needs numbers cost and time", budget=budget)
     return {"counts": counts, "max_count_for_speed": doc.get("max_count_for_speed"), "strategy": strategy,
             "price_index": prices, "budget_weights": weights}
 
 
-def _labels(path: Path, doc: dict[str, Any], problems: _Problems) -> dict[str, dict[str, str]]:
+def _labels(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, dict[str, str]]:
     for table in ("basis", "strategy", "where", "pricing", "cost", "vendor"):
         if not isinstance(doc.get(table), dict):
-            problems.add(str(path), 0, "[%(table)s] is missing", table=table)
+            problems.add(str(path), _line(text, table), "[%(table)s] is missing", table=table)
     return {name: {k: str(v) for k, v in table.items()} for name, table in doc.items() if isinstance(table, dict)}
 
 
@@ -421,12 +440,12 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
     steps = {entry["step"] for ladder in ladders.values() for entry in ladder} | {SCALE_OUT}
     first_steps = {ladder[0]["step"] for ladder in ladders.values() if ladder}
     for index, entry in enumerate(doc.get("rule", [])):
-        line = _line_of(text, "[[rule]]", index)
+        line = _line(text, f"rule[{index + 1}]")
         rule_id = entry.get("id")
         where = rule_id if isinstance(rule_id, str) else f"#{index + 1}"
 
         def bad(at: str, template: str, index: int = index, where: str = where, **params: Any) -> None:
-            problems.add(str(path), _line_of(text, "[[rule]]", index, at), template, rule=where, **params)
+            problems.add(str(path), _line(text, f"rule[{index + 1}].{at}"), template, rule=where, **params)
 
         for key in entry:
             if key not in _RULE_KEYS:
@@ -493,17 +512,21 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
                              message, None if factor is None else float(factor), derive, index, str(path), line,
                              links["opposes"], links["overrides"], step, proposes))
     if not rules:
-        problems.add(str(path), 0, "no [[rule]] tables")
+        problems.add(str(path), _line(text, "rule"), "no [[rule]] tables")
     ids = {rule.id for rule in rules}
     taken = [rule.step for rule in rules if rule.step]
     for step in sorted(steps):
         if taken.count(step) != 1:
-            problems.add(str(path), 0, "step '%(step)s' of recipes.toml needs exactly one configure rule", step=step)
+            # at the second rule that takes it; a step no rule takes is the file's problem
+            second = [rule for rule in rules if rule.step == step][1:2]
+            problems.add(str(path), _line(text, f"rule[{second[0].index + 1}].step") if second else 0,
+                         "step '%(step)s' of recipes.toml needs exactly one configure rule", step=step)
     for rule in rules:
-        for other in rule.opposes + rule.overrides:
-            if other not in ids:
-                problems.add(str(path), rule.line, "rule '%(rule)s': refers to undefined rule '%(other)s'",
-                             rule=rule.id, other=other)
+        for key in ("opposes", "overrides"):
+            for other in getattr(rule, key):
+                if other not in ids:
+                    problems.add(str(path), _line(text, f"rule[{rule.index + 1}].{key}"),
+                                 "rule '%(rule)s': refers to undefined rule '%(other)s'", rule=rule.id, other=other)
     return tuple(rules)
 
 
@@ -516,7 +539,7 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
         where = entry.get("id")
 
         def bad(key: str, template: str, index: int = index, **params: Any) -> None:
-            problems.add(str(path), _line_of(text, "[[recipe]]", index, key), template, id=where, **params)
+            problems.add(str(path), _line(text, f"recipe[{index + 1}].{key}"), template, id=where, **params)
 
         if where in recipes or not ID_RE.match(str(where)):
             bad("id", "recipe id '%(id)s' must be unique kebab-case")
@@ -539,12 +562,12 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
     ladders: dict[str, list[dict[str, Any]]] = {}
     for method in METHODS:
         ladder = doc.get("ladder", {}).get(method)
-        line = _line_of_key(text, method)
         if not ladder:
-            problems.add(str(path), _line_of_key(text, "ladder"), "[ladder] needs steps for '%(method)s'",
+            problems.add(str(path), _line(text, f"ladder.{method}"), "[ladder] needs steps for '%(method)s'",
                          method=method)
             continue
-        for entry in ladder:
+        for n, entry in enumerate(ladder):
+            line = _line(text, f"ladder.{method}[{n + 1}]")
             recipe = recipes.get(entry["recipe"])
             if recipe is None or recipe["method"] != method:
                 problems.add(str(path), line, "[ladder] %(method)s: '%(recipe)s' is not a recipe for %(method)s",
@@ -557,12 +580,16 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
                              "'%(reserved)s'", method=method, step=entry["step"], reserved=SCALE_OUT)
         names = [entry["step"] for entry in ladder]
         if len(set(names)) != len(names):
-            problems.add(str(path), line, "[ladder] %(method)s: a step is listed twice", method=method)
+            again = next(n for n, name in enumerate(names) if name in names[:n])
+            problems.add(str(path), _line(text, f"ladder.{method}[{again + 1}]"),
+                         "[ladder] %(method)s: a step is listed twice", method=method)
         ladders[method] = list(ladder)
-    firsts = {ladder[0]["step"] for ladder in ladders.values()}
-    if len(firsts) > 1 or any(entry["step"] in firsts for ladder in ladders.values() for entry in ladder[1:]):
-        problems.add(str(path), _line_of_key(text, "ladder"), "[ladder] every method starts with the same step, and only there")
+    first = next(iter(ladders.values()))[0]["step"] if ladders else None
+    odd = [f"ladder.{method}[{n + 1}]" for method, ladder in ladders.items() for n, entry in enumerate(ladder)
+           if (n == 0) != (entry["step"] == first)]
+    if odd:
+        problems.add(str(path), _line(text, odd[0]), "[ladder] every method starts with the same step, and only there")
     margin = doc.get("fit", {}).get("margin")
     if not (_is_number(margin) and 0 <= margin < 0.5):
-        problems.add(str(path), _line_of_key(text, "margin"), "[fit] margin must be a number from 0 to 0.5")
+        problems.add(str(path), _line(text, "fit.margin"), "[fit] margin must be a number from 0 to 0.5")
     return {"recipe": recipes, "ladder": ladders, "margin": margin}
