@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import shutil
 from pathlib import Path
@@ -20,6 +21,40 @@ def test_shipped_knowledge_base_loads(kb) -> None:  # type: ignore[no-untyped-de
     assert len(kb.rules) == len({rule.id for rule in kb.rules})
     for rule in kb.rules:
         assert rule.section in kb.sections and rule.heuristics and rule.message
+
+
+def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-untyped-def]
+    from expert import api, cli
+    from expert.conditions import FIELDS
+    from expert.kb.model import OPTIONAL_FIELDS, PROFILE_FIELDS
+
+    assert PROFILE_FIELDS == tuple(FIELDS["profile"]) == tuple(kb.fields)
+    assert set(OPTIONAL_FIELDS) <= set(PROFILE_FIELDS)
+    # advise() takes them by name (it builds its input from PROFILE_FIELDS), and so does the command line.
+    parameters = tuple(inspect.signature(api.advise).parameters)
+    assert parameters[:len(PROFILE_FIELDS) + 1] == PROFILE_FIELDS + ("lang",)
+
+    def command() -> None: ...
+
+    for option in cli.PROFILE_OPTIONS:
+        option(command)
+    assert sorted(p.name for p in command.__click_params__) == sorted(PROFILE_FIELDS)  # type: ignore[attr-defined]
+    assert sorted(cli.WHAT_IF_NAMES.values()) == sorted(PROFILE_FIELDS)
+
+
+def test_the_vocabulary_is_the_one_the_files_and_the_engine_use(kb) -> None:  # type: ignore[no-untyped-def]
+    from expert import engine
+    from expert.kb.model import COSTS, DERIVES, HELPERS, KINDS, METHODS, SCALE_OUT, SCOPES, VENDORS
+
+    assert kb.fields["method"].choices == METHODS == tuple(kb.recipes["ladder"])
+    assert set(VENDORS) <= set(kb.labels["vendor"]) and set(COSTS) <= set(kb.labels["cost"])
+    steps = {entry["step"] for ladder in kb.recipes["ladder"].values() for entry in ladder}
+    assert steps | {SCALE_OUT} <= set(kb.labels["step"])
+    # The stages: the helpers, proposing and configuring, and the other kinds of rule.
+    assert set(SCOPES) == set(HELPERS) | {"propose", "configure"} | (set(KINDS) - {"derive", "configure"})
+    assert set(engine.SALIENCE) == set(SCOPES) | {SCALE_OUT}
+    assert set(engine.HELPER_NEEDS) == set(HELPERS) | {"propose", "configure", SCALE_OUT}
+    assert DERIVES.items() <= engine.DECLARES.items()
 
 
 def test_every_heuristic_is_a_rule_or_a_documented_decision(kb) -> None:  # type: ignore[no-untyped-def]

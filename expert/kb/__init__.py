@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from .catalog import with_catalogs
 from .load import load
-from .model import (COSTS, SCALE_OUT, SEGMENTS, VENDORS, Card, KnowledgeBase, ProfileField, QuestionDef, RuleDef,
-                    Section)
+from .model import (COSTS, METHODS, PROFILE_FIELDS, SCALE_OUT, SEGMENTS, VENDORS, Card, KnowledgeBase, ProfileField,
+                    QuestionDef, RuleDef, Section)
 
-__all__ = ["COSTS", "SCALE_OUT", "SEGMENTS", "VENDORS", "Card", "KnowledgeBase", "ProfileField", "QuestionDef",
-           "RuleDef", "Section", "load", "with_catalogs"]
+__all__ = ["COSTS", "METHODS", "PROFILE_FIELDS", "SCALE_OUT", "SEGMENTS", "VENDORS", "Card", "KnowledgeBase",
+           "ProfileField", "QuestionDef", "RuleDef", "Section", "load", "with_catalogs"]

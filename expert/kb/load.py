@@ -20,8 +20,8 @@ from ..conditions import FIELDS, TRUE, ConditionError, compile_condition
 from ..errors import KnowledgeBaseError
 from .catalog import _catalog
 from .model import (COSTS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, HELPERS, ID_RE, KINDS, METHODS,
-                    OPTIONAL_FIELDS, PLACEHOLDER_RE, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase, ProfileField,
-                    QuestionDef, RuleDef, Section, scope_key)
+                    OPTIONAL_FIELDS, PLACEHOLDER_RE, PROFILE_FIELDS, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
+                    ProfileField, QuestionDef, RuleDef, Section, scope_key)
 from .source import _is_number, _LazyLine, _line, _Problems, _read
 
 H_RE = re.compile(r"^H([1-9]|[1-3][0-9])$")
@@ -65,7 +65,7 @@ SCHEMAS: dict[str, Any] = {
         "overhead": {"per_gpu_gb": float},
         "sharding": {"gathered_layers": float},
         "typical": {"seq_len": int, "batch": int, "checkpointing": bool, "lora_rank": int, "optimizer": str,
-                    "precision": str, "base_bits": {"full": int, "lora": int, "qlora": int}},
+                    "precision": str, "base_bits": {method: int for method in METHODS}},
         "setup": [{"id": str, "optimizer?": str, "precision?": str, "offload?": bool, "base_bits?": int,
                    "methods": [str]}],
         "shape": [{"size_b": float, "name": str, "hidden": int, "layers": int, "heads": int, "kv_heads": int,
@@ -256,14 +256,14 @@ def _sections(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -
 def _fields(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, ProfileField]:
     fields = {}
     tables = doc.get("field", {})
-    for name in FIELDS["profile"]:
+    for name in PROFILE_FIELDS:
         if name not in tables:
             problems.add(str(path), _line(text, "field"), "field '%(name)s' is missing", name=name)
     for name, spec in tables.items():
         line = _line(text, f"field.{name}")
-        if name not in FIELDS["profile"]:
+        if name not in PROFILE_FIELDS:
             problems.add(str(path), line, "unknown field '%(name)s' (known: %(known)s)", name=name,
-                         known=", ".join(FIELDS["profile"]))
+                         known=", ".join(PROFILE_FIELDS))
             continue
         kind = spec.get("type")
         if kind not in FIELD_TYPES:

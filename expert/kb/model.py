@@ -14,20 +14,29 @@ from typing import Any
 
 from ..conditions import FIELDS, Condition
 
+# --- the vocabulary: declared here (the profile's fields in conditions.FIELDS) once
+# The profile's fields, in order.
+PROFILE_FIELDS = tuple(FIELDS["profile"])
+# The only profile fields that may be missing (no deadline, no own GPU).
+OPTIONAL_FIELDS = ("deadline_h", "vram_gb")
+FIELD_TYPES = ("size", "number", "integer", "hours", "choice", "bool")
+# Fine-tuning methods: each has a ladder (recipes.toml), figures in
+# requirements.toml and timing.toml, and a typical base precision (estimator.toml).
+METHODS = ("full", "lora", "qlora")
+# The codes of a card.
+VENDORS = ("nvidia", "amd")
+COSTS = ("low", "medium", "medium-high", "high")
+SEGMENTS = ("consumer", "datacenter")
+# Rule kinds, and the helpers a derive rule names.
 KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning")
 HELPERS = ("requirement", "own-card", "option", "pick")
 # The configuration step that is not on a ladder: more cards for a deadline.
 SCALE_OUT = "scale-out"
 SPREADS = ("card", "shard", "fewest")
-FIELD_TYPES = ("size", "number", "integer", "hours", "choice", "bool")
-METHODS = ("full", "lora", "qlora")
-COSTS = ("low", "medium", "medium-high", "high")
-VENDORS = ("nvidia", "amd")
-# The only profile fields that may be missing (no deadline, no own GPU).
-OPTIONAL_FIELDS = ("deadline_h", "vram_gb")
-SEGMENTS = ("consumer", "datacenter")
 
-# The facts a rule of each kind can see (and so name in `when` and `message`).
+# The stages rules run in (the helpers, proposing and configuring, and the
+# other kinds) and the facts a rule of each can see (and so name in `when`
+# and `message`). The engine's stage tables use these names.
 SCOPES: dict[str, tuple[str, ...]] = {
     "requirement": ("profile",),
     "own-card": ("profile",),
