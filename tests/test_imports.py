@@ -1,4 +1,5 @@
-"""The modules depend on each other one way: api -> result -> templating <- render.
+"""The modules depend on each other one way: api -> result -> templating <- render,
+and the knowledge base (expert/kb/) on nothing but conditions, errors and paths.
 
 A result renders itself with the environment of :mod:`expert.templating`;
 :mod:`expert.render` (explanations, estimates) takes the knowledge base it
@@ -45,3 +46,10 @@ def test_imports_go_one_way(module: str, forbidden: set[str]) -> None:
 def test_the_check_sees_lazy_imports() -> None:
     assert "expert.api" in imported("expert.explanation")
     assert "expert.render" in imported("expert.explanation")    # inside Explanation.render
+
+
+@pytest.mark.parametrize("module", ["expert.kb.__init__", "expert.kb.model", "expert.kb.source", "expert.kb.load",
+                                    "expert.kb.catalog"])
+def test_the_knowledge_base_stands_on_its_own(module: str) -> None:
+    top = {".".join(name.split(".")[:2]) for name in imported(module) if name.startswith("expert")}
+    assert top <= {"expert", "expert.kb", "expert.conditions", "expert.errors", "expert.paths"}
