@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from .catalog import with_catalogs
 from .load import load
-from .model import (COSTS, METHODS, PROFILE_FIELDS, SCALE_OUT, SEGMENTS, VENDORS, Card, KnowledgeBase, ProfileField,
-                    QuestionDef, RuleDef, Section)
+from .model import COSTS, PROFILE_FIELDS, SCALE_OUT, SEGMENTS, VENDORS, Card, KnowledgeBase, ProfileField, RuleDef
 
-__all__ = ["COSTS", "METHODS", "PROFILE_FIELDS", "SCALE_OUT", "SEGMENTS", "VENDORS", "Card", "KnowledgeBase",
-           "ProfileField", "QuestionDef", "RuleDef", "Section", "load", "with_catalogs"]
+# What the rest of the package imports from here; everything else is in the submodules.
+__all__ = ["COSTS", "PROFILE_FIELDS", "SCALE_OUT", "SEGMENTS", "VENDORS", "Card", "KnowledgeBase", "ProfileField",
+           "RuleDef", "load", "with_catalogs"]
