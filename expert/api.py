@@ -9,7 +9,7 @@ from typing import Any, Sequence, Union
 from . import engine, kb as kb_module, profile as profile_module
 from .i18n import Localizer, resolve_lang
 from .errors import InputError
-from .kb import KnowledgeBase
+from .kb import PROFILE_FIELDS, KnowledgeBase
 from .result import Result, build_result
 
 _KB: dict[tuple[Any, ...], KnowledgeBase] = {}
@@ -85,13 +85,10 @@ def advise(
     :class:`expert.KnowledgeBaseError` when ``rules_dir`` or a catalog is not
     sound (nothing runs on half a knowledge base).
     """
+    arguments = locals()     # the parameters before `lang` are PROFILE_FIELDS (tests check the signature)
+    given = {name: arguments[name] for name in PROFILE_FIELDS}
     tr = Localizer(resolve_lang(lang))
     kb = knowledge_base(rules_dir, catalog)
-    given = {
-        "model_size_b": model_size_b, "method": method, "budget": budget, "rocm_ok": rocm_ok,
-        "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,
-        "purpose": purpose, "interruptible": interruptible,
-    }
     return consult(kb, given, tr, basis)[1]
 
 

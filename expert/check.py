@@ -29,6 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import kb as kb_module, paths
+from .conditions import BOOL, FIELDS
 from .errors import KnowledgeBaseError
 from .kb import COSTS, SCALE_OUT, SEGMENTS, VENDORS, KnowledgeBase, RuleDef
 
@@ -313,7 +314,7 @@ def _atoms(node: ast.AST) -> Conjunction:
 
 
 _ORDERINGS = {"<": {"<"}, "<=": {"<", "=="}, ">": {">"}, ">=": {">", "=="}, "==": {"=="}, "!=": {"<", ">"}}
-_BOOLS = {"rocm_ok", "interruptible", "floor_binds", "found", "fast_interconnect", "fits", "possible", "can_scale"}
+_BOOLS = {name for fields in FIELDS.values() for name, kind in fields.items() if kind == BOOL}
 _NEGATED = {"==": "!=", "!=": "==", "<": ">=", "<=": ">", ">": "<=", ">=": "<", "in": "not in", "not in": "in",
             "is": "is not", "is not": "is"}
 

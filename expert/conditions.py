@@ -29,6 +29,9 @@ NUM, STR, BOOL, LIST = "number", "text", "bool", "list"
 
 # The fields of each fact namespace and their types: the schema rules are
 # checked against. A field may be None where noted in docs/knowledge-base.md.
+# "profile" is the one declaration of the profile's fields and their order:
+# rules/profile.toml must define exactly these, and expert.kb.PROFILE_FIELDS
+# (what advise(), explain and the consultation take) is derived from it.
 FIELDS: dict[str, dict[str, str]] = {
     "profile": {
         "model_size_b": NUM,

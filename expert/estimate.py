@@ -18,7 +18,6 @@ from typing import Any
 from .kb import KnowledgeBase
 
 GB = 1e9
-METHODS = ("full", "lora", "qlora")
 PRECISIONS = ("mixed", "bf16")
 STRATEGIES = ("single", "ddp", "zero1", "zero2", "zero3", "fsdp")
 TARGETS = ("all", "qv")

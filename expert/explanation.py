@@ -27,8 +27,7 @@ from .i18n import Localizer, resolve_lang
 from .kb import SCALE_OUT, KnowledgeBase
 from .result import Result, _Writer
 
-PROFILE_FIELDS = ("model_size_b", "method", "budget", "rocm_ok", "deadline_h", "vram_gb", "dataset_examples",
-                  "purpose", "interruptible")
+from .kb import PROFILE_FIELDS  # declared once, in expert/conditions.py
 
 
 NOTE_KINDS = ("advice", "warning")

@@ -1,64 +1,18 @@
-"""Render a :class:`~expert.result.Result` with the jinja2 templates in
-``expert/templates`` (text for a terminal, markdown for a chat message) or as
-JSON (exactly ``result.to_dict()``)."""
+"""Render an :class:`~expert.explanation.Explanation` or a memory estimate
+with the jinja2 templates in ``expert/templates`` (text for a terminal,
+markdown for a chat message) or as JSON. A :class:`~expert.result.Result`
+renders itself (``Result.render``) with the same environment
+(:mod:`expert.templating`)."""
 
 from __future__ import annotations
 
 import json
-from functools import lru_cache
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
-from .errors import InputError
 from .i18n import Localizer
-from .result import FORMATS
+from .templating import FORMATS, check_format, environment
 
-if TYPE_CHECKING:
-    import jinja2
-
-    from .result import Result
-
-
-@lru_cache(maxsize=None)
-def environment(lang: str) -> "jinja2.Environment":
-    import jinja2
-
-    from . import paths
-    from .templating import new_environment
-
-    env = new_environment(jinja2.FileSystemLoader(str(paths.TEMPLATES)))
-    env.install_gettext_translations(Localizer(lang).translations, newstyle=True)  # type: ignore[attr-defined]
-    return env
-
-
-def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> None:
-    """Raise InputError, in the user's language, for a format that is not one of ``formats``."""
-    if fmt not in formats:
-        from .profile import shown
-
-        tr = Localizer(lang)
-        raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
-                         % {"value": shown(fmt), "accepted": tr.list(formats, style="or")})
-
-
-def render(result: "Result", fmt: str, width: int = 80) -> str:
-    check_format(fmt, result.lang)
-    if fmt == "json":
-        return json.dumps(result.to_dict(), ensure_ascii=False, indent=2) + "\n"
-    tr = Localizer(result.lang)
-    template = environment(result.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
-    return template.render(r=result, width=width, assumed=_assumed(result, tr))
-
-
-def _describe(result: "Result", tr: Localizer, name: str) -> str:
-    from .api import knowledge_base
-    from .result import profile_value
-
-    kb = result.kb or knowledge_base()
-    return f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, result.profile[name])}"
-
-
-def _assumed(result: "Result", tr: Localizer) -> list[str]:
-    return [_describe(result, tr, name) for name in result.assumed]
+__all__ = ["FORMATS", "check_format", "environment", "render_explanation", "render_estimate"]
 
 
 def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool = False) -> str:

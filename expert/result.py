@@ -6,14 +6,15 @@ fired, in one language; ``to_dict()`` is the JSON contract of PRODUCT.md.
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Mapping
 
 from .engine import Firing, Run, effective
 from .i18n import Localizer
-from .kb import KnowledgeBase, RuleDef
+from .kb import KnowledgeBase, RuleDef, load
+from .templating import check_format, environment
 
-FORMATS = ("text", "markdown", "json")
 _HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
@@ -117,9 +118,17 @@ class Result:
 
     def render(self, fmt: str = "text", width: int = 80) -> str:
         """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``."""
-        from .render import render
-
-        return render(self, fmt, width)
+        check_format(fmt, self.lang)
+        if fmt == "json":
+            return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        tr = Localizer(self.lang)
+        assumed = []
+        if self.assumed:
+            kb = self.kb or load()    # a Result built by hand may come without its knowledge base
+            assumed = [f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, self.profile[name])}"
+                       for name in self.assumed]
+        template = environment(self.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
+        return template.render(r=self, width=width, assumed=assumed)
 
 
 def sentence(text: str) -> str:

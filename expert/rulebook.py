@@ -92,12 +92,12 @@ def heuristic_map(kb: KnowledgeBase) -> list[tuple[str, list[str]]]:
 
 
 def render(kb: KnowledgeBase, entries: list[dict[str, Any]], fmt: str, tr: Localizer, width: int = 80) -> str:
-    from .render import check_format
+    from .templating import check_format
 
     check_format(fmt, tr.lang)
     if fmt == "json":
         return json.dumps(entries, ensure_ascii=False, indent=2) + "\n"
-    from .render import environment
+    from .templating import environment
 
     template = environment(tr.lang).get_template(f"rules.{'md' if fmt == 'markdown' else 'txt'}.j2")
     return template.render(entries=entries, width=width, hmap=heuristic_map(kb),

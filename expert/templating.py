@@ -1,14 +1,47 @@
-"""The jinja2 environment the templates are written for (used by
-``expert/render.py``), and the ``wrap`` filter (also used by ``expert ask``)."""
+"""The jinja2 environment the templates are written for (one per language,
+with the templates of ``expert/templates``), the output formats, and the
+``wrap`` filter (also used by ``expert ask``).
+
+Used by :mod:`expert.result` (a result renders itself), :mod:`expert.render`
+(explanations and estimates) and :mod:`expert.rulebook`; it imports none of
+them.
+"""
 
 from __future__ import annotations
 
 import re
 import textwrap
+from functools import lru_cache
 from typing import TYPE_CHECKING, Any
+
+from . import paths
+from .errors import InputError
+from .i18n import Localizer
 
 if TYPE_CHECKING:
     import jinja2
+
+FORMATS = ("text", "markdown", "json")
+
+
+@lru_cache(maxsize=None)
+def environment(lang: str) -> "jinja2.Environment":
+    """The environment of the templates in ``expert/templates``, translating into ``lang``."""
+    import jinja2
+
+    env = new_environment(jinja2.FileSystemLoader(str(paths.TEMPLATES)))
+    env.install_gettext_translations(Localizer(lang).translations, newstyle=True)  # type: ignore[attr-defined]
+    return env
+
+
+def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> None:
+    """Raise InputError, in the user's language, for a format that is not one of ``formats``."""
+    if fmt not in formats:
+        from .profile import shown
+
+        tr = Localizer(lang)
+        raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
+                         % {"value": shown(fmt), "accepted": tr.list(formats, style="or")})
 
 
 def new_environment(loader: Any) -> "jinja2.Environment":

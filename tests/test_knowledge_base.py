@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import inspect
 import re
 import shutil
 from pathlib import Path
@@ -20,6 +21,40 @@ def test_shipped_knowledge_base_loads(kb) -> None:  # type: ignore[no-untyped-de
     assert len(kb.rules) == len({rule.id for rule in kb.rules})
     for rule in kb.rules:
         assert rule.section in kb.sections and rule.heuristics and rule.message
+
+
+def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-untyped-def]
+    from expert import api, cli
+    from expert.conditions import FIELDS
+    from expert.kb.model import OPTIONAL_FIELDS, PROFILE_FIELDS
+
+    assert PROFILE_FIELDS == tuple(FIELDS["profile"]) == tuple(kb.fields)
+    assert set(OPTIONAL_FIELDS) <= set(PROFILE_FIELDS)
+    # advise() takes them by name (it builds its input from PROFILE_FIELDS), and so does the command line.
+    parameters = tuple(inspect.signature(api.advise).parameters)
+    assert parameters[:len(PROFILE_FIELDS) + 1] == PROFILE_FIELDS + ("lang",)
+
+    def command() -> None: ...
+
+    for option in cli.PROFILE_OPTIONS:
+        option(command)
+    assert sorted(p.name for p in command.__click_params__) == sorted(PROFILE_FIELDS)  # type: ignore[attr-defined]
+    assert sorted(cli.WHAT_IF_NAMES.values()) == sorted(PROFILE_FIELDS)
+
+
+def test_the_vocabulary_is_the_one_the_files_and_the_engine_use(kb) -> None:  # type: ignore[no-untyped-def]
+    from expert import engine
+    from expert.kb.model import COSTS, DERIVES, HELPERS, KINDS, METHODS, SCALE_OUT, SCOPES, VENDORS
+
+    assert kb.fields["method"].choices == METHODS == tuple(kb.recipes["ladder"])
+    assert set(VENDORS) <= set(kb.labels["vendor"]) and set(COSTS) <= set(kb.labels["cost"])
+    steps = {entry["step"] for ladder in kb.recipes["ladder"].values() for entry in ladder}
+    assert steps | {SCALE_OUT} <= set(kb.labels["step"])
+    # The stages: the helpers, proposing and configuring, and the other kinds of rule.
+    assert set(SCOPES) == set(HELPERS) | {"propose", "configure"} | (set(KINDS) - {"derive", "configure"})
+    assert set(engine.SALIENCE) == set(SCOPES) | {SCALE_OUT}
+    assert set(engine.HELPER_NEEDS) == set(HELPERS) | {"propose", "configure", SCALE_OUT}
+    assert DERIVES.items() <= engine.DECLARES.items()
 
 
 def test_every_heuristic_is_a_rule_or_a_documented_decision(kb) -> None:  # type: ignore[no-untyped-def]
@@ -113,6 +148,49 @@ def test_rule_problems_name_the_line(tmp_path: Path) -> None:
         kb_module.load(base)
     path, line, *_ = caught.value.problems[0]
     assert (base / "rules.toml").read_text().splitlines()[line - 1] == 'section = "gpus"'
+
+
+@pytest.mark.parametrize("filename, old, new, expected, at", [
+    # `at`: the problem is on the first line that holds it; None: on the line of `new`.
+    ("recipes.toml", '{ step = "shard", recipe = "lora-16bit", spread = "shard" }',
+     '{ step = "shard", recipe = "qlora-4bit", spread = "shard" }', "is not a recipe for lora", None),
+    ("recipes.toml", '{ step = "shard", recipe = "qlora-4bit", spread = "shard" }',
+     '{ step = "shard", recipe = "qlora-4bit", spread = "everywhere" }', "qlora: spread must be one of", None),
+    ("recipes.toml", "margin = ", "margin = 0.7 #", "[fit] margin", None),
+    ("ranking.toml", "medium = { cost = 1.0, time = 0.5 }\n", "", "'medium' needs numbers cost and time",
+     "[budget_weights]"),
+    ("ranking.toml", "high = { cost = 0.5, time = 1.0 }", "high = { cost = -0.5, time = 1.0 }",
+     "'high' needs numbers cost and time", None),
+    ("ranking.toml", 'sharded = "zero3"\n', "", "'strategy.sharded' is missing", "[strategy]"),
+    ("ranking.toml", "counts = [1, 2, 4, 8, 16, 32, 64]", "counts = [2, 4]", "counts", None),
+    ("requirements.toml", "factor = 0.5", "factor = 5", "[qlora]", None),
+    ("requirements.toml", "lora = [[7, 16], [13, 24], [70, 80]]", "lora = [[7, 16], [13, 12], [70, 80]]",
+     "both growing", None),
+    ("requirements.toml", "lora = 1.0", "lora = -1.0", "[floor_bytes_per_param] needs a number for 'lora'", None),
+    ("timing.toml", "efficiency = 0.9", "efficiency = 9", "efficiency", None),
+    ("timing.toml", "anchor_examples = 10000", "anchor_examples = 0", "'anchor_examples' must be a positive", None),
+    ("estimator.toml", 'optimizer = "adamw"\nprecision = "mixed"', 'optimizer = "lion"\nprecision = "mixed"',
+     "[typical] names an unknown optimizer", None),
+    ("profile.toml", 'type = "choice"', 'type = "pick-one"', "type must be one of", None),
+    ("sections.toml", '[section.amd]\nheading = "Ajuste fino de LLM en GPU AMD: ¿es viable?"', "[section.amd]",
+     "'section.amd.heading' is missing", "[section.amd]"),
+    ("explain.toml", 'value = "none"', 'value = "never"', "value 'never' is not accepted", None),
+    ("rules.toml", 'opposes = ["configuration-chosen"]', 'opposes = ["configuration-picked"]',
+     "refers to undefined rule 'configuration-picked'", None),
+    ("rules.toml", 'factor = 0.75', 'factor = "high"', ".factor' must be a number", None),
+    ("catalog.toml", 'vendor = "amd"', 'vendor = "intel"', "vendor must be one of", None),
+])
+def test_problems_are_at_the_line_of_their_key_or_table(tmp_path, filename, old, new, expected, at) -> None:  # type: ignore[no-untyped-def]
+    original = (paths.RULES / filename).read_text(encoding="utf-8")
+    base = broken(tmp_path, filename, old, new)
+    lines = (base / filename).read_text(encoding="utf-8").splitlines()
+    line = (original[:original.index(old)].count("\n") + 1 if at is None
+            else next(n for n, text in enumerate(lines, 1) if at in text))
+    with pytest.raises(KnowledgeBaseError) as caught:
+        kb_module.load(base)
+    found = [(Path(path).name, number) for path, number, template, params in caught.value.problems
+             if expected in template % params]
+    assert (filename, line) in found, f"{filename}:{line} {lines[line - 1]!r}\n{caught.value}"
 
 
 def test_missing_file_and_spanish_messages(tmp_path: Path) -> None:

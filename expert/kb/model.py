@@ -1,0 +1,203 @@
+"""The knowledge base as typed records, and the vocabulary the files are
+checked against (rule kinds, helpers, methods, vendors, costs ...).
+
+Nothing here reads a file; :mod:`expert.kb.load` fills these records.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from functools import cached_property
+from pathlib import Path
+from typing import Any
+
+from ..conditions import FIELDS, Condition
+
+# --- the vocabulary: declared here (the profile's fields in conditions.FIELDS) once
+# The profile's fields, in order.
+PROFILE_FIELDS = tuple(FIELDS["profile"])
+# The only profile fields that may be missing (no deadline, no own GPU).
+OPTIONAL_FIELDS = ("deadline_h", "vram_gb")
+FIELD_TYPES = ("size", "number", "integer", "hours", "choice", "bool")
+# Fine-tuning methods: each has a ladder (recipes.toml), figures in
+# requirements.toml and timing.toml, and a typical base precision (estimator.toml).
+METHODS = ("full", "lora", "qlora")
+# The codes of a card.
+VENDORS = ("nvidia", "amd")
+COSTS = ("low", "medium", "medium-high", "high")
+SEGMENTS = ("consumer", "datacenter")
+# Rule kinds, and the helpers a derive rule names.
+KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning")
+HELPERS = ("requirement", "own-card", "option", "pick")
+# The configuration step that is not on a ladder: more cards for a deadline.
+SCALE_OUT = "scale-out"
+SPREADS = ("card", "shard", "fewest")
+
+# The stages rules run in (the helpers, proposing and configuring, and the
+# other kinds) and the facts a rule of each can see (and so name in `when`
+# and `message`). The engine's stage tables use these names.
+SCOPES: dict[str, tuple[str, ...]] = {
+    "requirement": ("profile",),
+    "own-card": ("profile",),
+    "propose": ("profile", "req", "card"),
+    "configure": ("profile", "req", "candidate", "card"),
+    "option": ("profile", "req", "candidate", "card"),
+    "pick": ("profile", "req"),
+    "reject": ("profile", "req", "option", "card"),
+    "demote": ("profile", "req", "option", "card"),
+    "prefer": ("profile", "req", "option", "card"),
+    "advice": ("profile", "req", "pick"),
+    "warning": ("profile", "req", "pick"),
+}
+# The fact each helper declares: a derive rule's message may also name it.
+DERIVES = {"requirement": "req", "pick": "pick", "option": "option"}
+# Placeholders a message may use besides the fact fields.
+EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick")}
+ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+PLACEHOLDER_RE = re.compile(r"%\((\w+)\)s")
+
+
+@dataclass(frozen=True)
+class Section:
+    """A section of the guide that rules cite."""
+
+    key: str
+    heading: str
+    heuristics: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class ProfileField:
+    """One answer of the profile: its type, label, default and accepted values."""
+
+    name: str
+    type: str
+    label: str
+    default: Any = None
+    choices: tuple[str, ...] = ()
+    choice_labels: dict[str, str] = field(default_factory=dict)
+    min: float | None = None
+    min_exclusive: float | None = None
+    max: float | None = None
+    none_label: str | None = None
+
+
+@dataclass(frozen=True)
+class Card:
+    """A GPU of the catalog (or the user's own card), as the rules see it."""
+
+    id: str
+    name: str
+    vendor: str
+    vram_gb: float
+    devices: int
+    cost: str
+    segment: str
+    fast_interconnect: bool
+    speed: float
+    speed_source: str
+    ideal_methods: tuple[str, ...]
+    ideal_min_b: float
+    ideal_max_b: float
+    heuristics: tuple[str, ...]
+    source: str
+    origin: str = "guide"    # "guide", or the file name of the user catalog it came from
+
+    @cached_property
+    def _fact(self) -> dict[str, Any]:
+        return {name: getattr(self, name) for name in FIELDS["card"]}
+
+    def fact(self) -> dict[str, Any]:
+        """The card's fields as the conditions see them (one shared, read-only dict)."""
+        return self._fact
+
+
+@dataclass(frozen=True)
+class RuleDef:
+    """One rule of ``rules/rules.toml``, validated, with its compiled condition."""
+
+    id: str
+    kind: str
+    section: str
+    heuristics: tuple[str, ...]
+    gaps: tuple[str, ...]
+    condition: Condition
+    message: str
+    factor: float | None
+    derive: str | None
+    index: int
+    file: str
+    line: int
+    opposes: tuple[str, ...] = ()
+    overrides: tuple[str, ...] = ()
+    step: str | None = None      # configure rules: the ladder step (or scale-out) they take
+    proposes: bool = False       # configure rules: the first step of every ladder (no candidate yet)
+
+    @property
+    def scope(self) -> tuple[str, ...]:
+        return SCOPES[scope_key(self.kind, self.derive, self.proposes)]
+
+    @cached_property
+    def placeholders(self) -> frozenset[tuple[str, str]]:
+        """The (namespace, field) pairs its message names."""
+        return frozenset(tuple(name.partition("_")[::2]) for name in PLACEHOLDER_RE.findall(self.message))  # type: ignore[misc]
+
+
+def scope_key(kind: str, derive: str | None, proposes: bool) -> str:
+    if kind == "derive":
+        return str(derive)
+    if kind == "configure":
+        return "propose" if proposes else "configure"
+    return kind
+
+
+@dataclass(frozen=True)
+class QuestionDef:
+    """One question of the interactive plan and when it is asked."""
+
+    field: str
+    condition: Condition
+    text: str
+    hint: str | None
+    why: str
+    line: int
+
+
+@dataclass(frozen=True)
+class KnowledgeBase:
+    """Everything in ``rules/``, validated: the knowledge the engine reasons with."""
+
+    root: Path
+    sections: dict[str, Section]
+    fields: dict[str, ProfileField]
+    catalog: tuple[Card, ...]
+    requirements: dict[str, Any]
+    timing: dict[str, Any]
+    ranking: dict[str, Any]
+    labels: dict[str, dict[str, str]]
+    rules: tuple[RuleDef, ...]
+    changes: tuple[tuple[str, Any], ...] = ()
+    questions: tuple["QuestionDef", ...] = ()
+    estimator: dict[str, Any] = field(default_factory=dict)
+    recipes: dict[str, Any] = field(default_factory=dict)   # {"recipe": {id: {...}}, "ladder": {...}, "margin": x}
+
+    def card(self, gpu: str) -> Card | None:
+        return next((card for card in self.catalog if card.id == gpu), None)
+
+    def rule(self, rule_id: str) -> RuleDef:
+        return next(rule for rule in self.rules if rule.id == rule_id)
+
+    def messages(self) -> list[str]:
+        """Every translatable string of the knowledge base, in file order."""
+        found = [rule.message for rule in self.rules]
+        for spec in self.fields.values():
+            found.append(spec.label)
+            if spec.none_label:
+                found.append(spec.none_label)
+            found += spec.choice_labels.values()
+        for table in self.labels.values():
+            found += table.values()
+        for question in self.questions:
+            found += [question.text, question.why] + ([question.hint] if question.hint else [])
+        return list(dict.fromkeys(found))

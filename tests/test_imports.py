@@ -1,0 +1,55 @@
+"""The modules depend on each other one way: api -> result -> templating <- render,
+and the knowledge base (expert/kb/) on nothing but conditions, errors and paths.
+
+A result renders itself with the environment of :mod:`expert.templating`;
+:mod:`expert.render` (explanations, estimates) takes the knowledge base it
+needs from its arguments. Imports inside functions count too: a lazy import
+is still a cycle.
+"""
+
+from __future__ import annotations
+
+import ast
+from pathlib import Path
+
+import pytest
+
+EXPERT = Path(__file__).resolve().parent.parent / "expert"
+
+
+def imported(module: str) -> set[str]:
+    """Every module ``module`` imports, at the top or inside a function, as an absolute name."""
+    path = EXPERT.parent.joinpath(*module.split(".")).with_suffix(".py")
+    names: set[str] = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.Import):
+            names |= {alias.name for alias in node.names}
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parent = ".".join(module.split(".")[:-node.level])
+                base = f"{parent}.{base}" if base else parent
+            names.add(base)
+            names |= {f"{base}.{alias.name}" for alias in node.names}    # from . import api
+    return names
+
+
+@pytest.mark.parametrize("module, forbidden", [
+    ("expert.render", {"expert.api"}),
+    ("expert.result", {"expert.render", "expert.api"}),
+    ("expert.templating", {"expert.result", "expert.render", "expert.api"}),
+])
+def test_imports_go_one_way(module: str, forbidden: set[str]) -> None:
+    assert imported(module) & forbidden == set()
+
+
+def test_the_check_sees_lazy_imports() -> None:
+    assert "expert.api" in imported("expert.explanation")
+    assert "expert.render" in imported("expert.explanation")    # inside Explanation.render
+
+
+@pytest.mark.parametrize("module", ["expert.kb.__init__", "expert.kb.model", "expert.kb.source", "expert.kb.load",
+                                    "expert.kb.catalog"])
+def test_the_knowledge_base_stands_on_its_own(module: str) -> None:
+    top = {".".join(name.split(".")[:2]) for name in imported(module) if name.startswith("expert")}
+    assert top <= {"expert", "expert.kb", "expert.conditions", "expert.errors", "expert.paths"}
