@@ -118,6 +118,7 @@ class Run:
     firings: list[Firing] = field(default_factory=list)
     origin: dict[int, str] = field(default_factory=dict)   # fact id -> the rule that declared it
     plains: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
+    card_ids: dict[str, int] = field(default_factory=dict, repr=False)   # card id -> its fact id
 
     def __post_init__(self) -> None:
         self.positions = {card.id: i for i, card in enumerate(self.kb.catalog)}
@@ -174,11 +175,16 @@ def _thawed(value: Any) -> Any:
 
 class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
     consultation: Run   # the run being answered (each thread has its own engine)
+    card_fields: tuple[str, ...] = ("id",)   # the card fields a configuration carries (engine_class)
 
     def fire(self, rule: RuleDef, bound: dict[str, Any]) -> None:
         run = self.consultation
         facts = {ns: bound[ns] for ns in rule.scope if ns in bound}
         env = {ns: run.plain(fact) for ns, fact in facts.items()}
+        held_by = carrier(tuple(facts))
+        if held_by and "card" in joined(rule) and "card" not in facts:  # the card its configuration carries
+            gpu_id = env[held_by]["gpu"]
+            facts["card"], env["card"] = {"__factid__": run.card_ids.get(gpu_id)}, run.cards[gpu_id].fact()
         reads: dict[str, set[str]] = {ns: set() for ns in env}
         seen = {ns: _Reads(values, reads[ns]) for ns, values in env.items()}
         declared = list(self.conclude(rule, seen))
@@ -189,7 +195,9 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             fact = self.declare(FACT_CLASSES[namespace](**values))
             if fact is not None:
                 run.origin[fact["__factid__"]] = rule.id
-            derived.append({"fact": namespace, "values": values})
+                if namespace == "card":
+                    run.card_ids[values["id"]] = fact["__factid__"]
+            derived.append({"fact": namespace, "values": {k: v for k, v in values.items() if k != "card"}})
             gpu = gpu or values.get("gpu") or (values.get("id") if namespace == "card" else None)
             env.setdefault("proposal" if namespace == "candidate" else namespace, values)
         if not declared:
@@ -222,6 +230,8 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 candidate = sizer.scale_out(seen["card"], seen["candidate"])
             else:
                 candidate = sizer.step(seen["card"], str(rule.step), seen.get("candidate"))
+            card = run.cards[candidate["gpu"]].fact()
+            candidate["card"] = {name: card[name] for name in self.card_fields}
             run.candidates.setdefault(candidate["gpu"], []).append(candidate)
             yield "candidate", candidate
         elif what == "option":
@@ -256,7 +266,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 fact.get("__factid__"), "catalog" if namespace == "card" else INPUT)
             values = env[namespace]
             matched.append({"fact": namespace, "from": origin,
-                            "values": {name: values.get(name) for name in sorted(uses[namespace])}})
+                            "values": {name: values.get(name) for name in sorted(uses[namespace] - {"card"})}})
         return matched
 
 
@@ -323,7 +333,7 @@ def _patterns(rule: RuleDef) -> list[Any]:
     A candidate or option is joined with the card of the same ``gpu``; a
     configure rule matches the candidate whose next step it is."""
     what = stage(rule)
-    names = joined(rule)
+    names = bound(rule)
     patterns = []
     for namespace in names:
         cls = FACT_CLASSES[namespace]
@@ -334,8 +344,6 @@ def _patterns(rule: RuleDef) -> list[Any]:
             # Ranking an option that does not fit would only add noise: prefer
             # and demote rules see the options that fit.
             fact = cls(gpu=MATCH.gpu, fits=True) if rule.kind in ("prefer", "demote") else cls(gpu=MATCH.gpu)
-        elif namespace == "card" and ({"candidate", "option"} & set(names)):
-            fact = cls(id=MATCH.gpu)
         else:
             fact = cls()
         patterns.append(getattr(AS, namespace) << fact)
@@ -344,12 +352,31 @@ def _patterns(rule: RuleDef) -> list[Any]:
     return patterns
 
 
+def carrier(names: tuple[str, ...]) -> str | None:
+    """The candidate or option a rule matches: it carries its card."""
+    return next((ns for ns in ("candidate", "option") if ns in names), None)
+
+
+def bound(rule: RuleDef) -> tuple[str, ...]:
+    """The facts a rule's patterns bind: those it joins, except a card that
+    comes with the candidate or option it matches. Joining every candidate
+    with every card would cost the square of the catalog's size (experta's
+    joins compare each pair); a configuration carries its card instead."""
+    names = joined(rule)
+    if "card" in names and carrier(names):
+        return tuple(ns for ns in names if ns != "card")
+    return names
+
+
 def _test(rule: RuleDef, names: tuple[str, ...]) -> Callable[..., bool]:
     # experta passes a test the bindings named by its parameters: give it
     # exactly the names of the facts the rule joins.
     holds = rule.condition
+    with_card = carrier(names) if "card" in joined(rule) and "card" not in names else None
 
     def test(**facts: Any) -> bool:
+        if with_card:
+            facts["card"] = facts[with_card]["card"]
         return bool(holds(facts))
 
     test.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
@@ -377,8 +404,11 @@ def engine_class(kb: KnowledgeBase) -> type:
     with _CLASSES_LOCK:
         entry = _CLASSES.get(id(kb.rules))
         if entry is None or entry[0] is not kb.rules:
-            attrs = {f"rule_{rule.index}": Rule(*_patterns(rule), salience=salience(rule))(_action(rule))
-                     for rule in kb.rules}
+            attrs: dict[str, Any] = {f"rule_{rule.index}": Rule(*_patterns(rule), salience=salience(rule))(
+                _action(rule)) for rule in kb.rules}
+            # A configuration carries the fields of its card that the rules' conditions read.
+            attrs["card_fields"] = ("id",) + tuple(sorted(
+                {name for rule in kb.rules for ns, name in rule.condition.fields if ns == "card"} - {"id"}))
             entry = (kb.rules, type("ExpertEngine", (_Engine,), attrs))
             _CLASSES[id(kb.rules)] = entry
         return entry[1]
@@ -407,7 +437,7 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked") ->
     engine.declare(Profile(**profile))
     for card in kb.catalog:
         run.cards[card.id] = card
-        engine.declare(Card(**card.fact()))
+        run.card_ids[card.id] = engine.declare(Card(**card.fact()))["__factid__"]
     engine.run()
     run.options = dict(sorted(run.options.items(), key=lambda item: run.order(item[0])))
     return run

@@ -27,16 +27,26 @@ def patterns(rule_id: str) -> list[Any]:
 def test_rules_join_the_facts_they_reason_about() -> None:
     shard = patterns("shard-when-weights-do-not-fit")
     # The candidate comes first: joins start from the few facts that can match.
-    assert [type(p).__name__ for p in shard] == ["Candidate", "Card", "Requirement", "Profile"]
-    candidate, card = shard[0], shard[1]
-    assert candidate["next_step"] == "shard"
-    # The candidate and its card are joined on the same variable.
-    assert candidate["gpu"] == card["id"]
-    reject = patterns("amd-needs-rocm")
+    assert [type(p).__name__ for p in shard] == ["Candidate", "Requirement", "Profile"]
+    assert shard[0]["next_step"] == "shard"
     # A rule joins only what its condition, message and helper read.
-    assert [type(p).__name__ for p in reject] == ["Option", "Profile"]
-    assert [type(p).__name__ for p in patterns("no-scale-out-without-fast-link")] == ["Option", "Card"]
+    assert [type(p).__name__ for p in patterns("amd-needs-rocm")] == ["Option", "Profile"]
     assert [type(p).__name__ for p in patterns("use-spot")] == ["Pick", "Profile"]
+    # The first step matches every card.
+    assert [type(p).__name__ for p in patterns("propose-one-card")] == ["Card", "Requirement", "Profile"]
+
+
+def test_a_configuration_carries_its_card_instead_of_a_join() -> None:
+    # Joining every candidate with every card would cost the square of the catalog.
+    assert [type(p).__name__ for p in patterns("no-scale-out-without-fast-link")] == ["Option"]
+    result = run(model_size_b=30, method="lora")
+    assert result.options["rtx-4090"]["card"]["fast_interconnect"] is False
+    firing = next(f for f in result.firings if f.rule.id == "no-scale-out-without-fast-link")
+    card = next(m for m in firing.matched if m["fact"] == "card")
+    assert card["from"] == "catalog" and card["values"]["fast_interconnect"] is False
+    own = run(model_size_b=70, method="full", vram_gb=24)
+    firing = next(f for f in own.firings if f.rule.id == "offload-as-last-resort" and f.gpu == "own")
+    assert next(m for m in firing.matched if m["fact"] == "card")["from"] == "consider-own-gpu"
 
 
 def ladder(result: engine.Run, gpu: str) -> list[tuple[str, str, bool]]:
@@ -67,7 +77,9 @@ def test_every_option_is_the_last_candidate_of_its_card() -> None:
     result = run(model_size_b=70, method="full", deadline_h=96, rocm_ok=True)
     for gpu, option in result.options.items():
         last = result.candidates[gpu][-1]
-        assert {k: v for k, v in option.items() if k != "pricing"} == last
+        assert {k: v for k, v in option.items() if k not in ("pricing", "card")} == {
+            k: v for k, v in last.items() if k != "card"}
+        assert option["card"]["id"] == last["card"]["id"] == gpu
         assert option["fits"] or gpu not in result.ranking
 
 
