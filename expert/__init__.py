@@ -15,11 +15,11 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, KnowledgeBaseError
 
-__all__ = ["advise", "explain", "Consultation", "InputError", "KnowledgeBaseError", "Result"]
+__all__ = ["advise", "explain", "Consultation", "InputError", "KnowledgeBaseError", "Result", "register_catalog"]
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .api import advise
+    from .api import advise, register_catalog
     from .consultation import Consultation
     from .explanation import explain
     from .result import Result
@@ -30,6 +30,10 @@ def __getattr__(name: str) -> Any:
         from .api import advise
 
         return advise
+    if name == "register_catalog":
+        from .api import register_catalog
+
+        return register_catalog
     if name == "Consultation":
         from .consultation import Consultation
 

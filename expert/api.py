@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import hashlib
+import re
 import threading
 from pathlib import Path
 from typing import Any, Sequence, Union
@@ -15,6 +17,53 @@ from .result import Result, build_result
 _KB: dict[tuple[Any, ...], KnowledgeBase] = {}
 _KB_LOCK = threading.Lock()
 Catalogs = Union[str, Path, Sequence[Union[str, Path]], None]
+
+
+# Catalogs the embedding application registered, by id: saved consultation
+# state names a catalog by this id, never by its path.
+_REGISTERED: dict[str, tuple[Path, str]] = {}
+_REGISTERED_LOCK = threading.Lock()
+CATALOG_ID = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+
+
+def register_catalog(path: str | Path, name: str | None = None) -> str:
+    """Register a catalog file of the embedding application and return its id:
+    ``name`` (kebab-case, at most 40 characters) or, without one, ``sha256-``
+    and the first 16 hex digits of the file's content. Saved consultation
+    state names catalogs by this id; only ids registered in this process are
+    accepted back (``Consultation.from_dict``). The file is validated first
+    (:class:`KnowledgeBaseError` if it is not a sound catalog)."""
+    file = Path(path)
+    knowledge_base(None, [file])  # validated, and cached for the consultations that use it
+    digest = hashlib.sha256(file.read_bytes()).hexdigest()
+    if name is not None and not (isinstance(name, str) and len(name) <= 40 and CATALOG_ID.match(name)):
+        raise InputError("catalog", "catalog: a registered name is kebab-case, at most 40 characters")
+    catalog_id = name or f"sha256-{digest[:16]}"
+    with _REGISTERED_LOCK:
+        _REGISTERED[catalog_id] = (file, digest)
+    return catalog_id
+
+
+def is_registered(catalog: Any) -> bool:
+    return isinstance(catalog, str) and catalog in _REGISTERED
+
+
+def registered_catalog(catalog_id: str, tr: Localizer) -> Path:
+    """The file of a registered catalog id; it must not have changed since."""
+    entry = _REGISTERED.get(catalog_id) if isinstance(catalog_id, str) else None
+    if entry is None:
+        raise InputError("catalog", tr.gettext(
+            "catalog: '%(id)s' is not a registered catalog; the application registers catalogs with "
+            "register_catalog().") % {"id": profile_module.shown(catalog_id)})
+    path, digest = entry
+    try:
+        unchanged = hashlib.sha256(path.read_bytes()).hexdigest() == digest
+    except OSError:
+        unchanged = False
+    if not unchanged:
+        raise InputError("catalog", tr.gettext("catalog: '%(id)s' changed or disappeared since it was registered.")
+                         % {"id": catalog_id})
+    return path
 
 
 def _catalog_paths(catalog: Catalogs) -> tuple[Path, ...]:

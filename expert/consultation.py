@@ -19,13 +19,21 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+import json
+
 from . import engine, profile as profile_module
-from .api import consult, knowledge_base
+from .api import consult, is_registered, knowledge_base, register_catalog, registered_catalog
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
+from .kb import PROFILE_FIELDS
 from .result import Result
 
-STATE_VERSION = 1
+STATE_VERSION = 2
+# Saved state is data from outside (a chatbot's store): it is bounded and every
+# key is checked before anything is built from it.
+STATE_KEYS = ("version", "lang", "catalog", "known", "answers", "history")
+MAX_STATE_BYTES = 8192
+MAX_CATALOGS = 8
 # Words that mean "none" for the optional fields (no own GPU, no deadline).
 _NONE_WORDS = {"no", "none", "n", "nope", "ninguna", "ninguno", "nada", "sin", "sin plazo", "-", "—"}
 _UNITS = {"size": "B", "number": "GB", "hours": "h"}
@@ -63,12 +71,16 @@ class Consultation:
     """One consultation, one question at a time. See the module docstring."""
 
     def __init__(self, lang: str | None = None, rules_dir: str | Path | None = None,
-                 catalog: str | Path | list[str] | None = None, **known_facts: Any) -> None:
+                 catalog: str | Path | list[str | Path] | None = None, **known_facts: Any) -> None:
+        """``catalog``: catalog files of the application, or ids it registered
+        with ``register_catalog()``; saved state keeps only the ids."""
         self.lang = resolve_lang(lang)
-        self.rules_dir = None if rules_dir is None else str(rules_dir)
-        self.catalog = [str(c) for c in ([catalog] if isinstance(catalog, (str, Path)) else catalog or [])]
-        self._kb = knowledge_base(self.rules_dir, self.catalog)
         self._tr = Localizer(self.lang)
+        self.rules_dir = None if rules_dir is None else str(rules_dir)
+        given = [catalog] if isinstance(catalog, (str, Path)) else list(catalog or [])
+        registered = [c if is_registered(c) else register_catalog(c) for c in given]
+        self.catalog = registered
+        self._kb = knowledge_base(self.rules_dir, [registered_catalog(c, self._tr) for c in registered])
         self.known: dict[str, Any] = {}
         for name, value in known_facts.items():
             self._check_field(name)
@@ -125,19 +137,25 @@ class Consultation:
     # --- state for chatbots ---------------------------------------------------
 
     def to_dict(self) -> dict[str, Any]:
-        return {"version": STATE_VERSION, "lang": self.lang, "rules_dir": self.rules_dir, "catalog": list(self.catalog),
-                "known": dict(self.known),
-                "answers": dict(self.answers), "history": list(self.history)}
+        """The state to keep between chat turns: plain data (no file paths),
+        a few hundred bytes; catalogs by their registered ids."""
+        return {"version": STATE_VERSION, "lang": self.lang, "catalog": list(self.catalog),
+                "known": dict(self.known), "answers": dict(self.answers), "history": list(self.history)}
 
     @classmethod
-    def from_dict(cls, state: dict[str, Any]) -> "Consultation":
-        """Rebuild a consultation saved with ``to_dict()`` (every value is validated again)."""
-        if not isinstance(state, dict) or state.get("version") != STATE_VERSION:
-            raise InputError("state", "state: not a saved consultation (version %s expected)" % STATE_VERSION)
-        consultation = cls(lang=state.get("lang"), rules_dir=state.get("rules_dir"), catalog=state.get("catalog"),
-                           **dict(state.get("known") or {}))
-        answers = state.get("answers") or {}
-        history = [name for name in state.get("history") or [] if name in answers]
+    def from_dict(cls, state: Any, rules_dir: str | Path | None = None) -> "Consultation":
+        """Rebuild a consultation saved with ``to_dict()``. The state is data
+        from outside: its size, every key and every value are checked, and
+        anything else raises :class:`InputError` (a ``ValueError``) naming the
+        key. Catalogs must be ids registered in this process; ``rules_dir``
+        comes from the application, never from the state."""
+        _check_state(state)
+        tr = Localizer(state["lang"])
+        for catalog_id in state["catalog"]:  # only ids this process registered: never a path from outside
+            registered_catalog(catalog_id, tr)
+        consultation = cls(lang=state["lang"], rules_dir=rules_dir, catalog=state["catalog"], **state["known"])
+        answers = state["answers"]
+        history = [name for name in state["history"] if name in answers]
         for name in history + [name for name in answers if name not in history]:
             value = answers[name]
             consultation.answer(name, "no" if value is None else value)
@@ -215,3 +233,47 @@ class Consultation:
         return Question(spec.field, _(spec.text), _(spec.hint) if spec.hint else None, field_spec.type,
                         self._choices(spec.field), _UNITS.get(field_spec.type), default, default_label,
                         default is None, why, rules)
+
+
+def _check_state(state: Any) -> None:
+    """Refuse a saved state that is not exactly what ``to_dict()`` writes."""
+    tr = Localizer(resolve_lang(state.get("lang") if isinstance(state, dict) and state.get("lang") in ("en", "es")
+                                else None))
+
+    def refuse(key: str, accepted: str) -> InputError:
+        return InputError("state", tr.gettext("state: '%(key)s' is not accepted; %(accepted)s.")
+                          % {"key": key, "accepted": accepted})
+
+    if not isinstance(state, dict):
+        raise refuse("state", tr.gettext("a saved consultation is a dictionary written by to_dict()"))
+    try:
+        size = len(json.dumps(state, allow_nan=False))
+    except (TypeError, ValueError, RecursionError):
+        raise refuse("state", tr.gettext("it must be plain JSON data")) from None
+    if size > MAX_STATE_BYTES:
+        raise refuse("state", tr.gettext("at most %(most)s bytes") % {"most": MAX_STATE_BYTES})
+    unknown = sorted(str(key) for key in state if key not in STATE_KEYS)
+    if unknown:
+        raise refuse(profile_module.shown(unknown[0]), tr.gettext("the keys are %(keys)s") % {
+            "keys": ", ".join(STATE_KEYS)})
+    missing = [key for key in STATE_KEYS if key not in state]
+    if missing:
+        raise refuse(missing[0], tr.gettext("it is missing"))
+    if state["version"] != STATE_VERSION or isinstance(state["version"], bool):
+        raise refuse("version", tr.gettext("this version reads state version %(version)s") % {"version": STATE_VERSION})
+    if state["lang"] not in ("en", "es"):
+        raise refuse("lang", tr.gettext("choose en or es"))
+    catalogs = state["catalog"]
+    if not (isinstance(catalogs, list) and len(catalogs) <= MAX_CATALOGS
+            and all(isinstance(c, str) and len(c) <= 40 for c in catalogs)):
+        raise refuse("catalog", tr.gettext("a list of at most %(most)s registered catalog ids") % {"most": MAX_CATALOGS})
+    for key in ("known", "answers"):
+        values = state[key]
+        if not (isinstance(values, dict) and all(name in PROFILE_FIELDS for name in values)
+                and all(isinstance(v, (str, int, float, bool)) or v is None for v in values.values())):
+            raise refuse(key, tr.gettext("a dictionary of profile fields (%(fields)s) to plain values") % {
+                "fields": ", ".join(PROFILE_FIELDS)})
+    history = state["history"]
+    if not (isinstance(history, list) and all(isinstance(h, str) and h in PROFILE_FIELDS for h in history)
+            and len(history) == len(set(history))):
+        raise refuse("history", tr.gettext("a list of answered profile fields, each once"))
