@@ -20,7 +20,7 @@ CATALOG = {"rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"}
 # The test suite replays the same examples every run (CI must not turn red on
 # a new random draw); EXPERT_FUZZ=N explores N fresh random examples instead.
 EXPLORE = "EXPERT_FUZZ" in os.environ
-SETTINGS = settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "150")), derandomize=not EXPLORE, deadline=None,
+SETTINGS = settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "100")), derandomize=not EXPLORE, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 hostile_text = st.one_of(
@@ -135,11 +135,12 @@ def re_number(line: str, rng: random.Random) -> str:
     return re.sub(r"\d+(\.\d+)?", lambda m: rng.choice(["0", "-5", "1e308", "0.0001", '"x"', "true"]), line, count=1)
 
 
-@settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "150")), deadline=None, derandomize=not EXPLORE,
+@settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "80")), deadline=None, derandomize=not EXPLORE,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(min_value=0, max_value=10**9),
        st.sampled_from(["rules.toml", "catalog.toml", "profile.toml", "requirements.toml", "timing.toml",
-                        "ranking.toml", "labels.toml", "sections.toml", "questions.toml", "explain.toml"]))
+                        "ranking.toml", "labels.toml", "sections.toml", "questions.toml", "explain.toml",
+                        "recipes.toml", "estimator.toml"]))
 def test_loader_with_mutated_files(tmp_path_factory, seed: int, filename: str) -> None:  # type: ignore[no-untyped-def]
     base = tmp_path_factory.mktemp("kb") / "rules"
     shutil.copytree(paths.RULES, base)
