@@ -5,6 +5,7 @@ from __future__ import annotations
 import hashlib
 import re
 import threading
+from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Sequence, Union
 
@@ -14,8 +15,11 @@ from .errors import InputError
 from .kb import PROFILE_FIELDS, KnowledgeBase
 from .result import Result, build_result
 
-_KB: dict[tuple[Any, ...], KnowledgeBase] = {}
+# Loaded knowledge bases, most recently used last; a few dozen at most, so that
+# catalogs edited again and again (each edit is a new key) cannot fill memory.
+_KB: OrderedDict[tuple[Any, ...], KnowledgeBase] = OrderedDict()
 _KB_LOCK = threading.Lock()
+KB_CACHE_SIZE = 32
 Catalogs = Union[str, Path, Sequence[Union[str, Path]], None]
 
 
@@ -93,10 +97,18 @@ def knowledge_base(rules_dir: str | Path | None = None, catalog: Catalogs = None
     key = base_key + tuple(_stamp(path) for path in catalogs)
     with _KB_LOCK:
         if key not in _KB:
-            if base_key not in _KB:
-                _KB[base_key] = kb_module.load(rules_dir)
-            _KB[key] = kb_module.with_catalogs(_KB[base_key], catalogs) if catalogs else _KB[base_key]
+            base = _KB.get(base_key) or kb_module.load(rules_dir)
+            _remember(base_key, base)
+            _remember(key, kb_module.with_catalogs(base, catalogs) if catalogs else base)
+        _KB.move_to_end(key)
         return _KB[key]
+
+
+def _remember(key: tuple[Any, ...], kb: KnowledgeBase) -> None:
+    _KB[key] = kb
+    _KB.move_to_end(key)
+    while len(_KB) > KB_CACHE_SIZE:
+        _KB.popitem(last=False)
 
 
 def advise(

@@ -100,3 +100,15 @@ def test_any_state_gives_a_consultation_or_the_documented_error(state: dict[str,
         Consultation.from_dict(state)
     except InputError:
         pass
+
+
+def test_the_knowledge_base_cache_is_bounded(tmp_path: Path) -> None:
+    from expert import advise, api
+
+    card = tmp_path / "edited.toml"
+    for n in range(api.KB_CACHE_SIZE + 20):  # each edit of a catalog is a new entry
+        card.write_text(f'[[gpu]]\nid = "edited"\nname = "Edited"\nvendor = "nvidia"\nvram_gb = {24 + n}\n'
+                        'cost = "low"\n')
+        os.utime(card, ns=(n * 10**9, n * 10**9))
+        assert advise(catalog=card, lang="en").recommendations
+    assert len(api._KB) <= api.KB_CACHE_SIZE
