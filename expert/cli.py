@@ -1,7 +1,11 @@
 """The command line: parses flags, prints, maps errors to exit codes.
 
 Exit codes: 0 the consultation was answered (even if nothing fits); 2 invalid
-input (a flag value, a language, a knowledge base); 1 anything else.
+input (a flag value, a language, a knowledge base); 1 anything else, such as
+output that cannot be written (a full disk, a closed pipe). Never a
+traceback. Whatever an error message quotes (a value, a file name) is
+stripped of escape sequences, control and format characters
+(:mod:`expert.escape`).
 All the work is done by the library (:mod:`expert.api`); this module only
 imports it when a command runs, so ``expert --help`` stays fast.
 """
@@ -14,6 +18,8 @@ import sys
 from typing import Any, Callable
 
 import click
+
+from .escape import quoted, terminal
 
 PROFILE_OPTIONS = [
     click.option("--model-size", "model_size_b", metavar="SIZE",
@@ -60,8 +66,29 @@ def _color() -> bool:
     return sys.stdout.isatty() and "NO_COLOR" not in os.environ
 
 
+class _OutputError(Exception):
+    """Writing to stdout or stderr failed (a full disk, a closed pipe)."""
+
+    def __init__(self, error: OSError) -> None:
+        super().__init__(str(error))
+        self.error = error
+
+
+def _echo(message: Any = None, nl: bool = True, err: bool = False) -> None:
+    """click.echo, with a failed write as an _OutputError (reported by run())."""
+    try:
+        if (sys.stderr if err else sys.stdout) is None:   # started with the stream closed (>&-)
+            import errno
+
+            raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        click.echo(message, nl=nl, err=err)
+    except OSError as error:
+        raise _OutputError(error) from None
+
+
 def _fail(message: str, code: int) -> None:
-    click.echo(message, err=True)
+    """An error message on stderr (what it quotes made safe), and exit."""
+    _echo(terminal(message, newlines=True), err=True)
     sys.exit(code)
 
 
@@ -92,15 +119,20 @@ def _run(action: Callable[[], str], lang: str | None) -> None:
     except Exception as error:  # noqa: BLE001 - the contract is: never a traceback
         _fail(f"Internal error ({type(error).__name__}: {str(error)[:200]}); please report it.", 1)
     else:
-        click.echo(output, nl=False)
+        _echo(output, nl=False)
+
+
+# The command's --lang, for the messages of run() (written after the command ended).
+_COMMAND_LANG: list[str | None] = [None]
 
 
 def _lang(lang: str | None) -> str | None:
     """A command's --lang, else the one given before the command (`expert --lang es advise`)."""
-    if lang is not None:
-        return lang
-    root = click.get_current_context(silent=True)
-    return root.find_root().params.get("lang") if root is not None else None
+    if lang is None:
+        root = click.get_current_context(silent=True)
+        lang = root.find_root().params.get("lang") if root is not None else None
+    _COMMAND_LANG[0] = lang
+    return lang
 
 
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
@@ -169,7 +201,7 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
         field = WHAT_IF_NAMES.get(key, key if key in WHAT_IF_NAMES.values() else None)
         if not sep or field is None:
             raise InputError("what_if", "--what-if: '%s' is not FIELD=VALUE with FIELD one of %s" % (
-                pair[:40], ", ".join(WHAT_IF_NAMES)))
+                quoted(pair), ", ".join(WHAT_IF_NAMES)))
         changes[field] = value
     return changes
 
@@ -213,13 +245,13 @@ BACK_WORDS = {"back", "atrás", "atras", "volver"}
 
 def _read(prompt: str) -> str:
     """One line of input; EOFError at the end of input. Echoes piped answers."""
-    click.echo(prompt, nl=False)
+    _echo(prompt, nl=False)
     sys.stdout.flush()
     line = sys.stdin.readline()
     if not line:
         raise EOFError
     if not sys.stdin.isatty():
-        click.echo(line.rstrip("\n"))
+        _echo(terminal(line.rstrip("\n")))
     return line.rstrip("\n")
 
 
@@ -252,32 +284,32 @@ def ask(lang: str | None, catalog: tuple[str, ...], **known: Any) -> None:
     bold = (lambda s: click.style(s, bold=True)) if color else (lambda s: s)
     width = _width()
     try:
-        click.echo(_wrap(_("Answer a few questions (? or why: why it is asked; back: previous question; "
-                           "Enter: the default in brackets)."), width))
+        _echo(_wrap(_("Answer a few questions (? or why: why it is asked; back: previous question; "
+                      "Enter: the default in brackets)."), width))
         while (question := consultation.next_question()) is not None:
-            click.echo()
-            click.echo(bold(_wrap(question.text, width)))
+            _echo()
+            _echo(bold(_wrap(question.text, width)))
             if question.hint:
-                click.echo(_wrap(f"({question.hint})", width))
+                _echo(_wrap(f"({question.hint})", width))
             if question.choices:
-                click.echo("  " + "   ".join(f"{n}) {c['label']}" for n, c in enumerate(question.choices, 1)))
+                _echo("  " + "   ".join(f"{n}) {c['label']}" for n, c in enumerate(question.choices, 1)))
             line = _read(f"[{question.default_label}] > ")
             word = " ".join(line.strip().lower().split())
             if word in WHY_WORDS:
-                click.echo(_wrap(question.why, width, "  ", "  "))
+                _echo(_wrap(question.why, width, "  ", "  "))
                 continue
             if word in BACK_WORDS:
                 if consultation.back() is None:
-                    click.echo(_("This is the first question."))
+                    _echo(_("This is the first question."))
                 continue
             try:
                 consultation.answer(question.id, line if word else (
                     "no" if question.default is None else question.default))
             except AnswerError as error:
                 sys.stdout.flush()
-                click.echo(f"{error}", err=True)
-        click.echo()
-        click.echo(consultation.result().render("text", width=width))
+                _echo(terminal(str(error)), err=True)
+        _echo()
+        _echo(consultation.result().render("text", width=width))
         try:
             reply = _read(_("Show the full reasoning? (yes/no) [no] > "))
         except EOFError:
@@ -286,13 +318,13 @@ def ask(lang: str | None, catalog: tuple[str, ...], **known: Any) -> None:
             from .explanation import explain as run_explain
 
             explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())
-            click.echo(explanation.render("text", width=width, color=color))
+            _echo(explanation.render("text", width=width, color=color))
     except KeyboardInterrupt:
-        click.echo()
+        _echo()
         sys.exit(130)
     except EOFError:
-        click.echo()
-        click.echo(_("Input ended before the consultation was complete."), err=True)
+        _echo()
+        _echo(_("Input ended before the consultation was complete."), err=True)
         sys.exit(1)
 
 
@@ -352,14 +384,14 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
         _fail(f"Error: {error}", 2)
     problems = run_check(rules_dir, list(catalog))
     for problem in problems:
-        click.echo(problem.render(tr.gettext))
+        _echo(terminal(problem.render(tr.gettext), newlines=True))
     if problems:
         sys.exit(1)
     from .api import knowledge_base
 
     kb = knowledge_base(rules_dir, list(catalog))
-    click.echo(tr.gettext("The knowledge base is sound: %(rules)s rules, %(cards)s cards, no problems found.")
-               % {"rules": len(kb.rules), "cards": len(kb.catalog)})
+    _echo(tr.gettext("The knowledge base is sound: %(rules)s rules, %(cards)s cards, no problems found.")
+          % {"rules": len(kb.rules), "cards": len(kb.catalog)})
 
 
 @main.command(short_help="Estimate a run's GPU memory from first principles.")
@@ -407,6 +439,79 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
     _run(action, lang)
 
 
+def _command_gettext() -> Callable[[str], str]:
+    """gettext in the language of the command that ran (English when it has none)."""
+    from .i18n import Localizer, resolve_lang
+
+    try:
+        return Localizer(resolve_lang(_COMMAND_LANG[0])).gettext
+    except Exception:  # noqa: BLE001 - an unknown language was reported already
+        return str
+
+
+def _to_stderr(message: str) -> None:
+    """A last message on stderr, if stderr can still be written."""
+    try:
+        click.echo(terminal(message, newlines=True), err=True)
+    except (OSError, ValueError):
+        pass
+
+
+def _output_failed(error: OSError) -> int:
+    """Report output that could not be written; stop writing it. Exit status 1."""
+    import errno
+
+    _ = _command_gettext()
+    reason = terminal(error.strerror or type(error).__name__)
+    if error.errno == errno.EPIPE:
+        _to_stderr(_("Error: the output was closed before it was complete (%(reason)s).") % {"reason": reason})
+    else:
+        _to_stderr(_("Error: the output could not be written (%(reason)s).") % {"reason": reason})
+    # What is still buffered goes nowhere, instead of failing again at exit.
+    for stream in (sys.stdout, sys.stderr):
+        try:
+            stream.flush()
+        except (OSError, ValueError, AttributeError):
+            try:
+                devnull = os.open(os.devnull, os.O_WRONLY)
+                os.dup2(devnull, stream.fileno())
+            except (OSError, ValueError, AttributeError):
+                pass
+    return 1
+
+
 def run() -> None:
-    """The ``expert`` command (and ``python -m expert``)."""
-    main()
+    """The ``expert`` command (and ``python -m expert``): every error is a
+    message on stderr and an exit status, never a traceback."""
+    code: Any = 0
+    try:
+        try:
+            code = main.main(standalone_mode=False)
+        except SystemExit as done:
+            code = done.code
+        if type(sys.stdout).__name__ == "_PacifyFlushWrapper":   # click met a closed pipe and said nothing
+            import errno
+
+            raise OSError(errno.EPIPE, os.strerror(errno.EPIPE))
+        if sys.stdout is not None:
+            sys.stdout.flush()
+    except _OutputError as error:
+        code = _output_failed(error.error)
+    except click.ClickException as error:   # a usage error: click's message quotes what was typed
+        error.message = terminal(error.message, newlines=True)
+        try:
+            error.show()
+        except OSError as failed:
+            _output_failed(failed)
+        code = error.exit_code
+    except click.Abort:
+        _to_stderr("Aborted!")
+        code = 1
+    except KeyboardInterrupt:
+        code = 130
+    except OSError as error:                 # click's own output (help, version) could not be written
+        code = _output_failed(error)
+    except Exception as error:  # noqa: BLE001 - the contract is: never a traceback
+        _to_stderr(f"Internal error ({type(error).__name__}: {str(error)[:200]}); please report it.")
+        code = 1
+    sys.exit(code)

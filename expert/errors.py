@@ -2,11 +2,15 @@
 
 Each carries an English source message with ``%(name)s`` placeholders; the
 message a person sees is translated into the consultation's language.
+A message may quote what someone typed or a file's name: it never carries
+their escape sequences, control or format characters (:mod:`expert.escape`).
 """
 
 from __future__ import annotations
 
 from typing import Any
+
+from .escape import terminal
 
 
 class InputError(ValueError):
@@ -17,6 +21,7 @@ class InputError(ValueError):
     """
 
     def __init__(self, field: str, message: str) -> None:
+        message = terminal(message)
         super().__init__(message)
         self.field = field
         self.message = message
@@ -38,5 +43,5 @@ class KnowledgeBaseError(Exception):
         for path, line, template, params in self.problems:
             where = f"{path}:{line}" if line else path
             prefix = gettext("rule '%(rule)s': ") % params if "rule" in params else ""
-            lines.append(f"{where}: {prefix}{gettext(template) % params}")
+            lines.append(terminal(f"{where}: {prefix}{gettext(template) % params}"))
         return "\n".join(lines)

@@ -2,13 +2,14 @@
 with the jinja2 templates in ``expert/templates`` (text for a terminal,
 markdown for a chat message) or as JSON. A :class:`~expert.result.Result`
 renders itself (``Result.render``) with the same environment
-(:mod:`expert.templating`)."""
+(:mod:`expert.templating`). JSON keeps the data as given, its control and
+format characters escaped (:func:`expert.escape.json_text`)."""
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
+from .escape import json_text, one_line
 from .i18n import Localizer
 from .templating import FORMATS, check_format, environment
 
@@ -18,7 +19,7 @@ __all__ = ["FORMATS", "check_format", "environment", "render_explanation", "rend
 def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool = False) -> str:
     check_format(fmt, explanation.lang)
     if fmt == "json":
-        return json.dumps(explanation.to_dict(), ensure_ascii=False, indent=2) + "\n"
+        return json_text(explanation.to_dict())
     env = environment(explanation.lang)
     template = env.get_template(f"explain.{'md' if fmt == 'markdown' else 'txt'}.j2")
     return template.render(x=explanation, r=explanation.result, width=width,
@@ -34,7 +35,7 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80) 
     if fmt == "json":
         data = result.to_dict()
         data["fits"] = fits
-        return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
+        return json_text(data)
     tr = Localizer(lang)
     _ = tr.gettext
     setup = result.setup
@@ -62,7 +63,7 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80) 
         "n": setup.gpus, "strategy": setup.strategy})
     if setup.offload:
         details.append(_("gradients and optimizer state offloaded to CPU"))
-    names = [next(card.name for card in kb.catalog if card.id == gpu) for gpu in fits]
+    names = [one_line(next(card.name for card in kb.catalog if card.id == gpu)) for gpu in fits]
     fit_line = (_("Cards of the catalog with enough memory per GPU: %(cards)s.") % {"cards": tr.list(names)}
                 if names else _("No card of the catalog has enough memory per GPU for this setup."))
     x = {

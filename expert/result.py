@@ -6,11 +6,11 @@ fired, in one language; ``to_dict()`` is the JSON contract of PRODUCT.md.
 
 from __future__ import annotations
 
-import json
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Mapping
 
 from .engine import Firing, Run, effective
+from .escape import json_text, one_line
 from .i18n import Localizer
 from .kb import KnowledgeBase, RuleDef, load
 from .templating import check_format, environment
@@ -120,7 +120,7 @@ class Result:
         """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``."""
         check_format(fmt, self.lang)
         if fmt == "json":
-            return json.dumps(self.to_dict(), ensure_ascii=False, indent=2) + "\n"
+            return json_text(self.to_dict())
         tr = Localizer(self.lang)
         assumed = []
         if self.assumed:
@@ -149,8 +149,8 @@ def _rounded(value: Any) -> Any:
 
 
 def _translated(tr: Localizer, labels: Mapping[str, str], code: Any) -> str:
-    """The translated label of ``code``, or the code itself when it has none."""
-    return tr.gettext(labels[code]) if code in labels else str(code)
+    """The translated label of ``code``, or the code itself (on one safe line) when it has none."""
+    return tr.gettext(labels[code]) if code in labels else one_line(code)
 
 
 def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, value: Any) -> str:
@@ -175,8 +175,8 @@ def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, va
     if isinstance(value, (int, float)):
         return tr.number(value, 3)
     if isinstance(value, (list, tuple)):
-        return tr.list([str(v) for v in value])
-    return str(value)
+        return tr.list([one_line(v) for v in value])
+    return one_line(value)
 
 
 def profile_value(kb: KnowledgeBase, tr: Localizer, name: str, value: Any) -> str:
@@ -197,13 +197,16 @@ class _Writer:
         return "" if code is None else _translated(self.tr, self.kb.labels.get(table, {}), code)
 
     def name(self, gpu: str) -> str:
+        """The card's name as every text shows it; a user catalog's name
+        (and file name) on one line, without control or format characters."""
         if gpu == "own":
             return self.label("where", "own")
         card = self.run.cards[gpu]
-        return card.name if card.origin == "guide" else f"{card.name} [{card.origin}]"
+        name = one_line(card.name)
+        return name if card.origin == "guide" else f"{name} [{self.origin(gpu)}]"
 
     def origin(self, gpu: str) -> str:
-        return "own" if gpu == "own" else self.run.cards[gpu].origin
+        return "own" if gpu == "own" else one_line(self.run.cards[gpu].origin)
 
     def option_label(self, option: Mapping[str, Any]) -> str:
         if option["where"] == "own":

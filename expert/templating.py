@@ -2,6 +2,13 @@
 with the templates of ``expert/templates``), the output formats, and the
 ``wrap`` filter (also used by ``expert ask``).
 
+Text not written by us (card names, catalog file names) is already on one
+line without control characters when it is put into a result's texts
+(:mod:`expert.result`); the templates add the last layer for their format
+(:mod:`expert.escape`): ``wrap`` (every text of a terminal template goes
+through it) drops escape sequences, control and format characters, and the
+``md`` filter (every text of a markdown template) escapes markdown.
+
 Used by :mod:`expert.result` (a result renders itself), :mod:`expert.render`
 (explanations and estimates) and :mod:`expert.rulebook`; it imports none of
 them.
@@ -16,6 +23,7 @@ from typing import TYPE_CHECKING, Any
 
 from . import paths
 from .errors import InputError
+from .escape import markdown, quoted, terminal
 from .i18n import Localizer
 
 if TYPE_CHECKING:
@@ -37,11 +45,9 @@ def environment(lang: str) -> "jinja2.Environment":
 def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> None:
     """Raise InputError, in the user's language, for a format that is not one of ``formats``."""
     if fmt not in formats:
-        from .profile import shown
-
         tr = Localizer(lang)
         raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
-                         % {"value": shown(fmt), "accepted": tr.list(formats, style="or")})
+                         % {"value": quoted(fmt), "accepted": tr.list(formats, style="or")})
 
 
 def new_environment(loader: Any) -> "jinja2.Environment":
@@ -60,6 +66,7 @@ def new_environment(loader: Any) -> "jinja2.Environment":
     )
     env.newstyle_gettext = True  # type: ignore[attr-defined]
     env.filters["wrap"] = wrap
+    env.filters["md"] = markdown
     return env
 
 
@@ -68,8 +75,9 @@ _KEEP_TOGETHER = re.compile(r"(?<=\d) (?=(?:h|hr|GB|B|×)(?:\W|$))|(?<=×) ")
 
 
 def wrap(text: str, width: int, indent: str = "", first: str | None = None) -> str:
-    """The ``wrap`` filter: fill ``text`` to ``width`` (at least 40) columns."""
-    text = _KEEP_TOGETHER.sub("\u00a0", text)
+    """The ``wrap`` filter: fill ``text`` to ``width`` (at least 40) columns,
+    without escape sequences, control or format characters."""
+    text = _KEEP_TOGETHER.sub("\u00a0", terminal(text))
     wrapped = textwrap.fill(text, width=max(width, 40), initial_indent=indent if first is None else first,
                             subsequent_indent=indent, break_on_hyphens=False, break_long_words=False)
     return wrapped.replace("\u00a0", " ")
