@@ -14,6 +14,7 @@ import re
 from typing import Any, Mapping
 
 from .errors import InputError
+from .escape import quoted
 from .i18n import Localizer
 from .kb import KnowledgeBase, ProfileField
 
@@ -39,10 +40,9 @@ def is_given(value: Any) -> bool:
 
 
 def shown(value: Any) -> str:
-    """A value as it can be quoted back safely: short, no control characters."""
-    text = value if isinstance(value, str) else repr(value)
-    text = "".join(ch if ch.isprintable() else "\ufffd" for ch in text)
-    return text if len(text) <= 40 else text[:39] + "…"
+    """A value as it can be quoted back safely: one short line, no escape
+    sequences, control or format characters (expert/escape.py)."""
+    return quoted(value if isinstance(value, str) else repr(value))
 
 
 def _to_float(text: str) -> float:

@@ -62,11 +62,11 @@ def assert_one_error(done: subprocess.CompletedProcess, code: int, *quoted: str,
     return err
 
 
-# Profile values are quoted by expert.profile.shown(), which shows a control
-# character as U+FFFD (the printable tail of a sequence stays, harmless);
-# click quotes an unknown option or command as a Python literal ('\x1b[2J').
+# Profile values are quoted by expert.profile.shown() (escape.quoted: whole
+# sequences removed); click quotes an unknown option or command as a Python
+# literal ('\x1b[2J').
 QUOTED_AS_REPLACEMENT = [
-    (["advise", "--model-size", HOSTILE], "model size (model_size_b): '\ufffd[2J\ufffd]0;pwned\ufffd\ufffdx'"),
+    (["advise", "--model-size", HOSTILE], "model size (model_size_b): 'x' is not a number"),
     (["advise", "--method", HOSTILE], "fine-tuning method (method):"),
     (["estimate", "--strategy", HOSTILE], "strategy:"),
     (["advise", f"--bogus{TITLE}"], "No such option '--bogus\\x1b]0;pwned\\x07'"),
