@@ -111,7 +111,9 @@ def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems:
             ok &= _shape(value[bare], item_schema, full, path, text, problems)
         return ok
     if schema is float:
-        good = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        # an int of any length is finite (math.isfinite cannot take one past 1e308)
+        good = (isinstance(value, int) and not isinstance(value, bool)
+                or isinstance(value, float) and math.isfinite(value))
     elif schema is int:
         good = isinstance(value, int) and not isinstance(value, bool)
     else:
