@@ -55,11 +55,16 @@ class Problem:
 
 def check(rules_dir: str | Path | None = None, catalogs: Iterable[str | Path] = ()) -> list[Problem]:
     """Every problem of the knowledge base in ``rules_dir`` with ``catalogs``; [] when sound."""
+    catalogs = list(catalogs)
     try:
         kb = kb_module.load(rules_dir)
-        kb = kb_module.with_catalogs(kb, list(catalogs)) if catalogs else kb
+        kb = kb_module.with_catalogs(kb, catalogs) if catalogs else kb
     except KnowledgeBaseError as error:
         return [Problem(*problem) for problem in error.problems]
+    except Exception as error:  # noqa: BLE001 - a check reports what it cannot read; it never crashes
+        where = ", ".join(str(path) for path in catalogs) or str(rules_dir or paths.RULES)
+        return [Problem(where, 0, "cannot be checked (%(error)s); please report it",
+                        {"error": f"{type(error).__name__}: {str(error)[:200]}"})]
     return _Checker(kb).run()
 
 

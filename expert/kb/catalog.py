@@ -1,120 +1,251 @@
 """GPU catalogs: the guide's ``rules/catalog.toml`` and the user catalogs
-that add cards to it or replace cards of the same id."""
+that add cards to it or replace cards of the same id.
+
+Every value of a card is checked for its type and range before a card is
+built, so a catalog that is not what it should be is a
+:class:`~expert.errors.KnowledgeBaseError` naming the file and line, never
+another exception: a user catalog may come from anyone.
+"""
 
 from __future__ import annotations
 
+import unicodedata
 from dataclasses import replace
 from pathlib import Path
 from typing import Any, Iterable
 
 from ..errors import KnowledgeBaseError
-from .model import COSTS, ID_RE, SEGMENTS, VENDORS, Card, KnowledgeBase
-from .source import _is_number, _line, _Problems, _read
+from .model import COSTS, H_RE, ID_RE, METHODS, SEGMENTS, VENDORS, Card, KnowledgeBase
+from .source import MAX_SIZE, _line, _Problems, _read, _shown
 
-
-_CARD_KEYS: dict[str, Any] = {
-    "id": str, "name": str, "vendor": str, "vram_gb": "number", "devices": int, "cost": str, "segment": str,
-    "fast_interconnect": bool, "speed": "number", "speed_source": str, "ideal_methods": list,
-    "ideal_min_b": "number", "ideal_max_b": "number", "heuristics": list,
+# The keys of a card: what each holds and the values it accepts.
+#   ("id",)                 kebab-case, at most ID_MAX characters, not "own"
+#   ("text", n)             1 to n printable characters
+#   ("choice", codes)       one of codes
+#   ("number", low, high)   a finite number from low to high
+#   ("whole", low, high)    a whole number from low to high
+#   ("bool",)               true or false
+#   ("list", kind)          a list of METHODS ("methods") or H-ids ("hids")
+ID_MAX = 40
+NAME_MAX = 80
+TEXT_MAX = 300
+MAX_SIZE_B = 20_000        # the profile's largest model size (rules/profile.toml)
+INTERCONNECTS = {"nvlink": True, "infinity-fabric": True, "infiniband": True, "pcie": False}
+_CARD_KEYS: dict[str, tuple[Any, ...]] = {
+    "id": ("id",), "name": ("text", NAME_MAX), "vendor": ("choice", VENDORS), "vram_gb": ("number", 1, 1024),
+    "devices": ("whole", 1, 64), "cost": ("choice", COSTS), "segment": ("choice", SEGMENTS),
+    "fast_interconnect": ("bool",), "speed": ("number", 0.01, 100), "speed_source": ("text", TEXT_MAX),
+    "ideal_methods": ("list", "methods"), "ideal_min_b": ("number", 0, MAX_SIZE_B),
+    "ideal_max_b": ("number", 0, MAX_SIZE_B), "heuristics": ("list", "hids"),
 }
 # A user catalog needs only these; the rest take the defaults below.
 USER_REQUIRED = ("id", "name", "vendor", "vram_gb", "cost")
-USER_OPTIONAL: dict[str, Any] = {"interconnect": str, "source": str}
-INTERCONNECTS = {"nvlink": True, "infinity-fabric": True, "infiniband": True, "pcie": False}
+USER_OPTIONAL: dict[str, tuple[Any, ...]] = {"interconnect": ("choice", tuple(INTERCONNECTS)),
+                                             "source": ("text", TEXT_MAX)}
 USER_DEFAULTS: dict[str, Any] = {
     "devices": 1, "segment": "datacenter", "fast_interconnect": False, "speed": 1.0,
     "speed_source": "not given: taken as the reference card's (1.0)", "ideal_methods": [], "ideal_min_b": 0,
     "ideal_max_b": 0, "heuristics": [],
 }
+# The user catalogs given together: at most so many files and cards (an
+# advice weighs every card against every other: 100 cards take about 0.4 s).
+MAX_CATALOGS = 16
+MAX_USER_CARDS = 100
+# Characters a name or text may not hold: controls (Cc), formatting and
+# bidirectional controls (Cf), line and paragraph separators, unassigned and
+# private-use code points.
+_UNPRINTABLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 
 
-def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, user: bool = False) -> tuple[Card, ...]:
+def _bad_character(text: str) -> str | None:
+    """The first character of ``text`` a name may not hold (as U+XXXX), or None."""
+    for char in text:
+        if unicodedata.category(char) in _UNPRINTABLE:
+            return f"U+{ord(char):04X}"
+    return None
+
+
+def _is_number(value: Any, low: float, high: float) -> bool:
+    """A number (not a boolean) from ``low`` to ``high``: never NaN or infinite."""
+    return isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
+
+
+class _Card:
+    """The problems of one [[gpu]] table, at the line of the key they are about."""
+
+    def __init__(self, path: Path, text: str, index: int, entry: dict[str, Any], problems: _Problems) -> None:
+        self.path, self.text, self.index, self.problems = path, text, index, problems
+        self.where = f"gpu[{index + 1}]"
+        self.ok = True
+        card_id = entry.get("id")
+        # how messages name it: its id if it has a sound one, else its number
+        self.sound_id = isinstance(card_id, str) and len(card_id) <= ID_MAX and bool(ID_RE.match(card_id)) \
+            and card_id != "own"
+        self.name = card_id if self.sound_id else f"#{index + 1}"
+
+    def line(self, at: str | None = None) -> int:
+        return _line(self.text, f"{self.where}.{at}" if at else self.where)
+
+    def bad(self, at: str | None, template: str, **params: Any) -> None:
+        """A problem at the line of the key ``at`` (of the card's table if None)."""
+        self.problems.add(str(self.path), self.line(at), template, index=self.index + 1, **params)
+        self.ok = False
+
+    def choice(self, key: str, known: tuple[str, ...]) -> None:
+        if key == "vendor":
+            self.bad(key, "card '%(id)s': vendor must be one of %(known)s", id=self.name, known=", ".join(known))
+        elif key == "cost":
+            self.bad(key, "card '%(id)s': cost must be one of %(known)s", id=self.name, known=", ".join(known))
+        elif key == "segment":
+            self.bad(key, "card '%(id)s': segment must be one of %(known)s", id=self.name, known=", ".join(known))
+        else:
+            self.bad(key, "card %(index)s: '%(key)s' must be one of %(known)s", key=key, known=", ".join(known))
+
+    def value(self, key: str, value: Any, spec: tuple[Any, ...]) -> None:
+        """Check one value against its spec."""
+        kind = spec[0]
+        if kind == "id":
+            if not isinstance(value, str) or len(value) > ID_MAX or not ID_RE.match(value):
+                self.bad(key, "card %(index)s: 'id' must be kebab-case (a-z, 0-9, single hyphens), at most "
+                              "%(max)s characters", max=ID_MAX)
+            elif value == "own":
+                self.bad(key, "card %(index)s: the id 'own' is reserved for your own GPU")
+        elif kind == "text":
+            if not isinstance(value, str):
+                self.bad(key, "card %(index)s: '%(key)s' must be text", key=key)
+            elif not value.strip() or len(value) > spec[1]:
+                self.bad(key, "card %(index)s: '%(key)s' must be 1 to %(max)s characters long, not blank", key=key,
+                         max=spec[1])
+            elif (char := _bad_character(value)) is not None:
+                self.bad(key, "card %(index)s: '%(key)s' holds a control or formatting character (%(char)s)",
+                         key=key, char=char)
+        elif kind == "choice":
+            if not isinstance(value, str) or value not in spec[1]:
+                self.choice(key, spec[1])
+        elif kind == "number":
+            if isinstance(value, bool) or not isinstance(value, (int, float)) or value < 0 or (
+                    value == 0 and spec[1] > 0):
+                self.bad(key, "card %(index)s: '%(key)s' must be a positive number", key=key)
+            elif not _is_number(value, spec[1], spec[2]):      # too small or large, infinite or NaN
+                self.bad(key, "card %(index)s: '%(key)s' must be a number from %(min)s to %(max)s", key=key,
+                         min=spec[1], max=spec[2])
+        elif kind == "whole":
+            if isinstance(value, bool) or not isinstance(value, int) or not spec[1] <= value <= spec[2]:
+                self.bad(key, "card %(index)s: '%(key)s' must be a whole number from 1 to 64", key=key)
+        elif kind == "bool":
+            if not isinstance(value, bool):
+                self.bad(key, "card %(index)s: '%(key)s' must be true or false", key=key)
+        elif spec[1] == "methods":
+            if (not isinstance(value, list) or len(value) > len(METHODS)
+                    or not all(isinstance(m, str) and m in METHODS for m in value)):
+                self.bad(key, "card %(index)s: '%(key)s' must list methods of %(known)s", key=key,
+                         known=", ".join(METHODS))
+        elif (not isinstance(value, list) or len(value) > 39        # H1 to H39
+              or not all(isinstance(h, str) and H_RE.match(h) for h in value)):
+            self.bad(key, "card %(index)s: '%(key)s' must list H-ids from H1 to H39", key=key)
+
+
+def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, user: bool = False,
+             seen: dict[str, tuple[str, int]] | None = None, room: int | None = None) -> tuple[Card, ...]:
+    """The cards of one catalog file; each problem goes to ``problems``.
+
+    ``seen`` maps the ids of the user catalogs read before to their file and
+    line (an id may be defined once in all of them); ``room`` is how many
+    cards may still be added."""
     cards: list[Card] = []
-    seen: set[str] = set()
-    entries = doc.get("gpu", [])
-    known_keys = {**_CARD_KEYS, **(USER_OPTIONAL if user else {})}
-    if not entries or not isinstance(entries, list):
+    seen = {} if seen is None else seen
+    here: dict[str, int] = {}
+    for key in doc:
+        if key != "gpu":
+            problems.add(str(path), _line(text, key), "unknown key '%(key)s' (known: %(known)s)", key=_shown(key),
+                         known="gpu")
+    entries = doc.get("gpu")
+    if entries is not None and not isinstance(entries, list):
+        problems.add(str(path), _line(text, "gpu"), "'gpu' must be an array of [[gpu]] tables")
+        return ()
+    if not entries:
         problems.add(str(path), _line(text, "gpu"), "no [[gpu]] tables")
-        entries = []
+        return ()
+    if room is not None and len(entries) > room:
+        problems.add(str(path), _line(text, f"gpu[{room + 1}]"),
+                     "too many cards: the user catalogs given together may have at most %(max)s", max=MAX_USER_CARDS)
+        return ()
+    specs = {**_CARD_KEYS, **(USER_OPTIONAL if user else {})}
     for index, entry in enumerate(entries):
-        card = f"gpu[{index + 1}]"      # where this card's problems are: its table, or one of its keys
-        line = _line(text, card)
-        bad = False
-        for key in entry:
-            if key not in known_keys:
-                problems.add(str(path), _line(text, f"{card}.{key}"), "unknown key '%(key)s' (known: %(known)s)",
-                             key=key, known=", ".join(known_keys))
-                bad = True
-        if user:
-            interconnect = entry.get("interconnect")
-            if interconnect is not None and interconnect not in INTERCONNECTS:
-                problems.add(str(path), _line(text, f"{card}.interconnect"),
-                             "card %(index)s: 'interconnect' must be one of %(known)s", index=index + 1,
-                             known=", ".join(INTERCONNECTS))
-                bad = True
-            defaults = dict(USER_DEFAULTS, fast_interconnect=INTERCONNECTS.get(interconnect, False))
-            entry = {**defaults, **{k: v for k, v in entry.items() if k in _CARD_KEYS}}
-            for key in USER_REQUIRED:
-                if key not in entry:
-                    problems.add(str(path), line, "card %(index)s: '%(key)s' is missing", index=index + 1, key=key)
-                    bad = True
-        for key, kind in _CARD_KEYS.items():
-            value = entry.get(key)
-            if value is None and user and key in USER_REQUIRED:
-                continue
-            if key in ("ideal_min_b", "ideal_max_b") and _is_number(value) and value >= 0:
-                continue
-            ok = _is_number(value) and value > 0 if kind == "number" else (
-                isinstance(value, kind) and not (kind is int and (isinstance(value, bool) or not 0 < value <= 64)))
-            if not ok:
-                at = _line(text, f"{card}.{key}")
-                name = "number" if kind == "number" else kind.__name__
-                if name == "number":
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be a positive number", index=index + 1, key=key)
-                elif name == "str":
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be text", index=index + 1, key=key)
-                elif name == "int":
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be a whole number from 1 to 64",
-                                 index=index + 1, key=key)
-                elif name == "bool":
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be true or false", index=index + 1, key=key)
-                else:
-                    problems.add(str(path), at, "card %(index)s: '%(key)s' must be a list", index=index + 1, key=key)
-                bad = True
-        if bad:
+        if not isinstance(entry, dict):
+            problems.add(str(path), _line(text, f"gpu[{index + 1}]"),
+                         "card %(index)s must be a [[gpu]] table of keys and values", index=index + 1)
             continue
-        if not ID_RE.match(entry["id"]) or entry["id"] in seen or entry["id"] == "own":
-            problems.add(str(path), _line(text, f"{card}.id"), "card id '%(id)s' must be unique kebab-case", id=entry["id"])
-        if entry["vendor"] not in VENDORS:
-            problems.add(str(path), _line(text, f"{card}.vendor"), "card '%(id)s': vendor must be one of %(known)s",
-                         id=entry["id"], known=", ".join(VENDORS))
-        if entry["cost"] not in COSTS:
-            problems.add(str(path), _line(text, f"{card}.cost"), "card '%(id)s': cost must be one of %(known)s",
-                         id=entry["id"], known=", ".join(COSTS))
-        if entry["segment"] not in SEGMENTS:
-            problems.add(str(path), _line(text, f"{card}.segment"), "card '%(id)s': segment must be one of %(known)s",
-                         id=entry["id"], known=", ".join(SEGMENTS))
-        seen.add(entry["id"])
+        card = _Card(path, text, index, entry, problems)
+        for key in entry:
+            if key not in specs:
+                card.bad(key, "unknown key '%(key)s' (known: %(known)s)", key=_shown(key), known=", ".join(specs))
+        for key in (USER_REQUIRED if user else _CARD_KEYS):
+            if key not in entry:
+                card.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
+        for key, spec in specs.items():
+            if key in entry:
+                card.value(key, entry[key], spec)
+        card_id = card.name
+        if not card.sound_id:
+            pass
+        elif card_id in here:
+            card.bad("id", "card id '%(id)s' must be unique: it is already used at line %(first)s", id=card_id,
+                     first=here[card_id])
+        elif card_id in seen:
+            other, other_line = seen[card_id]
+            other = "%s:%s" % (other, other_line) if other_line else other
+            card.bad("id", "card id '%(id)s' must be unique: it is already used in %(other)s", id=card_id, other=other)
+        else:
+            here[card_id] = card.line("id")
+        if not card.ok:
+            continue
+        if user:
+            fast = INTERCONNECTS.get(entry.get("interconnect", "pcie"), False)
+            entry = {**USER_DEFAULTS, "fast_interconnect": fast, **{k: v for k, v in entry.items() if k in _CARD_KEYS}}
+        if entry["ideal_min_b"] > entry["ideal_max_b"]:
+            card.bad("ideal_min_b", "card %(index)s: 'ideal_min_b' must not be above 'ideal_max_b'")
+            continue
         cards.append(Card(
-            entry["id"], entry["name"], entry["vendor"], float(entry["vram_gb"]), entry["devices"], entry["cost"],
+            card_id, entry["name"], entry["vendor"], float(entry["vram_gb"]), entry["devices"], entry["cost"],
             entry["segment"], entry["fast_interconnect"], float(entry["speed"]), entry["speed_source"],
             tuple(entry["ideal_methods"]), float(entry["ideal_min_b"]), float(entry["ideal_max_b"]),
             tuple(entry["heuristics"]), str(path), path.name if user else "guide"))
+    seen.update({card_id: (str(path), line) for card_id, line in here.items()})
     return tuple(cards)
 
 
 def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> KnowledgeBase:
     """``kb`` with the cards of user catalogs added, or replacing the card of the same id.
 
-    Every file is checked whole first; on any problem nothing is merged.
+    Every file is checked whole first; on any problem nothing is merged. A
+    catalog is a regular file named ``*.toml`` of at most 1 MB; the catalogs
+    given together hold at most :data:`MAX_USER_CARDS` cards, and each id once
+    (the same file given twice counts once).
     """
     problems = _Problems()
     added: list[Card] = []
+    seen: dict[str, tuple[str, int]] = {}
+    paths: dict[str, Path] = {}
     for name in catalogs:
         path = Path(name)
+        try:
+            key = str(path.resolve())
+        except (OSError, RuntimeError, ValueError):
+            key = str(path)
+        paths.setdefault(key, path)
+    for n, path in enumerate(paths.values()):
+        if n == MAX_CATALOGS:
+            problems.add(str(path), 0, "too many catalogs: at most %(max)s may be given together", max=MAX_CATALOGS)
+            break
+        if path.suffix.lower() != ".toml":
+            problems.add(str(path), 0, "is not a catalog: a catalog is a file named *.toml of at most %(limit)s",
+                         limit=MAX_SIZE)
+            continue
+        before = len(problems.items)
         doc, text = _read(path, problems)
-        if doc:
-            added += _catalog(path, doc, text, problems, user=True)
+        if len(problems.items) == before:
+            added += _catalog(path, doc, text, problems, user=True, seen=seen, room=MAX_USER_CARDS - len(added))
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     merged = {card.id: card for card in kb.catalog}

@@ -19,13 +19,12 @@ from .. import paths
 from ..conditions import FIELDS, TRUE, ConditionError, compile_condition
 from ..errors import KnowledgeBaseError
 from .catalog import _catalog
-from .model import (COSTS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, HELPERS, ID_RE, KINDS, METHODS,
-                    OPTIONAL_FIELDS, PLACEHOLDER_RE, PROFILE_FIELDS, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
+from .model import (COSTS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
+                    METHODS, OPTIONAL_FIELDS, PLACEHOLDER_RE, PROFILE_FIELDS, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
                     ProfileField, QuestionDef, RuleDef, Section, scope_key)
 from .source import _is_number, _LazyLine, _line, _Problems, _read
 
-H_RE = re.compile(r"^H([1-9]|[1-3][0-9])$")
-G_RE = re.compile(r"^G[1-9]$")
+G_RE = re.compile(r"^G[1-9]\Z")
 
 
 # --- the shape of every file -------------------------------------------------
@@ -111,7 +110,9 @@ def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems:
             ok &= _shape(value[bare], item_schema, full, path, text, problems)
         return ok
     if schema is float:
-        good = isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value)
+        # an int of any length is finite (math.isfinite cannot take one past 1e308)
+        good = (isinstance(value, int) and not isinstance(value, bool)
+                or isinstance(value, float) and math.isfinite(value))
     elif schema is int:
         good = isinstance(value, int) and not isinstance(value, bool)
     else:

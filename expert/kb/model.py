@@ -54,7 +54,10 @@ SCOPES: dict[str, tuple[str, ...]] = {
 DERIVES = {"requirement": "req", "pick": "pick", "option": "option"}
 # Placeholders a message may use besides the fact fields.
 EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick")}
-ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*$")
+# \Z, not $: "id\n" is not an id.
+ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
+# The heuristics of the guide: H1 to H39.
+H_RE = re.compile(r"^H([1-9]|[1-3][0-9])\Z")
 PLACEHOLDER_RE = re.compile(r"%\((\w+)\)s")
 
 

@@ -4,7 +4,9 @@ in them, and finding the line of a key or table for each problem."""
 from __future__ import annotations
 
 import math
+import os
 import re
+import stat
 import sys
 from functools import lru_cache
 from pathlib import Path
@@ -16,14 +18,44 @@ else:  # pragma: no cover - Python 3.10
     import tomli as tomllib
 
 
+MAX_PROBLEMS = 50
+
+
+def N_(message: str) -> str:
+    """Marks a message for translation where it is not given to ``add``."""
+    return message
+
+
 class _Problems:
-    """Collects problems; the knowledge base loads only if there are none."""
+    """Collects problems; the knowledge base loads only if there are none.
+    The first MAX_PROBLEMS are kept (a file of 100,000 unknown keys is one
+    mistake), then one line saying there are more."""
 
     def __init__(self) -> None:
         self.items: list[tuple[str, int, str, dict[str, Any]]] = []
 
     def add(self, path: str, line: Any, template: str, **params: Any) -> None:
-        self.items.append((path, int(line), template, params))
+        if len(self.items) > MAX_PROBLEMS:
+            return
+        if len(self.items) == MAX_PROBLEMS:
+            line, params = 0, {"max": MAX_PROBLEMS}
+            template = N_("more problems follow; only the first %(max)s are shown")
+        # What a file says is shown escaped: a control or bidirectional character
+        # in a key or a file name must not reach the terminal as is.
+        params = {key: _printable(value) if isinstance(value, str) else value for key, value in params.items()}
+        self.items.append((_printable(path), int(line), template, params))
+
+
+def _printable(text: str) -> str:
+    """``text`` with every non-printable character escaped (\\x1b, \\u202e)."""
+    if text.isprintable():
+        return text
+    return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
+
+
+def _shown(value: str, limit: int = 40) -> str:
+    """A value of a file as a message quotes it: at most ``limit`` characters."""
+    return value if len(value) <= limit else value[:limit - 1] + "…"
 
 
 # --- the line of a key or table ----------------------------------------------
@@ -65,7 +97,7 @@ def _lines(text: str) -> dict[tuple[str | int, ...], int]:
     array: tuple[str | int, ...] = ()      # the multi-line array being read
     depth = entries = 0
     string = ""                            # the quotes of the multi-line string being read
-    for n, line in enumerate(text.splitlines(), 1):
+    for n, line in enumerate(text.split("\n"), 1):   # not splitlines(): TOML ends lines with \n only
         stripped = line.lstrip()
         if string:
             string = "" if string in line else string
@@ -122,23 +154,117 @@ class _LazyLine:
         return _line(self.text, self.where)
 
 
-def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
+# --- reading a file ------------------------------------------------------------
+# A knowledge-base or catalog file is opened only if it is a regular file of at
+# most MAX_BYTES (not a directory, FIFO or device: /dev/zero would be read
+# until memory runs out, a FIFO would block forever), and read with a bounded
+# read. Before the TOML parser sees the text, dotted keys of more than
+# MAX_KEY_PARTS parts are refused (the parser's time and memory grow with the
+# square of their length), and its RecursionError on deep nesting is caught.
+
+MAX_BYTES = 1_000_000
+MAX_SIZE = "1 MB"
+MAX_KEY_PARTS = 16
+MAX_NESTING = 32
+# The parser reads integers of any length, but Python refuses to convert more
+# than 4300 decimal digits (a ValueError).
+_LONG_NUMBER_RE = re.compile(r"[0-9_]{4000,}")
+_PART = r"""(?:[A-Za-z0-9_-]+|"[^"\n]*"|'[^'\n]*')"""
+_LONG_KEY_RE = re.compile(rf"(?<![A-Za-z0-9_-]){_PART}(?:[ \t]*\.[ \t]*{_PART}){{{MAX_KEY_PARTS},}}")
+
+
+def _line_of(text: str, offset: int) -> int:
+    return text.count("\n", 0, offset) + 1
+
+
+def _too_deep(text: str) -> int:
+    """The first line where arrays and tables are nested more than
+    MAX_NESTING deep (brackets in strings count too: it is only used to place
+    the parser's RecursionError); 0 if none."""
+    depth = 0
+    for n, line in enumerate(text.split("\n"), 1):   # not splitlines(): TOML ends lines with \n only
+        if "[" in line or "{" in line:
+            for char in line:
+                depth = depth + 1 if char in "[{" else max(depth - 1, 0) if char in "]}" else depth
+                if depth > MAX_NESTING:
+                    return n
+        elif "]" in line or "}" in line:
+            depth = max(depth - line.count("]") - line.count("}"), 0)
+    return 0
+
+
+def _open(path: Path, problems: _Problems) -> bytes | None:
+    """The bytes of ``path`` if it is a regular file of at most MAX_BYTES."""
     try:
-        text = path.read_text(encoding="utf-8")
+        info = os.stat(path)
     except FileNotFoundError:
         problems.add(str(path), 0, "file is missing")
+        return None
+    except (OSError, ValueError) as error:       # ValueError: a NUL in the name
+        problems.add(str(path), 0, "cannot be read: %(error)s", error=getattr(error, "strerror", None) or str(error))
+        return None
+    if not stat.S_ISREG(info.st_mode):
+        problems.add(str(path), 0, "is not a regular file (a TOML file of at most %(limit)s is accepted)",
+                     limit=MAX_SIZE)
+        return None
+    if info.st_size > MAX_BYTES:
+        problems.add(str(path), 0, "is too large: %(size)s bytes (a TOML file of at most %(limit)s is accepted)",
+                     size=info.st_size, limit=MAX_SIZE)
+        return None
+    try:
+        # O_NONBLOCK: if the file was replaced by a FIFO since the stat, the
+        # open does not wait for a writer (and the fstat below refuses it).
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_BINARY", 0))
+        with os.fdopen(fd, "rb") as handle:
+            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
+                problems.add(str(path), 0, "is not a regular file (a TOML file of at most %(limit)s is accepted)",
+                             limit=MAX_SIZE)
+                return None
+            data = handle.read(MAX_BYTES + 1)
+    except OSError as error:
+        problems.add(str(path), 0, "cannot be read: %(error)s", error=error.strerror or str(error))
+        return None
+    if len(data) > MAX_BYTES:      # it grew since the stat
+        problems.add(str(path), 0, "is too large: %(size)s bytes (a TOML file of at most %(limit)s is accepted)",
+                     size="> %d" % MAX_BYTES, limit=MAX_SIZE)
+        return None
+    return data
+
+
+def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
+    """The TOML document of ``path`` and its text; ({}, text) on a problem."""
+    data = _open(path, problems)
+    if data is None:
         return {}, ""
-    except (OSError, UnicodeDecodeError) as error:
-        problems.add(str(path), 0, "cannot be read: %(error)s", error=str(error))
+    try:
+        # universal newlines, as text mode reads them
+        text = data.decode("utf-8").replace("\r\n", "\n").replace("\r", "\n")
+    except UnicodeDecodeError as error:
+        line = data.count(b"\n", 0, error.start) + 1
+        problems.add(str(path), line, "cannot be read: it is not UTF-8 text")
         return {}, ""
+    long_key = _LONG_KEY_RE.search(text)
+    if long_key:
+        problems.add(str(path), _line_of(text, long_key.start()), "a dotted key has more than %(limit)s parts",
+                     limit=MAX_KEY_PARTS)
+        return {}, text
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as error:
         match = re.search(r"line (\d+)", str(error))
         problems.add(str(path), int(match.group(1)) if match else 0, "malformed TOML: %(error)s", error=str(error))
-        return {}, text
+    except RecursionError:
+        problems.add(str(path), _too_deep(text), "arrays or tables are nested too deeply")
+    except ValueError:        # an integer of thousands of digits
+        number = _LONG_NUMBER_RE.search(text)
+        problems.add(str(path), _line_of(text, number.start()) if number else 0, "a number has too many digits")
+    return {}, text
 
 
 def _is_number(value: Any) -> bool:
-    """A finite number, and not absurdly large (TOML allows inf and 1e308)."""
-    return isinstance(value, (int, float)) and not isinstance(value, bool) and math.isfinite(value) and abs(value) <= 1e12
+    """A finite number, and not absurdly large (TOML allows inf, 1e308 and
+    integers of any length, which math.isfinite cannot take)."""
+    if isinstance(value, bool) or not isinstance(value, (int, float)):
+        return False
+    return abs(value) <= 1e12 if isinstance(value, int) else math.isfinite(value) and abs(value) <= 1e12
