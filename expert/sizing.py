@@ -204,16 +204,21 @@ class Sizer:
         # Sharding within one card needs several devices on it (a dual-die card);
         # across cards it needs a fast link.
         smallest = 1 if spread == "fewest" or int(card["devices"]) > 1 else 2
-        tried = None
-        for count in self.counts(card, smallest):
-            tried = self.configuration(card, step, recipe, count, sharded=count * int(card["devices"]) > 1)
-            if tried["fits"]:
-                return tried
-        if tried is None:  # no count to try: one card with no fast link
+        counts = self.counts(card, smallest)
+        if not counts:  # no count to try: one card with no fast link
             base = previous or self.configuration(card, step, recipe, 1, sharded=False)
             return {**base, "step": step, "next_step": ladder_after(self.kb, self.profile["method"], step),
                     "possible": False, "fits": False, "can_scale": False}
-        return tried
+
+        def on(count: int) -> dict[str, Any]:
+            return self.configuration(card, step, recipe, count, sharded=count * int(card["devices"]) > 1)
+
+        # Sharded, the need per device only falls as cards are added: when the
+        # most cards do not fit, no count does.
+        most = on(counts[-1])
+        if not most["fits"]:
+            return most
+        return next((config for config in map(on, counts[:-1]) if config["fits"]), most)
 
     def scale_out(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
         """More cards of a fitting configuration, to meet the deadline: the

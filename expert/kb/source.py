@@ -162,8 +162,8 @@ class _LazyLine:
 # MAX_KEY_PARTS parts are refused (the parser's time and memory grow with the
 # square of their length), and its RecursionError on deep nesting is caught.
 
-MAX_BYTES = 1_000_000
-MAX_SIZE = "1 MB"
+MAX_BYTES = 2_000_000
+MAX_SIZE = "2 MB"
 MAX_KEY_PARTS = 16
 MAX_NESTING = 32
 # The parser reads integers of any length, but Python refuses to convert more
