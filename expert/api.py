@@ -73,16 +73,17 @@ def registered_catalog(catalog_id: str, tr: Localizer) -> Path:
 def _catalog_paths(catalog: Catalogs) -> tuple[Path, ...]:
     if catalog is None:
         return ()
-    if isinstance(catalog, (str, Path)):
-        return (Path(catalog),)
-    return tuple(Path(c) for c in catalog)
+    items = [catalog] if isinstance(catalog, (str, Path)) else catalog
+    if not isinstance(items, (list, tuple)) or not all(isinstance(c, (str, Path)) for c in items):
+        raise InputError("catalog", "catalog: a file path or a list of file paths is accepted")
+    return tuple(Path(c) for c in items)
 
 
 def _stamp(path: Path) -> tuple[str, int, int]:
     try:
         stat = path.stat()
         return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    except OSError:
+    except (OSError, ValueError):  # ValueError: a NUL in the path; the loader reports it
         return (str(path), 0, 0)
 
 

@@ -112,3 +112,11 @@ def test_the_knowledge_base_cache_is_bounded(tmp_path: Path) -> None:
         os.utime(card, ns=(n * 10**9, n * 10**9))
         assert advise(catalog=card, lang="en").recommendations
     assert len(api._KB) <= api.KB_CACHE_SIZE
+
+
+@pytest.mark.parametrize("catalog", [123, [None], b"x.toml", ["x.toml", 5], "a\x00.toml"])
+def test_a_catalog_argument_of_the_wrong_kind_is_the_documented_error(catalog: Any) -> None:
+    from expert import KnowledgeBaseError, advise
+
+    with pytest.raises((InputError, KnowledgeBaseError)):
+        advise(catalog=catalog, lang="en")
