@@ -25,6 +25,9 @@ from .model import (COSTS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPE
 from .source import _is_number, _LazyLine, _line, _Problems, _read
 
 G_RE = re.compile(r"^G[1-9]\Z")
+# What each strategy of ranking.toml may be: the estimator knows these, and
+# they place the weights as the configuration rules expect.
+STRATEGY_KINDS = {"single": ("single",), "replicated": ("ddp", "zero1", "zero2"), "sharded": ("zero3", "fsdp")}
 
 
 # --- the shape of every file -------------------------------------------------
@@ -184,6 +187,22 @@ def _estimator(path: Path, doc: dict[str, Any], text: str, problems: _Problems) 
                          "setup '%(id)s' names an unknown optimizer or base precision", id=setup["id"])
     if not doc["shape"]:
         problems.add(str(path), _line(text, "shape"), "no [[shape]] tables")
+    for index, shape in enumerate(doc["shape"]):
+        for key in ("size_b", "hidden", "layers", "heads", "kv_heads", "ffn", "vocab"):
+            if not (_is_number(shape[key]) and shape[key] > 0):
+                problems.add(str(path), _line(text, f"shape[{index + 1}].{key}"),
+                             "[[shape]] %(index)s: '%(key)s' must be a positive number", index=index + 1, key=key)
+    # Sizes, byte counts and allowances: the estimate multiplies and divides by them.
+    constants = [(f"bytes.{k}", v) for k, v in doc["bytes"].items()]
+    constants += [(f"optimizer.{p}.{k}", v) for p in ("mixed", "bf16") for k, v in doc["optimizer"][p].items()]
+    constants += [(f"activations.{k}", v) for k, v in doc["activations"].items()]
+    constants += [("overhead.per_gpu_gb", doc["overhead"]["per_gpu_gb"]),
+                  ("sharding.gathered_layers", doc["sharding"]["gathered_layers"])]
+    constants += [(f"typical.{k}", typical[k]) for k in ("seq_len", "batch", "lora_rank")]
+    for key, value in constants:
+        if not (_is_number(value) and value >= 0) or (key.startswith("typical.") and value < 1):
+            problems.add(str(path), _line(text, key), "'%(key)s' must not be negative (typical sizes at least 1)",
+                         key=key)
     return doc
 
 
@@ -411,6 +430,9 @@ def _ranking(path: Path, doc: dict[str, Any], text: str, problems: _Problems) ->
     for key in ("single", "replicated", "sharded"):
         if not isinstance(strategy.get(key), str):
             problems.add(str(path), _line(text, f"strategy.{key}"), "[strategy] needs '%(key)s'", key=key)
+        elif strategy[key] not in STRATEGY_KINDS[key]:
+            problems.add(str(path), _line(text, f"strategy.{key}"), "[strategy] '%(key)s' must be one of %(known)s",
+                         key=key, known=", ".join(STRATEGY_KINDS[key]))
     prices = _per_method(path, doc, text, "price_index", problems, ("own",) + COSTS)
     weights = doc.get("budget_weights", {})
     for budget in ("low", "medium", "high"):
