@@ -69,9 +69,10 @@ def test_only_the_documented_input_error(profile: dict[str, Any], lang: str) -> 
 def test_invariants_of_every_answer(profile: dict[str, Any]) -> None:
     en = advise(**profile, lang="en")
     es = advise(**profile, lang="es")
-    need = en.requirement["vram_gb"]
     for rec in en.recommendations:
-        assert rec.count * rec.vram_gb >= need - 1e-9
+        # Sized by its recipe: what each device needs fits in it (the guide's
+        # figure is stated, not imposed: an 8-bit base may run below it).
+        assert rec.per_device_gb <= rec.vram_gb * rec.count / rec.devices + 1e-9
         assert rec.rules and rec.text
     recommended = {r.gpu for r in en.recommendations}
     rejected = {r.gpu for r in en.rejected}
