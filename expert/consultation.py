@@ -35,7 +35,6 @@ STATE_KEYS = ("version", "lang", "catalog", "known", "answers", "history")
 MAX_STATE_BYTES = 8192
 MAX_CATALOGS = 8
 # Words that mean "none" for the optional fields (no own GPU, no deadline).
-_NONE_WORDS = {"no", "none", "n", "nope", "ninguna", "ninguno", "nada", "sin", "sin plazo", "-", "—"}
 _UNITS = {"size": "B", "number": "GB", "hours": "h"}
 
 
@@ -169,7 +168,9 @@ class Consultation:
                 "field": str(name)[:40], "accepted": ", ".join(self._kb.fields)})
 
     def _given(self, facts: dict[str, Any]) -> dict[str, Any]:
-        return {name: facts.get(name) for name in self._kb.fields}
+        # An optional field answered "none" is an answer, not a field left out.
+        return {name: ("none" if name in facts and facts[name] is None else facts.get(name))
+                for name in self._kb.fields}
 
     def _read_by_helpers(self) -> dict[str, set[str]]:
         """The rules whose helper reads each answer, as recorded in a
@@ -195,7 +196,7 @@ class Consultation:
         text = raw.strip() if isinstance(raw, str) else raw
         try:
             if isinstance(text, str):
-                if spec.default is None and text.lower() in _NONE_WORDS:
+                if profile_module.says_none(spec, text):
                     return None
                 choices = self._choices(name)
                 if choices and text.isdigit() and 1 <= int(text) <= len(choices):

@@ -34,6 +34,16 @@ MAX_TEXT = 100
 _EXPONENT_SIZE = re.compile(r"^(\d+(?:\.\d+)?e[+-]?\d+)\s*b$", re.IGNORECASE)
 
 
+# Words that answer "none" for the optional fields (no own GPU, no deadline):
+# a real answer, not a field left out.
+NONE_WORDS = {"no", "none", "n", "nope", "ninguna", "ninguno", "nada", "sin", "sin plazo", "-", "—"}
+
+
+def says_none(spec: ProfileField, value: Any) -> bool:
+    """Whether ``value`` answers "none" for an optional field."""
+    return spec.default is None and isinstance(value, str) and value.strip().lower() in NONE_WORDS
+
+
 def is_given(value: Any) -> bool:
     """Whether a value was given: None and empty or blank text mean "not given"."""
     return value is not None and not (isinstance(value, str) and not value.strip())
@@ -175,7 +185,9 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer) -> tuple[d
     assumed: list[str] = []
     for name, spec in kb.fields.items():
         value = given.get(name)
-        if not is_given(value):
+        if says_none(spec, value):
+            profile[name] = None
+        elif not is_given(value):
             assumed.append(name)
             profile[name] = spec.default
         else:

@@ -42,8 +42,20 @@ def paths() -> list[tuple[list[str], Consultation]]:
 def test_every_path_reaches_the_result_advise_gives_for_the_same_facts(paths) -> None:  # type: ignore[no-untyped-def]
     assert len(paths) == 15
     for asked, consultation in paths:
-        expected = advise(**consultation.facts(), lang="en").to_dict()
+        # An optional field answered "no" is given as "none" (an answer, not a field left out).
+        facts = {k: "none" if v is None else v for k, v in consultation.facts().items()}
+        expected = advise(**facts, lang="en").to_dict()
         assert consultation.result().to_dict() == expected, asked
+
+
+def test_no_own_gpu_is_an_answer_not_an_assumption() -> None:
+    c = Consultation(lang="es", model_size_b=8)
+    c.answer("vram_gb", "no")
+    c.answer("deadline_h", "sin plazo")
+    result = c.result()
+    assert result.profile["vram_gb"] is None and result.profile["deadline_h"] is None
+    assert not {"vram_gb", "deadline_h"} & set(result.assumed)
+    assert "vram_gb" not in advise(vram_gb="none", lang="en").assumed
 
 
 def test_questions_are_asked_only_when_they_matter(paths) -> None:  # type: ignore[no-untyped-def]
