@@ -9,7 +9,7 @@ from collections import OrderedDict
 from pathlib import Path
 from typing import Any, Sequence, Union
 
-from . import engine, kb as kb_module, profile as profile_module
+from . import engine, kb as kb_module, paths, profile as profile_module
 from .i18n import Localizer, resolve_lang
 from .errors import InputError
 from .kb import PROFILE_FIELDS, KnowledgeBase
@@ -70,13 +70,20 @@ def registered_catalog(catalog_id: str, tr: Localizer) -> Path:
     return path
 
 
+def shipped_catalogs() -> dict[str, Path]:
+    """The catalogs that ship with the package, by name (``rules/catalogs/NAME.toml``)."""
+    return {path.stem: path for path in sorted((paths.RULES / "catalogs").glob("*.toml"))}
+
+
 def _catalog_paths(catalog: Catalogs) -> tuple[Path, ...]:
     if catalog is None:
         return ()
     items = [catalog] if isinstance(catalog, (str, Path)) else catalog
     if not isinstance(items, (list, tuple)) or not all(isinstance(c, (str, Path)) for c in items):
         raise InputError("catalog", "catalog: a file path or a list of file paths is accepted")
-    return tuple(Path(c) for c in items)
+    # A shipped catalog may be named ("current"); anything else is a path.
+    shipped = shipped_catalogs()
+    return tuple(shipped[c] if isinstance(c, str) and c in shipped else Path(c) for c in items)
 
 
 def _stamp(path: Path) -> tuple[str, int, int]:

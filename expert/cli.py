@@ -40,7 +40,7 @@ BASIS_OPTION = click.option(
     help="checked (size by each recipe's need), estimate (also state the estimate), or guide (the guide's figure).")
 CATALOG_OPTION = click.option(
     "--catalog", "catalog", metavar="FILE", multiple=True,
-    help="A TOML file of [[gpu]] cards to add to the guide's (repeatable); e.g. rules/catalogs/current.toml.")
+    help="A TOML file of [[gpu]] cards to add to the guide's, or a shipped catalog by name (current); repeatable.")
 OUTPUT_OPTIONS = [
     click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True,
                  help="text, markdown or json."),
@@ -372,7 +372,7 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
     \b
     Examples:
       expert check
-      expert check --rules my-rules/ --catalog rules/catalogs/current.toml
+      expert check --rules my-rules/ --catalog current
     """
     from .check import check as run_check
     from .errors import InputError

@@ -112,3 +112,11 @@ def test_explanations_and_consultations_name_the_catalog(tmp_path: Path) -> None
     c = Consultation(lang="en", catalog=str(b200), model_size_b=70, method="lora")
     again = Consultation.from_dict(json.loads(json.dumps(c.to_dict())))
     assert again.result().recommendations[0].gpu == "b200-180gb"
+
+
+def test_a_shipped_catalog_by_name_from_any_directory(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    named = advise(model_size_b=70, method="lora", lang="en", catalog="current")
+    assert "b200-180gb" in {r.gpu for r in named.recommendations} | {r.gpu for r in named.rejected}
+    done = CliRunner().invoke(main, ["advise", "--catalog", "current", "--format", "json"], env={"EXPERT_LANG": "en"})
+    assert done.exit_code == 0 and "h200-141gb" in done.stdout
