@@ -41,6 +41,9 @@ BASIS_OPTION = click.option(
 CATALOG_OPTION = click.option(
     "--catalog", "catalog", metavar="FILE", multiple=True,
     help="A TOML file of [[gpu]] cards to add to the guide's, or a shipped catalog by name (current); repeatable.")
+COLOR_OPTION = click.option(
+    "--color/--no-color", "color", default=None,
+    help="Bold headings or none (default: on a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR even when piped).")
 OUTPUT_OPTIONS = [
     click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True,
                  help="text, markdown or json."),
@@ -63,7 +66,24 @@ def _width() -> int:
 
 
 def _color() -> bool:
-    return sys.stdout.isatty() and "NO_COLOR" not in os.environ
+    """Whether to write bold headings: the command's --color/--no-color, else
+    the one given before the command, else NO_COLOR (set and not empty: never), else FORCE_COLOR (set,
+    not empty and not 0: even when piped), else TERM=dumb (never), else
+    whether stdout is a terminal."""
+    context = click.get_current_context(silent=True)
+    flag = None
+    while context is not None and flag is None:
+        flag = context.params.get("color")
+        context = context.parent
+    if flag is not None:
+        return bool(flag)
+    if os.environ.get("NO_COLOR"):
+        return False
+    if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
+        return True
+    if os.environ.get("TERM") == "dumb":
+        return False
+    return sys.stdout is not None and sys.stdout.isatty()
 
 
 class _OutputError(Exception):
@@ -81,7 +101,8 @@ def _echo(message: Any = None, nl: bool = True, err: bool = False) -> None:
             import errno
 
             raise OSError(errno.EBADF, os.strerror(errno.EBADF))
-        click.echo(message, nl=nl, err=err)
+        # click strips escape sequences when the stream is not a terminal; keep them if colour was asked for.
+        click.echo(message, nl=nl, err=err, color=True if not err and _color() else None)
     except OSError as error:
         raise _OutputError(error) from None
 
@@ -138,8 +159,9 @@ def _lang(lang: str | None) -> str | None:
 @click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="expert")
 @click.option("--lang", metavar="LANG", help="es or en, for every command (default: EXPERT_LANG, then LC_ALL/LANG).")
+@COLOR_OPTION
 @click.pass_context
-def main(ctx: click.Context, lang: str | None) -> None:
+def main(ctx: click.Context, lang: str | None, color: bool | None) -> None:
     """Which GPU (or GPUs) to fine-tune a large language model on, and why.
 
     Without a command, `expert` asks you a few questions (the same as
@@ -207,12 +229,12 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @main.command(short_help="Answer and show the reasoning: how, why not, what if.")
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS)
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS + [COLOR_OPTION])
 @click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
 @click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
               help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
 def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], catalog: tuple[str, ...],
-            basis: str, **profile: Any) -> None:
+            basis: str, color: bool | None, **profile: Any) -> None:
     """Answer a consultation and show the reasoning: how, why not, what if.
 
     HOW: the chain of rules from your answers to each recommendation, each
@@ -256,8 +278,8 @@ def _read(prompt: str) -> str:
 
 
 @main.command()
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION, OUTPUT_OPTIONS[1]])
-def ask(lang: str | None, catalog: tuple[str, ...], **known: Any) -> None:
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION, OUTPUT_OPTIONS[1], COLOR_OPTION])
+def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, **known: Any) -> None:
     """Answer a few questions and get a recommendation (interactive).
 
     At any question: ? or why (por qué) says why it is asked, back (atrás)

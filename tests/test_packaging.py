@@ -39,6 +39,29 @@ def test_wheel_contains_knowledge_base_catalogs_and_templates(wheel: Path) -> No
     assert "expert = expert.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
+
+def test_wheel_and_sdist_ship_the_license_and_classifiers(wheel: Path, tmp_path: Path) -> None:
+    import tarfile
+
+    from hatchling.build import build_sdist
+
+    names = zipfile.ZipFile(wheel).namelist()
+    license_file = next(n for n in names if n.endswith(".dist-info/licenses/LICENSE"))
+    assert zipfile.ZipFile(wheel).read(license_file).decode() == (ROOT / "LICENSE").read_text(encoding="utf-8")
+    metadata = zipfile.ZipFile(wheel).read(next(n for n in names if n.endswith(".dist-info/METADATA"))).decode()
+    assert "License: MIT" in metadata and "Classifier: License :: OSI Approved :: MIT License" in metadata
+    for version in ("3.10", "3.11", "3.12", "3.13"):
+        assert f"Classifier: Programming Language :: Python :: {version}" in metadata
+    cwd = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        sdist = tmp_path / build_sdist(str(tmp_path))
+    finally:
+        os.chdir(cwd)
+    members = {name.split("/", 1)[1] for name in tarfile.open(sdist).getnames() if "/" in name}
+    assert {"LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml"} <= members
+
+
 @pytest.mark.parametrize("entry", ['#, fuzzy\nmsgid "Advice"\nmsgstr "Consejos"\n', 'msgid "Advice"\nmsgstr ""\n'])
 def test_the_build_refuses_a_fuzzy_or_missing_translation(tmp_path: Path, entry: str) -> None:
     import importlib.util

@@ -1,0 +1,78 @@
+"""Colour (bold headings): --color/--no-color, then NO_COLOR, FORCE_COLOR, TERM=dumb, then whether stdout is a terminal."""
+
+from __future__ import annotations
+
+import pytest
+from click.testing import CliRunner
+
+from expert.cli import main
+
+BOLD = "\x1b[1m"
+EXPLAIN = ["explain", "--model-size", "7", "--method", "lora"]
+QUIET = {"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", "NO_COLOR": None, "FORCE_COLOR": None, "TERM": None}
+
+
+def output(args: list[str], input: str | None = None, **env: str | None) -> str:  # noqa: A002
+    done = CliRunner().invoke(main, args, input=input, env={**QUIET, **env})
+    assert done.exit_code == 0, done.output
+    return done.output
+
+
+@pytest.mark.parametrize(("args", "env", "bold"), [
+    (EXPLAIN, {}, False),                                             # piped: no colour
+    (EXPLAIN, {"FORCE_COLOR": "1"}, True),                            # FORCE_COLOR: even when piped
+    (EXPLAIN, {"FORCE_COLOR": "0"}, False),
+    (EXPLAIN, {"FORCE_COLOR": ""}, False),
+    (EXPLAIN, {"FORCE_COLOR": "1", "NO_COLOR": "1"}, False),          # NO_COLOR wins over FORCE_COLOR
+    (EXPLAIN, {"FORCE_COLOR": "1", "NO_COLOR": ""}, True),            # an empty NO_COLOR is not set
+    (EXPLAIN, {"FORCE_COLOR": "1", "TERM": "dumb"}, True),
+    (["--color", *EXPLAIN], {}, True),
+    ([*EXPLAIN, "--color"], {}, True),
+    (["--color", *EXPLAIN], {"NO_COLOR": "1", "TERM": "dumb"}, True),  # the flag wins over the environment
+    (["--no-color", *EXPLAIN], {"FORCE_COLOR": "1"}, False),
+    ([*EXPLAIN, "--no-color"], {"FORCE_COLOR": "1"}, False),
+    (["--no-color", *EXPLAIN, "--color"], {}, True),                   # the command's flag wins over the group's
+    (["--color", *EXPLAIN, "--no-color"], {}, False),
+])
+def test_explain_is_bold_when_asked(args: list[str], env: dict[str, str], bold: bool) -> None:
+    text = output(args, **env)
+    assert (BOLD in text) is bold
+    assert "How the answer was reached" in text or "HOW" in text.upper()
+
+
+def test_a_terminal_is_bold_unless_term_is_dumb_or_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
+    import expert.cli as cli
+
+    class Terminal:
+        @staticmethod
+        def isatty() -> bool:
+            return True
+
+    monkeypatch.setattr(cli.sys, "stdout", Terminal())
+    monkeypatch.delenv("NO_COLOR", raising=False)
+    monkeypatch.delenv("FORCE_COLOR", raising=False)
+    monkeypatch.setenv("TERM", "xterm-256color")
+    assert cli._color()
+    monkeypatch.setenv("TERM", "dumb")
+    assert not cli._color()
+    monkeypatch.setenv("TERM", "xterm-256color")
+    monkeypatch.setenv("NO_COLOR", "1")
+    assert not cli._color()
+
+
+@pytest.mark.parametrize("args", [["--color"], ["ask", "--color"]])
+def test_ask_questions_are_bold_with_color_even_when_piped(args: list[str]) -> None:
+    text = output(args, input="\n" * 12)
+    assert BOLD in text
+    assert BOLD not in output(args[:-1] or ["ask"], input="\n" * 12)
+
+
+def test_advise_and_errors_stay_plain() -> None:
+    assert BOLD not in output(["advise", "--model-size", "7"], FORCE_COLOR="1")
+    done = CliRunner().invoke(main, ["--color", "advise", "--model-size", "huge"], env=QUIET)
+    assert done.exit_code == 2 and "\x1b" not in done.output
+
+
+def test_help_documents_the_flag() -> None:
+    assert "--color / --no-color" in output(["--help"])
+    assert "--color / --no-color" in output(["explain", "--help"])
