@@ -151,7 +151,8 @@ class Consultation:
         _check_state(state)
         tr = Localizer(state["lang"])
         for catalog_id in state["catalog"]:  # only ids this process registered: never a path from outside
-            registered_catalog(catalog_id, tr)
+            if not is_registered(catalog_id):
+                registered_catalog(catalog_id, tr)  # raises, naming the id
         consultation = cls(lang=state["lang"], rules_dir=rules_dir, catalog=state["catalog"], **state["known"])
         answers = state["answers"]
         history = [name for name in state["history"] if name in answers]

@@ -188,8 +188,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         reads: dict[str, set[str]] = {ns: set() for ns in env}
         seen = {ns: _Reads(values, reads[ns]) for ns, values in env.items()}
         declared = list(self.conclude(rule, seen))
-        gpu = next((values["gpu"] for ns in ("candidate", "option") if ns in env
-                    for values in (env[ns],)), None)
+        gpu = env[held_by]["gpu"] if held_by else None
         derived = []
         for namespace, values in declared:
             fact = self.declare(FACT_CLASSES[namespace](**values))

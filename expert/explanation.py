@@ -325,7 +325,6 @@ class _Explainer:
 
     def why_not(self, gpu: str) -> WhyNot:
         _ = self._
-        option = self.run.options[gpu]
         status, rank = self.status(gpu, self.result)
         name = self.w.name(gpu)
         reasons: list[Reason] = []

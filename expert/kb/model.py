@@ -189,7 +189,11 @@ class KnowledgeBase:
         return next((card for card in self.catalog if card.id == gpu), None)
 
     def rule(self, rule_id: str) -> RuleDef:
-        return next(rule for rule in self.rules if rule.id == rule_id)
+        return self._rules_by_id[rule_id]
+
+    @cached_property
+    def _rules_by_id(self) -> dict[str, RuleDef]:
+        return {rule.id: rule for rule in self.rules}
 
     def messages(self) -> list[str]:
         """Every translatable string of the knowledge base, in file order."""
