@@ -129,8 +129,8 @@ class Sizer:
             return str(self.strategies["single"])
         return str(self.strategies["sharded" if sharded else "replicated"])
 
-    def configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int, sharded: bool,
-                      possible: bool = True) -> dict[str, Any]:
+    def configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
+                      sharded: bool) -> dict[str, Any]:
         """One configuration: ``count`` cards of ``card`` running ``recipe_id``,
         whole weights on every device or sharded (ZeRO-3/FSDP)."""
         kb, profile, req = self.kb, self.profile, self.req
@@ -152,7 +152,6 @@ class Sizer:
             need, fits = round_up(guide_share), guide_share <= device_gb
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
-        fits = fits and possible
         where = "own" if card["id"] == "own" else "cloud"
         hours = hours_on(kb, req["ref_hours"], card, count, recipe["time_factor"])
         ranking = kb.ranking
@@ -164,7 +163,7 @@ class Sizer:
             "where": where,
             "step": step,
             "next_step": ladder_after(kb, profile["method"], step),
-            "possible": possible,
+            "possible": True,
             "recipe": recipe_id,
             "strategy": strategy,
             "count": count,
