@@ -31,6 +31,9 @@ PROFILE_OPTIONS = [
     click.option("--deadline", "deadline_h", metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
     click.option("--vram", "vram_gb", metavar="GB", help="VRAM of a GPU you already have: 24, 24 GB."),
     click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
+    click.option("--tokens-per-example", "--seq-len", "tokens_per_example", metavar="N",
+                 help="Tokens in one training example (default 1024): 512, 4k."),
+    click.option("--epochs", metavar="N", help="Passes over the dataset (default 1): 1, 3, 0.5."),
     click.option("--purpose", metavar="PURPOSE", help="experiment or production."),
     click.option("--interruptible/--no-interruptible", "interruptible", default=None,
                  help="Whether training tolerates interruptions (spot instances)."),
@@ -208,8 +211,9 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, **p
 # --what-if accepts a profile field name or its flag's name.
 WHAT_IF_NAMES = {
     "model-size": "model_size_b", "method": "method", "budget": "budget", "rocm-ok": "rocm_ok",
-    "deadline": "deadline_h", "vram": "vram_gb", "dataset": "dataset_examples", "purpose": "purpose",
-    "interruptible": "interruptible",
+    "deadline": "deadline_h", "vram": "vram_gb", "dataset": "dataset_examples",
+    "tokens-per-example": "tokens_per_example", "seq-len": "tokens_per_example", "epochs": "epochs",
+    "purpose": "purpose", "interruptible": "interruptible",
 }
 
 

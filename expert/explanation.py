@@ -361,11 +361,11 @@ class _Explainer:
         pick_gpu = self.run.ranking[0]
         mine, theirs = self.run.options[gpu], self.run.options[pick_gpu]
         reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "pick")), [],
-                          _("%(pick)s: about %(pick_hours)s at a relative cost of %(pick_cost)s; %(this)s: about "
-                            "%(hours)s at %(cost)s.") % {
+                          _("%(pick)s: about %(pick_hours)s, %(pick_cost)s in all; %(this)s: about %(hours)s, "
+                            "%(cost)s in all.") % {
                               "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"]),
-                              "pick_cost": tr.number(theirs["relative_cost"], 0), "this": self.w.option_label(mine),
-                              "hours": tr.hours(mine["hours"]), "cost": tr.number(mine["relative_cost"], 0)})]
+                              "pick_cost": tr.money(theirs["total_cost"]), "this": self.w.option_label(mine),
+                              "hours": tr.hours(mine["hours"]), "cost": tr.money(mine["total_cost"])})]
         on_pick = {f.rule.id: f for f in self.firings if f.gpu == pick_gpu and f.rule.kind in ("prefer", "demote")}
         on_mine = {f.rule.id: f for f in self.firings if f.gpu == gpu and f.rule.kind in ("prefer", "demote")}
         for rule_id in on_pick.keys() - on_mine.keys():
