@@ -433,6 +433,11 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
 @click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master) or bf16 (pure).")
 @click.option("--base-bits", "base_bits", metavar="BITS", help="Frozen weights of LoRA: 16, 8 or 4.")
 @click.option("--lora-rank", "lora_rank", metavar="R", help="LoRA rank (default 16).")
+@click.option("--gpu", metavar="ID", help="The card, for the training time: a catalog id (default: an RTX 4090's speed).")
+@click.option("--dataset", "dataset_examples", metavar="N", help="Training examples, for the time (default 10000).")
+@click.option("--tokens-per-example", "tokens_per_example", metavar="N",
+              help="Tokens in one example, for the time (default: the sequence length).")
+@click.option("--epochs", metavar="N", help="Passes over the dataset, for the time (default 1).")
 @click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.")
 @click.option("--lang", metavar="LANG", help="es or en.")
 @CATALOG_OPTION
@@ -440,13 +445,15 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
     """Estimate from first principles the GPU memory a fine-tuning run needs.
 
     Weights, gradients, optimizer state, activations and framework overhead,
-    per GPU and in all, drawn as bars, and the catalog cards that hold it.
-    Every constant is in rules/estimator.toml with its source.
+    per GPU and in all, drawn as bars, and the catalog cards that hold it;
+    then how long the run takes on --gpu (rules/timing.toml). Every constant
+    is in rules/ with its source.
 
     \b
     Examples:
       expert estimate --model-size 7 --method full
-      expert estimate --model-size 70 --method lora --gpus 4 --strategy zero3
+      expert estimate --model-size 70 --method lora --gpus 4 --strategy zero3 --gpu a100-80gb
+      expert estimate --model-size 8 --method lora --gpu h100-80gb --dataset 50k --epochs 3
       expert estimate --model-size 65 --method qlora --lora-rank 64 --format json
     """
     lang = _lang(lang)
@@ -459,8 +466,8 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
 
         tr = Localizer(resolve_lang(lang))
         kb = knowledge_base(None, list(catalog))
-        setup = estimator.from_input(kb, tr, **raw)
-        return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, _width())
+        setup, run = estimator.from_input(kb, tr, **raw)
+        return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, _width(), run)
 
     _run(action, lang)
 

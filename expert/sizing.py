@@ -76,7 +76,8 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     first_principles = round_up(estimate(kb, setup).per_gpu_gb)
     run_tokens = tokens(profile)
     per_token = flops_per_token(kb, size, active_b(profile), method, setup.checkpointing, profile["tokens_per_example"])
-    reference = {"bf16_tflops": timing["own"]["bf16_tflops"], "interconnect": "pcie", "per_node": 1}
+    reference = {"bf16_tflops": timing["own"]["bf16_tflops"], "memory_bandwidth_gbs": timing["own"]["memory_bandwidth_gbs"],
+                 "interconnect": "pcie", "per_node": 1}
     ref_hours = hours(kb, run_tokens, per_token, method, reference, 1, 1, False, 1.0)
     if basis == "estimate":
         vram_gb, how = max(first_principles, weights_gb), "estimate"
@@ -106,7 +107,7 @@ def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
     """The person's own GPU, as a card: one device, no fast link, nothing to
     rent, and the speed timing.toml [own] gives a card that is not named."""
     own = kb.timing["own"]
-    return Card("own", "own", "unknown", float(profile["vram_gb"]), 1, "own", "own", False,
+    return Card("own", "own", "unknown", float(profile.get("vram_gb") or 0.0), 1, "own", "own", False,
                 float(own["bf16_tflops"]), float(own["memory_bandwidth_gbs"]), "pcie", 0.0, 1, "timing.toml [own]",
                 0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=True)
 
@@ -154,12 +155,39 @@ def scaling(kb: KnowledgeBase, card: Mapping[str, Any], devices: int, count: int
     return value
 
 
+def bandwidth_share(kb: KnowledgeBase, card: Mapping[str, Any]) -> float:
+    """The share of the method's utilization a card keeps when its peak
+    outgrows its memory bandwidth (timing.toml [bandwidth])."""
+    spec = kb.timing["bandwidth"]
+    intensity = float(card["bf16_tflops"]) * 1000 / float(card["memory_bandwidth_gbs"])
+    return min(1.0, (spec["reference_flops_per_byte"] / intensity) ** spec["exponent"])
+
+
 def hours(kb: KnowledgeBase, run_tokens: float, per_token: float, method: str, card: Mapping[str, Any],
           count: int, devices: int, sharded: bool, time_factor: float) -> float:
     """Training hours on ``count`` cards: the FLOPs over what they sustain."""
     flops = (count * float(card["bf16_tflops"]) * 1e12 * kb.timing["utilization"][method]
-             * scaling(kb, card, devices, count, sharded) / time_factor)
+             * bandwidth_share(kb, card) * scaling(kb, card, devices, count, sharded) / time_factor)
     return run_tokens * per_token / flops / 3600
+
+
+def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_per_example: float,
+             epochs: float) -> dict[str, Any]:
+    """How long ``setup`` (an estimator Setup) trains on ``card``: the JSON
+    ``time`` of ``expert estimate``. The recipe's time_factor is that of the
+    recipe with the same method, base bits and offload (1 when none)."""
+    recipe = next((r for r in kb.recipes["recipe"].values() if r["method"] == setup.method
+                   and r["base_bits"] == setup.base_bits and r["offload"] == setup.offload), None)
+    count = max(1, math.ceil(setup.gpus / card.devices))
+    run_tokens = examples * tokens_per_example * epochs
+    per_token = flops_per_token(kb, setup.model_size_b, setup.model_size_b, setup.method, setup.checkpointing,
+                                tokens_per_example)
+    fact = card.fact()
+    taken = hours(kb, run_tokens, per_token, setup.method, fact, count, setup.gpus,
+                  setup.strategy in ("zero3", "fsdp"), recipe["time_factor"] if recipe else 1.0)
+    return {"gpu": None if card.id == "own" else card.id, "count": count, "tokens": int(run_tokens), "flops_per_token": round(per_token),
+            "tokens_per_second": round(run_tokens / (taken * 3600), 1), "hours": round(taken, 3),
+            "speed_assumed": card.speed_assumed}
 
 
 def ladder_after(kb: KnowledgeBase, method: str, step: str) -> str | None:

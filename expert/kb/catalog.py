@@ -42,6 +42,8 @@ _CARD_KEYS: dict[str, tuple[Any, ...]] = {
     "ideal_methods": ("list", "methods"), "ideal_min_b": ("number", 0, MAX_SIZE_B),
     "ideal_max_b": ("number", 0, MAX_SIZE_B), "heuristics": ("list", "hids"),
 }
+# The guide's catalog gives every key but the prices (a card nobody rents has none).
+GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot"))
 # A user catalog needs only these; the rest take the defaults below, and a
 # card without bf16_tflops or prices is marked (a rule warns when it is picked).
 USER_REQUIRED = ("id", "name", "vendor", "vram_gb", "cost")
@@ -187,7 +189,7 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
         for key in entry:
             if key not in specs:
                 card.bad(key, "unknown key '%(key)s' (known: %(known)s)", key=_shown(key), known=", ".join(specs))
-        for key in (USER_REQUIRED if user else _CARD_KEYS):
+        for key in (USER_REQUIRED if user else GUIDE_REQUIRED):
             if key not in entry:
                 card.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
         for key, spec in specs.items():

@@ -47,6 +47,7 @@ SCHEMAS: dict[str, Any] = {
                      "floor_bytes_per_param": {"*": float}},
     "timing": {"passes": {"forward": float, "backward": float, "backward_frozen": float, "recompute": float},
                "attention_per_pass": float, "utilization": {"*": float},
+               "bandwidth": {"reference_flops_per_byte": float, "exponent": float},
                "scaling": {"between_nodes": float, "*": ANY}, "unknown_card": {"bf16_tflops": float},
                "own": {"bf16_tflops": float, "memory_bandwidth_gbs": float},
                "calibration": {"tolerance": float, "anchor": [{"id": str, "method": str, "model_size_b": float,
@@ -152,10 +153,10 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
 
     sections = _sections(base / "sections.toml", *data["sections"], problems)
     fields = _fields(base / "profile.toml", *data["profile"], problems)
-    catalog = _catalog(base / "catalog.toml", *data["catalog"], problems)
     requirements = _requirements(base / "requirements.toml", *data["requirements"], problems)
     timing = _timing(base / "timing.toml", *data["timing"], problems)
     ranking = _ranking(base / "ranking.toml", *data["ranking"], problems)
+    catalog = _catalog(base / "catalog.toml", *data["catalog"], problems, class_prices=ranking["class_price"])
     labels = _labels(base / "labels.toml", *data["labels"], problems)
     estimator_doc = data["estimator"][0]
     recipes = _recipes(base / "recipes.toml", *data["recipes"], estimator_doc, problems)
@@ -413,7 +414,7 @@ def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
     for key, value in doc["passes"].items():
         if not (_is_number(value) and 0 <= value <= 10):
             problems.add(str(path), _line(text, f"passes.{key}"), "'%(key)s' must be a number from 0 to 10",
-                         key=f"passes.{key}")
+                         key="passes." + key)
     positive(doc["attention_per_pass"], "attention_per_pass", 100)
     utilization = _per_method(path, doc, text, "utilization", problems)
     for method, value in utilization.items():
@@ -437,11 +438,14 @@ def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
     for link in INTERCONNECTS:
         if link not in links and not problems.items:
             problems.add(str(path), _line(text, "scaling"), "[scaling] needs the link '%(key)s'", key=link)
+    positive(doc["bandwidth"]["reference_flops_per_byte"], "bandwidth.reference_flops_per_byte", 100_000)
+    positive(doc["bandwidth"]["exponent"], "bandwidth.exponent", 5)
     positive(doc["unknown_card"]["bf16_tflops"], "unknown_card.bf16_tflops", 100_000)
     positive(doc["own"]["bf16_tflops"], "own.bf16_tflops", 100_000)
     positive(doc["calibration"]["tolerance"], "calibration.tolerance", 10)
     return {"passes": doc["passes"], "attention_per_pass": doc["attention_per_pass"], "utilization": utilization,
-            "scaling": links, "between_nodes": scaling["between_nodes"], "unknown_card": doc["unknown_card"],
+            "bandwidth": doc["bandwidth"], "scaling": links, "between_nodes": scaling["between_nodes"],
+            "unknown_card": doc["unknown_card"],
             "own": doc["own"], "calibration": doc["calibration"]}
 
 
