@@ -44,6 +44,9 @@ BASIS_OPTION = click.option(
 CATALOG_OPTION = click.option(
     "--catalog", "catalog", metavar="FILE", multiple=True,
     help="A TOML file of [[gpu]] cards to add to the guide's, or a shipped catalog by name (current); repeatable.")
+PRICE_OPTION = click.option(
+    "--price", "prices", metavar="CARD=USD", multiple=True,
+    help="What you pay per card-hour for a catalog card, instead of its indicative price (repeatable): h100-80gb=2.4.")
 COLOR_OPTION = click.option(
     "--color/--no-color", "color", default=None,
     help="Bold headings or none (default: on a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR even when piped).")
@@ -182,8 +185,9 @@ def main(ctx: click.Context, lang: str | None, color: bool | None) -> None:
 
 
 @main.command()
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS)
-def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, **profile: Any) -> None:
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS)
+def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, prices: tuple[str, ...],
+           **profile: Any) -> None:
     """Recommend GPUs for a fine-tuning run, with the reasons.
 
     Every flag is optional; what is not given takes a default that the
@@ -202,7 +206,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, **p
     def action() -> str:
         from .api import advise as run_advise
 
-        result = run_advise(lang=lang, catalog=list(catalog), basis=basis, **profile)
+        result = run_advise(lang=lang, catalog=list(catalog), basis=basis, prices=_prices(prices), **profile)
         return result.render(fmt, width=_width())
 
     _run(action, lang)
@@ -212,9 +216,24 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, **p
 WHAT_IF_NAMES = {
     "model-size": "model_size_b", "method": "method", "budget": "budget", "rocm-ok": "rocm_ok",
     "deadline": "deadline_h", "vram": "vram_gb", "dataset": "dataset_examples",
-    "tokens-per-example": "tokens_per_example", "seq-len": "tokens_per_example", "epochs": "epochs",
+    "tokens-per-example": "tokens_per_example", "epochs": "epochs",
     "purpose": "purpose", "interruptible": "interruptible",
 }
+
+
+def _prices(pairs: tuple[str, ...]) -> dict[str, str]:
+    """--price CARD=USD pairs as a mapping; the library checks the cards and the numbers."""
+    from .errors import InputError
+
+    _ = _command_gettext()
+    prices = {}
+    for pair in pairs:
+        card, sep, value = pair.partition("=")
+        if not sep or not card.strip():
+            raise InputError("prices", _("--price: '%(pair)s' is not CARD=USD, for example h100-80gb=2.4")
+                             % {"pair": quoted(pair)})
+        prices[card.strip().lower()] = value.strip()
+    return prices
 
 
 def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -233,12 +252,12 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @main.command(short_help="Answer and show the reasoning: how, why not, what if.")
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS + [COLOR_OPTION])
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS + [COLOR_OPTION])
 @click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
 @click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
               help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
 def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], catalog: tuple[str, ...],
-            basis: str, color: bool | None, **profile: Any) -> None:
+            basis: str, prices: tuple[str, ...], color: bool | None, **profile: Any) -> None:
     """Answer a consultation and show the reasoning: how, why not, what if.
 
     HOW: the chain of rules from your answers to each recommendation, each
@@ -259,7 +278,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
         from .explanation import explain as run_explain
 
         explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=list(catalog),
-                                  basis=basis, **profile)
+                                  basis=basis, prices=_prices(prices), **profile)
         return explanation.render(fmt, width=_width(), color=_color())
 
     _run(action, lang)
@@ -452,8 +471,8 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
     \b
     Examples:
       expert estimate --model-size 7 --method full
-      expert estimate --model-size 70 --method lora --gpus 4 --strategy zero3 --gpu a100-80gb
-      expert estimate --model-size 8 --method lora --gpu h100-80gb --dataset 50k --epochs 3
+      expert estimate --model-size 70 --method lora --gpus 4 --strategy zero3
+      expert estimate --model-size 8 --method lora --dataset 50k --epochs 3
       expert estimate --model-size 65 --method qlora --lora-rank 64 --format json
     """
     lang = _lang(lang)

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import sizing
-from .api import Catalogs, consult, knowledge_base
+from .api import Catalogs, consult, knowledge_base, with_prices
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
@@ -156,17 +156,19 @@ def explain(
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
     basis: str = "checked",
+    prices: Mapping[str, Any] | None = None,
     **fields: Any,
 ) -> Explanation:
     """Answer a consultation and explain it: HOW for every recommendation, WHY
     NOT for every card ruled out (or for ``why_not``), and WHAT IF the answers
     in ``what_if`` (field → value) changed.
 
-    ``fields`` are advise()'s profile fields. Raises :class:`InputError` on a
+    ``fields`` are advise()'s profile fields, ``prices`` its USD per
+    card-hour by catalog id. Raises :class:`InputError` on a
     bad value, an unknown field, or an unknown card in ``why_not``.
     """
     tr = Localizer(resolve_lang(lang))
-    kb = knowledge_base(rules_dir, catalog)
+    kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
     for name in list(fields) + list(what_if or {}):
         if name not in PROFILE_FIELDS:
             raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")

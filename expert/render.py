@@ -95,8 +95,11 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
               "rate": tr.number(time["tokens_per_second"], 0),
               "flops": tr.number(time["flops_per_token"] / 1e9, 1)}
     if time["gpu"] is None:
+        from .sizing import reference_card
+
+        params["card"] = one_line(reference_card(kb).name)
         return _("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
-                 "token), at the speed of an RTX 4090: assumed, name a card with --gpu.") % params
+                 "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
     params["cards"] = "%s × %s" % (time["count"], one_line(kb.card(time["gpu"]).name))
     return _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params

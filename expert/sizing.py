@@ -76,9 +76,7 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     first_principles = round_up(estimate(kb, setup).per_gpu_gb)
     run_tokens = tokens(profile)
     per_token = flops_per_token(kb, size, active_b(profile), method, setup.checkpointing, profile["tokens_per_example"])
-    reference = {"bf16_tflops": timing["own"]["bf16_tflops"], "memory_bandwidth_gbs": timing["own"]["memory_bandwidth_gbs"],
-                 "interconnect": "pcie", "per_node": 1}
-    ref_hours = hours(kb, run_tokens, per_token, method, reference, 1, 1, False, 1.0)
+    ref_hours = hours(kb, run_tokens, per_token, method, reference_card(kb).fact(), 1, 1, False, 1.0)
     if basis == "estimate":
         vram_gb, how = max(first_principles, weights_gb), "estimate"
     return {
@@ -106,10 +104,17 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
 def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
     """The person's own GPU, as a card: one device, no fast link, nothing to
     rent, and the speed timing.toml [own] gives a card that is not named."""
-    own = kb.timing["own"]
+    like = reference_card(kb)
     return Card("own", "own", "unknown", float(profile.get("vram_gb") or 0.0), 1, "own", "own", False,
-                float(own["bf16_tflops"]), float(own["memory_bandwidth_gbs"]), "pcie", 0.0, 1, "timing.toml [own]",
+                like.bf16_tflops, like.memory_bandwidth_gbs, "pcie", 0.0, 1, "timing.toml [own]",
                 0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=True)
+
+
+def reference_card(kb: KnowledgeBase) -> Card:
+    """The card an unnamed own GPU is taken to be as fast as (timing.toml [own])."""
+    card = kb.card(kb.timing["own"]["as_fast_as"])
+    assert card is not None, "checked when the knowledge base loads"
+    return card
 
 
 # --- Time: tokens x FLOPs per token / what the cards sustain (timing.toml) ----
@@ -167,7 +172,8 @@ def hours(kb: KnowledgeBase, run_tokens: float, per_token: float, method: str, c
           count: int, devices: int, sharded: bool, time_factor: float) -> float:
     """Training hours on ``count`` cards: the FLOPs over what they sustain."""
     flops = (count * float(card["bf16_tflops"]) * 1e12 * kb.timing["utilization"][method]
-             * bandwidth_share(kb, card) * scaling(kb, card, devices, count, sharded) / time_factor)
+             * bandwidth_share(kb, card) * kb.timing["vendor_share"].get(card["vendor"], 1.0)
+             * scaling(kb, card, devices, count, sharded) / time_factor)
     return run_tokens * per_token / flops / 3600
 
 
@@ -188,6 +194,63 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
     return {"gpu": None if card.id == "own" else card.id, "count": count, "tokens": int(run_tokens), "flops_per_token": round(per_token),
             "tokens_per_second": round(run_tokens / (taken * 3600), 1), "hours": round(taken, 3),
             "speed_assumed": card.speed_assumed}
+
+
+def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
+    """The time model against timing.toml [calibration]: the guide's anchors
+    (hours), published throughput (tokens per GPU per second) and speed
+    ratios, each with what the model predicts, the published range and
+    whether the prediction is within tolerance. Rows whose cards are not in
+    ``kb``'s catalog are left out."""
+    spec = kb.timing["calibration"]
+    tolerance, slower = spec["tolerance"], spec["limits"]["measurement_slower"]
+    rows = []
+
+    def rate(card: Card, count: int, method: str, recipe_id: str, strategy: str, size: float, seq: int,
+             checkpointing: bool | None = None) -> float:
+        """Tokens per second per GPU."""
+        recipe = kb.recipes["recipe"][recipe_id]
+        per_token = flops_per_token(kb, size, size, method, recipe["checkpointing"] if checkpointing is None
+                                    else checkpointing, seq)
+        taken = hours(kb, 1.0, per_token, method, card.fact(), count, count * card.devices, strategy == "sharded",
+                      recipe["time_factor"])
+        return 1 / (taken * 3600) / count
+
+    for entry in spec["anchor"]:
+        card = kb.card(entry["gpu"])
+        if card is None:
+            continue
+        per_gpu = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
+                       entry["model_size_b"], int(kb.fields["tokens_per_example"].default))
+        tokens = entry["dataset_examples"] * kb.fields["tokens_per_example"].default * kb.fields["epochs"].default
+        predicted = tokens / (per_gpu * entry["count"]) / 3600
+        low, high = entry["hours"]
+        rows.append({"kind": "anchor", "id": entry["id"], "unit": "hours", "predicted": predicted,
+                     "published": [low, high], "holds": low / tolerance <= predicted <= high * tolerance,
+                     "source": entry["source"]})
+    for entry in spec["measurement"]:
+        card = kb.card(entry["gpu"])
+        if card is None:
+            continue
+        predicted = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
+                         entry["model_size_b"], entry["seq_len"], entry.get("checkpointing"))
+        published = entry["tokens_per_second"]
+        rows.append({"kind": "measurement", "id": entry["id"], "unit": "tokens/s per GPU", "predicted": predicted,
+                     "published": [published, published],
+                     "holds": published / slower <= predicted <= published * tolerance, "source": entry["source"]})
+    for entry in spec["ratio"]:
+        faster, slowest = kb.card(entry["faster"]), kb.card(entry["slower"])
+        if faster is None or slowest is None:
+            continue
+        count = entry.get("faster_count", 1)
+        strategy = "sharded" if count > 1 else "single"
+        predicted = (rate(faster, count, "full", "mixed-adamw", strategy, 7.0, 1024) * count
+                     / rate(slowest, 1, "full", "mixed-adamw", "single", 7.0, 1024))
+        low, high = entry["published"]
+        rows.append({"kind": "ratio", "id": entry["id"], "unit": "ratio", "predicted": predicted,
+                     "published": [low, high], "holds": low / tolerance <= predicted <= high * tolerance,
+                     "source": entry["source"]})
+    return rows
 
 
 def ladder_after(kb: KnowledgeBase, method: str, step: str) -> str | None:

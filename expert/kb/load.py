@@ -19,7 +19,7 @@ from .. import paths
 from ..conditions import FIELDS, TRUE, ConditionError, compile_condition
 from ..errors import KnowledgeBaseError
 from .catalog import INTERCONNECTS, _catalog
-from .model import (COSTS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
+from .model import (COSTS, VENDORS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
                     METHODS, OPTIONAL_FIELDS, PLACEHOLDER_RE, PROFILE_FIELDS, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
                     ProfileField, QuestionDef, RuleDef, Section, scope_key)
 from .source import _is_number, _LazyLine, _line, _Problems, _read
@@ -47,12 +47,19 @@ SCHEMAS: dict[str, Any] = {
                      "floor_bytes_per_param": {"*": float}},
     "timing": {"passes": {"forward": float, "backward": float, "backward_frozen": float, "recompute": float},
                "attention_per_pass": float, "utilization": {"*": float},
-               "bandwidth": {"reference_flops_per_byte": float, "exponent": float},
+               "bandwidth": {"reference_flops_per_byte": float, "exponent": float}, "vendor_share": {"*": float},
                "scaling": {"between_nodes": float, "*": ANY}, "unknown_card": {"bf16_tflops": float},
-               "own": {"bf16_tflops": float, "memory_bandwidth_gbs": float},
-               "calibration": {"tolerance": float, "anchor": [{"id": str, "method": str, "model_size_b": float,
-                                                                "dataset_examples": int, "gpu": str, "count": int,
-                                                                "recipe": str, "hours": [float], "source": str}]}},
+               "own": {"as_fast_as": str},
+               "calibration": {"tolerance": float, "limits": {"measurement_slower": float},
+                               "anchor": [{"id": str, "method": str, "model_size_b": float, "dataset_examples": int,
+                                           "gpu": str, "count": int, "recipe": str, "strategy": str,
+                                           "hours": [float], "source": str}],
+                               "measurement": [{"id": str, "gpu": str, "count": int, "method": str, "recipe": str,
+                                                "strategy": str, "model_size_b": float, "seq_len": int,
+                                                "checkpointing?": bool,
+                                                "tokens_per_second": float, "source": str}],
+                               "ratio": [{"id": str, "faster": str, "faster_count?": int, "slower": str,
+                                          "published": [float], "source": str}]}},
     "ranking": {"counts": [int], "strategy": {"single": str, "replicated": str, "sharded": str},
                 "class_price": {"*": float}, "budget_weights": {"*": {"cost": float, "time": float}}},
     "labels": {"*": {"*": str}},
@@ -157,6 +164,9 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     timing = _timing(base / "timing.toml", *data["timing"], problems)
     ranking = _ranking(base / "ranking.toml", *data["ranking"], problems)
     catalog = _catalog(base / "catalog.toml", *data["catalog"], problems, class_prices=ranking["class_price"])
+    if timing["own"]["as_fast_as"] not in {card.id for card in catalog}:
+        problems.add(str(base / "timing.toml"), _line(data["timing"][1], "own.as_fast_as"),
+                     "[own] as_fast_as must be a card id of catalog.toml")
     labels = _labels(base / "labels.toml", *data["labels"], problems)
     estimator_doc = data["estimator"][0]
     recipes = _recipes(base / "recipes.toml", *data["recipes"], estimator_doc, problems)
@@ -440,11 +450,13 @@ def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
             problems.add(str(path), _line(text, "scaling"), "[scaling] needs the link '%(key)s'", key=link)
     positive(doc["bandwidth"]["reference_flops_per_byte"], "bandwidth.reference_flops_per_byte", 100_000)
     positive(doc["bandwidth"]["exponent"], "bandwidth.exponent", 5)
+    shares = _per_method(path, doc, text, "vendor_share", problems, VENDORS)
+    for vendor, value in shares.items():
+        positive(value, f"vendor_share.{vendor}", 1)
     positive(doc["unknown_card"]["bf16_tflops"], "unknown_card.bf16_tflops", 100_000)
-    positive(doc["own"]["bf16_tflops"], "own.bf16_tflops", 100_000)
     positive(doc["calibration"]["tolerance"], "calibration.tolerance", 10)
     return {"passes": doc["passes"], "attention_per_pass": doc["attention_per_pass"], "utilization": utilization,
-            "bandwidth": doc["bandwidth"], "scaling": links, "between_nodes": scaling["between_nodes"],
+            "bandwidth": doc["bandwidth"], "vendor_share": shares, "scaling": links, "between_nodes": scaling["between_nodes"],
             "unknown_card": doc["unknown_card"],
             "own": doc["own"], "calibration": doc["calibration"]}
 
