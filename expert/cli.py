@@ -46,7 +46,7 @@ CATALOG_OPTION = click.option(
     help="A TOML file of [[gpu]] cards to add to the guide's, or a shipped catalog by name (current); repeatable.")
 PRICE_OPTION = click.option(
     "--price", "prices", metavar="CARD=USD", multiple=True,
-    help="What you pay per card-hour for a catalog card, instead of its indicative price (repeatable): h100-80gb=2.4.")
+    help="What you pay per card-hour for a catalog card (its id, =, USD), instead of its indicative price; repeatable.")
 COLOR_OPTION = click.option(
     "--color/--no-color", "color", default=None,
     help="Bold headings or none (default: on a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR even when piped).")
@@ -230,7 +230,8 @@ def _prices(pairs: tuple[str, ...]) -> dict[str, str]:
     for pair in pairs:
         card, sep, value = pair.partition("=")
         if not sep or not card.strip():
-            raise InputError("prices", _("--price: '%(pair)s' is not CARD=USD, for example h100-80gb=2.4")
+            raise InputError("prices", _("--price: '%(pair)s' is not CARD=USD: a catalog id, an equals sign and "
+                                         "the price per card-hour")
                              % {"pair": quoted(pair)})
         prices[card.strip().lower()] = value.strip()
     return prices

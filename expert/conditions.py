@@ -94,6 +94,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "price_assumed": BOOL,
         "pricing": STR,
         "per_hour": NUM,
+        "billed_hours": NUM,
         "total_cost": NUM,
         "on_demand_cost": NUM,
         "spot_cost": NUM,

@@ -137,10 +137,13 @@ class Explanation:
     def hours(self, value: float) -> str:
         return Localizer(self.lang).hours(value)
 
-    def cost(self, code: str) -> str:
+    def cost(self, cost: Mapping[str, Any]) -> str:
+        """A recommendation's total cost in words: nothing to rent, or the total and its pricing."""
         tr = Localizer(self.lang)
+        if cost["pricing"] is None:
+            return tr.gettext("nothing to rent")
         kb = self.result.kb or knowledge_base()
-        return tr.gettext(kb.labels["cost"].get(code, code))
+        return "≈ %s %s" % (tr.money(cost["total"]), tr.gettext(kb.labels["pricing"][cost["pricing"]]))
 
     def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
         from .render import render_explanation

@@ -31,18 +31,23 @@ def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS}}
 
 
+def significant(value: float, digits: int = 4) -> float:
+    """``value`` to a few significant digits: a 2-minute run is not 0.0 hours."""
+    return float(f"{value:.{digits}g}")
+
+
 def cost_of(option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``cost`` of an option: USD per hour and in all for the pricing
     used, and both totals (nothing for a card the person owns)."""
     return {"currency": "USD", "per_hour": round(option["per_hour"], 2), "total": round(option["total_cost"], 2),
-            "pricing": option["pricing"], "on_demand_total": round(option["on_demand_cost"], 2),
+            "pricing": option["pricing"], "billed_hours": significant(option["billed_hours"]), "on_demand_total": round(option["on_demand_cost"], 2),
             "spot_total": round(option["spot_cost"], 2), "price_assumed": option["price_assumed"]}
 
 
 def time_of(req: Mapping[str, Any], option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``time`` of an option: the tokens, the FLOPs each costs, and how fast they go."""
     return {"tokens": int(req["tokens"]), "flops_per_token": round(option["flops_per_token"]),
-            "tokens_per_second": round(option["tokens_per_second"], 1), "hours": round(option["hours"], 2),
+            "tokens_per_second": significant(option["tokens_per_second"]), "hours": significant(option["hours"]),
             "speed_assumed": option["speed_assumed"]}
 
 
@@ -240,11 +245,13 @@ class _Writer:
         if option["where"] == "own":
             return _("nothing to rent")
         params = {"on_demand": tr.money(option["on_demand_cost"]), "spot": tr.money(option["spot_cost"]),
-                  "per_hour": tr.money(option["per_hour"])}
+                  "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"])}
         if option["pricing"] == "spot":
-            text = _("≈ %(spot)s on spot at %(per_hour)s an hour (≈ %(on_demand)s on demand)") % params
+            text = _("≈ %(spot)s on spot, %(billed)s billed with the setup at %(per_hour)s an hour "
+                     "(≈ %(on_demand)s on demand)") % params
         else:
-            text = _("≈ %(on_demand)s on demand at %(per_hour)s an hour (≈ %(spot)s on spot)") % params
+            text = _("≈ %(on_demand)s on demand, %(billed)s billed with the setup at %(per_hour)s an hour "
+                     "(≈ %(spot)s on spot)") % params
         if option["price_assumed"]:
             text += " " + _("(price assumed from its cost class)")
         return text
@@ -382,7 +389,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         text = sentence(text)
         recommendations.append(Recommendation(
             rank, gpu, w.name(gpu), w.origin(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
-            option["strategy"], option["where"], option["pricing"], round(option["hours"], 2),
+            option["strategy"], option["where"], option["pricing"], significant(option["hours"]),
             cost_of(option), option["cost"], time_of(req, option), meets,
             recipe_of(kb, option), option["devices"], option["per_device_gb"],
             option["host_ram_gb"], rules, text,

@@ -309,6 +309,8 @@ class Sizer:
         pricing = None if where == "own" else ("spot" if profile["interruptible"] else "on-demand")
         on_demand, spot = count * float(card["price_on_demand"]), count * float(card["price_spot"])
         per_hour = {None: 0.0, "spot": spot, "on-demand": on_demand}[pricing]
+        # A rented card bills its setup too (ranking.toml [billing]); one's own bills nothing.
+        billed = taken + kb.ranking["setup_hours"] if where == "cloud" else 0.0
         return {
             "gpu": card["id"],
             "vendor": card["vendor"],
@@ -342,9 +344,10 @@ class Sizer:
             "price_assumed": bool(card["price_assumed"]),
             "pricing": pricing,
             "per_hour": per_hour,
-            "total_cost": per_hour * taken,
-            "on_demand_cost": on_demand * taken if where == "cloud" else 0.0,
-            "spot_cost": spot * taken if where == "cloud" else 0.0,
+            "billed_hours": billed,
+            "total_cost": per_hour * billed,
+            "on_demand_cost": on_demand * billed,
+            "spot_cost": spot * billed,
         }
 
     def counts(self, card: Mapping[str, Any], smallest: int, largest: int | None = None) -> list[int]:

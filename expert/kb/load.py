@@ -61,7 +61,8 @@ SCHEMAS: dict[str, Any] = {
                                "ratio": [{"id": str, "faster": str, "faster_count?": int, "slower": str,
                                           "published": [float], "source": str}]}},
     "ranking": {"counts": [int], "strategy": {"single": str, "replicated": str, "sharded": str},
-                "class_price": {"*": float}, "budget_weights": {"*": {"cost": float, "time": float}}},
+                "class_price": {"*": float}, "billing": {"setup_hours": float},
+                "budget_weights": {"*": {"cost": float, "time": float}}},
     "labels": {"*": {"*": str}},
     "recipes": {"fit": {"margin": float},
                 "recipe": [{"id": str, "method": str, "precision": str, "optimizer": str, "base_bits": int,
@@ -480,7 +481,12 @@ def _ranking(path: Path, doc: dict[str, Any], text: str, problems: _Problems) ->
         if not all(_is_number(entry.get(k)) and entry[k] >= 0 for k in ("cost", "time")):
             problems.add(str(path), _line(text, f"budget_weights.{budget}"),
                          "[budget_weights] '%(budget)s' needs numbers cost and time", budget=budget)
-    return {"counts": counts, "strategy": strategy, "class_price": prices, "budget_weights": weights}
+    setup = doc["billing"]["setup_hours"]
+    if not (_is_number(setup) and 0 <= setup <= 24):
+        problems.add(str(path), _line(text, "billing.setup_hours"), "'%(key)s' must be a number from 0 to 24",
+                     key="billing.setup_hours")
+    return {"counts": counts, "strategy": strategy, "class_price": prices, "setup_hours": setup,
+            "budget_weights": weights}
 
 
 def _labels(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, dict[str, str]]:
