@@ -453,7 +453,8 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
 @click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master) or bf16 (pure).")
 @click.option("--base-bits", "base_bits", metavar="BITS", help="Frozen weights of LoRA: 16, 8 or 4.")
 @click.option("--lora-rank", "lora_rank", metavar="R", help="LoRA rank (default 16).")
-@click.option("--gpu", metavar="ID", help="The card, for the training time: a catalog id (default: an RTX 4090's speed).")
+@click.option("--gpu", metavar="ID",
+              help="The card, for the training time: a catalog id (default: timing.toml's reference card).")
 @click.option("--dataset", "dataset_examples", metavar="N", help="Training examples, for the time (default 10000).")
 @click.option("--tokens-per-example", "tokens_per_example", metavar="N",
               help="Tokens in one example, for the time (default: the sequence length).")
