@@ -92,7 +92,7 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "qlora_vram_gb": floored("qlora")[0],
         "first_principles_gb": first_principles,
         "guide_holds_with": guide_holds_with(kb, size, method, table_gb) if basis != "estimate" else None,
-        # Hours on the reference card (timing.toml [own], an RTX 4090) with
+        # Hours on the reference card (timing.toml [own]) with
         # the method's plain recipe: how long the run is, whatever it runs on.
         "ref_hours": ref_hours,
         "tokens": run_tokens,
