@@ -152,7 +152,7 @@ def advise(
     cross-checked), ``"estimate"`` (the same, stating the first-principles
     estimate as the requirement) or ``"guide"`` (the guide's figure alone: the
     strict, optimistic reading). ``prices`` maps catalog ids to the USD per
-    card-hour you pay (``{"h100-80gb": 2.4}``), instead of the catalog's
+    card-hour you pay (``{"<card id>": 2.4}``), instead of the catalog's
     indicative prices.
 
     Raises :class:`expert.InputError` (a ``ValueError``) naming the field, in
