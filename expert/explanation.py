@@ -450,7 +450,8 @@ class _Explainer:
             rec = result.recommendations[0]
             label = self.w.option_label({"where": rec.where, "count": rec.count, "gpu": rec.gpu,
                                          "total_vram_gb": rec.total_vram_gb})
-            return _("%(label)s, about %(hours)s") % {"label": label, "hours": tr.hours(rec.hours)}
+            return _("%(label)s, about %(hours)s, %(cost)s") % {"label": label, "hours": tr.hours(rec.hours),
+                                                                 "cost": self.money(rec)}
 
         add(_("Recommendation"), top(before), top(after))
         for gpu in sorted(set(self.run.options) | set(run_after.options), key=self.run.order):
@@ -469,6 +470,12 @@ class _Explainer:
         why.sort(key=lambda w: (w["kind"] in NOTE_KINDS, w["gpu"] not in tops))
         return WhatIf(dict(after.profile), changed, why, after.to_dict())
 
+    def money(self, rec: Any) -> str:
+        """What a recommendation costs in all, in a word or two."""
+        if rec.cost["pricing"] is None:
+            return self._("nothing to rent")
+        return "≈ " + self.tr.money(rec.cost["total"])
+
     @staticmethod
     def gpu_of(step: Any) -> str | None:
         for derived in step.derived:
@@ -479,9 +486,9 @@ class _Explainer:
     def card_state(self, result: Result, gpu: str) -> str:
         rec = next((r for r in result.recommendations if r.gpu == gpu), None)
         if rec is not None:
-            return self.tr.ngettext("rank %(rank)s (%(count)s card, about %(hours)s)",
-                                    "rank %(rank)s (%(count)s cards, about %(hours)s)", rec.count) % {
-                "rank": rec.rank, "count": rec.count, "hours": self.tr.hours(rec.hours)}
+            return self.tr.ngettext("rank %(rank)s (%(count)s card, about %(hours)s, %(cost)s)",
+                                    "rank %(rank)s (%(count)s cards, about %(hours)s, %(cost)s)", rec.count) % {
+                "rank": rec.rank, "count": rec.count, "hours": self.tr.hours(rec.hours), "cost": self.money(rec)}
         if any(r.gpu == gpu for r in result.rejected):
             return self._("ruled out")
         return self._("not considered")
