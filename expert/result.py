@@ -145,14 +145,14 @@ class Result:
         check_format(fmt, self.lang)
         if fmt == "json":
             return json_text(self.to_dict())
+        from .chart import time_and_cost
+
         tr = Localizer(self.lang)
-        assumed = []
-        if self.assumed:
-            kb = self.kb or load()    # a Result built by hand may come without its knowledge base
-            assumed = [f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, self.profile[name])}"
-                       for name in self.assumed]
+        kb = self.kb or load()    # a Result built by hand may come without its knowledge base
+        assumed = [f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, self.profile[name])}"
+                   for name in self.assumed]
         template = environment(self.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
-        return template.render(r=self, width=width, assumed=assumed)
+        return template.render(r=self, width=width, assumed=assumed, chart=time_and_cost(self, kb, tr, width))
 
 
 def sentence(text: str) -> str:
