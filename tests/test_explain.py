@@ -142,7 +142,8 @@ def test_what_if_validates_its_values_and_fields() -> None:
 def test_plural_forms_follow_the_count() -> None:
     x = explain(model_size_b=13, method="full", what_if={"method": "qlora"}, lang="es")
     changed = {c["what"]: (c["before"], c["after"]) for c in x.what_if.changed}
-    assert changed["NVIDIA A100 80 GB"] == ("puesto 1 (2 tarjetas, en torno a 1,3 h)", "puesto 2 (1 tarjeta, en torno a 2,3 h)")
+    assert changed["NVIDIA A100 80 GB"] == ("puesto 1 (2 tarjetas, en torno a 1,3 h, ≈ 4,27\xa0US$)",
+                                            "puesto 2 (1 tarjeta, en torno a 2,3 h, ≈ 3,35\xa0US$)")
 
 
 def test_color_only_when_asked() -> None:

@@ -108,10 +108,17 @@ def assert_markdown_safe(text: str, harmless: str) -> None:
     assert [line for line in text.splitlines() if line.startswith("#")] == \
         [line for line in harmless.splitlines() if line.startswith("#")]
     assert text.count("**Recommendation:**") == harmless.count("**Recommendation:**")
+    # The "Time and cost" table is the only markup with pipes: its rows keep
+    # their cells, whatever the name brought.
+    def cells(markdown: str) -> list[int]:
+        return [len(re.findall(r"(?<!\\)\|", line)) for line in markdown.splitlines() if line.startswith("|")]
+
+    assert cells(text) == cells(harmless) and all(n in (5, 6) for n in cells(text))
+    prose = "\n".join(line for line in text.splitlines() if not line.startswith("|"))
     # Nothing of the name is markup: every markdown character it brought is escaped.
     for pattern in (r"(?<!\\)<", r"(?<!\\)[\[\]]", r"(?<!\\)@", r"(?<!\\)://", r"(?<!\\)~", r"(?<!\\)\$",
                     r"(?<!\\)\|", r"(?<!\\)&#", r"(?<![\\w])www\.", r"\*\*Recommendation:\*\* Buy"):
-        assert not re.search(pattern, text), (pattern, re.search(pattern, text))
+        assert not re.search(pattern, prose if "|" in pattern else text), (pattern, re.search(pattern, text))
     assert "<script" not in text.replace("\\<script", "")
     assert "](" not in text.replace("\\](", "")
     assert "![" not in text
