@@ -7,7 +7,8 @@ import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import Any, Sequence, Union
+from dataclasses import replace
+from typing import Any, Mapping, Sequence, Union
 
 from . import engine, kb as kb_module, paths, profile as profile_module
 from .i18n import Localizer, resolve_lang
@@ -127,6 +128,8 @@ def advise(
     deadline_h: Any = None,
     vram_gb: Any = None,
     dataset_examples: Any = None,
+    tokens_per_example: Any = None,
+    epochs: Any = None,
     purpose: Any = None,
     interruptible: Any = None,
     *,
@@ -134,6 +137,7 @@ def advise(
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
     basis: str = "checked",
+    prices: Mapping[str, Any] | None = None,
 ) -> Result:
     """Recommend GPUs for fine-tuning a model, with the reasons.
 
@@ -147,7 +151,9 @@ def advise(
     by what its recipe needs on every device, the guide's figure stated and
     cross-checked), ``"estimate"`` (the same, stating the first-principles
     estimate as the requirement) or ``"guide"`` (the guide's figure alone: the
-    strict, optimistic reading).
+    strict, optimistic reading). ``prices`` maps catalog ids to the USD per
+    card-hour you pay (``{"<card id>": 2.4}``), instead of the catalog's
+    indicative prices.
 
     Raises :class:`expert.InputError` (a ``ValueError``) naming the field, in
     the chosen language, when a value is not accepted;
@@ -157,8 +163,38 @@ def advise(
     arguments = locals()     # the parameters before `lang` are PROFILE_FIELDS (tests check the signature)
     given = {name: arguments[name] for name in PROFILE_FIELDS}
     tr = Localizer(resolve_lang(lang))
-    kb = knowledge_base(rules_dir, catalog)
+    kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
     return consult(kb, given, tr, basis)[1]
+
+
+# --price: at most this many cards, each from 0 to this many USD per card-hour.
+MAX_PRICES = 100
+MAX_PRICE = 1000.0
+
+
+def with_prices(kb: KnowledgeBase, prices: Mapping[str, Any] | None, tr: Localizer) -> KnowledgeBase:
+    """``kb`` with the hourly prices the person pays (USD per card-hour, on
+    demand and on spot alike) instead of the catalog's indicative ones."""
+    if not prices:
+        return kb
+    _ = tr.gettext
+    if not isinstance(prices, Mapping) or len(prices) > MAX_PRICES:
+        raise InputError("prices", _("prices: give at most %(max)s pairs of card id and USD per hour.")
+                         % {"max": MAX_PRICES})
+    cards = {card.id: card for card in kb.catalog}
+    changed = {}
+    for gpu, value in prices.items():
+        if gpu not in cards:
+            raise InputError("prices", _("prices: '%(gpu)s' is not a card of the catalog; accepted: %(accepted)s.")
+                             % {"gpu": profile_module.shown(str(gpu)), "accepted": ", ".join(cards)})
+        number = profile_module.price(value)
+        if number is None or not 0 <= number <= MAX_PRICE:
+            raise InputError("prices", _("prices: the price of %(gpu)s must be a number of USD per card-hour from "
+                                         "0 to %(max)s, not '%(value)s'.")
+                             % {"gpu": gpu, "max": tr.number(MAX_PRICE, 0), "value": profile_module.shown(str(value))})
+        changed[gpu] = replace(cards[gpu], price_on_demand=number, price_spot=number, price_source="given",
+                               price_assumed=False)
+    return replace(kb, catalog=tuple(changed.get(card.id, card) for card in kb.catalog))
 
 
 BASES = ("checked", "guide", "estimate")

@@ -29,7 +29,7 @@ from pathlib import Path
 from typing import Any, Iterable
 
 from . import kb as kb_module, paths
-from .conditions import BOOL, FIELDS
+from .conditions import BOOL, COMPARED, FIELDS
 from .errors import KnowledgeBaseError
 from .kb import COSTS, SCALE_OUT, SEGMENTS, VENDORS, KnowledgeBase, RuleDef
 
@@ -238,13 +238,23 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "card_devices": {card.devices for card in kb.catalog} | {1}, "devices": Interval(1, False, inf, False),
         "headroom": Interval(-inf, False, 1, True), "hours": positive, "min_count_hours": positive,
         "vram_gb": positive, "device_vram_gb": positive, "total_vram_gb": positive, "per_device_gb": positive,
-        "host_ram_gb": Interval(0, True, inf, False, True), "relative_cost": Interval(0, False, inf, False),
+        "host_ram_gb": Interval(0, True, inf, False, True), "nodes": Interval(1, False, inf, False),
+        "flops_per_token": positive, "tokens_per_second": positive, "speed_assumed": {True, False},
+        "price_assumed": {True, False}, "per_hour": Interval(0, False, inf, False),
+        "billed_hours": Interval(0, False, inf, False),
+        "total_cost": Interval(0, False, inf, False), "on_demand_cost": Interval(0, False, inf, False),
+        "spot_cost": Interval(0, False, inf, False),
     }
     for namespace in ("option", "pick", "candidate", "proposal"):
         for name, domain in option.items():
             domains[f"{namespace}.{name}"] = domain
     domains["pick.found"] = {True, False}
-    for name in ("vram_gb", "table_gb", "weights_gb", "qlora_vram_gb", "first_principles_gb", "ref_hours"):
+    for which in COMPARED:  # the options the pick is weighed against; None when there is none
+        for name in ("count", "hours", "per_hour", "total_cost"):
+            domains[f"pick.{which}_{name}"] = Interval(0, False, inf, False, True)
+        domains[f"pick.{which}_gpu"] = {card.id for card in kb.catalog} | {None}
+    for name in ("vram_gb", "table_gb", "weights_gb", "qlora_vram_gb", "first_principles_gb", "ref_hours", "tokens",
+                 "flops_per_token", "active_b"):
         domains[f"req.{name}"] = positive
     domains["req.basis"] = set(kb.labels.get("basis", {}))
     domains["req.source"] = set(kb.labels.get("basis", {}))

@@ -31,6 +31,9 @@ PROFILE_OPTIONS = [
     click.option("--deadline", "deadline_h", metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
     click.option("--vram", "vram_gb", metavar="GB", help="VRAM of a GPU you already have: 24, 24 GB."),
     click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
+    click.option("--tokens-per-example", "--seq-len", "tokens_per_example", metavar="N",
+                 help="Tokens in one training example (default 1024): 512, 4k."),
+    click.option("--epochs", metavar="N", help="Passes over the dataset (default 1): 1, 3, 0.5."),
     click.option("--purpose", metavar="PURPOSE", help="experiment or production."),
     click.option("--interruptible/--no-interruptible", "interruptible", default=None,
                  help="Whether training tolerates interruptions (spot instances)."),
@@ -41,6 +44,9 @@ BASIS_OPTION = click.option(
 CATALOG_OPTION = click.option(
     "--catalog", "catalog", metavar="FILE", multiple=True,
     help="A TOML file of [[gpu]] cards to add to the guide's, or a shipped catalog by name (current); repeatable.")
+PRICE_OPTION = click.option(
+    "--price", "prices", metavar="CARD=USD", multiple=True,
+    help="What you pay per card-hour for a catalog card (its id, =, USD), instead of its indicative price; repeatable.")
 COLOR_OPTION = click.option(
     "--color/--no-color", "color", default=None,
     help="Bold headings or none (default: on a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR even when piped).")
@@ -179,8 +185,9 @@ def main(ctx: click.Context, lang: str | None, color: bool | None) -> None:
 
 
 @main.command()
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS)
-def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, **profile: Any) -> None:
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS)
+def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, prices: tuple[str, ...],
+           **profile: Any) -> None:
     """Recommend GPUs for a fine-tuning run, with the reasons.
 
     Every flag is optional; what is not given takes a default that the
@@ -199,7 +206,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, **p
     def action() -> str:
         from .api import advise as run_advise
 
-        result = run_advise(lang=lang, catalog=list(catalog), basis=basis, **profile)
+        result = run_advise(lang=lang, catalog=list(catalog), basis=basis, prices=_prices(prices), **profile)
         return result.render(fmt, width=_width())
 
     _run(action, lang)
@@ -208,9 +215,26 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, **p
 # --what-if accepts a profile field name or its flag's name.
 WHAT_IF_NAMES = {
     "model-size": "model_size_b", "method": "method", "budget": "budget", "rocm-ok": "rocm_ok",
-    "deadline": "deadline_h", "vram": "vram_gb", "dataset": "dataset_examples", "purpose": "purpose",
-    "interruptible": "interruptible",
+    "deadline": "deadline_h", "vram": "vram_gb", "dataset": "dataset_examples",
+    "tokens-per-example": "tokens_per_example", "epochs": "epochs",
+    "purpose": "purpose", "interruptible": "interruptible",
 }
+
+
+def _prices(pairs: tuple[str, ...]) -> dict[str, str]:
+    """--price CARD=USD pairs as a mapping; the library checks the cards and the numbers."""
+    from .errors import InputError
+
+    _ = _command_gettext()
+    prices = {}
+    for pair in pairs:
+        card, sep, value = pair.partition("=")
+        if not sep or not card.strip():
+            raise InputError("prices", _("--price: '%(pair)s' is not CARD=USD: a catalog id, an equals sign and "
+                                         "the price per card-hour")
+                             % {"pair": quoted(pair)})
+        prices[card.strip().lower()] = value.strip()
+    return prices
 
 
 def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
@@ -229,12 +253,12 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @main.command(short_help="Answer and show the reasoning: how, why not, what if.")
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS + [COLOR_OPTION])
+@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS + [COLOR_OPTION])
 @click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
 @click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
               help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
 def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], catalog: tuple[str, ...],
-            basis: str, color: bool | None, **profile: Any) -> None:
+            basis: str, prices: tuple[str, ...], color: bool | None, **profile: Any) -> None:
     """Answer a consultation and show the reasoning: how, why not, what if.
 
     HOW: the chain of rules from your answers to each recommendation, each
@@ -255,7 +279,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
         from .explanation import explain as run_explain
 
         explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=list(catalog),
-                                  basis=basis, **profile)
+                                  basis=basis, prices=_prices(prices), **profile)
         return explanation.render(fmt, width=_width(), color=_color())
 
     _run(action, lang)
@@ -429,6 +453,12 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
 @click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master) or bf16 (pure).")
 @click.option("--base-bits", "base_bits", metavar="BITS", help="Frozen weights of LoRA: 16, 8 or 4.")
 @click.option("--lora-rank", "lora_rank", metavar="R", help="LoRA rank (default 16).")
+@click.option("--gpu", metavar="ID",
+              help="The card, for the training time: a catalog id (default: timing.toml's reference card).")
+@click.option("--dataset", "dataset_examples", metavar="N", help="Training examples, for the time (default 10000).")
+@click.option("--tokens-per-example", "tokens_per_example", metavar="N",
+              help="Tokens in one example, for the time (default: the sequence length).")
+@click.option("--epochs", metavar="N", help="Passes over the dataset, for the time (default 1).")
 @click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.")
 @click.option("--lang", metavar="LANG", help="es or en.")
 @CATALOG_OPTION
@@ -436,13 +466,15 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
     """Estimate from first principles the GPU memory a fine-tuning run needs.
 
     Weights, gradients, optimizer state, activations and framework overhead,
-    per GPU and in all, drawn as bars, and the catalog cards that hold it.
-    Every constant is in rules/estimator.toml with its source.
+    per GPU and in all, drawn as bars, and the catalog cards that hold it;
+    then how long the run takes on --gpu (rules/timing.toml). Every constant
+    is in rules/ with its source.
 
     \b
     Examples:
       expert estimate --model-size 7 --method full
       expert estimate --model-size 70 --method lora --gpus 4 --strategy zero3
+      expert estimate --model-size 8 --method lora --dataset 50k --epochs 3
       expert estimate --model-size 65 --method qlora --lora-rank 64 --format json
     """
     lang = _lang(lang)
@@ -455,8 +487,8 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
 
         tr = Localizer(resolve_lang(lang))
         kb = knowledge_base(None, list(catalog))
-        setup = estimator.from_input(kb, tr, **raw)
-        return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, _width())
+        setup, run = estimator.from_input(kb, tr, **raw)
+        return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, _width(), run)
 
     _run(action, lang)
 

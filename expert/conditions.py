@@ -41,6 +41,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "deadline_h": NUM,
         "vram_gb": NUM,
         "dataset_examples": NUM,
+        "tokens_per_example": NUM,
+        "epochs": NUM,
         "purpose": STR,
         "interruptible": BOOL,
     },
@@ -55,6 +57,9 @@ FIELDS: dict[str, dict[str, str]] = {
         "first_principles_gb": NUM,
         "guide_holds_with": STR,
         "ref_hours": NUM,
+        "tokens": NUM,
+        "flops_per_token": NUM,
+        "active_b": NUM,
     },
     # One configuration of one card, as the configuration rules propose it
     # (candidate) and as it stands once chosen (option): the same fields.
@@ -83,7 +88,17 @@ FIELDS: dict[str, dict[str, str]] = {
         "min_count": NUM,
         "min_count_hours": NUM,
         "can_scale": BOOL,
-        "relative_cost": NUM,
+        "flops_per_token": NUM,
+        "tokens_per_second": NUM,
+        "speed_assumed": BOOL,
+        "price_assumed": BOOL,
+        "pricing": STR,
+        "per_hour": NUM,
+        "billed_hours": NUM,
+        "total_cost": NUM,
+        "on_demand_cost": NUM,
+        "spot_cost": NUM,
+        "nodes": NUM,
     },
     "card": {
         "id": STR,
@@ -94,17 +109,31 @@ FIELDS: dict[str, dict[str, str]] = {
         "cost": STR,
         "segment": STR,
         "fast_interconnect": BOOL,
-        "speed": NUM,
+        "bf16_tflops": NUM,
+        "memory_bandwidth_gbs": NUM,
+        "interconnect": STR,
+        "link_gbs": NUM,
+        "per_node": NUM,
+        "price_on_demand": NUM,
+        "price_spot": NUM,
+        "speed_assumed": BOOL,
+        "price_assumed": BOOL,
         "ideal_methods": LIST,
         "ideal_min_b": NUM,
         "ideal_max_b": NUM,
     },
 }
-FIELDS["option"] = {**FIELDS["candidate"], "pricing": STR}
+FIELDS["option"] = dict(FIELDS["candidate"])
 # What a configuration rule proposes (its messages may name it).
 FIELDS["proposal"] = dict(FIELDS["candidate"])
 # The chosen option: every option field, and whether there is one at all.
-FIELDS["pick"] = {**FIELDS["option"], "found": BOOL}
+# Besides, the rented options it is weighed against (none when there is no
+# other): the next in the ranking, the fastest and the cheapest per hour,
+# each as <which>_gpu, _count, _hours, _per_hour and _total_cost.
+COMPARED = ("next", "fastest", "cheap")
+COMPARED_FIELDS = {"gpu": STR, "count": NUM, "hours": NUM, "per_hour": NUM, "total_cost": NUM}
+FIELDS["pick"] = {**FIELDS["option"], "found": BOOL,
+                  **{f"{which}_{name}": kind for which in COMPARED for name, kind in COMPARED_FIELDS.items()}}
 
 
 class ConditionError(ValueError):

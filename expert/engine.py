@@ -31,6 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
 from . import sizing
+from .conditions import COMPARED_FIELDS
 from ._experta import experta
 from .kb import SCALE_OUT, Card as CardDef, KnowledgeBase, RuleDef
 
@@ -235,8 +236,6 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             yield "candidate", candidate
         elif what == "option":
             option = dict(seen["candidate"].values)
-            option["pricing"] = None if option["where"] == "own" else (
-                "spot" if seen["profile"]["interruptible"] else "on-demand")
             run.options[option["gpu"]] = option
             yield "option", option
         elif what == "pick":
@@ -292,10 +291,22 @@ def _pick(run: Run, profile: Mapping[str, Any], verdicts: list[tuple[RuleDef, st
                option["devices"], run.order(gpu), gpu) for gpu, option in run.options.items() if gpu not in rejected]
     run.ranking = [gpu for *_, gpu in sorted(scored)]
     if run.ranking:
-        run.pick = {**run.options[run.ranking[0]], "found": True}
+        run.pick = {**run.options[run.ranking[0]], "found": True, **_compared(run)}
     else:
         run.pick = {name: None for name in ("gpu", "count", "hours")} | {"found": False}
     return run.pick
+
+
+def _compared(run: Run) -> dict[str, Any]:
+    """The rented options the pick is weighed against, as pick fields
+    (conditions.COMPARED): the next in the ranking, the fastest, and the
+    cheapest per hour; None when there is no other."""
+    others = [run.options[gpu] for gpu in run.ranking[1:] if run.options[gpu]["where"] == "cloud"]
+    chosen = {"next": others[0] if others else None,
+              "fastest": min(others, key=lambda o: o["hours"], default=None),
+              "cheap": min(others, key=lambda o: o["per_hour"], default=None)}
+    return {f"{which}_{name}": (option[name] if option else None)
+            for which, option in chosen.items() for name in COMPARED_FIELDS}
 
 
 # --- Compiling the knowledge base into an engine class ---------------------------

@@ -141,9 +141,10 @@ def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_
     return None
 
 
-def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> Setup:
-    """A Setup from values typed by a person (or passed by a program); each
-    bad value raises InputError naming the field, in the user's language."""
+def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str, Any]]:
+    """A Setup from values typed by a person (or passed by a program), and the
+    run it trains (card, examples, tokens per example, epochs) for its time;
+    each bad value raises InputError naming the field, in the user's language."""
     from . import profile as profile_module
     from .errors import InputError
 
@@ -196,7 +197,17 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> Setup:
     if changes["strategy"] == "single" and gpus > 1:
         raise refuse("strategy", "single", tr.gettext("with several GPUs choose %(accepted)s") % {
             "accepted": tr.list(STRATEGIES[1:], style="or")})
-    return replace(setup, **changes)
+    setup = replace(setup, **changes)
+    gpu = raw.get("gpu")
+    if gpu is not None and kb.card(str(gpu).strip().lower()) is None:
+        raise refuse("gpu", gpu, tr.gettext("choose a card of the catalog: %(accepted)s") % {
+            "accepted": ", ".join(card.id for card in kb.catalog)})
+    run = {"gpu": str(gpu).strip().lower() if gpu is not None else None,
+           "dataset_examples": field("dataset_examples"),
+           "tokens_per_example": field("tokens_per_example") if profile_module.is_given(
+               raw.get("tokens_per_example")) else setup.seq_len,
+           "epochs": field("epochs")}
+    return setup, run
 
 
 def fitting_cards(kb: KnowledgeBase, result: Estimate) -> list[str]:

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import sizing
-from .api import Catalogs, consult, knowledge_base
+from .api import Catalogs, consult, knowledge_base, with_prices
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
@@ -137,10 +137,13 @@ class Explanation:
     def hours(self, value: float) -> str:
         return Localizer(self.lang).hours(value)
 
-    def cost(self, code: str) -> str:
+    def cost(self, cost: Mapping[str, Any]) -> str:
+        """A recommendation's total cost in words: nothing to rent, or the total and its pricing."""
         tr = Localizer(self.lang)
+        if cost["pricing"] is None:
+            return tr.gettext("nothing to rent")
         kb = self.result.kb or knowledge_base()
-        return tr.gettext(kb.labels["cost"].get(code, code))
+        return "≈ %s %s" % (tr.money(cost["total"]), tr.gettext(kb.labels["pricing"][cost["pricing"]]))
 
     def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
         from .render import render_explanation
@@ -156,17 +159,19 @@ def explain(
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
     basis: str = "checked",
+    prices: Mapping[str, Any] | None = None,
     **fields: Any,
 ) -> Explanation:
     """Answer a consultation and explain it: HOW for every recommendation, WHY
     NOT for every card ruled out (or for ``why_not``), and WHAT IF the answers
     in ``what_if`` (field → value) changed.
 
-    ``fields`` are advise()'s profile fields. Raises :class:`InputError` on a
+    ``fields`` are advise()'s profile fields, ``prices`` its USD per
+    card-hour by catalog id. Raises :class:`InputError` on a
     bad value, an unknown field, or an unknown card in ``why_not``.
     """
     tr = Localizer(resolve_lang(lang))
-    kb = knowledge_base(rules_dir, catalog)
+    kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
     for name in list(fields) + list(what_if or {}):
         if name not in PROFILE_FIELDS:
             raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
@@ -361,11 +366,11 @@ class _Explainer:
         pick_gpu = self.run.ranking[0]
         mine, theirs = self.run.options[gpu], self.run.options[pick_gpu]
         reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "pick")), [],
-                          _("%(pick)s: about %(pick_hours)s at a relative cost of %(pick_cost)s; %(this)s: about "
-                            "%(hours)s at %(cost)s.") % {
+                          _("%(pick)s: about %(pick_hours)s, %(pick_cost)s in all; %(this)s: about %(hours)s, "
+                            "%(cost)s in all.") % {
                               "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"]),
-                              "pick_cost": tr.number(theirs["relative_cost"], 0), "this": self.w.option_label(mine),
-                              "hours": tr.hours(mine["hours"]), "cost": tr.number(mine["relative_cost"], 0)})]
+                              "pick_cost": tr.money(theirs["total_cost"]), "this": self.w.option_label(mine),
+                              "hours": tr.hours(mine["hours"]), "cost": tr.money(mine["total_cost"])})]
         on_pick = {f.rule.id: f for f in self.firings if f.gpu == pick_gpu and f.rule.kind in ("prefer", "demote")}
         on_mine = {f.rule.id: f for f in self.firings if f.gpu == gpu and f.rule.kind in ("prefer", "demote")}
         for rule_id in on_pick.keys() - on_mine.keys():
@@ -445,7 +450,8 @@ class _Explainer:
             rec = result.recommendations[0]
             label = self.w.option_label({"where": rec.where, "count": rec.count, "gpu": rec.gpu,
                                          "total_vram_gb": rec.total_vram_gb})
-            return _("%(label)s, about %(hours)s") % {"label": label, "hours": tr.hours(rec.hours)}
+            return _("%(label)s, about %(hours)s, %(cost)s") % {"label": label, "hours": tr.hours(rec.hours),
+                                                                 "cost": self.money(rec)}
 
         add(_("Recommendation"), top(before), top(after))
         for gpu in sorted(set(self.run.options) | set(run_after.options), key=self.run.order):
@@ -464,6 +470,12 @@ class _Explainer:
         why.sort(key=lambda w: (w["kind"] in NOTE_KINDS, w["gpu"] not in tops))
         return WhatIf(dict(after.profile), changed, why, after.to_dict())
 
+    def money(self, rec: Any) -> str:
+        """What a recommendation costs in all, in a word or two."""
+        if rec.cost["pricing"] is None:
+            return self._("nothing to rent")
+        return "≈ " + self.tr.money(rec.cost["total"])
+
     @staticmethod
     def gpu_of(step: Any) -> str | None:
         for derived in step.derived:
@@ -474,9 +486,9 @@ class _Explainer:
     def card_state(self, result: Result, gpu: str) -> str:
         rec = next((r for r in result.recommendations if r.gpu == gpu), None)
         if rec is not None:
-            return self.tr.ngettext("rank %(rank)s (%(count)s card, about %(hours)s)",
-                                    "rank %(rank)s (%(count)s cards, about %(hours)s)", rec.count) % {
-                "rank": rec.rank, "count": rec.count, "hours": self.tr.hours(rec.hours)}
+            return self.tr.ngettext("rank %(rank)s (%(count)s card, about %(hours)s, %(cost)s)",
+                                    "rank %(rank)s (%(count)s cards, about %(hours)s, %(cost)s)", rec.count) % {
+                "rank": rec.rank, "count": rec.count, "hours": self.tr.hours(rec.hours), "cost": self.money(rec)}
         if any(r.gpu == gpu for r in result.rejected):
             return self._("ruled out")
         return self._("not considered")

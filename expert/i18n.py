@@ -100,6 +100,10 @@ class Localizer:
             return _unit(max(1, math.ceil(value * 60 - 1e-9)), "duration-minute", self.lang)
         return _unit(value, "duration-hour", self.lang)
 
+    def money(self, value: float, currency: str = "USD") -> str:
+        """An amount of money: cents under 10, whole units from there, "$190", "190 US$"."""
+        return _money(round(value, 2 if value < 10 else 0), currency, self.lang)
+
     def billions(self, value: float) -> str:
         return self.number(value, 2) + "B"
 
@@ -124,3 +128,14 @@ def _unit(value: float, unit: str, lang: str) -> str:
     from babel.units import format_unit
 
     return format_unit(value, unit, length="short", format="#,##0.#", locale=lang)
+
+
+@lru_cache(maxsize=4096)
+def _money(value: float, currency: str, lang: str) -> str:
+    from babel import Locale
+    from babel.numbers import format_currency
+
+    pattern = Locale.parse(lang).currency_formats["standard"].pattern
+    if value >= 10:   # whole units: "$190", not "$190.00"
+        pattern = re.sub(r"\.0+", "", pattern)
+    return format_currency(value, currency, format=pattern, locale=lang, currency_digits=False)

@@ -59,6 +59,22 @@ def _to_float(text: str) -> float:
     return float(text.replace(",", "."))
 
 
+_PRICE = re.compile(r"^\$?\s*(\d{1,7}(?:[.,]\d{1,6})?)\s*(?:\$|usd)?$", re.IGNORECASE)
+
+
+def price(value: Any) -> float | None:
+    """A price in USD as a person writes it (2.5, "2,50", "$2.5", "2.5 USD"), or None."""
+    if isinstance(value, bool):
+        return None
+    if isinstance(value, (int, float)):
+        return float(value) if math.isfinite(value) else None
+    if isinstance(value, str) and len(value) <= MAX_TEXT:
+        match = _PRICE.match(value.strip())
+        if match:
+            return _to_float(match.group(1))
+    return None
+
+
 class _Parser:
     def __init__(self, spec: ProfileField, tr: Localizer) -> None:
         self.spec, self.tr = spec, tr
@@ -130,6 +146,8 @@ class _Parser:
             return self.bounded(number * factor, value)
         if kind == "number":
             return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
+        if kind == "amount":
+            return self.bounded(self.number(value, None, "1, 2.5")[0], value)
         if kind == "integer":
             return self.integer(value)
         if kind == "bool":

@@ -26,15 +26,24 @@ def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool 
                            bold=(lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s))
 
 
-def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80) -> str:
-    """The estimate as a breakdown with a horizontal bar per component, or JSON."""
+def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
+                    run: dict[str, Any] | None = None) -> str:
+    """The estimate as a breakdown with a horizontal bar per component, or
+    JSON; with ``run`` (from ``estimate.from_input``), how long it trains."""
     from .estimate import COMPONENTS, fitting_cards
+    from .sizing import own_card, run_time
 
     check_format(fmt, lang, ("text", "json"))
     fits = fitting_cards(kb, result)
+    time = None
+    if run is not None:
+        card = kb.card(run["gpu"]) if run["gpu"] else own_card(kb, {})
+        time = run_time(kb, result.setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"])
     if fmt == "json":
         data = result.to_dict()
         data["fits"] = fits
+        if time is not None:
+            data["time"] = time
         return json_text(data)
     tr = Localizer(lang)
     _ = tr.gettext
@@ -74,5 +83,23 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80) 
             round(result.total_gb, 1))}) if setup.gpus > 1 else "",
         "cpu_line": (_("In CPU memory: %(cpu)s.") % {"cpu": tr.gb(round(result.cpu_gb, 1))}) if result.cpu_gb else "",
         "fit_line": fit_line,
+        "time_line": _time_line(kb, tr, time) if time else "",
     }
     return environment(lang).get_template("estimate.txt.j2").render(x=x, e=result, width=width)
+
+
+def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
+    """The estimate's training time in a sentence: on which cards, how many tokens, how fast."""
+    _ = tr.gettext
+    params = {"hours": tr.hours(time["hours"]), "tokens": tr.number(time["tokens"], 0),
+              "rate": tr.number(time["tokens_per_second"], 0),
+              "flops": tr.number(time["flops_per_token"] / 1e9, 1)}
+    if time["gpu"] is None:
+        from .sizing import reference_card
+
+        params["card"] = one_line(reference_card(kb).name)
+        return _("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
+                 "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
+    params["cards"] = "%s × %s" % (time["count"], one_line(kb.card(time["gpu"]).name))
+    return _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
+             "GFLOPs a token).") % params

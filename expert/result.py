@@ -9,13 +9,16 @@ from __future__ import annotations
 from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Mapping
 
+from .conditions import COMPARED
 from .engine import Firing, Run, effective
 from .escape import json_text, one_line
 from .i18n import Localizer
 from .kb import KnowledgeBase, RuleDef, load
 from .templating import check_format, environment
 
-_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"}
+_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours", "next_hours", "fastest_hours", "cheap_hours"}
+_MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot"} | {
+    f"{which}_{name}" for which in ("next", "fastest", "cheap") for name in ("per_hour", "total_cost")}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}
@@ -26,6 +29,26 @@ def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml)."""
     recipe = kb.recipes["recipe"][option["recipe"]]
     return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS}}
+
+
+def significant(value: float, digits: int = 4) -> float:
+    """``value`` to a few significant digits: a 2-minute run is not 0.0 hours."""
+    return float(f"{value:.{digits}g}")
+
+
+def cost_of(option: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON ``cost`` of an option: USD per hour and in all for the pricing
+    used, and both totals (nothing for a card the person owns)."""
+    return {"currency": "USD", "per_hour": round(option["per_hour"], 2), "total": round(option["total_cost"], 2),
+            "pricing": option["pricing"], "billed_hours": significant(option["billed_hours"]), "on_demand_total": round(option["on_demand_cost"], 2),
+            "spot_total": round(option["spot_cost"], 2), "price_assumed": option["price_assumed"]}
+
+
+def time_of(req: Mapping[str, Any], option: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON ``time`` of an option: the tokens, the FLOPs each costs, and how fast they go."""
+    return {"tokens": int(req["tokens"]), "flops_per_token": round(option["flops_per_token"]),
+            "tokens_per_second": significant(option["tokens_per_second"]), "hours": significant(option["hours"]),
+            "speed_assumed": option["speed_assumed"]}
 
 
 @dataclass(frozen=True)
@@ -43,8 +66,9 @@ class Recommendation:
     where: str
     pricing: str | None
     hours: float
-    relative_cost: float
-    cost: str
+    cost: dict[str, Any]    # currency, per_hour, total, pricing, on_demand_total, spot_total, price_assumed
+    cost_class: str         # the guide's relative cost: low ... high, or own
+    time: dict[str, Any]    # tokens, flops_per_token, tokens_per_second, hours, speed_assumed
     meets_deadline: bool | None
     recipe: dict[str, Any]  # strategy, precision, optimizer, base_bits, checkpointing, offload
     devices: int            # physical devices in all (a dual-die card counts two)
@@ -121,14 +145,14 @@ class Result:
         check_format(fmt, self.lang)
         if fmt == "json":
             return json_text(self.to_dict())
+        from .chart import time_and_cost
+
         tr = Localizer(self.lang)
-        assumed = []
-        if self.assumed:
-            kb = self.kb or load()    # a Result built by hand may come without its knowledge base
-            assumed = [f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, self.profile[name])}"
-                       for name in self.assumed]
+        kb = self.kb or load()    # a Result built by hand may come without its knowledge base
+        assumed = [f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, self.profile[name])}"
+                   for name in self.assumed]
         template = environment(self.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
-        return template.render(r=self, width=width, assumed=assumed)
+        return template.render(r=self, width=width, assumed=assumed, chart=time_and_cost(self, kb, tr, width))
 
 
 def sentence(text: str) -> str:
@@ -168,6 +192,8 @@ def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, va
         return tr.gb(value)
     if name in _HOUR_FIELDS:
         return tr.hours(value)
+    if name in _MONEY_FIELDS:
+        return tr.money(value)
     if name == "model_size_b":
         return tr.billions(value)
     if name == "headroom":
@@ -212,6 +238,23 @@ class _Writer:
         if option["where"] == "own":
             return self._("your GPU (%(vram)s)") % {"vram": self.tr.gb(option["total_vram_gb"])}
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
+
+    def money(self, option: Mapping[str, Any]) -> str:
+        """What renting the option costs, in words: the pricing used first."""
+        tr, _ = self.tr, self._
+        if option["where"] == "own":
+            return _("nothing to rent")
+        params = {"on_demand": tr.money(option["on_demand_cost"]), "spot": tr.money(option["spot_cost"]),
+                  "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"])}
+        if option["pricing"] == "spot":
+            text = _("≈ %(spot)s on spot, %(billed)s billed with the setup at %(per_hour)s an hour "
+                     "(≈ %(on_demand)s on demand)") % params
+        else:
+            text = _("≈ %(on_demand)s on demand, %(billed)s billed with the setup at %(per_hour)s an hour "
+                     "(≈ %(spot)s on spot)") % params
+        if option["price_assumed"]:
+            text += " " + _("(price assumed from its cost class)")
+        return text
 
     def setup(self, option: Mapping[str, Any]) -> str:
         """The recipe, in words."""
@@ -268,6 +311,12 @@ class _Context(Mapping[str, str]):
         values = self.env.get("option" if namespace == "card" and name == "name" else namespace)
         if values is None:
             raise KeyError(key)
+        if namespace == "pick" and name.endswith("_label") and name[:-6] in COMPARED:
+            which = name[:-6]
+            if values.get(f"{which}_gpu") is None:
+                return "—"
+            return self.writer.option_label({"where": "cloud", "gpu": values[f"{which}_gpu"],
+                                             "count": values[f"{which}_count"]})
         if namespace in ("option", "pick", "candidate", "proposal"):
             if name == "label":
                 return self.writer.option_label(values)
@@ -312,23 +361,25 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
             "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
             "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
             "strategy": w.label("strategy", option["strategy"]), "hours": tr.hours(option["hours"]),
-            "where": w.label("where", option["where"]), "pricing": w.label("pricing", option["pricing"]),
-            "cost": w.label("cost", option["cost"]),
+            "money": w.money(option),
         }
         if option["devices"] == 1 and not own and params["device"] not in w.name(gpu):
             params["label"] = "%s (%s)" % (params["label"], params["device"])
         if run.basis == "guide":
             text = _("%(label)s holds the guide's %(need)s per device (the strict guide reading), in about "
-                     "%(hours)s; %(where)s, %(pricing)s, %(cost)s cost.") % params
+                     "%(hours)s; %(money)s.") % params
         elif own:
             text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training, "
                      "nothing to rent.") % params
         elif option["devices"] == 1:
-            text = _("%(label)s with %(setup)s: about %(need)s needed, in about %(hours)s; "
-                     "%(where)s, %(pricing)s, %(cost)s cost.") % params
+            text = _("%(label)s with %(setup)s: about %(need)s needed, about %(hours)s of training; "
+                     "%(money)s.") % params
         else:
             text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices of %(device)s: about "
-                     "%(need)s each, in about %(hours)s; %(where)s, %(pricing)s, %(cost)s cost.") % params
+                     "%(need)s each, about %(hours)s of training; %(money)s.") % params
+        if option["nodes"] > 1:
+            text += " " + _("It spans %(nodes)s nodes of %(per_node)s cards.") % {
+                "nodes": option["nodes"], "per_node": run.cards[gpu].per_node}
         if option["host_ram_gb"]:
             text += " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
                 "host": tr.gb(option["host_ram_gb"])}
@@ -338,8 +389,8 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         text = sentence(text)
         recommendations.append(Recommendation(
             rank, gpu, w.name(gpu), w.origin(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
-            option["strategy"], option["where"], option["pricing"], round(option["hours"], 2),
-            round(option["relative_cost"], 2), option["cost"], meets,
+            option["strategy"], option["where"], option["pricing"], significant(option["hours"]),
+            cost_of(option), option["cost"], time_of(req, option), meets,
             recipe_of(kb, option), option["devices"], option["per_device_gb"],
             option["host_ram_gb"], rules, text,
             [{"rule": f.rule.id, "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",

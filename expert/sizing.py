@@ -1,18 +1,19 @@
 """Generic arithmetic the configuration rules call: the memory one
-configuration needs per device, whether it fits, how long it takes and what
-it costs, relative to the other options. Every number comes from the
-knowledge base (``recipes.toml``, ``estimator.toml``, ``timing.toml``,
-``ranking.toml``, the catalog); nothing here knows a card, a size or a
-threshold, and nothing here decides which configuration to try: the rules
-of ``rules.toml`` do, step by step.
+configuration needs per device, whether it fits, how long it takes (from the
+card's FLOPs) and what it costs (from its hourly price). Every number comes
+from the knowledge base (``recipes.toml``, ``estimator.toml``,
+``timing.toml``, ``ranking.toml``, the catalog); nothing here knows a card, a
+size or a threshold, and nothing here decides which configuration to try:
+the rules of ``rules.toml`` do, step by step.
 """
 
 from __future__ import annotations
 
 import math
+from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
-from .estimate import estimate, guide_holds_with, typical
+from .estimate import estimate, guide_holds_with, shape_for, typical
 from .kb import SCALE_OUT, Card, KnowledgeBase
 
 
@@ -70,9 +71,12 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         return max(table_gb, weights_gb), table_gb, weights_gb, basis, anchors
 
     vram_gb, table_gb, weights_gb, how, anchors = floored(method)
-    ref_hours = (timing["base_hours"][method] * size / timing["anchor_size_b"]
-                 * profile["dataset_examples"] / timing["anchor_examples"])
-    first_principles = round_up(estimate(kb, typical(kb, size, method)).per_gpu_gb)
+    setup = typical(kb, size, method)
+    setup = replace(setup, seq_len=seq_len(kb, profile))
+    first_principles = round_up(estimate(kb, setup).per_gpu_gb)
+    run_tokens = tokens(profile)
+    per_token = flops_per_token(kb, size, active_b(profile), method, setup.checkpointing, profile["tokens_per_example"])
+    ref_hours = hours(kb, run_tokens, per_token, method, reference_card(kb).fact(), 1, 1, False, 1.0)
     if basis == "estimate":
         vram_gb, how = max(first_principles, weights_gb), "estimate"
     return {
@@ -88,20 +92,165 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "qlora_vram_gb": floored("qlora")[0],
         "first_principles_gb": first_principles,
         "guide_holds_with": guide_holds_with(kb, size, method, table_gb) if basis != "estimate" else None,
+        # Hours on the reference card (timing.toml [own]) with
+        # the method's plain recipe: how long the run is, whatever it runs on.
         "ref_hours": ref_hours,
+        "tokens": run_tokens,
+        "flops_per_token": per_token,
+        "active_b": active_b(profile),
     }
 
 
 def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
-    """The person's own GPU, as a card: one device, no fast link, and the
-    speed timing.toml gives an unknown card."""
-    return Card("own", "own", "unknown", float(profile["vram_gb"]), 1, "own", "own", False,
-                kb.timing["own_speed"], "timing.toml [own]", (), 0.0, 0.0, (), "profile")
+    """The person's own GPU, as a card: one device, no fast link, nothing to
+    rent, and the speed timing.toml [own] gives a card that is not named."""
+    like = reference_card(kb)
+    return Card("own", "own", "unknown", float(profile.get("vram_gb") or 0.0), 1, "own", "own", False,
+                like.bf16_tflops, like.memory_bandwidth_gbs, "pcie", 0.0, 1, "timing.toml [own]",
+                0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=True)
 
 
-def hours_on(kb: KnowledgeBase, ref_hours: float, card: Mapping[str, Any], count: int, time_factor: float) -> float:
-    efficiency = kb.timing["efficiency"] if count > 1 else 1.0
-    return ref_hours * time_factor / (card["speed"] * count * efficiency)
+def reference_card(kb: KnowledgeBase) -> Card:
+    """The card an unnamed own GPU is taken to be as fast as (timing.toml [own])."""
+    card = kb.card(kb.timing["own"]["as_fast_as"])
+    assert card is not None, "checked when the knowledge base loads"
+    return card
+
+
+# --- Time: tokens x FLOPs per token / what the cards sustain (timing.toml) ----
+
+def seq_len(kb: KnowledgeBase, profile: Mapping[str, Any]) -> int:
+    """The sequence length memory is sized for: the estimator's, or the examples' when longer."""
+    return max(int(kb.estimator["typical"]["seq_len"]), int(profile["tokens_per_example"]))
+
+
+def active_b(profile: Mapping[str, Any]) -> float:
+    """Parameters (billions) that compute every token."""
+    return float(profile["model_size_b"])
+
+
+def tokens(profile: Mapping[str, Any]) -> float:
+    """Tokens the run trains on: examples x tokens per example x epochs."""
+    return float(profile["dataset_examples"]) * float(profile["tokens_per_example"]) * float(profile["epochs"])
+
+
+def flops_per_token(kb: KnowledgeBase, size_b: float, active: float, method: str, checkpointing: bool,
+                    sequence: float) -> float:
+    """Training FLOPs per token: forward, backward (half of it with a frozen
+    base) and the recomputed forward of activation checkpointing, each
+    2 x active parameters plus attention over the sequence."""
+    passes = kb.timing["passes"]
+    count = (passes["forward"] + (passes["backward"] if method == "full" else passes["backward_frozen"])
+             + (passes["recompute"] if checkpointing else 0.0))
+    shape = shape_for(kb, size_b)
+    attention = kb.timing["attention_per_pass"] * shape["layers"] * shape["hidden"] * sequence
+    return count * (2 * active * 1e9 + attention)
+
+
+def scaling(kb: KnowledgeBase, card: Mapping[str, Any], devices: int, count: int, sharded: bool) -> float:
+    """Share of the ideal speed-up ``devices`` keep: per doubling, by link and
+    strategy; beyond one node, also per doubling of the nodes."""
+    if devices <= 1:
+        return 1.0
+    link = kb.timing["scaling"][card["interconnect"]]["sharded" if sharded else "replicated"]
+    value = float(link) ** math.log2(devices)
+    nodes = math.ceil(count / max(int(card["per_node"]), 1))
+    if nodes > 1:
+        value *= float(kb.timing["between_nodes"]) ** math.log2(nodes)
+    return value
+
+
+def bandwidth_share(kb: KnowledgeBase, card: Mapping[str, Any]) -> float:
+    """The share of the method's utilization a card keeps when its peak
+    outgrows its memory bandwidth (timing.toml [bandwidth])."""
+    spec = kb.timing["bandwidth"]
+    intensity = float(card["bf16_tflops"]) * 1000 / float(card["memory_bandwidth_gbs"])
+    return min(1.0, (spec["reference_flops_per_byte"] / intensity) ** spec["exponent"])
+
+
+def hours(kb: KnowledgeBase, run_tokens: float, per_token: float, method: str, card: Mapping[str, Any],
+          count: int, devices: int, sharded: bool, time_factor: float) -> float:
+    """Training hours on ``count`` cards: the FLOPs over what they sustain."""
+    flops = (count * float(card["bf16_tflops"]) * 1e12 * kb.timing["utilization"][method]
+             * bandwidth_share(kb, card) * kb.timing["vendor_share"].get(card["vendor"], 1.0)
+             * scaling(kb, card, devices, count, sharded) / time_factor)
+    return run_tokens * per_token / flops / 3600
+
+
+def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_per_example: float,
+             epochs: float) -> dict[str, Any]:
+    """How long ``setup`` (an estimator Setup) trains on ``card``: the JSON
+    ``time`` of ``expert estimate``. The recipe's time_factor is that of the
+    recipe with the same method, base bits and offload (1 when none)."""
+    recipe = next((r for r in kb.recipes["recipe"].values() if r["method"] == setup.method
+                   and r["base_bits"] == setup.base_bits and r["offload"] == setup.offload), None)
+    count = max(1, math.ceil(setup.gpus / card.devices))
+    run_tokens = examples * tokens_per_example * epochs
+    per_token = flops_per_token(kb, setup.model_size_b, setup.model_size_b, setup.method, setup.checkpointing,
+                                tokens_per_example)
+    fact = card.fact()
+    taken = hours(kb, run_tokens, per_token, setup.method, fact, count, setup.gpus,
+                  setup.strategy in ("zero3", "fsdp"), recipe["time_factor"] if recipe else 1.0)
+    return {"gpu": None if card.id == "own" else card.id, "count": count, "tokens": int(run_tokens), "flops_per_token": round(per_token),
+            "tokens_per_second": round(run_tokens / (taken * 3600), 1), "hours": round(taken, 3),
+            "speed_assumed": card.speed_assumed}
+
+
+def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
+    """The time model against timing.toml [calibration]: the guide's anchors
+    (hours), published throughput (tokens per GPU per second) and speed
+    ratios, each with what the model predicts, the published range and
+    whether the prediction is within tolerance. Rows whose cards are not in
+    ``kb``'s catalog are left out."""
+    spec = kb.timing["calibration"]
+    tolerance, slower = spec["tolerance"], spec["limits"]["measurement_slower"]
+    rows = []
+
+    def rate(card: Card, count: int, method: str, recipe_id: str, strategy: str, size: float, seq: int,
+             checkpointing: bool | None = None) -> float:
+        """Tokens per second per GPU."""
+        recipe = kb.recipes["recipe"][recipe_id]
+        per_token = flops_per_token(kb, size, size, method, recipe["checkpointing"] if checkpointing is None
+                                    else checkpointing, seq)
+        taken = hours(kb, 1.0, per_token, method, card.fact(), count, count * card.devices, strategy == "sharded",
+                      recipe["time_factor"])
+        return 1 / (taken * 3600) / count
+
+    for entry in spec["anchor"]:
+        card = kb.card(entry["gpu"])
+        if card is None:
+            continue
+        per_gpu = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
+                       entry["model_size_b"], int(kb.fields["tokens_per_example"].default))
+        tokens = entry["dataset_examples"] * kb.fields["tokens_per_example"].default * kb.fields["epochs"].default
+        predicted = tokens / (per_gpu * entry["count"]) / 3600
+        low, high = entry["hours"]
+        rows.append({"kind": "anchor", "id": entry["id"], "unit": "hours", "predicted": predicted,
+                     "published": [low, high], "holds": low / tolerance <= predicted <= high * tolerance,
+                     "source": entry["source"]})
+    for entry in spec["measurement"]:
+        card = kb.card(entry["gpu"])
+        if card is None:
+            continue
+        predicted = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
+                         entry["model_size_b"], entry["seq_len"], entry.get("checkpointing"))
+        published = entry["tokens_per_second"]
+        rows.append({"kind": "measurement", "id": entry["id"], "unit": "tokens/s per GPU", "predicted": predicted,
+                     "published": [published, published],
+                     "holds": published / slower <= predicted <= published * tolerance, "source": entry["source"]})
+    for entry in spec["ratio"]:
+        faster, slowest = kb.card(entry["faster"]), kb.card(entry["slower"])
+        if faster is None or slowest is None:
+            continue
+        count = entry.get("faster_count", 1)
+        strategy = "sharded" if count > 1 else "single"
+        predicted = (rate(faster, count, "full", "mixed-adamw", strategy, 7.0, 1024) * count
+                     / rate(slowest, 1, "full", "mixed-adamw", "single", 7.0, 1024))
+        low, high = entry["published"]
+        rows.append({"kind": "ratio", "id": entry["id"], "unit": "ratio", "predicted": predicted,
+                     "published": [low, high], "holds": low / tolerance <= predicted <= high * tolerance,
+                     "source": entry["source"]})
+    return rows
 
 
 def ladder_after(kb: KnowledgeBase, method: str, step: str) -> str | None:
@@ -140,7 +289,7 @@ class Sizer:
         setup = typical(kb, profile["model_size_b"], profile["method"], precision=recipe["precision"],
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
                         checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
-                        strategy=strategy)
+                        strategy=strategy, seq_len=seq_len(kb, profile))
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])
@@ -153,8 +302,15 @@ class Sizer:
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
         where = "own" if card["id"] == "own" else "cloud"
-        hours = hours_on(kb, req["ref_hours"], card, count, recipe["time_factor"])
-        ranking = kb.ranking
+        per_token = flops_per_token(kb, profile["model_size_b"], req["active_b"], profile["method"],
+                                    recipe["checkpointing"], profile["tokens_per_example"])
+        taken = hours(kb, req["tokens"], per_token, profile["method"], card, count, devices, sharded,
+                      recipe["time_factor"])
+        pricing = None if where == "own" else ("spot" if profile["interruptible"] else "on-demand")
+        on_demand, spot = count * float(card["price_on_demand"]), count * float(card["price_spot"])
+        per_hour = {None: 0.0, "spot": spot, "on-demand": on_demand}[pricing]
+        # A rented card bills its setup too (ranking.toml [billing]); one's own bills nothing.
+        billed = taken + kb.ranking["setup_hours"] if where == "cloud" else 0.0
         return {
             "gpu": card["id"],
             "vendor": card["vendor"],
@@ -176,12 +332,22 @@ class Sizer:
             "fits": fits,
             "headroom": 1 - need / device_gb,
             "host_ram_gb": round_up(result.cpu_gb) if recipe["offload"] else None,
-            "hours": hours,
+            "hours": taken,
             "min_count": count,
-            "min_count_hours": hours,
+            "min_count_hours": taken,
             "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
-                              and count < ranking["max_count_for_speed"]),
-            "relative_cost": ranking["price_index"][card["cost"]] * count * hours,
+                              and count < kb.ranking["counts"][-1]),
+            "nodes": math.ceil(count / max(int(card["per_node"]), 1)),
+            "flops_per_token": per_token,
+            "tokens_per_second": req["tokens"] / (taken * 3600),
+            "speed_assumed": bool(card["speed_assumed"]),
+            "price_assumed": bool(card["price_assumed"]),
+            "pricing": pricing,
+            "per_hour": per_hour,
+            "billed_hours": billed,
+            "total_cost": per_hour * billed,
+            "on_demand_cost": on_demand * billed,
+            "spot_cost": spot * billed,
         }
 
     def counts(self, card: Mapping[str, Any], smallest: int, largest: int | None = None) -> list[int]:
@@ -221,32 +387,36 @@ class Sizer:
 
     def scale_out(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
         """More cards of a fitting configuration, to meet the deadline: the
-        fewest that do, up to one node (ranking.toml). On more cards a recipe
+        fewest that do, across nodes if need be. On more cards a recipe
         higher on the ladder may fit again, so each count tries the ladder's
-        recipes in order, up to the candidate's own, whole weights first."""
+        recipes in order, up to the candidate's own, whole weights first.
+        When no count meets the deadline, the fastest within one node: more
+        nodes would cost more and still be late."""
         deadline = self.profile["deadline_h"]
         recipes = list(dict.fromkeys(entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]))
         tried = recipes[:recipes.index(candidate["recipe"]) + 1] if candidate["recipe"] in recipes else [candidate["recipe"]]
         best = None
-        for count in self.counts(card, int(candidate["count"]) + 1, self.kb.ranking["max_count_for_speed"]):
+        for count in self.counts(card, int(candidate["count"]) + 1):
             config = next((c for recipe in tried for sharded in (False, True)
                            for c in (self.configuration(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
             if config is None:
                 continue
-            best = config
             if config["hours"] <= deadline:
+                best = config
                 break
-        best = best or dict(candidate)
+            if config["nodes"] == 1 and (best is None or config["hours"] < best["hours"]):
+                best = config
+        best = dict(best or candidate)
         best.update(step=SCALE_OUT, next_step=None, can_scale=False, min_count=candidate["count"],
                     min_count_hours=candidate["hours"])
         return best
 
 
 def score(kb: KnowledgeBase, profile: Mapping[str, Any], option: Mapping[str, Any], factors: Sequence[float]) -> float:
-    """Lower is better: relative cost and hours weighed by the budget (H35, H39),
-    times the factors of the preference rules that fired on the option."""
+    """Lower is better: total cost (USD) and hours weighed by the budget (H35,
+    H39), times the factors of the preference rules that fired on the option."""
     weights = kb.ranking["budget_weights"][profile["budget"]]
-    value = option["relative_cost"] ** weights["cost"] * option["hours"] ** weights["time"]
+    value = option["total_cost"] ** weights["cost"] * option["hours"] ** weights["time"]
     for factor in factors:
         value *= factor
     return value

@@ -67,6 +67,7 @@ def new_environment(loader: Any) -> "jinja2.Environment":
     env.newstyle_gettext = True  # type: ignore[attr-defined]
     env.filters["wrap"] = wrap
     env.filters["md"] = markdown
+    env.filters["terminal"] = terminal
     return env
 
 

@@ -1,4 +1,4 @@
-"""The golden explanations: ten representative consultations, each rendered by
+"""The golden explanations: fifteen representative consultations, each rendered by
 `expert explain` in both languages and all three formats.
 
 Regenerate them after an intended change, then read the diff before
@@ -19,20 +19,26 @@ GOLDEN = HERE / "golden"
 FORMATS = {"text": "txt", "markdown": "md", "json": "json"}
 LANGS = ("en", "es")
 
+PARTIAL = str(HERE / "catalogs" / "partial.toml")   # user cards without a speed or a price
 CASES: dict[str, dict[str, Any]] = {
+    "8b-lora": dict(model_size_b=8, method="lora"),
     "70b-lora-deadline-8": dict(model_size_b=70, method="lora", deadline_h=8),
     "70b-lora-deadline-8-why-not-h100": dict(model_size_b=70, method="lora", deadline_h=8, why_not="h100-80gb"),
     "8b-full-own-24gb": dict(model_size_b="Llama-3-8B", method="full", vram_gb=24),
     "13b-lora-own-16gb-low-budget": dict(model_size_b=13, method="lora", vram_gb=16, budget="low"),
-    "70b-lora-rocm-low-budget": dict(model_size_b=70, method="lora", rocm_ok=True, budget="low"),
+    "70b-lora-rocm-low-budget-mi250-at-0.50": dict(model_size_b=70, method="lora", rocm_ok=True, budget="low",
+                                                   prices={"mi250": 0.5}),
     "70b-full-production-spot": dict(model_size_b=70, method="full", purpose="production", interruptible=True,
                                      rocm_ok=True),
-    "7b-qlora-deadline-1": dict(model_size_b=7, method="qlora", deadline_h=1),
+    "8b-lora-deadline-20-min": dict(model_size_b=8, method="lora", deadline_h="20 min"),
     "34b-qlora-own-24gb-tight": dict(model_size_b=34, method="qlora", vram_gb=24),
-    "405b-full-deadline-4": dict(model_size_b=405, method="full", deadline_h=4, budget="high"),
+    "3b-full-1m-deadline-24": dict(model_size_b=3, method="full", dataset_examples=1_000_000, deadline_h=24),
+    "405b-full-deadline-1": dict(model_size_b=405, method="full", deadline_h=1, budget="high"),
     "20000b-full-nothing-fits": dict(model_size_b=20000, method="full"),
-    "13b-full-100k-what-if-qlora": dict(model_size_b=13, method="full", dataset_examples=100_000,
-                                        what_if={"method": "qlora", "budget": "low"}),
+    "13b-full-200k-low-budget-what-if-qlora": dict(model_size_b=13, method="full", dataset_examples=200_000,
+                                                   budget="low", what_if={"method": "qlora"}),
+    "catalog-without-speed": dict(catalog=PARTIAL, prices={"no-price-80gb": 100}),
+    "catalog-without-price": dict(catalog=PARTIAL),
 }
 
 

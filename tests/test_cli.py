@@ -27,12 +27,13 @@ def test_json_output_is_exactly_to_dict() -> None:
 
 def test_every_flag_reaches_the_profile() -> None:
     done = invoke("advise", "--model-size", "13", "--method", "full", "--budget", "low", "--rocm-ok",
-                  "--deadline", "2 days", "--vram", "24", "--dataset", "5000", "--purpose", "production",
-                  "--interruptible", "--format", "json")
+                  "--deadline", "2 days", "--vram", "24", "--dataset", "5000", "--tokens-per-example", "2k",
+                  "--epochs", "2.5", "--purpose", "production", "--interruptible", "--format", "json")
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["profile"] == {
         "model_size_b": 13, "method": "full", "budget": "low", "rocm_ok": True, "deadline_h": 48, "vram_gb": 24,
-        "dataset_examples": 5000, "purpose": "production", "interruptible": True}
+        "dataset_examples": 5000, "tokens_per_example": 2000, "epochs": 2.5, "purpose": "production",
+        "interruptible": True}
     negatives = json.loads(invoke("advise", "--no-rocm", "--no-interruptible", "--format", "json").stdout)
     assert negatives["profile"]["rocm_ok"] is False and negatives["assumed"].count("rocm_ok") == 0
 
@@ -51,7 +52,7 @@ def test_text_output_reads_at_a_glance() -> None:
 def test_markdown_output_leads_with_the_answer() -> None:
     done = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es")
     assert done.exit_code == 0
-    assert done.stdout.startswith("**Recomendación:** 8 × NVIDIA A100 40 GB con una base de 16 bits")
+    assert done.stdout.startswith("**Recomendación:** 4 × NVIDIA H100 80 GB con una base de 16 bits")
     assert "### Descartadas" in done.stdout
 
 

@@ -16,7 +16,7 @@ from expert.consultation import AnswerError, Consultation
 # questions come next.
 BRANCHES: dict[str, list[Any]] = {
     "model_size_b": ["7B", "70"], "method": ["2", "full fine-tuning"], "vram_gb": ["no", "80 GB"],
-    "dataset_examples": ["10k"], "purpose": ["experiment", "2"], "budget": ["low"], "rocm_ok": ["sí"],
+    "dataset_examples": ["10k"], "tokens_per_example": ["2k"], "epochs": ["2"], "purpose": ["experiment", "2"], "budget": ["low"], "rocm_ok": ["sí"],
     "deadline_h": ["8h"], "interruptible": ["yes"],
 }
 
@@ -40,7 +40,7 @@ def paths() -> list[tuple[list[str], Consultation]]:
 
 
 def test_every_path_reaches_the_result_advise_gives_for_the_same_facts(paths) -> None:  # type: ignore[no-untyped-def]
-    assert len(paths) == 15
+    assert len(paths) == 14
     for asked, consultation in paths:
         # An optional field answered "no" is given as "none" (an answer, not a field left out).
         facts = {k: "none" if v is None else v for k, v in consultation.facts().items()}
@@ -74,7 +74,7 @@ def test_questions_are_asked_only_when_they_matter(paths) -> None:  # type: igno
     assert any("deadline_h" in seq for seq in sequences)
     longest = max(len(seq) for seq in sequences)
     shortest = min(len(seq) for seq in sequences)
-    assert (shortest, longest) == (4, 9)
+    assert (shortest, longest) == (4, 11)
 
 
 def test_question_shape_and_why() -> None:
@@ -143,13 +143,15 @@ def ask(input_text: str, *args: str):  # type: ignore[no-untyped-def]
 
 
 def test_cli_ask_answers_why_back_and_bad_input() -> None:
-    done = ask("70B\n?\nfoo\nback\n70\n2\nno\n\n\n\n\n8\nno\nno\n")
+    # Tokens per example and epochs are asked too: 70B is a long run (Enter takes the defaults).
+    done = ask("70B\n?\nfoo\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\nno\n")
     assert done.exit_code == 0, done.output
     out = done.stdout
     assert "Rules that use this answer: vram-requirement" in out          # why for the method question
     assert "'foo' is not accepted" in done.stderr                         # bad answer, asked again
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
-    assert "Recommendation\n  8 × NVIDIA A100 40 GB with a 16-bit base" in out
+    assert "About how many tokens long is one training example?" in out
+    assert "Recommendation\n  4 × NVIDIA H100 80 GB with a 16-bit base" in out
     assert "Show the full reasoning?" in out and "How the answer was reached" not in out
 
 

@@ -97,24 +97,26 @@ def test_h15_one_4090_fine_tunes_8b_with_lora_in_2_to_4_hours() -> None:
     assert count == 1 and 2 <= h <= 4
 
 
-def test_h16_full_fine_tuning_there_takes_8_to_12_hours() -> None:
+def test_h16_full_fine_tuning_there_fits_only_with_offload_and_takes_8_to_12_hours() -> None:
     result = run(model_size_b=8, method="full")
-    assert 8 <= result.requirement["ref_hours"] <= 12   # the guide's timing, on the reference card
-    # But 8B full fine-tuning fits in 24 GB only with its state offloaded to CPU memory, which is slower.
+    # 8B full fine-tuning fits in 24 GB only with its state offloaded to CPU memory, which is slower.
     card = next(r for r in result.recommendations if r.gpu == "rtx-4090")
     assert card.count == 1 and card.recipe["offload"] and card.host_ram_gb > 100
-    assert card.hours == pytest.approx(2.5 * result.requirement["ref_hours"])   # recipes.toml: offload is 2.5x slower
+    # The guide's 8-12 h, within timing.toml's tolerance (1.5x).
+    assert 8 / 1.5 <= card.hours <= 12 * 1.5
 
 
-def test_h23_four_a100_80gb_take_about_6_hours_one_h100_over_20() -> None:
+def test_h23_four_a100_80gb_for_70b_lora_and_what_an_h100_takes() -> None:
     count, h = hours(run(model_size_b=70, method="lora", deadline_h=7), "a100-80gb")
-    assert count == 4 and h == pytest.approx(6, abs=0.25)
+    assert count == 4 and 5 / 1.5 <= h <= 7 * 1.5   # the guide's "about 6 h", within tolerance
     # The guide's one H100 holds 70B LoRA only on the strict guide reading (80 GB of 80);
-    # with 16-bit weights it takes four, sharded.
-    count, h = hours(run(model_size_b=70, method="lora", basis="guide"), "h100-80gb")
-    assert count == 1 and h > 20
-    count, h = hours(run(model_size_b=70, method="lora"), "h100-80gb")
-    assert count == 4 and h < 6
+    # there it takes about as long as the four A100s, not "a little over 20 h": an H100
+    # is about 2.2 times an A100 (timing.toml [calibration]).
+    count, one_h100 = hours(run(model_size_b=70, method="lora", basis="guide"), "h100-80gb")
+    assert count == 1 and one_h100 < 1.5 * h < 20 / 2
+    # With 16-bit weights it takes four, sharded.
+    count, four = hours(run(model_size_b=70, method="lora"), "h100-80gb")
+    assert count == 4 and four < h / 2
 
 
 def test_time_scales_with_dataset_and_model_size() -> None:
@@ -123,7 +125,8 @@ def test_time_scales_with_dataset_and_model_size() -> None:
     assert double_data == pytest.approx(2 * base, rel=0.01)
     _, bigger = hours(run(model_size_b=13 * 1.15, method="lora"), "a100-80gb")
     _, smaller = hours(run(model_size_b=13, method="lora"), "a100-80gb")
-    assert bigger == pytest.approx(1.15 * smaller, rel=0.01)
+    # 6 FLOPs per parameter and token, plus attention, which does not grow with the parameters.
+    assert 1.12 * smaller <= bigger <= 1.15 * smaller
 
 
 def test_qlora_is_slower_than_lora() -> None:

@@ -6,6 +6,7 @@ where the guide says it applies, and a near-identical one where it does not.
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -13,9 +14,15 @@ import pytest
 from conftest import fired, run
 
 LORA_70_DEADLINE = dict(model_size_b=70, method="lora", deadline_h=8)
-MI250_CASE = dict(model_size_b=70, method="lora", rocm_ok=True, budget="low")
-# 8B LoRA fits on one card but takes about 3 hours: a 2-hour deadline needs more cards.
-SCALE_OUT_CASE = dict(model_size_b=8, method="lora", deadline_h=2)
+# At today's prices an MI250 is never the cheapest way through a run: at
+# $0.50 an hour (--price) it is.
+MI250_CASE = dict(model_size_b=70, method="lora", rocm_ok=True, budget="low", prices={"mi250": 0.5})
+# 8B LoRA fits on one card and takes about half an hour on an H100: 20 minutes need more cards.
+SCALE_OUT_CASE = dict(model_size_b=8, method="lora", deadline_h=0.3)
+# A user catalog whose cards leave out their speed or their prices.
+PARTIAL = str(Path(__file__).parent / "catalogs" / "partial.toml")
+# 13B full fine-tuning of 200k examples: a long run, cheapest on two A100s.
+LONG_RUN = dict(model_size_b=13, method="full", budget="low", dataset_examples=200_000)
 
 SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("consider-own-gpu", None, dict(vram_gb=24), dict()),
@@ -37,7 +44,6 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("one-gpu-if-it-fits", "a100-40gb", dict(model_size_b=7), dict(model_size_b=70)),
     ("little-room-for-the-batch", "rtx-4090", dict(model_size_b=34, method="qlora"), dict(model_size_b=7)),
     ("cheap-card-for-short-experiments", "rtx-4090", dict(model_size_b=7), dict(model_size_b=7, purpose="production")),
-    ("fast-card-for-long-runs", "h100-80gb", dict(model_size_b=70), dict(model_size_b=7)),
     ("table-ideal-use", "rtx-4090", dict(model_size_b=8, method="lora"), dict(model_size_b=8, method="full")),
     ("datacenter-card-for-30b-plus", "a100-80gb", dict(model_size_b=30), dict(model_size_b=13)),
     ("amd-vram-for-the-money", "mi210", dict(rocm_ok=True, budget="low"), dict(rocm_ok=True, budget="medium")),
@@ -57,7 +63,11 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("nvidia-for-production", None, dict(purpose="production"), dict(purpose="experiment")),
     ("amd-on-a-tight-budget", None, dict(budget="low"), dict(budget="low", rocm_ok=True)),
     ("amd-setup-time", None, MI250_CASE, dict(MI250_CASE, rocm_ok=False)),
-    ("long-run-fast-card", None, dict(model_size_b=13, method="full", dataset_examples=100_000), dict(model_size_b=7)),
+    ("faster-card-costs-less", None, dict(model_size_b=13, method="lora"),
+     dict(model_size_b=8, method="lora", dataset_examples=1_000_000, budget="low")),
+    ("long-run-faster-option", None, LONG_RUN, dict(LONG_RUN, dataset_examples=10_000)),
+    ("one-strong-card", None, dict(model_size_b=3, method="full", dataset_examples=1_000_000, deadline_h=24),
+     dict(model_size_b=3, method="full", dataset_examples=1_000_000)),
     ("cheap-cloud-card-for-experiments", None, dict(model_size_b=7), dict(model_size_b=7, purpose="production")),
     ("do-not-buy-consumer-for-30b", None, dict(model_size_b=30), dict(model_size_b=13)),
     ("weights-floor", None, dict(model_size_b=70, method="full"), dict(model_size_b=70, method="lora")),
@@ -65,9 +75,16 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("guide-figure-optimistic", None, dict(model_size_b=70, method="lora"), dict(model_size_b=7, method="qlora")),
     ("guide-figure-out-of-reach", None, dict(model_size_b=70, method="full"), dict(model_size_b=70, method="lora")),
     ("own-gpu-too-small", None, dict(model_size_b=13, vram_gb=8), dict(model_size_b=13, vram_gb=48)),
-    ("tight-fit", None, dict(model_size_b=34, method="qlora"), dict(model_size_b=7)),
+    ("tight-fit", None, dict(model_size_b=34, method="lora"), dict(model_size_b=34, method="qlora")),
     ("deadline-not-met", None, dict(model_size_b=405, method="full", deadline_h=1), dict(model_size_b=405, method="full")),
     ("nothing-fits", None, dict(model_size_b=20000, method="full"), dict()),
+    ("spans-nodes", None, dict(model_size_b=70, method="full", deadline_h=1), dict(model_size_b=70, method="full",
+                                                                                  deadline_h=3)),
+    ("own-speed-assumed", None, dict(vram_gb=24), dict()),
+    ("guide-timing-differs", None, dict(model_size_b=70, method="lora"), dict(model_size_b=1, method="full",
+                                                                            budget="low")),
+    ("card-speed-assumed", None, dict(catalog=PARTIAL, prices={"no-price-80gb": 100}), dict(catalog=PARTIAL)),
+    ("price-assumed", None, dict(catalog=PARTIAL), dict(catalog=PARTIAL, prices={"no-price-80gb": 0.5})),
 ]
 # Derivations every consultation needs: they fire always, and each one's
 # conclusion is checked in test_requirement.py and test_advise.py.

@@ -34,18 +34,24 @@ INTERCONNECTS = {"nvlink": True, "infinity-fabric": True, "infiniband": True, "p
 _CARD_KEYS: dict[str, tuple[Any, ...]] = {
     "id": ("id",), "name": ("text", NAME_MAX), "vendor": ("choice", VENDORS), "vram_gb": ("number", 1, 1024),
     "devices": ("whole", 1, 64), "cost": ("choice", COSTS), "segment": ("choice", SEGMENTS),
-    "fast_interconnect": ("bool",), "speed": ("number", 0.01, 100), "speed_source": ("text", TEXT_MAX),
+    "interconnect": ("choice", tuple(INTERCONNECTS)), "link_gbs": ("number", 1, 100_000),
+    "per_node": ("whole", 1, 64), "bf16_tflops": ("number", 1, 100_000),
+    "memory_bandwidth_gbs": ("number", 1, 1_000_000), "hardware_source": ("text", TEXT_MAX),
+    "price_on_demand": ("number", 0.01, 1000), "price_spot": ("number", 0.01, 1000),
+    "price_source": ("text", TEXT_MAX),
     "ideal_methods": ("list", "methods"), "ideal_min_b": ("number", 0, MAX_SIZE_B),
     "ideal_max_b": ("number", 0, MAX_SIZE_B), "heuristics": ("list", "hids"),
 }
-# A user catalog needs only these; the rest take the defaults below.
+# The guide's catalog gives every key but the prices (a card nobody rents has none).
+GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot"))
+# A user catalog needs only these; the rest take the defaults below, and a
+# card without bf16_tflops or prices is marked (a rule warns when it is picked).
 USER_REQUIRED = ("id", "name", "vendor", "vram_gb", "cost")
-USER_OPTIONAL: dict[str, tuple[Any, ...]] = {"interconnect": ("choice", tuple(INTERCONNECTS)),
-                                             "source": ("text", TEXT_MAX)}
+USER_OPTIONAL: dict[str, tuple[Any, ...]] = {"source": ("text", TEXT_MAX), "fast_interconnect": ("bool",)}
 USER_DEFAULTS: dict[str, Any] = {
-    "devices": 1, "segment": "datacenter", "fast_interconnect": False, "speed": 1.0,
-    "speed_source": "not given: taken as the reference card's (1.0)", "ideal_methods": [], "ideal_min_b": 0,
-    "ideal_max_b": 0, "heuristics": [],
+    "devices": 1, "segment": "datacenter", "interconnect": "pcie", "link_gbs": 32, "per_node": 8,
+    "memory_bandwidth_gbs": 1000, "hardware_source": "not given", "price_source": "not given",
+    "ideal_methods": [], "ideal_min_b": 0, "ideal_max_b": 0, "heuristics": [],
 }
 # The user catalogs given together: at most so many files and cards. An
 # advice costs time in proportion to the cards (a configuration carries its
@@ -147,12 +153,14 @@ class _Card:
 
 
 def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, user: bool = False,
-             seen: dict[str, tuple[str, int]] | None = None, room: int | None = None) -> tuple[Card, ...]:
+             seen: dict[str, tuple[str, int]] | None = None, room: int | None = None,
+             default_tflops: float = 0.0, class_prices: dict[str, float] | None = None) -> tuple[Card, ...]:
     """The cards of one catalog file; each problem goes to ``problems``.
 
     ``seen`` maps the ids of the user catalogs read before to their file and
     line (an id may be defined once in all of them); ``room`` is how many
-    cards may still be added."""
+    cards may still be added. A user card without ``bf16_tflops`` takes
+    ``default_tflops``, one without prices the price of its cost class."""
     cards: list[Card] = []
     seen = {} if seen is None else seen
     here: dict[str, int] = {}
@@ -181,7 +189,7 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
         for key in entry:
             if key not in specs:
                 card.bad(key, "unknown key '%(key)s' (known: %(known)s)", key=_shown(key), known=", ".join(specs))
-        for key in (USER_REQUIRED if user else _CARD_KEYS):
+        for key in (USER_REQUIRED if user else GUIDE_REQUIRED):
             if key not in entry:
                 card.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
         for key, spec in specs.items():
@@ -202,16 +210,24 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
         if not card.ok:
             continue
         if user:
-            fast = INTERCONNECTS.get(entry.get("interconnect", "pcie"), False)
-            entry = {**USER_DEFAULTS, "fast_interconnect": fast, **{k: v for k, v in entry.items() if k in _CARD_KEYS}}
+            entry = {**USER_DEFAULTS, **{k: v for k, v in entry.items() if k in specs}}
         if entry["ideal_min_b"] > entry["ideal_max_b"]:
             card.bad("ideal_min_b", "card %(index)s: 'ideal_min_b' must not be above 'ideal_max_b'")
             continue
+        speed_assumed, price_assumed = "bf16_tflops" not in entry, "price_on_demand" not in entry
+        on_demand = entry.get("price_on_demand", class_prices[entry["cost"]] if class_prices else 0.0)
+        # A catalog that says fast_interconnect = true without naming the link gets NVLink.
+        fast = entry.get("fast_interconnect", INTERCONNECTS[entry["interconnect"]])
+        interconnect = entry["interconnect"] if fast == INTERCONNECTS[entry["interconnect"]] else (
+            "nvlink" if fast else "pcie")
         cards.append(Card(
             card_id, entry["name"], entry["vendor"], float(entry["vram_gb"]), entry["devices"], entry["cost"],
-            entry["segment"], entry["fast_interconnect"], float(entry["speed"]), entry["speed_source"],
-            tuple(entry["ideal_methods"]), float(entry["ideal_min_b"]), float(entry["ideal_max_b"]),
-            tuple(entry["heuristics"]), str(path), path.name if user else "guide"))
+            entry["segment"], fast, float(entry.get("bf16_tflops", default_tflops)),
+            float(entry["memory_bandwidth_gbs"]), interconnect, float(entry["link_gbs"]), entry["per_node"],
+            entry["hardware_source"], float(on_demand), float(entry.get("price_spot", on_demand)),
+            entry["price_source"], tuple(entry["ideal_methods"]), float(entry["ideal_min_b"]),
+            float(entry["ideal_max_b"]), tuple(entry["heuristics"]), str(path), path.name if user else "guide",
+            speed_assumed, price_assumed))
     seen.update({card_id: (str(path), line) for card_id, line in here.items()})
     return tuple(cards)
 
@@ -246,7 +262,9 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
         before = len(problems.items)
         doc, text = _read(path, problems)
         if len(problems.items) == before:
-            added += _catalog(path, doc, text, problems, user=True, seen=seen, room=MAX_USER_CARDS - len(added))
+            added += _catalog(path, doc, text, problems, user=True, seen=seen, room=MAX_USER_CARDS - len(added),
+                              default_tflops=kb.timing["unknown_card"]["bf16_tflops"],
+                              class_prices=kb.ranking["class_price"])
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     merged = {card.id: card for card in kb.catalog}

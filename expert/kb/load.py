@@ -18,8 +18,8 @@ from typing import Any, Iterable
 from .. import paths
 from ..conditions import FIELDS, TRUE, ConditionError, compile_condition
 from ..errors import KnowledgeBaseError
-from .catalog import _catalog
-from .model import (COSTS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
+from .catalog import INTERCONNECTS, _catalog
+from .model import (COSTS, VENDORS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
                     METHODS, OPTIONAL_FIELDS, PLACEHOLDER_RE, PROFILE_FIELDS, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
                     ProfileField, QuestionDef, RuleDef, Section, scope_key)
 from .source import _is_number, _LazyLine, _line, _Problems, _read
@@ -45,10 +45,23 @@ SCHEMAS: dict[str, Any] = {
     "catalog": {"gpu": [{"*": ANY}]},
     "requirements": {"class_band": float, "table": {"*": [[float]]}, "qlora": {"of": str, "factor": float},
                      "floor_bytes_per_param": {"*": float}},
-    "timing": {"anchor_size_b": float, "anchor_examples": float, "base_hours": {"*": float},
-               "scaling": {"efficiency": float}, "own": {"speed": float}},
-    "ranking": {"counts": [int], "max_count_for_speed": int,
-                "strategy": {"single": str, "replicated": str, "sharded": str}, "price_index": {"*": float},
+    "timing": {"passes": {"forward": float, "backward": float, "backward_frozen": float, "recompute": float},
+               "attention_per_pass": float, "utilization": {"*": float},
+               "bandwidth": {"reference_flops_per_byte": float, "exponent": float}, "vendor_share": {"*": float},
+               "scaling": {"between_nodes": float, "*": ANY}, "unknown_card": {"bf16_tflops": float},
+               "own": {"as_fast_as": str},
+               "calibration": {"tolerance": float, "limits": {"measurement_slower": float},
+                               "anchor": [{"id": str, "method": str, "model_size_b": float, "dataset_examples": int,
+                                           "gpu": str, "count": int, "recipe": str, "strategy": str,
+                                           "hours": [float], "source": str}],
+                               "measurement": [{"id": str, "gpu": str, "count": int, "method": str, "recipe": str,
+                                                "strategy": str, "model_size_b": float, "seq_len": int,
+                                                "checkpointing?": bool,
+                                                "tokens_per_second": float, "source": str}],
+                               "ratio": [{"id": str, "faster": str, "faster_count?": int, "slower": str,
+                                          "published": [float], "source": str}]}},
+    "ranking": {"counts": [int], "strategy": {"single": str, "replicated": str, "sharded": str},
+                "class_price": {"*": float}, "billing": {"setup_hours": float},
                 "budget_weights": {"*": {"cost": float, "time": float}}},
     "labels": {"*": {"*": str}},
     "recipes": {"fit": {"margin": float},
@@ -148,10 +161,13 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
 
     sections = _sections(base / "sections.toml", *data["sections"], problems)
     fields = _fields(base / "profile.toml", *data["profile"], problems)
-    catalog = _catalog(base / "catalog.toml", *data["catalog"], problems)
     requirements = _requirements(base / "requirements.toml", *data["requirements"], problems)
     timing = _timing(base / "timing.toml", *data["timing"], problems)
     ranking = _ranking(base / "ranking.toml", *data["ranking"], problems)
+    catalog = _catalog(base / "catalog.toml", *data["catalog"], problems, class_prices=ranking["class_price"])
+    if timing["own"]["as_fast_as"] not in {card.id for card in catalog}:
+        problems.add(str(base / "timing.toml"), _line(data["timing"][1], "own.as_fast_as"),
+                     "[own] as_fast_as must be a card id of catalog.toml")
     labels = _labels(base / "labels.toml", *data["labels"], problems)
     estimator_doc = data["estimator"][0]
     recipes = _recipes(base / "recipes.toml", *data["recipes"], estimator_doc, problems)
@@ -336,7 +352,7 @@ def _consistency(base: Path, texts: dict[str, str], fields: dict[str, ProfileFie
             problems.add(file("requirements"), _line(texts["requirements"], "table"), "table '%(method)s' is missing",
                          method=method)
         for key, table, name in (("floor_bytes_per_param", requirements["floor"], "requirements"),
-                                 ("base_hours", timing["base_hours"], "timing")):
+                                 ("utilization", timing["utilization"], "timing")):
             if method not in table:
                 problems.add(file(name), _line(texts[name], key), "[%(key)s] needs a number for '%(method)s'", key=key,
                              method=method)
@@ -401,22 +417,49 @@ def _requirements(path: Path, doc: dict[str, Any], text: str, problems: _Problem
 
 
 def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
-    for key in ("anchor_size_b", "anchor_examples"):
-        if not (_is_number(doc.get(key)) and doc[key] > 0):
-            problems.add(str(path), _line(text, key), "'%(key)s' must be a positive number", key=key)
-    efficiency = doc.get("scaling", {}).get("efficiency")
-    if not (_is_number(efficiency) and 0 < efficiency <= 1):
-        problems.add(str(path), _line(text, "scaling.efficiency"), "[scaling] efficiency must be between 0 and 1")
-    own_speed = doc.get("own", {}).get("speed")
-    if not (_is_number(own_speed) and own_speed > 0):
-        problems.add(str(path), _line(text, "own.speed"), "[own] speed must be a positive number")
-    return {
-        "anchor_size_b": doc.get("anchor_size_b"),
-        "anchor_examples": doc.get("anchor_examples"),
-        "base_hours": _per_method(path, doc, text, "base_hours", problems),
-        "efficiency": efficiency,
-        "own_speed": own_speed,
-    }
+    def positive(value: Any, key: str, most: float = float("inf")) -> None:
+        if not (_is_number(value) and 0 < value <= most):
+            problems.add(str(path), _line(text, key), "'%(key)s' must be a number above 0 and at most %(max)s",
+                         key=key, max=most)
+
+    for key, value in doc["passes"].items():
+        if not (_is_number(value) and 0 <= value <= 10):
+            problems.add(str(path), _line(text, f"passes.{key}"), "'%(key)s' must be a number from 0 to 10",
+                         key="passes." + key)
+    positive(doc["attention_per_pass"], "attention_per_pass", 100)
+    utilization = _per_method(path, doc, text, "utilization", problems)
+    for method, value in utilization.items():
+        positive(value, f"utilization.{method}", 1)
+    scaling = doc["scaling"]
+    positive(scaling["between_nodes"], "scaling.between_nodes", 1)
+    links = {}
+    for link, table in scaling.items():
+        if link == "between_nodes":
+            continue
+        if link not in INTERCONNECTS:
+            problems.add(str(path), _line(text, f"scaling.{link}"), "[scaling] '%(key)s' is not a link; known: "
+                         "%(known)s", key=link, known=", ".join(INTERCONNECTS))
+        elif not (isinstance(table, dict) and set(table) == {"replicated", "sharded"}):
+            problems.add(str(path), _line(text, f"scaling.{link}"), "[scaling] '%(key)s' needs numbers replicated "
+                         "and sharded", key=link)
+        else:
+            for kind, value in table.items():
+                positive(value, f"scaling.{link}.{kind}", 1)
+            links[link] = table
+    for link in INTERCONNECTS:
+        if link not in links and not problems.items:
+            problems.add(str(path), _line(text, "scaling"), "[scaling] needs the link '%(key)s'", key=link)
+    positive(doc["bandwidth"]["reference_flops_per_byte"], "bandwidth.reference_flops_per_byte", 100_000)
+    positive(doc["bandwidth"]["exponent"], "bandwidth.exponent", 5)
+    shares = _per_method(path, doc, text, "vendor_share", problems, VENDORS)
+    for vendor, value in shares.items():
+        positive(value, f"vendor_share.{vendor}", 1)
+    positive(doc["unknown_card"]["bf16_tflops"], "unknown_card.bf16_tflops", 100_000)
+    positive(doc["calibration"]["tolerance"], "calibration.tolerance", 10)
+    return {"passes": doc["passes"], "attention_per_pass": doc["attention_per_pass"], "utilization": utilization,
+            "bandwidth": doc["bandwidth"], "vendor_share": shares, "scaling": links, "between_nodes": scaling["between_nodes"],
+            "unknown_card": doc["unknown_card"],
+            "own": doc["own"], "calibration": doc["calibration"]}
 
 
 def _ranking(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
@@ -424,8 +467,6 @@ def _ranking(path: Path, doc: dict[str, Any], text: str, problems: _Problems) ->
     if not (isinstance(counts, list) and counts and counts[0] == 1
             and all(isinstance(c, int) and c > 0 for c in counts) and counts == sorted(set(counts))):
         problems.add(str(path), _line(text, "counts"), "counts must be growing whole numbers starting at 1")
-    if not isinstance(doc.get("max_count_for_speed"), int):
-        problems.add(str(path), _line(text, "max_count_for_speed"), "max_count_for_speed must be a whole number")
     strategy = doc.get("strategy", {})
     for key in ("single", "replicated", "sharded"):
         if not isinstance(strategy.get(key), str):
@@ -433,15 +474,19 @@ def _ranking(path: Path, doc: dict[str, Any], text: str, problems: _Problems) ->
         elif strategy[key] not in STRATEGY_KINDS[key]:
             problems.add(str(path), _line(text, f"strategy.{key}"), "[strategy] '%(key)s' must be one of %(known)s",
                          key=key, known=", ".join(STRATEGY_KINDS[key]))
-    prices = _per_method(path, doc, text, "price_index", problems, ("own",) + COSTS)
+    prices = _per_method(path, doc, text, "class_price", problems, COSTS)
     weights = doc.get("budget_weights", {})
     for budget in ("low", "medium", "high"):
         entry = weights.get(budget, {})
         if not all(_is_number(entry.get(k)) and entry[k] >= 0 for k in ("cost", "time")):
             problems.add(str(path), _line(text, f"budget_weights.{budget}"),
                          "[budget_weights] '%(budget)s' needs numbers cost and time", budget=budget)
-    return {"counts": counts, "max_count_for_speed": doc.get("max_count_for_speed"), "strategy": strategy,
-            "price_index": prices, "budget_weights": weights}
+    setup = doc["billing"]["setup_hours"]
+    if not (_is_number(setup) and 0 <= setup <= 24):
+        problems.add(str(path), _line(text, "billing.setup_hours"), "'%(key)s' must be a number from 0 to 24",
+                     key="billing.setup_hours")
+    return {"counts": counts, "strategy": strategy, "class_price": prices, "setup_hours": setup,
+            "budget_weights": weights}
 
 
 def _labels(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, dict[str, str]]:

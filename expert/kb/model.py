@@ -19,7 +19,7 @@ from ..conditions import FIELDS, Condition
 PROFILE_FIELDS = tuple(FIELDS["profile"])
 # The only profile fields that may be missing (no deadline, no own GPU).
 OPTIONAL_FIELDS = ("deadline_h", "vram_gb")
-FIELD_TYPES = ("size", "number", "integer", "hours", "choice", "bool")
+FIELD_TYPES = ("size", "number", "amount", "integer", "hours", "choice", "bool")
 # Fine-tuning methods: each has a ladder (recipes.toml), figures in
 # requirements.toml and timing.toml, and a typical base precision (estimator.toml).
 METHODS = ("full", "lora", "qlora")
@@ -54,6 +54,7 @@ SCOPES: dict[str, tuple[str, ...]] = {
 DERIVES = {"requirement": "req", "pick": "pick", "option": "option"}
 # Placeholders a message may use besides the fact fields.
 EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick")}
+EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in ("next", "fastest", "cheap")}
 # \Z, not $: "id\n" is not an id.
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
 # The heuristics of the guide: H1 to H39.
@@ -98,14 +99,23 @@ class Card:
     cost: str
     segment: str
     fast_interconnect: bool
-    speed: float
-    speed_source: str
+    bf16_tflops: float           # dense bf16/fp16 tensor TFLOPS of the whole card (all its devices)
+    memory_bandwidth_gbs: float
+    interconnect: str            # nvlink, infinity-fabric, infiniband or pcie
+    link_gbs: float              # GPU-to-GPU bandwidth within a node, per GPU
+    per_node: int                # cards in one node (server)
+    hardware_source: str
+    price_on_demand: float       # USD per card-hour
+    price_spot: float
+    price_source: str
     ideal_methods: tuple[str, ...]
     ideal_min_b: float
     ideal_max_b: float
     heuristics: tuple[str, ...]
     source: str
     origin: str = "guide"    # "guide", or the file name of the user catalog it came from
+    speed_assumed: bool = False  # a user card without bf16_tflops: timing.toml's default
+    price_assumed: bool = False  # a user card without prices: its cost class's (ranking.toml)
 
     @cached_property
     def _fact(self) -> dict[str, Any]:

@@ -57,7 +57,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     path = tmp_path_factory.mktemp("catalog") / "harmless.toml"
     path.write_text("".join(
         f'[[gpu]]\nid = "{gpu}"\nname = "Harmless"\nvendor = "{vendor}"\nvram_gb = 80\ncost = "medium"\n'
-        f'interconnect = "{link}"\n\n' for gpu, vendor, link in (("x", "nvidia", "nvlink"), ("y", "amd", "infinity-fabric"))),
+        f'interconnect = "{link}"\nbf16_tflops = 312\nmemory_bandwidth_gbs = 2039\nprice_on_demand = 1.0\n\n' for gpu, vendor, link in (("x", "nvidia", "nvlink"), ("y", "amd", "infinity-fabric"))),
         encoding="utf-8")
     return knowledge_base(None, [path])
 
@@ -108,10 +108,17 @@ def assert_markdown_safe(text: str, harmless: str) -> None:
     assert [line for line in text.splitlines() if line.startswith("#")] == \
         [line for line in harmless.splitlines() if line.startswith("#")]
     assert text.count("**Recommendation:**") == harmless.count("**Recommendation:**")
+    # The "Time and cost" table is the only markup with pipes: its rows keep
+    # their cells, whatever the name brought.
+    def cells(markdown: str) -> list[int]:
+        return [len(re.findall(r"(?<!\\)\|", line)) for line in markdown.splitlines() if line.startswith("|")]
+
+    assert cells(text) == cells(harmless) and all(n in (5, 6) for n in cells(text))
+    prose = "\n".join(line for line in text.splitlines() if not line.startswith("|"))
     # Nothing of the name is markup: every markdown character it brought is escaped.
     for pattern in (r"(?<!\\)<", r"(?<!\\)[\[\]]", r"(?<!\\)@", r"(?<!\\)://", r"(?<!\\)~", r"(?<!\\)\$",
                     r"(?<!\\)\|", r"(?<!\\)&#", r"(?<![\\w])www\.", r"\*\*Recommendation:\*\* Buy"):
-        assert not re.search(pattern, text), (pattern, re.search(pattern, text))
+        assert not re.search(pattern, prose if "|" in pattern else text), (pattern, re.search(pattern, text))
     assert "<script" not in text.replace("\\<script", "")
     assert "](" not in text.replace("\\](", "")
     assert "![" not in text
@@ -151,7 +158,9 @@ def test_advise_json_keeps_the_data_parseable_and_writes_no_raw_control_characte
 def test_the_forged_recommendation_stays_inside_its_line(base: KnowledgeBase) -> None:
     out = result(named(base, FORGED)).render("markdown")
     line = next(line for line in out.splitlines() if "evil.example" in line)
-    assert line.startswith("2. 1 × Card \\*\\*Recommendation:\\*\\* Buy from http\\://evil.example \\#\\#\\# Injected")
+    # Its own numbered line of the alternatives, every markdown character escaped.
+    assert re.match(r"[2-9]\. 1 × Card \\\*\\\*Recommendation:\\\*\\\* Buy from http\\://evil\.example \\#\\#\\# Injected",
+                    line), line
     assert out.splitlines()[0].startswith("**Recommendation:** 1 × NVIDIA RTX 4090")
 
 
@@ -188,7 +197,7 @@ def test_the_estimate_names_cards_safely(base: KnowledgeBase, case: str) -> None
 
     kb = named(base, NAMES[case])
     tr = Localizer("en")
-    figures = estimator.estimate(kb, estimator.from_input(kb, tr, model_size_b="7", method="lora"))
+    figures = estimator.estimate(kb, estimator.from_input(kb, tr, model_size_b="7", method="lora")[0])
     text = render_estimate(kb, figures, "text", "en", 80)
     assert "Cards of the catalog with enough memory per GPU" in text
     assert_terminal_safe(text)

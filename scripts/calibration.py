@@ -1,0 +1,52 @@
+"""Print the calibration table of the time model (rules/timing.toml
+[calibration]) as markdown: each anchor of the guide, published measurement
+and speed ratio, with what the model predicts and whether it is within
+tolerance. docs/knowledge-base.md holds its output between the markers
+
+    <!-- calibration:start --> ... <!-- calibration:end -->
+
+    python scripts/calibration.py --write    # refresh the docs
+    python scripts/calibration.py            # print it
+
+tests/test_time_and_money.py fails when the docs are stale.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+DOC = ROOT / "docs" / "knowledge-base.md"
+MARKERS = re.compile(r"(<!-- calibration:start -->\n).*?(<!-- calibration:end -->)", re.DOTALL)
+
+
+def table() -> str:
+    sys.path.insert(0, str(ROOT))
+    from expert.api import knowledge_base
+    from expert.sizing import calibration
+
+    rows = calibration(knowledge_base(None, ["current"]))
+    lines = ["| what | unit | predicted | published | within tolerance | source |", "|---|---|---|---|---|---|"]
+    for row in rows:
+        low, high = row["published"]
+        published = f"{low:,.2f}" if low == high else f"{low:,.2f}–{high:,.2f}"
+        source = row["source"].replace("|", "\\|")
+        lines.append(f"| {row['id']} ({row['kind']}) | {row['unit']} | {row['predicted']:,.2f} | {published} | "
+                     f"{'yes' if row['holds'] else 'NO'} | {source} |")
+    return "\n".join(lines) + "\n"
+
+
+def main() -> None:
+    text = table()
+    if "--write" in sys.argv[1:]:
+        doc = DOC.read_text(encoding="utf-8")
+        DOC.write_text(MARKERS.sub(lambda m: m.group(1) + text + m.group(2), doc), encoding="utf-8")
+        print(f"updated {DOC.relative_to(ROOT)}")
+    else:
+        sys.stdout.write(text)
+
+
+if __name__ == "__main__":
+    main()
