@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import sizing
-from .api import Catalogs, consult, knowledge_base
+from .api import Catalogs, consult, knowledge_base, model_argument
+from .profile import is_given
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
@@ -156,13 +157,16 @@ def explain(
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
     basis: str = "checked",
+    model: Any = None,
+    model_config: Any = None,
     **fields: Any,
 ) -> Explanation:
     """Answer a consultation and explain it: HOW for every recommendation, WHY
     NOT for every card ruled out (or for ``why_not``), and WHAT IF the answers
     in ``what_if`` (field → value) changed.
 
-    ``fields`` are advise()'s profile fields. Raises :class:`InputError` on a
+    ``fields`` are advise()'s profile fields; ``model`` and ``model_config``
+    are as in advise(). Raises :class:`InputError` on a
     bad value, an unknown field, or an unknown card in ``why_not``.
     """
     tr = Localizer(resolve_lang(lang))
@@ -172,9 +176,10 @@ def explain(
             raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
                              % {"field": name, "accepted": ", ".join(PROFILE_FIELDS)})
     given = {name: fields.get(name) for name in PROFILE_FIELDS}
-    run, result = consult(kb, given, tr, basis)
+    given["model_size_b"] = model_argument(given["model_size_b"], model, tr)
+    run, result = consult(kb, given, tr, basis, model_config)
     writer = _Writer(kb, run, tr)
-    explainer = _Explainer(kb, run, result, writer, given, basis)
+    explainer = _Explainer(kb, run, result, writer, given, basis, model_config)
     if why_not is not None and why_not not in run.options:
         known = ", ".join(run.options)
         raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation; "
@@ -194,9 +199,9 @@ def explain(
 
 class _Explainer:
     def __init__(self, kb: KnowledgeBase, run: Run, result: Result, writer: _Writer,
-                 given: dict[str, Any], basis: str = "checked") -> None:
+                 given: dict[str, Any], basis: str = "checked", model_config: Any = None) -> None:
         self.kb, self.run, self.result, self.w, self.given = kb, run, result, writer, given
-        self.basis = basis
+        self.basis, self.model_config = basis, model_config
         self.tr = writer.tr
         self._ = writer.tr.gettext
         self.firings = run.sorted_firings()
@@ -408,8 +413,11 @@ class _Explainer:
         option = self.run.options[gpu]
         most = 1 if option["min_count"] == 1 else option["count"] - 1
         for change in self.candidate_changes(gpu):
-            given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed}, **change}
-            _, result = consult(self.kb, {name: given.get(name) for name in PROFILE_FIELDS}, self.tr, self.basis)
+            given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed},
+                     # the model as named (its resolved total would lose its experts and shape)
+                     "model_size_b": self.given.get("model_size_b"), **change}
+            _, result = consult(self.kb, {name: given.get(name) for name in PROFILE_FIELDS}, self.tr, self.basis,
+                                self.model_config)
             rec = next((r for r in result.recommendations if r.gpu == gpu), None)
             if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
                 continue
@@ -427,7 +435,8 @@ class _Explainer:
     def what_if(self, changes: Mapping[str, Any]) -> WhatIf:
         _, tr = self._, self.tr
         given = {**self.given, **changes}
-        run_after, after = consult(self.kb, given, self.tr, self.basis)
+        model_config = None if is_given(changes.get("model_size_b")) else self.model_config
+        run_after, after = consult(self.kb, given, self.tr, self.basis, model_config)
         before = self.result
         changed: list[dict[str, Any]] = []
 

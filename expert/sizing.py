@@ -70,9 +70,13 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         return max(table_gb, weights_gb), table_gb, weights_gb, basis, anchors
 
     vram_gb, table_gb, weights_gb, how, anchors = floored(method)
-    ref_hours = (timing["base_hours"][method] * size / timing["anchor_size_b"]
+    # Compute follows the parameters each token goes through: for a mixture
+    # of experts, the active ones (memory above counts them all).
+    active = profile.get("model_active_b") or size
+    ref_hours = (timing["base_hours"][method] * active / timing["anchor_size_b"]
                  * profile["dataset_examples"] / timing["anchor_examples"])
-    first_principles = round_up(estimate(kb, typical(kb, size, method)).per_gpu_gb)
+    shape = profile.get("model_shape")
+    first_principles = round_up(estimate(kb, typical(kb, size, method, shape)).per_gpu_gb)
     if basis == "estimate":
         vram_gb, how = max(first_principles, weights_gb), "estimate"
     return {
@@ -87,7 +91,7 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "anchors": anchors,
         "qlora_vram_gb": floored("qlora")[0],
         "first_principles_gb": first_principles,
-        "guide_holds_with": guide_holds_with(kb, size, method, table_gb) if basis != "estimate" else None,
+        "guide_holds_with": guide_holds_with(kb, size, method, table_gb, shape) if basis != "estimate" else None,
         "ref_hours": ref_hours,
     }
 
@@ -137,7 +141,8 @@ class Sizer:
         recipe = kb.recipes["recipe"][recipe_id]
         devices = count * int(card["devices"])
         strategy = self.strategy(devices, sharded)
-        setup = typical(kb, profile["model_size_b"], profile["method"], precision=recipe["precision"],
+        setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
+                        precision=recipe["precision"],
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
                         checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
                         strategy=strategy)

@@ -28,7 +28,7 @@ CASES: dict[str, dict[str, Any]] = {
     "70b-full-production-spot": dict(model_size_b=70, method="full", purpose="production", interruptible=True,
                                      rocm_ok=True),
     "7b-qlora-deadline-1": dict(model_size_b=7, method="qlora", deadline_h=1),
-    "34b-qlora-own-24gb-tight": dict(model_size_b=34, method="qlora", vram_gb=24),
+    "35b-qlora-own-24gb-tight": dict(model_size_b=35, method="qlora", vram_gb=24),
     "405b-full-deadline-4": dict(model_size_b=405, method="full", deadline_h=4, budget="high"),
     "20000b-full-nothing-fits": dict(model_size_b=20000, method="full"),
     "13b-full-100k-what-if-qlora": dict(model_size_b=13, method="full", dataset_examples=100_000,
