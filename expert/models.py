@@ -41,6 +41,7 @@ _ACTIVE = re.compile(_NUMBER + r"\s*b[\s_\-]*a" + _NUMBER + r"\s*b(?![a-z])", re
 _EXPERTS = re.compile(r"(\d+)\s*x\s*" + _NUMBER + r"\s*b(?![a-z])", re.IGNORECASE)
 _BILLIONS = re.compile(r"(?<![a-z0-9.])" + _NUMBER + r"\s*b(?![a-z])", re.IGNORECASE)
 _MILLIONS = re.compile(r"(?<![a-z0-9.])" + _NUMBER + r"\s*m(?![a-z])", re.IGNORECASE)
+_PLAIN = re.compile(r"^" + _NUMBER + r"\s*([bm])$", re.IGNORECASE)    # "70B", "350M": a size, not a name
 _EXPONENT = re.compile(r"^(\d+(?:\.\d+)?e[+-]?\d+)\s*b?$", re.IGNORECASE)
 
 READ_AS = ("number", "table", "pattern", "config")
@@ -197,6 +198,10 @@ def resolve_name(kb: KnowledgeBase, value: Any) -> Resolved | None:
         return Resolved(number, number, "number")
     except ValueError:
         pass
+    plain = _PLAIN.match(text)
+    if plain:
+        number = _float(plain.group(1)) / (1000 if plain.group(2).lower() == "m" else 1)
+        return Resolved(number, number, "number")
     exponent = _EXPONENT.match(text)  # "1e3B": the exponent belongs to the number
     if exponent:
         number = float(exponent.group(1))
@@ -222,8 +227,9 @@ def _strip_suffixes(kb: KnowledgeBase, text: str) -> str:
 # --- a local config.json -------------------------------------------------------
 
 
-def _config_error(tr: Any, template: str, **params: Any) -> InputError:
-    return InputError("model_config", tr.gettext(template) % params)
+def _config_error(message: str, **params: Any) -> InputError:
+    """An error naming model_config; ``message`` is already translated."""
+    return InputError("model_config", message % params)
 
 
 def read_config(kb: KnowledgeBase, path: Any, tr: Any) -> Resolved:
@@ -238,17 +244,17 @@ def read_config(kb: KnowledgeBase, path: Any, tr: Any) -> Resolved:
     if isinstance(path, (str, Path)) and "\0" not in str(path) and len(str(path)) <= 4096:
         file = Path(path)
     else:
-        raise _config_error(tr, "model_config: '%(value)s' is not a file path.", value=quoted(repr(path)))
+        raise _config_error(tr.gettext("model_config: '%(value)s' is not a file path."), value=quoted(repr(path)))
     shown = quoted(str(file))
     try:
         info = os.stat(file)
     except OSError:
-        raise _config_error(tr, "model_config: '%(path)s' does not exist or cannot be read.", path=shown) from None
+        raise _config_error(tr.gettext("model_config: '%(path)s' does not exist or cannot be read."), path=shown) from None
     if not stat.S_ISREG(info.st_mode):
-        raise _config_error(tr, "model_config: '%(path)s' is not a regular file.", path=shown)
+        raise _config_error(tr.gettext("model_config: '%(path)s' is not a regular file."), path=shown)
     if info.st_size > spec["max_bytes"]:
-        raise _config_error(tr, "model_config: '%(path)s' is larger than %(most)s bytes; a config.json is a few "
-                            "kilobytes.", path=shown, most=tr.number(spec["max_bytes"], 0))
+        raise _config_error(tr.gettext("model_config: '%(path)s' is larger than %(most)s bytes; a config.json is a few "
+                            "kilobytes."), path=shown, most=tr.number(spec["max_bytes"], 0))
     try:
         with open(file, "rb") as handle:
             raw = handle.read(spec["max_bytes"] + 1)
@@ -256,10 +262,10 @@ def read_config(kb: KnowledgeBase, path: Any, tr: Any) -> Resolved:
             raise ValueError
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (OSError, UnicodeDecodeError, ValueError, RecursionError):
-        raise _config_error(tr, "model_config: '%(path)s' is not a JSON file in UTF-8 of at most %(most)s bytes.",
+        raise _config_error(tr.gettext("model_config: '%(path)s' is not a JSON file in UTF-8 of at most %(most)s bytes."),
                             path=shown, most=tr.number(spec["max_bytes"], 0)) from None
     if not isinstance(data, dict):
-        raise _config_error(tr, "model_config: '%(path)s' must hold a JSON object (a Hugging Face config.json).",
+        raise _config_error(tr.gettext("model_config: '%(path)s' must hold a JSON object (a Hugging Face config.json)."),
                             path=shown)
     return config_model(kb, data, file, tr)
 
@@ -284,14 +290,14 @@ def config_model(kb: KnowledgeBase, data: Mapping[str, Any], file: Path, tr: Any
             if key in data and data[key] is not None:
                 value = data[key]
                 if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= 10**9:
-                    raise _config_error(tr, "model_config: '%(key)s' must be a whole number from 1 to "
-                                        "1,000,000,000; the file has %(value)s.", key=key,
+                    raise _config_error(tr.gettext("model_config: '%(key)s' must be a whole number from 1 to "
+                                        "1,000,000,000; the file has %(value)s."), key=key,
                                         value=_short(value))
                 return value
         if required:
-            raise _config_error(tr, "model_config: the file has no '%(key)s'; a Hugging Face config.json of a "
+            raise _config_error(tr.gettext("model_config: the file has no '%(key)s'; a Hugging Face config.json of a "
                                 "decoder (Llama, Mistral, Qwen, Gemma, Phi, DeepSeek, OLMo, Falcon, GPT-2) is "
-                                "accepted.", key=keys.get(name, [name])[0])
+                                "accepted."), key=keys.get(name, [name])[0])
         return None
 
     hidden, layers, heads = get("hidden", True), get("layers", True), get("heads", True)
@@ -311,7 +317,7 @@ def config_model(kb: KnowledgeBase, data: Mapping[str, Any], file: Path, tr: Any
     if experts and experts > 1:
         per_token = get("experts_per_token") or 1
         if per_token > experts:
-            raise _config_error(tr, "model_config: %(per)s experts per token is more than the %(all)s experts.",
+            raise _config_error(tr.gettext("model_config: %(per)s experts per token is more than the %(all)s experts."),
                                 per=per_token, all=experts)
         moe_layers = layers
         dense_first = data.get("first_k_dense_replace")
@@ -332,12 +338,12 @@ def config_model(kb: KnowledgeBase, data: Mapping[str, Any], file: Path, tr: Any
             if key == "q_lora_rank" and value is None:
                 continue
             if isinstance(value, bool) or not isinstance(value, int) or not 0 < value <= 10**6:
-                raise _config_error(tr, "model_config: '%(key)s' must be a whole number from 1 to 1,000,000; the "
-                                    "file has %(value)s.", key=key, value=_short(value))
+                raise _config_error(tr.gettext("model_config: '%(key)s' must be a whole number from 1 to 1,000,000; the "
+                                    "file has %(value)s."), key=key, value=_short(value))
             mla[key] = value
         shape["mla"] = mla
     if heads % kv_heads or kv_heads > heads:
-        raise _config_error(tr, "model_config: %(kv)s key/value heads do not divide %(heads)s attention heads.",
+        raise _config_error(tr.gettext("model_config: %(kv)s key/value heads do not divide %(heads)s attention heads."),
                             kv=kv_heads, heads=heads)
     total, active = count_params(shape)
     names = [data.get(k) for k in keys.get("name", [])]
