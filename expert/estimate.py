@@ -199,8 +199,9 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> Setup:
 
     method = field("method")
     given = raw.get("model_size_b")
-    resolved = profile_module.resolve_size(kb, given if profile_module.is_given(given) else
-                                           kb.fields["model_size_b"].default, tr, raw.get("model_config"))
+    if not profile_module.is_given(given) and raw.get("model_config") is None:
+        given = kb.fields["model_size_b"].default
+    resolved = profile_module.resolve_size(kb, given, tr, raw.get("model_config"))
     setup = typical(kb, resolved.total_b, method, resolved.shape)
     changes: dict[str, Any] = {}
     if raw.get("precision") is not None:

@@ -312,7 +312,8 @@ def config_model(kb: KnowledgeBase, data: Mapping[str, Any], file: Path, tr: Any
         "mla": None, "other_b": 0.0,
     }
     tied_keys = [k for k in keys.get("tied", []) if isinstance(data.get(k), bool)]
-    shape["tied"] = data[tied_keys[0]] if tied_keys else False
+    # Hugging Face ties the output layer to the embeddings unless the config says otherwise.
+    shape["tied"] = data[tied_keys[0]] if tied_keys else True
     experts = get("experts")
     if experts and experts > 1:
         per_token = get("experts_per_token") or 1

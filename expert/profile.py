@@ -219,7 +219,7 @@ def resolve_size(kb: KnowledgeBase, value: Any, tr: Localizer, model_config: Any
     """The model a size answer (or a config.json) stands for, checked as
     ``model_size_b`` is: the one resolver of every place a size is accepted."""
     if model_config is not None:
-        if is_given(value) and value != kb.fields["model_size_b"].default:
+        if is_given(value):
             raise InputError("model_config", tr.gettext(
                 "model_config: give the model's size or name, or its config.json, not both."))
         resolved = models.read_config(kb, model_config, tr)
