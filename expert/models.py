@@ -35,6 +35,7 @@ from .kb.model import name_key
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _TOKEN_SPLIT = re.compile(r"[\s_\-]+")
+_HEAD = re.compile(r"^[a-z]{3,}")
 # "Qwen3-30B-A3B": 30B in all, 3B active.
 _ACTIVE = re.compile(_NUMBER + r"\s*b[\s_\-]*a" + _NUMBER + r"\s*b(?![a-z])", re.IGNORECASE)
 # "Mixtral-8x7B": eight experts of a 7B model; at most 8 x 7B in all.
@@ -153,6 +154,13 @@ def suggestions(kb: KnowledgeBase, text: str) -> list[str]:
         found = [model.name for k, model in index.items() if k.startswith(key)]
     for stem in dict.fromkeys([key, *_stems(kb, text)]):
         found += [index[k].name for k in difflib.get_close_matches(stem, list(index), n=most, cutoff=0.6)]
+    if not found:  # a misspelt family ("lama three"): the models whose name starts alike
+        first = [w for w in _TOKEN_SPLIT.split(text.rsplit("/", 1)[-1].strip()) if w]
+        head = _HEAD.match(name_key(first[0])) if first else None
+        heads = {_HEAD.match(k).group(0): k for k in index if _HEAD.match(k)}  # type: ignore[union-attr]
+        if head:
+            for close in difflib.get_close_matches(head.group(0), list(heads), n=most, cutoff=0.75):
+                found += [model.name for k, model in index.items() if k.startswith(close)]
     return list(dict.fromkeys(found))[:most]
 
 
