@@ -63,7 +63,8 @@ class Resolved:
 
     def profile_fields(self) -> dict[str, Any]:
         """The derived profile fields (expert/conditions.py DERIVED_PROFILE_FIELDS)."""
-        return {"model_name": self.name, "model_id": self.model.id if self.model else None,
+        label = self.model.name if self.model else self.name
+        return {"model_name": self.name, "model_id": self.model.id if self.model else None, "model_label": label,
                 "model_read_as": self.read_as, "model_active_b": self.active_b, "model_experts": self.experts,
                 "model_experts_per_token": self.experts_per_token}
 

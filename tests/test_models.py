@@ -273,3 +273,22 @@ def test_a_broken_model_table_is_refused_with_its_line(tmp_path: Path) -> None:
     problems = "\n".join(str(p) for p in error.value.problems)
     assert "the name 'Mixtral 8x7B' is already model 'mixtral-8x7b'" in problems or "mistral-7b" in problems
     assert "models.toml" in problems and "mixtral-8x22b" in problems
+
+
+def test_any_text_resolves_or_is_refused_by_name() -> None:
+    """Whatever is typed (at most the 100 characters a value may have), the
+    resolver answers with a size or an InputError naming the field."""
+    from hypothesis import given, settings, strategies as st
+
+    @settings(max_examples=300, deadline=None, derandomize=True)
+    @given(st.one_of(st.text(max_size=100), st.from_regex(r"[A-Za-z/ _.\-]{0,20}[0-9]{1,4}(\.[0-9])?[bBmMxX]?[-_ a-zA-Z0-9]{0,20}")))
+    def check(text: str) -> None:
+        try:
+            profile = advise(model_size_b=text, lang="es").profile
+        except InputError as error:
+            assert error.field == "model_size_b"
+            return
+        assert 0.01 <= profile["model_size_b"] <= 20000
+        assert 0 < profile["model_active_b"] <= profile["model_size_b"]
+
+    check()

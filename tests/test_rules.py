@@ -62,6 +62,7 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("do-not-buy-consumer-for-30b", None, dict(model_size_b=30), dict(model_size_b=13)),
     ("weights-floor", None, dict(model_size_b=70, method="full"), dict(model_size_b=70, method="lora")),
     ("mixture-of-experts-memory", None, dict(model_size_b="Mixtral-8x7B"), dict(model_size_b="Mistral-7B")),
+    ("model-known-by-name", None, dict(model_size_b="qwen2.5 14b instruct gguf"), dict(model_size_b=14.7)),
     ("model-size-read-from-name", None, dict(model_size_b="MyModel-13B"), dict(model_size_b="Llama-2-13B")),
     ("size-outside-table", None, dict(model_size_b=180), dict(model_size_b=13)),
     ("guide-figure-optimistic", None, dict(model_size_b=70, method="lora"), dict(model_size_b=7, method="qlora")),
