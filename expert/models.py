@@ -355,7 +355,7 @@ def config_model(kb: KnowledgeBase, data: Mapping[str, Any], file: Path, tr: Any
     if heads % kv_heads or kv_heads > heads:
         raise _config_error(tr.gettext("model_config: %(kv)s key/value heads do not divide %(heads)s attention heads."),
                             kv=kv_heads, heads=heads)
-    total, active = count_params(shape)
+    total, active = (round(n, 3) for n in count_params(shape))   # to the million, as model cards give them
     names = [data.get(k) for k in keys.get("name", [])]
     name = next((n for n in names if isinstance(n, str) and 0 < len(n) <= 100), None) or file.parent.name or file.name
     from .escape import quoted
