@@ -24,6 +24,7 @@ from .profile import is_given
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
+from .escape import one_line
 from .i18n import Localizer, resolve_lang
 from .kb import SCALE_OUT, KnowledgeBase
 from .result import Result, _Writer
@@ -213,7 +214,11 @@ class _Explainer:
 
     def answer(self, name: str) -> str:
         value = self.run.profile[name]
-        return f"{self._(self.kb.fields[name].label)}: {self.field_value(name, value)}"
+        shown = self.field_value(name, value)
+        label = self.run.profile.get("model_label") if name == "model_size_b" else None
+        if label:  # the model as the table (or its config.json) names it, then its size
+            shown = f"{one_line(label)}, {shown}"
+        return f"{self._(self.kb.fields[name].label)}: {shown}"
 
     def answers(self, given: bool) -> list[str]:
         assumed = set(self.result.assumed)
