@@ -31,6 +31,10 @@ CASES: dict[str, dict[str, Any]] = {
     "35b-qlora-own-24gb-tight": dict(model_size_b=35, method="qlora", vram_gb=24),
     "405b-full-deadline-4": dict(model_size_b=405, method="full", deadline_h=4, budget="high"),
     "20000b-full-nothing-fits": dict(model_size_b=20000, method="full"),
+    # models named as people write them (rules/models.toml): a mixture of
+    # experts, and an unknown name read by the size in it
+    "mixtral-8x7b-qlora": dict(model_size_b="Mixtral 8x7B", method="qlora"),
+    "mymodel-13b-lora": dict(model_size_b="MyModel-13B-Instruct", method="lora"),
     "13b-full-100k-what-if-qlora": dict(model_size_b=13, method="full", dataset_examples=100_000,
                                         what_if={"method": "qlora", "budget": "low"}),
 }
