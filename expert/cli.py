@@ -358,18 +358,21 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
 
 
 @main.command(short_help="List the models the knowledge base knows by name.")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
 @click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
 @click.option("--lang", metavar="LANG", help="es or en.")
-def models(fmt: str, lang: str | None) -> None:
+def models(names: tuple[str, ...], fmt: str, lang: str | None) -> None:
     """List the model table: total and active parameters and architecture of
     each model, with its source (markdown and json name the published
     config.json). Any of these names, written as you like (case, spaces,
     dashes, the organisation and suffixes such as -Instruct do not matter),
-    is accepted by --model-size.
+    is accepted by --model-size. NAME keeps the models whose name or family
+    begins with it (qwen3, "llama 3.1", mixtral).
 
     \b
     Examples:
       expert models
+      expert models qwen3 mixtral
       expert models --format markdown --lang es
       expert models --format json
     """
@@ -380,7 +383,7 @@ def models(fmt: str, lang: str | None) -> None:
         from .i18n import resolve_lang
         from .render import render_models
 
-        return render_models(knowledge_base(), fmt, resolve_lang(lang), _width())
+        return render_models(knowledge_base(), fmt, resolve_lang(lang), _width(), names)
 
     _run(action, lang)
 

@@ -79,16 +79,27 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80) 
     return environment(lang).get_template("estimate.txt.j2").render(x=x, e=result, width=width)
 
 
-def render_models(kb: Any, fmt: str, lang: str, width: int = 80) -> str:
+def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = ()) -> str:
     """The model table (rules/models.toml): one row per model, as text,
-    markdown (with each row's sources) or JSON."""
+    markdown (with each row's sources) or JSON; with ``names``, the models
+    whose name, alias or family begins with one of them (case, spaces, dashes
+    and dots ignored)."""
+    from .kb.model import name_key
+
     check_format(fmt, lang)
+    keys = [name_key(str(name)) for name in names]
+    chosen = [model for model in kb.models
+              if not keys or any(key and name_key(text).startswith(key) for key in keys
+                                 for text in (model.id, model.name, model.family, *model.aliases))]
     if fmt == "json":
-        return json_text({"models": [model.to_dict() for model in kb.models]})
+        return json_text({"models": [model.to_dict() for model in chosen]})
     tr = Localizer(lang)
     _ = tr.gettext
+    if not chosen:
+        return _("No model of the table matches %(names)s; expert models lists them all.") % {
+            "names": tr.list([one_line(str(name)) for name in names], style="or")}
     rows = []
-    for model in kb.models:
+    for model in chosen:
         experts = (_("%(experts)s, %(per_token)s per token") % {"experts": model.experts,
                                                                  "per_token": model.experts_per_token}
                    if model.moe else "")

@@ -254,6 +254,12 @@ def test_expert_models_lists_the_table(kb: Any) -> None:
     scout = next(m for m in data["models"] if m["id"] == "llama-4-scout")
     assert (scout["params_b"], scout["active_b"], scout["experts"], scout["experts_per_token"]) == (109, 17, 16, 1)
     assert invoke("models", "--format", "yaml").exit_code == 2
+    some = json.loads(invoke("models", "qwen3", "Llama 3.1", "--format", "json").stdout)["models"]
+    assert [m["id"] for m in some] == ["llama-3.1-8b", "llama-3.1-70b", "llama-3.1-405b", "qwen3-0.6b", "qwen3-1.7b",
+                                       "qwen3-4b", "qwen3-8b", "qwen3-14b", "qwen3-32b", "qwen3-30b-a3b",
+                                       "qwen3-235b-a22b"]
+    none = invoke("models", "zzz", "--lang", "es")
+    assert none.exit_code == 0 and "Ningún modelo de la tabla coincide con zzz" in none.stdout
 
 
 def test_a_broken_model_table_is_refused_with_its_line(tmp_path: Path) -> None:
