@@ -70,6 +70,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "first_principles_gb": NUM,
         "guide_holds_with": STR,
         "ref_hours": NUM,
+        "seq_len": NUM,
     },
     # One configuration of one card, as the configuration rules propose it
     # (candidate) and as it stands once chosen (option): the same fields.

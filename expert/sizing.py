@@ -76,7 +76,8 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     ref_hours = (timing["base_hours"][method] * active / timing["anchor_size_b"]
                  * profile["dataset_examples"] / timing["anchor_examples"])
     shape = profile.get("model_shape")
-    first_principles = round_up(estimate(kb, typical(kb, size, method, shape)).per_gpu_gb)
+    setup = typical(kb, size, method, shape)
+    first_principles = round_up(estimate(kb, setup).per_gpu_gb)
     if basis == "estimate":
         vram_gb, how = max(first_principles, weights_gb), "estimate"
     return {
@@ -93,6 +94,8 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "first_principles_gb": first_principles,
         "guide_holds_with": guide_holds_with(kb, size, method, table_gb, shape) if basis != "estimate" else None,
         "ref_hours": ref_hours,
+        # the typical sequence: estimator.toml's, or the model's context when shorter
+        "seq_len": setup.seq_len,
     }
 
 
