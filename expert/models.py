@@ -30,6 +30,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from .errors import InputError
+from .escape import one_line
 from .kb import KnowledgeBase, ModelDef
 from .kb.model import name_key
 
@@ -201,7 +202,9 @@ def resolve_name(kb: KnowledgeBase, value: Any) -> Resolved | None:
         return Resolved(number, number, "number")
     if not isinstance(value, str):
         return None
-    text = value.strip()
+    # What a terminal would show: escape sequences, control and format
+    # characters are not part of a name (nor kept in the profile).
+    text = one_line(value)
     try:
         number = _float(text)
         return Resolved(number, number, "number")

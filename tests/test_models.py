@@ -80,6 +80,9 @@ def test_the_table_wins_over_the_size_in_the_name(kb: Any) -> None:
     assert resolve_name(kb, "Mixtral 8x7B").total_b == 46.7
     assert resolve_name(kb, "Llama-4-Scout-17B-16E").total_b == 109
     assert resolve_name(kb, "Qwen3-30B-A3B").total_b == 30.5
+    # what a terminal would not show is not part of the name
+    hostile = resolve_name(kb, "Mixtral\x1b[2J 8x7B\u202e")
+    assert (hostile.total_b, hostile.name) == (46.7, "Mixtral 8x7B")
     # plain sizes stay sizes, never names
     for text, size in (("70B", 70), ("350M", 0.35), ("8b", 8), ("1e3B", 1000)):
         resolved = resolve_name(kb, text)
