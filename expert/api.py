@@ -138,6 +138,8 @@ def advise(
     catalog: Catalogs = None,
     basis: str = "checked",
     prices: Mapping[str, Any] | None = None,
+    model: Any = None,
+    model_config: Any = None,
 ) -> Result:
     """Recommend GPUs for fine-tuning a model, with the reasons.
 
@@ -155,6 +157,14 @@ def advise(
     card-hour you pay (``{"<card id>": 2.4}``), instead of the catalog's
     indicative prices.
 
+    ``model`` is another name for ``model_size_b`` (give one): a size or a
+    model's name as a person writes it (``"Mixtral 8x7B"``,
+    ``"meta-llama/Llama-3.1-70B-Instruct"``), resolved through the model
+    table of ``rules/models.toml``. ``model_config`` is the path of a local
+    Hugging Face ``config.json`` whose architecture is counted instead. The
+    profile records the model as named and its resolved sizes
+    (``model_size_b`` in all, ``model_active_b`` per token).
+
     Raises :class:`expert.InputError` (a ``ValueError``) naming the field, in
     the chosen language, when a value is not accepted;
     :class:`expert.KnowledgeBaseError` when ``rules_dir`` or a catalog is not
@@ -163,8 +173,18 @@ def advise(
     arguments = locals()     # the parameters before `lang` are PROFILE_FIELDS (tests check the signature)
     given = {name: arguments[name] for name in PROFILE_FIELDS}
     tr = Localizer(resolve_lang(lang))
+    given["model_size_b"] = model_argument(model_size_b, model, tr)
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
-    return consult(kb, given, tr, basis)[1]
+    return consult(kb, given, tr, basis, model_config)[1]
+
+
+def model_argument(model_size_b: Any, model: Any, tr: Localizer) -> Any:
+    """``model`` and ``model_size_b`` are one field under two names: at most one is given."""
+    if model is None:
+        return model_size_b
+    if profile_module.is_given(model_size_b):
+        raise InputError("model", tr.gettext("model: give model or model_size_b, not both."))
+    return model
 
 
 # --price: at most this many cards, each from 0 to this many USD per card-hour.
@@ -208,9 +228,9 @@ def check_basis(basis: Any, tr: Localizer) -> str:
 
 
 def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
-            basis: str = "checked") -> tuple[engine.Run, Result]:
+            basis: str = "checked", model_config: Any = None) -> tuple[engine.Run, Result]:
     """Validate ``given``, run the engine, and build the result (with the run's record)."""
     basis = check_basis(basis, tr)
-    profile, assumed = profile_module.build(kb, given, tr)
+    profile, assumed = profile_module.build(kb, given, tr, model_config)
     run = engine.infer(kb, profile, basis)
     return run, build_result(kb, run, tr, assumed)

@@ -22,8 +22,9 @@ import click
 from .escape import quoted, terminal
 
 PROFILE_OPTIONS = [
-    click.option("--model-size", "model_size_b", metavar="SIZE",
-                 help="Parameters in billions: 7, 70B, Llama-3-8B."),
+    click.option("--model-size", "--model", "model_size_b", metavar="SIZE",
+                 help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B "
+                      "(expert models lists the names known)."),
     click.option("--method", metavar="METHOD", help="full, lora or qlora."),
     click.option("--budget", metavar="BUDGET", help="low, medium or high."),
     click.option("--rocm-ok/--no-rocm", "rocm_ok", default=None,
@@ -38,6 +39,9 @@ PROFILE_OPTIONS = [
     click.option("--interruptible/--no-interruptible", "interruptible", default=None,
                  help="Whether training tolerates interruptions (spot instances)."),
 ]
+MODEL_CONFIG_OPTION = click.option(
+    "--model-config", "model_config", metavar="FILE",
+    help="A local Hugging Face config.json: the model's architecture is read from it (instead of --model-size).")
 BASIS_OPTION = click.option(
     "--basis", metavar="BASIS", default="checked", show_default=True,
     help="checked (size by each recipe's need), estimate (also state the estimate), or guide (the guide's figure).")
@@ -185,8 +189,9 @@ def main(ctx: click.Context, lang: str | None, color: bool | None) -> None:
 
 
 @main.command()
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS)
-def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, prices: tuple[str, ...],
+@_options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS)
+def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, model_config: str | None,
+           prices: tuple[str, ...],
            **profile: Any) -> None:
     """Recommend GPUs for a fine-tuning run, with the reasons.
 
@@ -199,6 +204,8 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, pri
       expert advise --model-size 7 --method qlora --budget low
       expert advise --model-size 13 --method full --vram 24 --lang es
       expert advise --model-size 70 --method lora --format markdown
+      expert advise --model "Mixtral 8x7B" --method qlora
+      expert advise --model-config ./my-model/config.json --method lora
     """
 
     lang = _lang(lang)
@@ -206,7 +213,8 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, pri
     def action() -> str:
         from .api import advise as run_advise
 
-        result = run_advise(lang=lang, catalog=list(catalog), basis=basis, prices=_prices(prices), **profile)
+        result = run_advise(lang=lang, catalog=list(catalog), basis=basis, model_config=model_config,
+                            prices=_prices(prices), **profile)
         return result.render(fmt, width=_width())
 
     _run(action, lang)
@@ -253,12 +261,14 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 @main.command(short_help="Answer and show the reasoning: how, why not, what if.")
-@_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS + [COLOR_OPTION])
+@_options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
+          + [COLOR_OPTION])
 @click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
 @click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
               help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
 def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], catalog: tuple[str, ...],
-            basis: str, prices: tuple[str, ...], color: bool | None, **profile: Any) -> None:
+            basis: str, prices: tuple[str, ...], color: bool | None, model_config: str | None,
+            **profile: Any) -> None:
     """Answer a consultation and show the reasoning: how, why not, what if.
 
     HOW: the chain of rules from your answers to each recommendation, each
@@ -279,7 +289,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
         from .explanation import explain as run_explain
 
         explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=list(catalog),
-                                  basis=basis, prices=_prices(prices), **profile)
+                                  basis=basis, model_config=model_config, prices=_prices(prices), **profile)
         return explanation.render(fmt, width=_width(), color=_color())
 
     _run(action, lang)
@@ -374,6 +384,37 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
         sys.exit(1)
 
 
+@main.command(short_help="List the models the knowledge base knows by name.")
+@click.argument("names", nargs=-1, metavar="[NAME]...")
+@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
+@click.option("--lang", metavar="LANG", help="es or en.")
+def models(names: tuple[str, ...], fmt: str, lang: str | None) -> None:
+    """List the model table: total and active parameters and architecture of
+    each model, with its source (markdown and json name the published
+    config.json). Any of these names, written as you like (case, spaces,
+    dashes, the organisation and suffixes such as -Instruct do not matter),
+    is accepted by --model-size. NAME keeps the models whose name or family
+    begins with it (qwen3, "llama 3.1", mixtral).
+
+    \b
+    Examples:
+      expert models
+      expert models qwen3 mixtral
+      expert models --format markdown --lang es
+      expert models --format json
+    """
+    lang = _lang(lang)
+
+    def action() -> str:
+        from .api import knowledge_base
+        from .i18n import resolve_lang
+        from .render import render_models
+
+        return render_models(knowledge_base(), fmt, resolve_lang(lang), _width(), names)
+
+    _run(action, lang)
+
+
 @main.command(short_help="List the knowledge base's rules, with their citations.")
 @click.argument("ids", nargs=-1, metavar="[ID]...")
 @click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
@@ -441,7 +482,9 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
 
 
 @main.command(short_help="Estimate a run's GPU memory from first principles.")
-@click.option("--model-size", "model_size_b", metavar="SIZE", help="Parameters in billions: 7, 70B, Llama-3-8B.")
+@click.option("--model-size", "--model", "model_size_b", metavar="SIZE",
+              help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B.")
+@MODEL_CONFIG_OPTION
 @click.option("--method", metavar="METHOD", help="full, lora or qlora.")
 @click.option("--gpus", metavar="N", help="How many GPUs share the run (default 1).")
 @click.option("--strategy", metavar="STRATEGY", help="single, ddp, zero1, zero2, zero3 or fsdp (default: zero3 with several GPUs).")

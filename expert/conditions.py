@@ -29,6 +29,9 @@ NUM, STR, BOOL, LIST = "number", "text", "bool", "list"
 
 # The fields of each fact namespace and their types: the schema rules are
 # checked against. A field may be None where noted in docs/knowledge-base.md.
+# The profile fields the resolver derives from model_size_b (not input fields).
+DERIVED_PROFILE_FIELDS = ("model_name", "model_id", "model_label", "model_read_as", "model_active_b",
+                          "model_experts", "model_experts_per_token")
 # "profile" is the one declaration of the profile's fields and their order:
 # rules/profile.toml must define exactly these, and expert.kb.PROFILE_FIELDS
 # (what advise(), explain and the consultation take) is derived from it.
@@ -45,6 +48,18 @@ FIELDS: dict[str, dict[str, str]] = {
         "epochs": NUM,
         "purpose": STR,
         "interruptible": BOOL,
+        # Derived from model_size_b by the model resolver (expert/models.py),
+        # not answered: the model as named, its id and name in the model
+        # table (or the name a config.json gives), how its size was read, its
+        # parameters active per token (the total for a dense model) and, for
+        # a mixture of experts, its experts.
+        "model_name": STR,
+        "model_id": STR,
+        "model_label": STR,
+        "model_read_as": STR,
+        "model_active_b": NUM,
+        "model_experts": NUM,
+        "model_experts_per_token": NUM,
     },
     "req": {
         "vram_gb": NUM,
@@ -60,6 +75,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "tokens": NUM,
         "flops_per_token": NUM,
         "active_b": NUM,
+        "seq_len": NUM,
     },
     # One configuration of one card, as the configuration rules propose it
     # (candidate) and as it stands once chosen (option): the same fields.

@@ -84,7 +84,8 @@ class Consultation:
         for name, value in known_facts.items():
             self._check_field(name)
             if value is not None:
-                self.known[name] = profile_module.parse_field(self._kb, name, value, self._tr)
+                self.known[name] = self._kept(name, value, profile_module.parse_field(self._kb, name, value,
+                                                                                       self._tr))
         self.answers: dict[str, Any] = {}
         self.history: list[str] = []
 
@@ -205,9 +206,19 @@ class Consultation:
                 for choice in choices:
                     if text.lower() == str(choice["label"]).lower():
                         return choice["value"]
-            return profile_module.parse_field(self._kb, name, text, self._tr)
+            return self._kept(name, text, profile_module.parse_field(self._kb, name, text, self._tr))
         except InputError as error:
             raise AnswerError(error.field, str(error)) from None
+
+    def _kept(self, name: str, raw: Any, value: Any) -> Any:
+        """What is kept of a valid answer: its value, but a model's name as
+        named (the result resolves it again, with its experts and
+        architecture, and saved state keeps the name)."""
+        if name == "model_size_b" and isinstance(raw, str):
+            resolved = profile_module.resolve_size(self._kb, raw, self._tr)
+            if resolved.read_as != "number":
+                return raw.strip()
+        return value
 
     def _choices(self, name: str) -> list[dict[str, Any]]:
         spec = self._kb.fields[name]

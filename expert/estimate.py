@@ -12,8 +12,8 @@ base at 16, 8 or 4 bits (NF4 with double quantization, as in QLoRA).
 from __future__ import annotations
 
 import math
-from dataclasses import asdict, dataclass, replace
-from typing import Any
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any, Mapping
 
 from .kb import KnowledgeBase
 
@@ -41,6 +41,9 @@ class Setup:
     gpus: int = 1
     strategy: str = "single"
     offload: bool = False             # optimizer state and gradients in CPU memory
+    # The model's own architecture (rules/models.toml or a config.json); without
+    # one, the typical shape of estimator.toml nearest in size.
+    shape: Mapping[str, Any] | None = field(default=None, compare=False)
 
 
 @dataclass(frozen=True)
@@ -65,11 +68,16 @@ class Estimate:
         return data
 
 
-def typical(kb: KnowledgeBase, model_size_b: float, method: str, **changes: Any) -> Setup:
-    """The typical setup of ``rules/estimator.toml`` for a method."""
+def typical(kb: KnowledgeBase, model_size_b: float, method: str, shape: Mapping[str, Any] | None = None,
+            **changes: Any) -> Setup:
+    """The typical setup of ``rules/estimator.toml`` for a method; with the
+    model's architecture, sequences no longer than its context."""
     spec = kb.estimator["typical"]
+    seq_len = spec["seq_len"]
+    if shape and shape.get("context"):
+        seq_len = min(seq_len, int(shape["context"]))
     setup = Setup(model_size_b, method, spec["precision"], spec["optimizer"], spec["base_bits"][method],
-                  spec["lora_rank"], "all", spec["seq_len"], spec["batch"], spec["checkpointing"])
+                  spec["lora_rank"], "all", seq_len, spec["batch"], spec["checkpointing"], shape=shape)
     return replace(setup, **changes)
 
 
@@ -77,19 +85,31 @@ def shape_for(kb: KnowledgeBase, size_b: float) -> dict[str, Any]:
     return min(kb.estimator["shape"], key=lambda s: abs(math.log(s["size_b"] / size_b)))
 
 
-def adapter_params(shape: dict[str, Any], rank: int, targets: str) -> float:
+def adapter_params(shape: Mapping[str, Any], rank: int, targets: str) -> float:
+    """LoRA's parameters on the attention (q and v, or all four projections)
+    and, with "all", on the MLP: on a mixture of experts, every expert's."""
     h, ffn = shape["hidden"], shape["ffn"]
-    kv = h * shape["kv_heads"] / shape["heads"]
-    attention = {"q": h + h, "k": h + kv, "v": h + kv, "o": h + h}
-    per_layer = attention["q"] + attention["v"] if targets == "qv" else (
-        sum(attention.values()) + 2 * (h + ffn) + (ffn + h))
-    return rank * per_layer * shape["layers"]
+    head_dim = shape.get("head_dim") or h / shape["heads"]
+    q, kv = shape["heads"] * head_dim, shape["kv_heads"] * head_dim
+    attention = {"q": h + q, "k": h + kv, "v": h + kv, "o": q + h}
+    layers = shape["layers"]
+    if targets == "qv":
+        return rank * (attention["q"] + attention["v"]) * layers
+    dense_mlp = 3 * (h + ffn) if shape.get("gated", True) else 2 * (h + ffn)
+    experts = shape.get("experts")
+    if not experts:
+        return rank * (sum(attention.values()) + dense_mlp) * layers
+    moe_layers = shape.get("moe_layers") or layers
+    expert_ffn = shape["expert_ffn"]
+    expert = 3 * (h + expert_ffn) if shape.get("gated", True) else 2 * (h + expert_ffn)
+    every_expert = (experts + (shape.get("shared_experts") or 0)) * expert
+    return rank * (sum(attention.values()) * layers + dense_mlp * (layers - moe_layers) + every_expert * moe_layers)
 
 
 def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     constants = kb.estimator
     size = constants["bytes"]
-    shape = shape_for(kb, setup.model_size_b)
+    shape = setup.shape or shape_for(kb, setup.model_size_b)
     params = setup.model_size_b * 1e9
     state_bytes = constants["optimizer"][setup.precision][setup.optimizer]
     if setup.method == "full":
@@ -116,10 +136,14 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
 
     act = constants["activations"]
     tokens = setup.seq_len * setup.batch
-    per_layer = act["checkpointed_per_layer"] if setup.checkpointing else act["per_layer"]
+    # Keys and values are as wide as the key/value heads (grouped-query attention).
+    head_dim = shape.get("head_dim") or shape["hidden"] / shape["heads"]
+    kv_width = shape["kv_heads"] * head_dim / shape["hidden"]
+    full_layer = act["per_layer"] - act["kv_per_layer"] * (1 - kv_width)
+    per_layer = act["checkpointed_per_layer"] if setup.checkpointing else full_layer
     activations = tokens * shape["hidden"] * per_layer * shape["layers"]
     if setup.checkpointing:  # one layer at a time is recomputed in full
-        activations += tokens * shape["hidden"] * act["per_layer"]
+        activations += tokens * shape["hidden"] * full_layer
     activations += tokens * shape["vocab"] * act["logits_bytes"]
 
     breakdown = {"weights": weights / GB, "gradients": gradients / GB, "optimizer": optimizer / GB,
@@ -129,14 +153,15 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
                     cpu / GB)
 
 
-def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_gb: float) -> str | None:
+def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_gb: float,
+                     shape: Mapping[str, Any] | None = None) -> str | None:
     """The first setup of ``rules/estimator.toml`` under which one GPU needs no
     more than the guide's figure, or None."""
     for spec in kb.estimator["setup"]:
         if method not in spec["methods"]:
             continue
         changes = {k: spec[k] for k in ("optimizer", "precision", "offload", "base_bits") if k in spec}
-        if estimate(kb, typical(kb, model_size_b, method, **changes)).per_gpu_gb <= guide_gb:
+        if estimate(kb, typical(kb, model_size_b, method, shape, **changes)).per_gpu_gb <= guide_gb:
             return str(spec["id"])
     return None
 
@@ -173,8 +198,12 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
         value = raw.get(name)
         return profile_module.parse_field(kb, name, value if profile_module.is_given(value) else kb.fields[name].default, tr)
 
-    size, method = field("model_size_b"), field("method")
-    setup = typical(kb, size, method)
+    method = field("method")
+    given = raw.get("model_size_b")
+    if not profile_module.is_given(given) and raw.get("model_config") is None:
+        given = kb.fields["model_size_b"].default
+    resolved = profile_module.resolve_size(kb, given, tr, raw.get("model_config"))
+    setup = typical(kb, resolved.total_b, method, resolved.shape)
     changes: dict[str, Any] = {}
     if raw.get("precision") is not None:
         changes["precision"] = choice("precision", raw["precision"], PRECISIONS)

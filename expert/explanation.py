@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import sizing
-from .api import Catalogs, consult, knowledge_base, with_prices
+from .api import Catalogs, consult, knowledge_base, model_argument, with_prices
+from .profile import is_given
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
+from .escape import one_line
 from .i18n import Localizer, resolve_lang
 from .kb import SCALE_OUT, KnowledgeBase
 from .result import Result, _Writer
@@ -160,14 +162,16 @@ def explain(
     catalog: Catalogs = None,
     basis: str = "checked",
     prices: Mapping[str, Any] | None = None,
+    model: Any = None,
+    model_config: Any = None,
     **fields: Any,
 ) -> Explanation:
     """Answer a consultation and explain it: HOW for every recommendation, WHY
     NOT for every card ruled out (or for ``why_not``), and WHAT IF the answers
     in ``what_if`` (field → value) changed.
 
-    ``fields`` are advise()'s profile fields, ``prices`` its USD per
-    card-hour by catalog id. Raises :class:`InputError` on a
+    ``fields`` are advise()'s profile fields; ``model``, ``model_config``
+    and ``prices`` are as in advise(). Raises :class:`InputError` on a
     bad value, an unknown field, or an unknown card in ``why_not``.
     """
     tr = Localizer(resolve_lang(lang))
@@ -177,9 +181,10 @@ def explain(
             raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
                              % {"field": name, "accepted": ", ".join(PROFILE_FIELDS)})
     given = {name: fields.get(name) for name in PROFILE_FIELDS}
-    run, result = consult(kb, given, tr, basis)
+    given["model_size_b"] = model_argument(given["model_size_b"], model, tr)
+    run, result = consult(kb, given, tr, basis, model_config)
     writer = _Writer(kb, run, tr)
-    explainer = _Explainer(kb, run, result, writer, given, basis)
+    explainer = _Explainer(kb, run, result, writer, given, basis, model_config)
     if why_not is not None and why_not not in run.options:
         known = ", ".join(run.options)
         raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation; "
@@ -199,9 +204,9 @@ def explain(
 
 class _Explainer:
     def __init__(self, kb: KnowledgeBase, run: Run, result: Result, writer: _Writer,
-                 given: dict[str, Any], basis: str = "checked") -> None:
+                 given: dict[str, Any], basis: str = "checked", model_config: Any = None) -> None:
         self.kb, self.run, self.result, self.w, self.given = kb, run, result, writer, given
-        self.basis = basis
+        self.basis, self.model_config = basis, model_config
         self.tr = writer.tr
         self._ = writer.tr.gettext
         self.firings = run.sorted_firings()
@@ -213,7 +218,11 @@ class _Explainer:
 
     def answer(self, name: str) -> str:
         value = self.run.profile[name]
-        return f"{self._(self.kb.fields[name].label)}: {self.field_value(name, value)}"
+        shown = self.field_value(name, value)
+        label = self.run.profile.get("model_label") if name == "model_size_b" else None
+        if label:  # the model as the table (or its config.json) names it, then its size
+            shown = f"{one_line(label)}, {shown}"
+        return f"{self._(self.kb.fields[name].label)}: {shown}"
 
     def answers(self, given: bool) -> list[str]:
         assumed = set(self.result.assumed)
@@ -413,8 +422,11 @@ class _Explainer:
         option = self.run.options[gpu]
         most = 1 if option["min_count"] == 1 else option["count"] - 1
         for change in self.candidate_changes(gpu):
-            given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed}, **change}
-            _, result = consult(self.kb, {name: given.get(name) for name in PROFILE_FIELDS}, self.tr, self.basis)
+            given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed},
+                     # the model as named (its resolved total would lose its experts and shape)
+                     "model_size_b": self.given.get("model_size_b"), **change}
+            _, result = consult(self.kb, {name: given.get(name) for name in PROFILE_FIELDS}, self.tr, self.basis,
+                                self.model_config)
             rec = next((r for r in result.recommendations if r.gpu == gpu), None)
             if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
                 continue
@@ -432,7 +444,8 @@ class _Explainer:
     def what_if(self, changes: Mapping[str, Any]) -> WhatIf:
         _, tr = self._, self.tr
         given = {**self.given, **changes}
-        run_after, after = consult(self.kb, given, self.tr, self.basis)
+        model_config = None if is_given(changes.get("model_size_b")) else self.model_config
+        run_after, after = consult(self.kb, given, self.tr, self.basis, model_config)
         before = self.result
         changed: list[dict[str, Any]] = []
 

@@ -14,12 +14,12 @@ import re
 from typing import Any, Mapping
 
 from .errors import InputError
+from . import models
 from .escape import quoted
 from .i18n import Localizer
 from .kb import KnowledgeBase, ProfileField
 
 _NUMBER = r"(\d+(?:[.,]\d+)?|[.,]\d+)"
-_SIZE_IN_NAME = re.compile(_NUMBER + r"\s*([bm])(?![a-z])", re.IGNORECASE)
 _HOURS = re.compile(r"^" + _NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|d[ií]as?|min|minutes?|minutos?)?$",
                     re.IGNORECASE)
 _WITH_UNIT = re.compile(r"^" + _NUMBER + r"\s*(gb|gib|g)?$", re.IGNORECASE)
@@ -31,7 +31,6 @@ _UNIT_HOURS = {"d": 24.0, "da": 24.0, "dí": 24.0, "di": 24.0, "mi": 1 / 60}
 # suffixes fits; a chat message pasted into a field does not. Every pattern
 # below runs on at most this much text.
 MAX_TEXT = 100
-_EXPONENT_SIZE = re.compile(r"^(\d+(?:\.\d+)?e[+-]?\d+)\s*b$", re.IGNORECASE)
 
 
 # Words that answer "none" for the optional fields (no own GPU, no deadline):
@@ -76,8 +75,9 @@ def price(value: Any) -> float | None:
 
 
 class _Parser:
-    def __init__(self, spec: ProfileField, tr: Localizer) -> None:
-        self.spec, self.tr = spec, tr
+    def __init__(self, spec: ProfileField, tr: Localizer, kb: KnowledgeBase | None = None) -> None:
+        self.spec, self.tr, self.kb = spec, tr, kb
+        self.resolved: models.Resolved | None = None
 
     def error(self, template: str, value: Any, **params: Any) -> InputError:
         message = self.tr.gettext(template) % {
@@ -155,20 +155,22 @@ class _Parser:
         return self.choice(value)
 
     def size(self, value: Any) -> float:
-        if isinstance(value, str):
-            text = value.strip()
-            try:
-                return _to_float(text)
-            except ValueError:
-                pass
-            exponent = _EXPONENT_SIZE.match(text)  # "1e3B": the exponent belongs to the number
-            if exponent:
-                return float(exponent.group(1))
-            found = _SIZE_IN_NAME.findall(text)
-            if found:
-                number, unit = found[-1]
-                return _to_float(number) / (1000 if unit.lower() == "m" else 1)
-        return self.number(value, None, "7, 70B, Llama-3-8B")[0]
+        """A size or a model name, through the one resolver (expert/models.py)."""
+        assert self.kb is not None
+        resolved = models.resolve_name(self.kb, value)
+        if resolved is None and isinstance(value, str) and value.strip():
+            close = models.suggestions(self.kb, value)
+            if close:
+                raise self.error("%(label)s (%(field)s): '%(value)s' is not a size or a model we know; did you mean "
+                                 "%(names)s? A size in billions (7, 70B) is accepted too.", value,
+                                 names=self.tr.list(close, style="or"))
+            raise self.error("%(label)s (%(field)s): '%(value)s' is not a size or a model we know; give the size "
+                             "in billions (7, 70B) or a model's name (Llama-3.1-8B, Mixtral-8x7B; `expert models` "
+                             "lists them).", value)
+        if resolved is None:
+            return self.number(value, None, "7, 70B, Llama-3-8B")[0]
+        self.resolved = resolved
+        return resolved.total_b
 
     def integer(self, value: Any) -> int:
         number, unit = self.number(value, _COUNT, "10000, 10k")
@@ -197,10 +199,21 @@ class _Parser:
                          value, accepted=accepted)
 
 
-def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, Any], list[str]]:
-    """The full profile (defaults filled in) and the names of defaulted fields."""
+def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,
+          model_config: Any = None) -> tuple[dict[str, Any], list[str]]:
+    """The full profile (defaults filled in) and the names of defaulted fields.
+
+    ``model_size_b`` is resolved (a size, a model of the table, a name read by
+    its pattern) and the profile gains the derived fields of
+    :meth:`expert.models.Resolved.profile_fields`; ``model_config`` (the path
+    of a Hugging Face config.json) stands for ``model_size_b``.
+    """
     profile: dict[str, Any] = {}
     assumed: list[str] = []
+    resolved: models.Resolved | None = None
+    if model_config is not None:
+        resolved = resolve_size(kb, given.get("model_size_b"), tr, model_config)
+        given = {**given, "model_size_b": resolved.total_b}
     for name, spec in kb.fields.items():
         value = given.get(name)
         if says_none(spec, value):
@@ -209,10 +222,32 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer) -> tuple[d
             assumed.append(name)
             profile[name] = spec.default
         else:
-            profile[name] = _Parser(spec, tr).parse(value)
+            parser = _Parser(spec, tr, kb)
+            profile[name] = parser.parse(value)
+            if name == "model_size_b" and resolved is None:
+                resolved = parser.resolved
+    if resolved is None:
+        resolved = models.Resolved(profile["model_size_b"], profile["model_size_b"], "number")
+    profile.update(resolved.profile_fields())
+    profile["model_shape"] = resolved.shape
     return profile, assumed
+
+
+def resolve_size(kb: KnowledgeBase, value: Any, tr: Localizer, model_config: Any = None) -> models.Resolved:
+    """The model a size answer (or a config.json) stands for, checked as
+    ``model_size_b`` is: the one resolver of every place a size is accepted."""
+    if model_config is not None:
+        if is_given(value):
+            raise InputError("model_config", tr.gettext(
+                "model_config: give the model's size or name, or its config.json, not both."))
+        resolved = models.read_config(kb, model_config, tr)
+        _Parser(kb.fields["model_size_b"], tr, kb).bounded(resolved.total_b, resolved.name)
+        return resolved
+    parser = _Parser(kb.fields["model_size_b"], tr, kb)
+    total = parser.parse(value)
+    return parser.resolved or models.Resolved(total, total, "number")
 
 
 def parse_field(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> Any:
     """Parse one field's value (for callers that take answers one at a time)."""
-    return _Parser(kb.fields[name], tr).parse(value)
+    return _Parser(kb.fields[name], tr, kb).parse(value)

@@ -13,7 +13,7 @@ from .escape import json_text, one_line
 from .i18n import Localizer
 from .templating import FORMATS, check_format, environment
 
-__all__ = ["FORMATS", "check_format", "environment", "render_explanation", "render_estimate"]
+__all__ = ["FORMATS", "check_format", "environment", "render_explanation", "render_estimate", "render_models"]
 
 
 def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool = False) -> str:
@@ -85,6 +85,7 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
         "fit_line": fit_line,
         "time_line": _time_line(kb, tr, time) if time else "",
     }
+    x["own_shape"] = setup.shape is not None
     return environment(lang).get_template("estimate.txt.j2").render(x=x, e=result, width=width)
 
 
@@ -103,3 +104,52 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     params["cards"] = "%s × %s" % (time["count"], one_line(kb.card(time["gpu"]).name))
     return _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params
+
+
+def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = ()) -> str:
+    """The model table (rules/models.toml): one row per model, as text,
+    markdown (with each row's sources) or JSON; with ``names``, the models
+    whose name, alias or family begins with one of them (case, spaces, dashes
+    and dots ignored)."""
+    from .kb.model import name_key
+
+    check_format(fmt, lang)
+    keys = [name_key(str(name)) for name in names]
+    chosen = [model for model in kb.models
+              if not keys or any(key and name_key(text).startswith(key) for key in keys
+                                 for text in (model.id, model.name, model.family, *model.aliases))]
+    if fmt == "json":
+        return json_text({"models": [model.to_dict() for model in chosen]})
+    tr = Localizer(lang)
+    _ = tr.gettext
+    if not chosen:
+        return _("No model of the table matches %(names)s; expert models lists them all.") % {
+            "names": tr.list([one_line(str(name)) for name in names], style="or")}
+    rows = []
+    for model in chosen:
+        experts = (_("%(experts)s, %(per_token)s per token") % {"experts": model.experts,
+                                                                 "per_token": model.experts_per_token}
+                   if model.moe else "")
+        rows.append({
+            "name": one_line(model.name), "family": one_line(model.family),
+            "total": tr.billions(model.params_b), "active": tr.billions(model.active_b) if model.moe else "",
+            "layers": tr.number(model.layers, 0), "hidden": tr.number(model.hidden, 0),
+            "heads": f"{model.heads}/{model.kv_heads}", "ffn": tr.number(model.expert_ffn if model.moe else model.ffn, 0),
+            "vocab": tr.number(model.vocab, 0), "context": tr.number(model.context, 0), "experts": experts,
+            "config": one_line(model.config), "source": one_line(model.params_source),
+        })
+    header = {"name": _("model"), "family": _("family"), "total": _("parameters"), "active": _("active"),
+              "layers": _("layers"), "hidden": _("hidden"), "heads": _("heads/KV"), "ffn": _("MLP"),
+              "vocab": _("vocabulary"), "context": _("context"), "experts": _("experts")}
+    if fmt == "markdown":
+        return environment(lang).get_template("models.md.j2").render(rows=rows, header=header, count=len(rows))
+    columns = list(header)
+    widths = {c: max(len(header[c]), *(len(row[c]) for row in rows)) for c in columns}
+    numeric = {"total", "active", "layers", "hidden", "ffn", "vocab", "context"}
+
+    def line(row: dict[str, str]) -> str:
+        cells = [row[c].rjust(widths[c]) if c in numeric else row[c].ljust(widths[c]) for c in columns]
+        return "  ".join(cells).rstrip()
+
+    table = [line(header), *(line(row) for row in rows)]
+    return environment(lang).get_template("models.txt.j2").render(table=table, count=len(rows), width=width)

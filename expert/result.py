@@ -194,7 +194,7 @@ def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, va
         return tr.hours(value)
     if name in _MONEY_FIELDS:
         return tr.money(value)
-    if name == "model_size_b":
+    if name in ("model_size_b", "model_active_b"):
         return tr.billions(value)
     if name == "headroom":
         return tr.number(value * 100, 0) + " %"

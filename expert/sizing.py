@@ -71,11 +71,12 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         return max(table_gb, weights_gb), table_gb, weights_gb, basis, anchors
 
     vram_gb, table_gb, weights_gb, how, anchors = floored(method)
-    setup = typical(kb, size, method)
-    setup = replace(setup, seq_len=seq_len(kb, profile))
+    shape = profile.get("model_shape")
+    setup = replace(typical(kb, size, method, shape), seq_len=seq_len(kb, profile))
     first_principles = round_up(estimate(kb, setup).per_gpu_gb)
     run_tokens = tokens(profile)
-    per_token = flops_per_token(kb, size, active_b(profile), method, setup.checkpointing, profile["tokens_per_example"])
+    per_token = flops_per_token(kb, shape_of(kb, size, shape), active_b(profile), method, setup.checkpointing,
+                                profile["tokens_per_example"])
     ref_hours = hours(kb, run_tokens, per_token, method, reference_card(kb).fact(), 1, 1, False, 1.0)
     if basis == "estimate":
         vram_gb, how = max(first_principles, weights_gb), "estimate"
@@ -91,13 +92,15 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "anchors": anchors,
         "qlora_vram_gb": floored("qlora")[0],
         "first_principles_gb": first_principles,
-        "guide_holds_with": guide_holds_with(kb, size, method, table_gb) if basis != "estimate" else None,
+        "guide_holds_with": guide_holds_with(kb, size, method, table_gb, shape) if basis != "estimate" else None,
         # Hours on the reference card (timing.toml [own]) with
         # the method's plain recipe: how long the run is, whatever it runs on.
         "ref_hours": ref_hours,
         "tokens": run_tokens,
         "flops_per_token": per_token,
         "active_b": active_b(profile),
+        # the sequence memory is sized for (seq_len below)
+        "seq_len": setup.seq_len,
     }
 
 
@@ -120,13 +123,24 @@ def reference_card(kb: KnowledgeBase) -> Card:
 # --- Time: tokens x FLOPs per token / what the cards sustain (timing.toml) ----
 
 def seq_len(kb: KnowledgeBase, profile: Mapping[str, Any]) -> int:
-    """The sequence length memory is sized for: the estimator's, or the examples' when longer."""
-    return max(int(kb.estimator["typical"]["seq_len"]), int(profile["tokens_per_example"]))
+    """The sequence length memory is sized for: the estimator's, or the
+    examples' when longer; never beyond the model's context."""
+    seq = max(int(kb.estimator["typical"]["seq_len"]), int(profile["tokens_per_example"]))
+    shape = profile.get("model_shape")
+    if shape and shape.get("context"):
+        seq = min(seq, int(shape["context"]))
+    return seq
 
 
 def active_b(profile: Mapping[str, Any]) -> float:
-    """Parameters (billions) that compute every token."""
-    return float(profile["model_size_b"])
+    """Parameters (billions) that compute every token: for a mixture of
+    experts the active ones (memory counts them all)."""
+    return float(profile.get("model_active_b") or profile["model_size_b"])
+
+
+def shape_of(kb: KnowledgeBase, size_b: float, shape: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The model's architecture, or the typical one nearest in size."""
+    return shape or shape_for(kb, size_b)
 
 
 def tokens(profile: Mapping[str, Any]) -> float:
@@ -134,7 +148,7 @@ def tokens(profile: Mapping[str, Any]) -> float:
     return float(profile["dataset_examples"]) * float(profile["tokens_per_example"]) * float(profile["epochs"])
 
 
-def flops_per_token(kb: KnowledgeBase, size_b: float, active: float, method: str, checkpointing: bool,
+def flops_per_token(kb: KnowledgeBase, shape: Mapping[str, Any], active: float, method: str, checkpointing: bool,
                     sequence: float) -> float:
     """Training FLOPs per token: forward, backward (half of it with a frozen
     base) and the recomputed forward of activation checkpointing, each
@@ -142,7 +156,6 @@ def flops_per_token(kb: KnowledgeBase, size_b: float, active: float, method: str
     passes = kb.timing["passes"]
     count = (passes["forward"] + (passes["backward"] if method == "full" else passes["backward_frozen"])
              + (passes["recompute"] if checkpointing else 0.0))
-    shape = shape_for(kb, size_b)
     attention = kb.timing["attention_per_pass"] * shape["layers"] * shape["hidden"] * sequence
     return count * (2 * active * 1e9 + attention)
 
@@ -186,8 +199,9 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
                    and r["base_bits"] == setup.base_bits and r["offload"] == setup.offload), None)
     count = max(1, math.ceil(setup.gpus / card.devices))
     run_tokens = examples * tokens_per_example * epochs
-    per_token = flops_per_token(kb, setup.model_size_b, setup.model_size_b, setup.method, setup.checkpointing,
-                                tokens_per_example)
+    shape = shape_of(kb, setup.model_size_b, setup.shape)
+    per_token = flops_per_token(kb, shape, float(shape.get("active_b") or setup.model_size_b), setup.method,
+                                setup.checkpointing, tokens_per_example)
     fact = card.fact()
     taken = hours(kb, run_tokens, per_token, setup.method, fact, count, setup.gpus,
                   setup.strategy in ("zero3", "fsdp"), recipe["time_factor"] if recipe else 1.0)
@@ -210,7 +224,7 @@ def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
              checkpointing: bool | None = None) -> float:
         """Tokens per second per GPU."""
         recipe = kb.recipes["recipe"][recipe_id]
-        per_token = flops_per_token(kb, size, size, method, recipe["checkpointing"] if checkpointing is None
+        per_token = flops_per_token(kb, shape_for(kb, size), size, method, recipe["checkpointing"] if checkpointing is None
                                     else checkpointing, seq)
         taken = hours(kb, 1.0, per_token, method, card.fact(), count, count * card.devices, strategy == "sharded",
                       recipe["time_factor"])
@@ -286,7 +300,8 @@ class Sizer:
         recipe = kb.recipes["recipe"][recipe_id]
         devices = count * int(card["devices"])
         strategy = self.strategy(devices, sharded)
-        setup = typical(kb, profile["model_size_b"], profile["method"], precision=recipe["precision"],
+        setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
+                        precision=recipe["precision"],
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
                         checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
                         strategy=strategy, seq_len=seq_len(kb, profile))
@@ -302,8 +317,9 @@ class Sizer:
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
         where = "own" if card["id"] == "own" else "cloud"
-        per_token = flops_per_token(kb, profile["model_size_b"], req["active_b"], profile["method"],
-                                    recipe["checkpointing"], profile["tokens_per_example"])
+        per_token = flops_per_token(kb, shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
+                                    req["active_b"], profile["method"], recipe["checkpointing"],
+                                    profile["tokens_per_example"])
         taken = hours(kb, req["tokens"], per_token, profile["method"], card, count, devices, sharded,
                       recipe["time_factor"])
         pricing = None if where == "own" else ("spot" if profile["interruptible"] else "on-demand")

@@ -33,7 +33,9 @@ def test_every_flag_reaches_the_profile() -> None:
     assert json.loads(done.stdout)["profile"] == {
         "model_size_b": 13, "method": "full", "budget": "low", "rocm_ok": True, "deadline_h": 48, "vram_gb": 24,
         "dataset_examples": 5000, "tokens_per_example": 2000, "epochs": 2.5, "purpose": "production",
-        "interruptible": True}
+        "interruptible": True,
+        "model_name": None, "model_id": None, "model_label": None, "model_read_as": "number", "model_active_b": 13,
+        "model_experts": None, "model_experts_per_token": None, "model_shape": None}
     negatives = json.loads(invoke("advise", "--no-rocm", "--no-interruptible", "--format", "json").stdout)
     assert negatives["profile"]["rocm_ok"] is False and negatives["assumed"].count("rocm_ok") == 0
 
@@ -89,8 +91,9 @@ def test_an_empty_value_means_not_given_in_every_command() -> None:
 def test_errors_in_spanish() -> None:
     done = invoke("advise", "--model-size", "abc", "--lang", "es")
     assert done.exit_code == 2
-    assert done.stderr == ("Error: tamaño del modelo (model_size_b): «abc» no es un número; "
-                           "por ejemplo 7, 70B, Llama-3-8B.\n")
+    assert done.stderr == ("Error: tamaño del modelo (model_size_b): «abc» no es un tamaño ni un modelo conocido; "
+                           "indica el tamaño en miles de millones (7, 70B) o el nombre de un modelo (Llama-3.1-8B, "
+                           "Mixtral-8x7B; `expert models` los lista).\n")
 
 
 def test_nothing_fits_is_still_exit_0() -> None:

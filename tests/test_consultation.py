@@ -90,7 +90,7 @@ def test_question_shape_and_why() -> None:
 
 
 @pytest.mark.parametrize("field, raw, value", [
-    ("model_size_b", "70B", 70), ("model_size_b", "Llama-3-8B", 8), ("vram_gb", "8 GB", 8), ("vram_gb", "no", None),
+    ("model_size_b", "70B", 70), ("model_size_b", "Llama-3-8B", 8.03), ("vram_gb", "8 GB", 8), ("vram_gb", "no", None),
     ("vram_gb", "ninguna", None), ("deadline_h", "2 días", 48), ("deadline_h", "2 days", 48),
     ("deadline_h", "sin plazo", None), ("rocm_ok", "sí", True), ("rocm_ok", "yes", True), ("rocm_ok", "no", False),
     ("rocm_ok", "1", True), ("method", "3", "qlora"), ("method", "QLoRA (4 bits)", "qlora"),
@@ -99,7 +99,9 @@ def test_question_shape_and_why() -> None:
 def test_free_text_answers(field: str, raw: str, value: Any) -> None:
     c = Consultation(lang="es")
     c.answer(field, raw)
-    assert c.answers[field] == value
+    # A model's name is kept as named (saved state keeps it); the result resolves it.
+    assert c.answers[field] == (raw if raw == "Llama-3-8B" else value)
+    assert c.result().profile[field] == value
 
 
 @pytest.mark.parametrize("field, raw", [("model_size_b", "big"), ("method", "4"), ("vram_gb", "-1"),

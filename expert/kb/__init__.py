@@ -11,8 +11,8 @@ from __future__ import annotations
 
 from .catalog import with_catalogs
 from .load import load
-from .model import COSTS, PROFILE_FIELDS, SCALE_OUT, SEGMENTS, VENDORS, Card, KnowledgeBase, ProfileField, RuleDef
+from .model import COSTS, PROFILE_FIELDS, SCALE_OUT, SEGMENTS, VENDORS, Card, KnowledgeBase, ModelDef, ProfileField, RuleDef
 
 # What the rest of the package imports from here; everything else is in the submodules.
-__all__ = ["COSTS", "PROFILE_FIELDS", "SCALE_OUT", "SEGMENTS", "VENDORS", "Card", "KnowledgeBase", "ProfileField",
+__all__ = ["COSTS", "PROFILE_FIELDS", "SCALE_OUT", "SEGMENTS", "VENDORS", "Card", "KnowledgeBase", "ModelDef", "ProfileField",
            "RuleDef", "load", "with_catalogs"]

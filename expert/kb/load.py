@@ -20,7 +20,7 @@ from ..conditions import FIELDS, TRUE, ConditionError, compile_condition
 from ..errors import KnowledgeBaseError
 from .catalog import INTERCONNECTS, _catalog
 from .model import (COSTS, VENDORS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
-                    METHODS, OPTIONAL_FIELDS, PLACEHOLDER_RE, PROFILE_FIELDS, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
+                    METHODS, ModelDef, OPTIONAL_FIELDS, name_key, PLACEHOLDER_RE, PROFILE_FIELDS, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
                     ProfileField, QuestionDef, RuleDef, Section, scope_key)
 from .source import _is_number, _LazyLine, _line, _Problems, _read
 
@@ -73,10 +73,23 @@ SCHEMAS: dict[str, Any] = {
                         "overrides?": [str]}]},
     "explain": {"change": [{"field": str, "value": ANY}]},
     "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str}]},
+    "models": {
+        "names": {"suffixes": [str], "prefixes": [str], "suggestions": int},
+        "model": [{"id": str, "name": str, "family": str, "aliases?": [str], "params_b": float, "active_b?": float,
+                   "layers": int, "hidden": int, "heads": int, "kv_heads": int, "head_dim?": int, "ffn": int,
+                   "vocab": int, "context": int, "tied?": bool, "gated?": bool, "experts?": int,
+                   "experts_per_token?": int, "expert_ffn?": int, "shared_experts?": int, "moe_layers?": int,
+                   "mla?": {key: int for key in ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
+                                                 "qk_rope_head_dim", "v_head_dim")},
+                   "other_b?": float, "config": str, "params_source": str}],
+        "config": {"max_bytes": int, "nested": [str], "ungated_types": [str], "shared_expert_types": [str],
+                   "keys": {"*": [str]}},
+    },
     "estimator": {
         "bytes": {"fp32": float, "bf16": float, "int8": float, "nf4": float},
         "optimizer": {"mixed": {"*": float}, "bf16": {"*": float}},
-        "activations": {"per_layer": float, "checkpointed_per_layer": float, "logits_bytes": float},
+        "activations": {"per_layer": float, "checkpointed_per_layer": float, "logits_bytes": float,
+                        "kv_per_layer": float},
         "overhead": {"per_gpu_gb": float},
         "sharding": {"gathered_layers": float},
         "typical": {"seq_len": int, "batch": int, "checkpointing": bool, "lora_rank": int, "optimizer": str,
@@ -151,7 +164,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     problems = _Problems()
     data = {name: _read(base / f"{name}.toml", problems) for name in
             ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules", "explain",
-             "questions", "estimator", "recipes")}
+             "questions", "estimator", "recipes", "models")}
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     for name, (doc, text) in data.items():
@@ -180,10 +193,73 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     estimator = _estimator(base / "estimator.toml", *data["estimator"], problems)
+    models = _models(base / "models.toml", *data["models"], problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
+    models_doc = data["models"][0]
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
-                         questions, estimator, recipes)
+                         questions, estimator, recipes, models, models_doc["names"], models_doc["config"])
+
+
+_MOE_KEYS = ("experts", "experts_per_token", "expert_ffn")
+
+
+def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> tuple[ModelDef, ...]:
+    """The model table, checked beyond its types: positive sizes, whole MoE
+    descriptions, and names that resolve to one model only."""
+    models: list[ModelDef] = []
+    keys: dict[str, str] = {}
+    for index, entry in enumerate(doc["model"]):
+        where = f"model[{index + 1}]"
+
+        def bad(key: str, template: str, where: str = where, **params: Any) -> None:
+            problems.add(str(path), _line(text, f"{where}.{key}"), template, id=entry["id"], **params)
+
+        before = len(problems.items)
+        if not ID_RE.match(entry["id"].replace(".", "-")) or entry["id"] in keys.values():
+            bad("id", "model '%(id)s': the id must be unique kebab-case (dots allowed)")
+        numbers = [k for k in ("params_b", "active_b", "layers", "hidden", "heads", "kv_heads", "head_dim", "ffn",
+                               "vocab", "context", "experts", "experts_per_token", "expert_ffn", "moe_layers")
+                   if k in entry]
+        for key in numbers:
+            if not entry[key] > 0:
+                bad(key, "model '%(id)s': '%(key)s' must be a positive number", key=key)
+        if entry.get("other_b", 0) < 0 or entry.get("shared_experts", 0) < 0:
+            bad("other_b" if entry.get("other_b", 0) < 0 else "shared_experts",
+                "model '%(id)s': '%(key)s' must not be negative", key="other_b")
+        moe = [k for k in _MOE_KEYS if k in entry]
+        if moe and (len(moe) != len(_MOE_KEYS) or "active_b" not in entry):
+            bad(moe[0], "model '%(id)s': a mixture of experts needs %(keys)s", keys=", ".join(_MOE_KEYS + ("active_b",)))
+        elif not moe and any(k in entry for k in ("active_b", "shared_experts", "moe_layers")):
+            bad("active_b", "model '%(id)s': active_b, shared_experts and moe_layers are for a mixture of experts")
+        elif moe and not (entry["experts_per_token"] <= entry["experts"] and entry["active_b"] <= entry["params_b"]
+                          and entry.get("moe_layers", entry["layers"]) <= entry["layers"]):
+            bad("experts_per_token", "model '%(id)s': experts per token, active parameters and MoE layers cannot "
+                "exceed the experts, the total and the layers")
+        if entry["kv_heads"] > entry["heads"] or entry["heads"] % entry["kv_heads"]:
+            bad("kv_heads", "model '%(id)s': kv_heads must divide heads")
+        for name in [entry["id"], entry["name"], *entry.get("aliases", [])]:
+            key = name_key(name)
+            if key in keys and keys[key] != entry["id"]:
+                bad("name", "model '%(id)s': the name '%(name)s' is already model '%(other)s'", name=name,
+                    other=keys[key])
+            keys.setdefault(key, entry["id"])
+        if len(problems.items) != before:
+            continue
+        heads = entry["heads"]
+        models.append(ModelDef(
+            entry["id"], entry["name"], entry["family"], tuple(entry.get("aliases", ())), float(entry["params_b"]),
+            float(entry.get("active_b", entry["params_b"])), entry["layers"], entry["hidden"], heads,
+            entry["kv_heads"], entry.get("head_dim", entry["hidden"] // heads), entry["ffn"], entry["vocab"],
+            entry["context"], entry.get("tied", False), entry.get("gated", True), entry.get("experts"),
+            entry.get("experts_per_token"), entry.get("expert_ffn"), entry.get("shared_experts", 0),
+            entry.get("moe_layers", entry["layers"]) if moe else None, entry.get("mla"),
+            float(entry.get("other_b", 0.0)), entry["config"], entry["params_source"], _line(text, where)))
+    if not models:
+        problems.add(str(path), _line(text, "model"), "no [[model]] tables")
+    if doc["config"]["max_bytes"] < 1 or doc["names"]["suggestions"] < 1:
+        problems.add(str(path), _line(text, "config.max_bytes"), "max_bytes and suggestions must be positive")
+    return tuple(models)
 
 
 def _estimator(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:

@@ -12,11 +12,11 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..conditions import FIELDS, Condition
+from ..conditions import DERIVED_PROFILE_FIELDS, FIELDS, Condition
 
 # --- the vocabulary: declared here (the profile's fields in conditions.FIELDS) once
 # The profile's fields, in order.
-PROFILE_FIELDS = tuple(FIELDS["profile"])
+PROFILE_FIELDS = tuple(name for name in FIELDS["profile"] if name not in DERIVED_PROFILE_FIELDS)
 # The only profile fields that may be missing (no deadline, no own GPU).
 OPTIONAL_FIELDS = ("deadline_h", "vram_gb")
 FIELD_TYPES = ("size", "number", "amount", "integer", "hours", "choice", "bool")
@@ -60,6 +60,13 @@ ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
 # The heuristics of the guide: H1 to H39.
 H_RE = re.compile(r"^H([1-9]|[1-3][0-9])\Z")
 PLACEHOLDER_RE = re.compile(r"%\((\w+)\)s")
+_NOT_NAME = re.compile(r"[^a-z0-9]+")
+
+
+def name_key(name: str) -> str:
+    """A model name as the table is searched: without its organisation
+    ("meta-llama/"), case, spaces, dashes, underscores and dots."""
+    return _NOT_NAME.sub("", name.rsplit("/", 1)[-1].casefold())
 
 
 @dataclass(frozen=True)
@@ -124,6 +131,59 @@ class Card:
     def fact(self) -> dict[str, Any]:
         """The card's fields as the conditions see them (one shared, read-only dict)."""
         return self._fact
+
+
+@dataclass(frozen=True)
+class ModelDef:
+    """One model of ``rules/models.toml``: its published sizes and architecture."""
+
+    id: str
+    name: str
+    family: str
+    aliases: tuple[str, ...]
+    params_b: float
+    active_b: float                  # the total for a dense model
+    layers: int
+    hidden: int
+    heads: int
+    kv_heads: int
+    head_dim: int
+    ffn: int
+    vocab: int
+    context: int
+    tied: bool
+    gated: bool
+    experts: int | None
+    experts_per_token: int | None
+    expert_ffn: int | None
+    shared_experts: int
+    moe_layers: int | None
+    mla: dict[str, int] | None
+    other_b: float
+    config: str
+    params_source: str
+    line: int = 0
+
+    @property
+    def moe(self) -> bool:
+        return bool(self.experts)
+
+    def shape(self) -> dict[str, Any]:
+        """The architecture as the estimator reads it."""
+        return {"name": self.name, "size_b": self.params_b, "active_b": self.active_b, "hidden": self.hidden,
+                "layers": self.layers, "heads": self.heads, "kv_heads": self.kv_heads, "head_dim": self.head_dim,
+                "ffn": self.ffn, "vocab": self.vocab, "context": self.context, "tied": self.tied,
+                "gated": self.gated, "experts": self.experts, "experts_per_token": self.experts_per_token,
+                "expert_ffn": self.expert_ffn, "shared_experts": self.shared_experts,
+                "moe_layers": self.moe_layers, "mla": dict(self.mla) if self.mla else None,
+                "other_b": self.other_b}
+
+    def to_dict(self) -> dict[str, Any]:
+        data = {"id": self.id, "name": self.name, "family": self.family, "aliases": list(self.aliases),
+                "params_b": self.params_b, "active_b": self.active_b, **self.shape(),
+                "config": self.config, "params_source": self.params_source}
+        del data["size_b"]
+        return data
 
 
 @dataclass(frozen=True)
@@ -194,6 +254,16 @@ class KnowledgeBase:
     questions: tuple["QuestionDef", ...] = ()
     estimator: dict[str, Any] = field(default_factory=dict)
     recipes: dict[str, Any] = field(default_factory=dict)   # {"recipe": {id: {...}}, "ladder": {...}, "margin": x}
+    models: tuple[ModelDef, ...] = ()
+    model_names: dict[str, Any] = field(default_factory=dict)    # models.toml [names]
+    model_config: dict[str, Any] = field(default_factory=dict)   # models.toml [config]
+
+    def model(self, model_id: str) -> ModelDef | None:
+        return self._models_by_id.get(model_id)
+
+    @cached_property
+    def _models_by_id(self) -> dict[str, ModelDef]:
+        return {model.id: model for model in self.models}
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)

@@ -66,7 +66,7 @@ def assert_one_error(done: subprocess.CompletedProcess, code: int, *quoted: str,
 # sequences removed); click quotes an unknown option or command as a Python
 # literal ('\x1b[2J').
 QUOTED_AS_REPLACEMENT = [
-    (["advise", "--model-size", HOSTILE], "model size (model_size_b): 'x' is not a number"),
+    (["advise", "--model-size", HOSTILE], "model size (model_size_b): 'x' is not a size or a model we know"),
     (["advise", "--method", HOSTILE], "fine-tuning method (method):"),
     (["estimate", "--strategy", HOSTILE], "strategy:"),
     (["advise", f"--bogus{TITLE}"], "No such option '--bogus\\x1b]0;pwned\\x07'"),
