@@ -265,16 +265,41 @@ WHY_WORDS = {"?", "why", "por qué", "por que", "porqué", "porque", "¿por qué
 BACK_WORDS = {"back", "atrás", "atras", "volver"}
 
 
-def _read(prompt: str) -> str:
-    """One line of input; EOFError at the end of input. Echoes piped answers."""
-    _echo(prompt, nl=False)
-    sys.stdout.flush()
-    line = sys.stdin.readline()
-    if not line:
-        raise EOFError
-    if not sys.stdin.isatty():
+# Piped answers are read once: a bad or missing one ends the consultation
+# (exit 2) instead of asking again, and so many lines at most (`yes '?' | expert`).
+MAX_PIPED_LINES = 200
+
+
+class _Input:
+    """Where answers come from: a person at a terminal (line editing and
+    history through the standard library's readline, where the platform has
+    it) or piped lines, read once and echoed."""
+
+    def __init__(self) -> None:
+        stdin, stdout = sys.stdin, sys.stdout
+        self.interactive = bool(stdin is not None and stdin.isatty() and stdout is not None and stdout.isatty())
+        self.lines = 0
+        if self.interactive:
+            try:   # input() edits lines and keeps history once readline is imported
+                import readline  # noqa: F401
+            except ImportError:   # Windows without pyreadline: plain input()
+                pass
+
+    def read(self, prompt: str) -> str:
+        """One line of input; EOFError at the end of input."""
+        if self.interactive:
+            try:
+                return input(prompt)
+            except OSError as error:
+                raise _OutputError(error) from None
+        _echo(prompt, nl=False)
+        sys.stdout.flush()
+        self.lines += 1
+        line = sys.stdin.readline(4096) if self.lines <= MAX_PIPED_LINES else ""
+        if not line:
+            raise EOFError
         _echo(terminal(line.rstrip("\n")))
-    return line.rstrip("\n")
+        return line.rstrip("\n")
 
 
 @main.command()
@@ -305,6 +330,8 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
     color = _color()
     bold = (lambda s: click.style(s, bold=True)) if color else (lambda s: s)
     width = _width()
+    source = _Input()
+    question = None
     try:
         _echo(_wrap(_("Answer a few questions (? or why: why it is asked; back: previous question; "
                       "Enter: the default in brackets)."), width))
@@ -315,7 +342,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
                 _echo(_wrap(f"({question.hint})", width))
             if question.choices:
                 _echo("  " + "   ".join(f"{n}) {c['label']}" for n, c in enumerate(question.choices, 1)))
-            line = _read(f"[{question.default_label}] > ")
+            line = source.read(f"[{question.default_label}] > ")
             word = " ".join(line.strip().lower().split())
             if word in WHY_WORDS:
                 _echo(_wrap(question.why, width, "  ", "  "))
@@ -329,11 +356,14 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
                     "no" if question.default is None else question.default))
             except AnswerError as error:
                 sys.stdout.flush()
+                if not source.interactive:   # asking again would read the next answer as this one's
+                    _fail(_("Error: %(error)s (the question: %(question)s)") % {
+                        "error": error, "question": question.text}, 2)
                 _echo(terminal(str(error)), err=True)
         _echo()
         _echo(consultation.result().render("text", width=width))
         try:
-            reply = _read(_("Show the full reasoning? (yes/no) [no] > "))
+            reply = source.read(_("Show the full reasoning? (yes/no) [no] > "))
         except EOFError:
             reply = ""
         if reply.strip().lower() in ("y", "yes", "s", "sí", "si"):
@@ -346,6 +376,9 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
         sys.exit(130)
     except EOFError:
         _echo()
+        if not source.interactive and question is not None:
+            _fail(_("Error: the input ended before an answer to the question: %(question)s") % {
+                "question": question.text}, 2)
         _echo(_("Input ended before the consultation was complete."), err=True)
         sys.exit(1)
 

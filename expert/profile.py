@@ -70,13 +70,13 @@ class _Parser:
 
     def number(self, value: Any, pattern: re.Pattern[str] | None, example: str) -> tuple[float, str | None]:
         if isinstance(value, bool):
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not a number; for example %(example)s.",
+            raise self.error("%(label)s: '%(value)s' is not a number; for example %(example)s.",
                              value, example=example)
         if isinstance(value, int):
             try:
                 return float(value), None
             except OverflowError:
-                raise self.error("%(label)s (%(field)s): '%(value)s' is not a finite number.", value) from None
+                raise self.error("%(label)s: '%(value)s' is not a finite number.", value) from None
         if isinstance(value, float):
             return value, None
         if isinstance(value, str) and pattern is not None:
@@ -88,7 +88,7 @@ class _Parser:
                 return float(value.strip()), None
             except ValueError:
                 pass
-        raise self.error("%(label)s (%(field)s): '%(value)s' is not a number; for example %(example)s.",
+        raise self.error("%(label)s: '%(value)s' is not a number; for example %(example)s.",
                          value, example=example)
 
     def bound(self, number: float) -> str:
@@ -105,22 +105,22 @@ class _Parser:
     def bounded(self, number: float, value: Any) -> float:
         spec = self.spec
         if not math.isfinite(number):
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not a finite number.", value)
+            raise self.error("%(label)s: '%(value)s' is not a finite number.", value)
         if spec.min_exclusive is not None and number <= spec.min_exclusive:
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be greater than %(bound)s.",
+            raise self.error("%(label)s: '%(value)s' is not accepted; it must be greater than %(bound)s.",
                              value, bound=self.bound(spec.min_exclusive))
         if spec.min is not None and number < spec.min:
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be at least %(bound)s.",
+            raise self.error("%(label)s: '%(value)s' is not accepted; it must be at least %(bound)s.",
                              value, bound=self.bound(spec.min))
         if spec.max is not None and number > spec.max:
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be at most %(bound)s.",
+            raise self.error("%(label)s: '%(value)s' is not accepted; it must be at most %(bound)s.",
                              value, bound=self.bound(spec.max))
         return number
 
     def parse(self, value: Any) -> Any:
         kind = self.spec.type
         if isinstance(value, str) and len(value) > MAX_TEXT:
-            raise self.error("%(label)s (%(field)s): '%(value)s' is too long; at most %(most)s characters.",
+            raise self.error("%(label)s: '%(value)s' is too long; at most %(most)s characters.",
                              value, most=MAX_TEXT)
         if kind == "size":
             return self.bounded(self.size(value), value)
@@ -157,7 +157,7 @@ class _Parser:
         number *= {"k": 1e3, "m": 1e6}.get(unit or "", 1)
         self.bounded(number, value)
         if number != int(number):
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not a whole number.", value)
+            raise self.error("%(label)s: '%(value)s' is not a whole number.", value)
         return int(number)
 
     def boolean(self, value: Any) -> bool:
@@ -169,13 +169,13 @@ class _Parser:
                 return True
             if text in _FALSE:
                 return False
-        raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; answer yes or no.", value)
+        raise self.error("%(label)s: '%(value)s' is not accepted; answer yes or no.", value)
 
     def choice(self, value: Any) -> str:
         if isinstance(value, str) and value.strip().lower() in self.spec.choices:
             return value.strip().lower()
         accepted = self.tr.list(self.spec.choices, style="or")
-        raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; choose %(accepted)s.",
+        raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.",
                          value, accepted=accepted)
 
 

@@ -62,11 +62,12 @@ def test_language_from_the_environment() -> None:
 
 
 @pytest.mark.parametrize("args, field", [
-    (["--model-size", "-5"], "model_size_b"), (["--model-size", "abc"], "model_size_b"),
-    (["--model-size", "0"], "model_size_b"), (["--model-size", "nan"], "model_size_b"),
-    (["--model-size", "inf"], "model_size_b"), (["--model-size", "9" * 400], "model_size_b"),
-    (["--deadline", "0"], "deadline_h"), (["--vram", "-1"], "vram_gb"), (["--dataset", "1.5"], "dataset_examples"),
-    (["--method", "sft"], "method"), (["--budget", "tiny"], "budget"), (["--purpose", "x"], "purpose"),
+    (["--model-size", "-5"], "model size:"), (["--model-size", "abc"], "model size:"),
+    (["--model-size", "0"], "model size:"), (["--model-size", "nan"], "model size:"),
+    (["--model-size", "inf"], "model size:"), (["--model-size", "9" * 400], "model size:"),
+    (["--deadline", "0"], "deadline:"), (["--vram", "-1"], "VRAM of your own GPU:"),
+    (["--dataset", "1.5"], "training examples:"),
+    (["--method", "sft"], "fine-tuning method:"), (["--budget", "tiny"], "budget:"), (["--purpose", "x"], "purpose:"),
     (["--lang", "fr"], "lang"), (["--format", "xml"], "format"),
 ])
 def test_invalid_input_exits_2_with_a_message_and_no_traceback(args: list[str], field: str) -> None:
@@ -74,6 +75,7 @@ def test_invalid_input_exits_2_with_a_message_and_no_traceback(args: list[str], 
     assert done.exit_code == 2
     assert done.stdout == ""
     assert done.stderr.startswith("Error: ") and field in done.stderr
+    assert "_b" not in done.stderr and "_gb" not in done.stderr   # labels, not internal names
     assert "Traceback" not in done.stderr and done.exception is None or isinstance(done.exception, SystemExit)
 
 
@@ -88,7 +90,7 @@ def test_an_empty_value_means_not_given_in_every_command() -> None:
 def test_errors_in_spanish() -> None:
     done = invoke("advise", "--model-size", "abc", "--lang", "es")
     assert done.exit_code == 2
-    assert done.stderr == ("Error: tamaño del modelo (model_size_b): «abc» no es un número; "
+    assert done.stderr == ("Error: tamaño del modelo : «abc» no es un número; "
                            "por ejemplo 7, 70B, Llama-3-8B.\n")
 
 
