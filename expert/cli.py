@@ -29,7 +29,7 @@ PROFILE_OPTIONS = [
     click.option("--rocm-ok/--no-rocm", "rocm_ok", default=None,
                  help="Willing (or not) to set up and debug ROCm for AMD cards."),
     click.option("--deadline", "deadline_h", metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
-    click.option("--vram", "vram_gb", metavar="GB", help="VRAM of a GPU you already have: 24, 24 GB."),
+    click.option("--vram", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090); no for none."),
     click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
     click.option("--purpose", metavar="PURPOSE", help="experiment or production."),
     click.option("--interruptible/--no-interruptible", "interruptible", default=None,

@@ -16,7 +16,7 @@ from typing import Any, Mapping
 from .errors import InputError
 from .escape import quoted
 from .i18n import Localizer
-from .kb import KnowledgeBase, ProfileField
+from .kb import KnowledgeBase, ProfileField, find_cards
 
 _NUMBER = r"(\d+(?:[.,]\d+)?|[.,]\d+)"
 _SIZE_IN_NAME = re.compile(_NUMBER + r"\s*([bm])(?![a-z])", re.IGNORECASE)
@@ -25,6 +25,8 @@ _HOURS = re.compile(r"^" + _NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|d[ií]
 _WITH_UNIT = re.compile(r"^" + _NUMBER + r"\s*(gb|gib|g)?$", re.IGNORECASE)
 _COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
 _TRUE = {"yes", "y", "true", "1", "sí", "si", "s", "on"}
+# "Yes" as a person says it ("1" is a VRAM figure where a card's name is taken).
+_YES = {"yes", "y", "sí", "si", "s", "yep", "sure", "claro"}
 _FALSE = {"no", "n", "false", "0", "off"}
 _UNIT_HOURS = {"d": 24.0, "da": 24.0, "dí": 24.0, "di": 24.0, "mi": 1 / 60}
 # The longest text a value may be: a model name with its organisation and
@@ -44,6 +46,11 @@ def says_none(spec: ProfileField, value: Any) -> bool:
     return spec.default is None and isinstance(value, str) and value.strip().lower() in NONE_WORDS
 
 
+def says_yes(text: str) -> bool:
+    """Whether ``text`` answers "yes" (yes, sí, y, ...)."""
+    return text.strip().lower() in _YES
+
+
 def is_given(value: Any) -> bool:
     """Whether a value was given: None and empty or blank text mean "not given"."""
     return value is not None and not (isinstance(value, str) and not value.strip())
@@ -60,8 +67,9 @@ def _to_float(text: str) -> float:
 
 
 class _Parser:
-    def __init__(self, spec: ProfileField, tr: Localizer) -> None:
-        self.spec, self.tr = spec, tr
+    def __init__(self, spec: ProfileField, tr: Localizer, kb: KnowledgeBase | None = None) -> None:
+        self.spec, self.tr, self.kb = spec, tr, kb
+        self.card: str | None = None     # the id of the card a name named (fields with cards = true)
 
     def error(self, template: str, value: Any, **params: Any) -> InputError:
         message = self.tr.gettext(template) % {
@@ -128,6 +136,8 @@ class _Parser:
             number, unit = self.number(value, _HOURS, "8, 8h, 2 days")
             factor = _UNIT_HOURS.get((unit or "h")[:2], 1.0)
             return self.bounded(number * factor, value)
+        if kind == "number" and self.spec.cards and isinstance(value, str) and self.kb is not None:
+            return self.card_or_number(value)
         if kind == "number":
             return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
         if kind == "integer":
@@ -135,6 +145,25 @@ class _Parser:
         if kind == "bool":
             return self.boolean(value)
         return self.choice(value)
+
+    def card_or_number(self, value: str) -> float:
+        """A card's name (of rules/owned.toml or the catalog): its VRAM; else a figure in GB."""
+        assert self.kb is not None
+        text = value.strip()
+        if text.lower() in _YES:
+            raise self.error("%(label)s: which GPU? Give its name, such as %(examples)s, or its VRAM in GB, such as "
+                             "24.", value, examples=self.tr.list(list(self.kb.owned_examples), style="or"))
+        found = find_cards(self.kb, text)
+        if len(found) > 1:
+            raise self.error("%(label)s: '%(value)s' could be %(cards)s; say which, or give its VRAM in GB.", value,
+                             cards=self.tr.list([name for _, name, _ in found], style="or"))
+        if found:
+            self.card = found[0][0]
+            return self.bounded(found[0][2], value)
+        if _WITH_UNIT.match(text):
+            return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
+        raise self.error("%(label)s: '%(value)s' is neither a VRAM figure in GB (24, 24 GB) nor a GPU the knowledge "
+                         "base knows: %(cards)s.", value, cards=", ".join(card.id for card in self.kb.owned))
 
     def size(self, value: Any) -> float:
         if isinstance(value, str):
@@ -180,9 +209,12 @@ class _Parser:
 
 
 def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, Any], list[str]]:
-    """The full profile (defaults filled in) and the names of defaulted fields."""
+    """The full profile (defaults filled in) and the names of defaulted fields.
+    Besides the fields, the profile says which card a name given for the
+    person's own GPU named (``own_gpu``: its id, or None)."""
     profile: dict[str, Any] = {}
     assumed: list[str] = []
+    own_gpu = None
     for name, spec in kb.fields.items():
         value = given.get(name)
         if says_none(spec, value):
@@ -191,10 +223,25 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer) -> tuple[d
             assumed.append(name)
             profile[name] = spec.default
         else:
-            profile[name] = _Parser(spec, tr).parse(value)
+            parser = _Parser(spec, tr, kb)
+            profile[name] = parser.parse(value)
+            own_gpu = own_gpu or parser.card
+    profile[OWN_GPU] = own_gpu
     return profile, assumed
+
+
+# The profile key that records the card the person named as their own.
+OWN_GPU = "own_gpu"
 
 
 def parse_field(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> Any:
     """Parse one field's value (for callers that take answers one at a time)."""
-    return _Parser(kb.fields[name], tr).parse(value)
+    return _Parser(kb.fields[name], tr, kb).parse(value)
+
+
+def named_card(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> str | None:
+    """The id of the card ``value`` names for field ``name``, if it names one
+    (raises InputError like parse_field when the value is not accepted)."""
+    parser = _Parser(kb.fields[name], tr, kb)
+    parser.parse(value)
+    return parser.card

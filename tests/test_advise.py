@@ -20,7 +20,7 @@ def test_result_has_the_contract_keys() -> None:
     assert {"profile", "assumed", "requirement", "recommendations", "advice", "warnings", "rejected",
             "trace"} <= set(data)
     assert set(data["profile"]) == {"model_size_b", "method", "budget", "rocm_ok", "deadline_h", "vram_gb",
-                                    "dataset_examples", "purpose", "interruptible"}
+                                    "dataset_examples", "purpose", "interruptible", "own_gpu"}
     assert "vram_gb" in data["requirement"]
     for rec in data["recommendations"]:
         assert {"gpu", "count", "vram_gb", "strategy", "rules", "text"} <= set(rec)

@@ -32,7 +32,7 @@ def test_every_flag_reaches_the_profile() -> None:
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["profile"] == {
         "model_size_b": 13, "method": "full", "budget": "low", "rocm_ok": True, "deadline_h": 48, "vram_gb": 24,
-        "dataset_examples": 5000, "purpose": "production", "interruptible": True}
+        "dataset_examples": 5000, "purpose": "production", "interruptible": True, "own_gpu": None}
     negatives = json.loads(invoke("advise", "--no-rocm", "--no-interruptible", "--format", "json").stdout)
     assert negatives["profile"]["rocm_ok"] is False and negatives["assumed"].count("rocm_ok") == 0
 
@@ -90,7 +90,7 @@ def test_an_empty_value_means_not_given_in_every_command() -> None:
 def test_errors_in_spanish() -> None:
     done = invoke("advise", "--model-size", "abc", "--lang", "es")
     assert done.exit_code == 2
-    assert done.stderr == ("Error: tamaño del modelo : «abc» no es un número; "
+    assert done.stderr == ("Error: tamaño del modelo: «abc» no es un número; "
                            "por ejemplo 7, 70B, Llama-3-8B.\n")
 
 
