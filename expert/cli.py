@@ -19,35 +19,50 @@ from typing import Any, Callable
 
 import click
 
+from . import completion as complete
 from .escape import quoted, terminal
 
+LANGS = complete.names_in("i18n", "SUPPORTED")
 PROFILE_OPTIONS = [
     click.option("--model-size", "model_size_b", metavar="SIZE",
                  help="Parameters in billions: 7, 70B, Llama-3-8B."),
-    click.option("--method", metavar="METHOD", help="full, lora or qlora."),
-    click.option("--budget", metavar="BUDGET", help="low, medium or high."),
+    click.option("--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method")),
+    click.option("--budget", metavar="BUDGET", help="low, medium or high.",
+                 shell_complete=complete.field_choices("budget")),
     click.option("--rocm-ok/--no-rocm", "rocm_ok", default=None,
                  help="Willing (or not) to set up and debug ROCm for AMD cards."),
     click.option("--deadline", "deadline_h", metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
-    click.option("--vram", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090); no for none."),
+    click.option("--vram", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090); no for none.",
+                 shell_complete=complete.own_cards),
     click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
-    click.option("--purpose", metavar="PURPOSE", help="experiment or production."),
+    click.option("--purpose", metavar="PURPOSE", help="experiment or production.",
+                 shell_complete=complete.field_choices("purpose")),
     click.option("--interruptible/--no-interruptible", "interruptible", default=None,
                  help="Whether training tolerates interruptions (spot instances)."),
 ]
 BASIS_OPTION = click.option(
-    "--basis", metavar="BASIS", default="checked", show_default=True,
+    "--basis", metavar="BASIS", default="checked", show_default=True, shell_complete=complete.names_in("api", "BASES"),
     help="checked (size by each recipe's need), estimate (also state the estimate), or guide (the guide's figure).")
 CATALOG_OPTION = click.option(
-    "--catalog", "catalog", metavar="FILE", multiple=True,
+    "--catalog", "catalog", metavar="FILE", multiple=True, shell_complete=complete.catalogs,
     help="A TOML file of [[gpu]] cards to add to the guide's, or a shipped catalog by name (current); repeatable.")
-COLOR_OPTION = click.option(
-    "--color/--no-color", "color", default=None,
-    help="Bold headings or none (default: on a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR even when piped).")
+COLOR_WHEN = ("auto", "always", "never")
+_COLOR_OPTIONS = [
+    click.option("--color", "color", type=click.Choice(COLOR_WHEN), is_flag=False, flag_value="always", default=None,
+                 metavar="[auto|always|never]",
+                 help="Bold headings: always (--color alone), never, or auto: on a terminal, unless NO_COLOR or "
+                      "TERM=dumb; FORCE_COLOR even when piped (the default)."),
+    click.option("--no-color", "no_color", is_flag=True, default=None, help="The same as --color=never."),
+]
+
+
+def COLOR_OPTION(function: Callable[..., Any]) -> Callable[..., Any]:  # noqa: N802 - used like the other options
+    return _options(_COLOR_OPTIONS)(function)
 OUTPUT_OPTIONS = [
     click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True,
-                 help="text, markdown or json."),
-    click.option("--lang", metavar="LANG", help="es or en (default: EXPERT_LANG, then LC_ALL/LANG, then en)."),
+                 help="text, markdown or json.", shell_complete=complete.names_in("templating", "FORMATS")),
+    click.option("--lang", metavar="LANG", help="es or en (default: EXPERT_LANG, then LC_ALL/LANG, then en).",
+                 shell_complete=LANGS),
 ]
 
 
@@ -71,12 +86,12 @@ def _color() -> bool:
     not empty and not 0: even when piped), else TERM=dumb (never), else
     whether stdout is a terminal."""
     context = click.get_current_context(silent=True)
-    flag = None
-    while context is not None and flag is None:
-        flag = context.params.get("color")
+    when = None
+    while context is not None and when is None:
+        when = "never" if context.params.get("no_color") else context.params.get("color")
         context = context.parent
-    if flag is not None:
-        return bool(flag)
+    if when in ("always", "never"):
+        return when == "always"
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
@@ -156,12 +171,27 @@ def _lang(lang: str | None) -> str | None:
     return lang
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The `expert` group: `--color` before a command takes no value unless
+    one follows (`expert --color explain` is `--color=always`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = list(args)
+        for at, arg in enumerate(args):
+            if not arg.startswith("-"):
+                break
+            if arg == "--color" and (at + 1 == len(args) or args[at + 1] not in COLOR_WHEN):
+                args[at] = "--color=always"
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Group, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="expert")
-@click.option("--lang", metavar="LANG", help="es or en, for every command (default: EXPERT_LANG, then LC_ALL/LANG).")
+@click.option("--lang", metavar="LANG", help="es or en, for every command (default: EXPERT_LANG, then LC_ALL/LANG).",
+              shell_complete=LANGS)
 @COLOR_OPTION
 @click.pass_context
-def main(ctx: click.Context, lang: str | None, color: bool | None) -> None:
+def main(ctx: click.Context, lang: str | None, color: str | None, no_color: bool | None) -> None:
     """Which GPU (or GPUs) to fine-tune a large language model on, and why.
 
     Without a command, `expert` asks you a few questions (the same as
@@ -230,11 +260,12 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
 
 @main.command(short_help="Answer and show the reasoning: how, why not, what if.")
 @_options(PROFILE_OPTIONS + [CATALOG_OPTION, BASIS_OPTION] + OUTPUT_OPTIONS + [COLOR_OPTION])
-@click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
-@click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
+@click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.",
+              shell_complete=complete.catalog_cards)
+@click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True, shell_complete=complete.what_if,
               help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
 def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], catalog: tuple[str, ...],
-            basis: str, color: bool | None, **profile: Any) -> None:
+            basis: str, color: str | None, no_color: bool | None, **profile: Any) -> None:
     """Answer a consultation and show the reasoning: how, why not, what if.
 
     HOW: the chain of rules from your answers to each recommendation, each
@@ -304,7 +335,8 @@ class _Input:
 
 @main.command()
 @_options(PROFILE_OPTIONS + [CATALOG_OPTION, OUTPUT_OPTIONS[1], COLOR_OPTION])
-def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, **known: Any) -> None:
+def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no_color: bool | None = None,
+        **known: Any) -> None:
     """Answer a few questions and get a recommendation (interactive).
 
     At any question: ? or why (por qué) says why it is asked, back (atrás)
@@ -384,10 +416,12 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
 
 
 @main.command(short_help="List the knowledge base's rules, with their citations.")
-@click.argument("ids", nargs=-1, metavar="[ID]...")
-@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
-@click.option("--lang", metavar="LANG", help="es or en.")
-@click.option("--rules", "rules_dir", metavar="DIR", help="A knowledge base other than the shipped one.")
+@click.argument("ids", nargs=-1, metavar="[ID]...", shell_complete=complete.rule_ids)
+@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.",
+              shell_complete=complete.names_in("templating", "FORMATS"))
+@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
+@click.option("--rules", "rules_dir", metavar="DIR", help="A knowledge base other than the shipped one.",
+              shell_complete=complete.directories)
 def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | None) -> None:
     """List the rules of the knowledge base: id, guide section, conclusion, explanation.
 
@@ -411,10 +445,41 @@ def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | Non
     _run(action, lang)
 
 
+@main.command(short_help="List the cards: the guide's, the shipped catalogs, the cards you can name.")
+@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
+              shell_complete=complete.words("text", "json"))
+@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
+def catalogs(fmt: str, lang: str | None) -> None:
+    """List the cards the knowledge base knows.
+
+    The guide's cards (always considered), the catalogs that ship with
+    expert, used by name from any directory (--catalog current), and the
+    cards you can name as your own GPU (--vram "RTX 3090"), with the names
+    people write for them.
+
+    \b
+    Examples:
+      expert catalogs
+      expert catalogs --format json
+    """
+    lang = _lang(lang)
+
+    def action() -> str:
+        from . import listing
+        from .api import knowledge_base, shipped_catalogs
+        from .i18n import Localizer, resolve_lang
+
+        tr = Localizer(resolve_lang(lang))
+        return listing.render(listing.describe(knowledge_base(), shipped_catalogs()), fmt, tr)
+
+    _run(action, lang)
+
+
 @main.command(short_help="Validate a knowledge base and user catalogs.")
-@click.option("--rules", "rules_dir", metavar="DIR", help="The knowledge base to check (default: the shipped one).")
+@click.option("--rules", "rules_dir", metavar="DIR", help="The knowledge base to check (default: the shipped one).",
+              shell_complete=complete.directories)
 @CATALOG_OPTION
-@click.option("--lang", metavar="LANG", help="es or en.")
+@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
 def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> None:
     """Validate a knowledge base and user catalogs before they ship.
 
@@ -451,19 +516,22 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
 
 @main.command(short_help="Estimate a run's GPU memory from first principles.")
 @click.option("--model-size", "model_size_b", metavar="SIZE", help="Parameters in billions: 7, 70B, Llama-3-8B.")
-@click.option("--method", metavar="METHOD", help="full, lora or qlora.")
+@click.option("--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method"))
 @click.option("--gpus", metavar="N", help="How many GPUs share the run (default 1).")
-@click.option("--strategy", metavar="STRATEGY", help="single, ddp, zero1, zero2, zero3 or fsdp (default: zero3 with several GPUs).")
+@click.option("--strategy", metavar="STRATEGY", help="single, ddp, zero1, zero2, zero3 or fsdp (default: zero3 with several GPUs).",
+              shell_complete=complete.names_in("estimate", "STRATEGIES"))
 @click.option("--offload/--no-offload", default=None, help="Offload gradients and optimizer state to CPU memory.")
 @click.option("--seq-len", "seq_len", metavar="TOKENS", help="Sequence length (default 1024).")
 @click.option("--batch", metavar="N", help="Micro-batch per GPU (default 1).")
 @click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing (default on).")
 @click.option("--optimizer", metavar="NAME", help="adamw, adamw8bit, paged-adamw8bit or sgd.")
-@click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master) or bf16 (pure).")
+@click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master) or bf16 (pure).",
+              shell_complete=complete.names_in("estimate", "PRECISIONS"))
 @click.option("--base-bits", "base_bits", metavar="BITS", help="Frozen weights of LoRA: 16, 8 or 4.")
 @click.option("--lora-rank", "lora_rank", metavar="R", help="LoRA rank (default 16).")
-@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.")
-@click.option("--lang", metavar="LANG", help="es or en.")
+@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
+              shell_complete=complete.words("text", "json"))
+@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
 @CATALOG_OPTION
 def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -> None:
     """Estimate from first principles the GPU memory a fine-tuning run needs.
@@ -513,14 +581,13 @@ def _to_stderr(message: str) -> None:
 
 
 def _output_failed(error: OSError) -> int:
-    """Report output that could not be written; stop writing it. Exit status 1."""
+    """Report output that could not be written; stop writing it. Exit status 1.
+    A closed pipe (`expert rules | head`) is quiet: the reader wanted no more."""
     import errno
 
     _ = _command_gettext()
     reason = terminal(error.strerror or type(error).__name__)
-    if error.errno == errno.EPIPE:
-        _to_stderr(_("Error: the output was closed before it was complete (%(reason)s).") % {"reason": reason})
-    else:
+    if error.errno != errno.EPIPE:
         _to_stderr(_("Error: the output could not be written (%(reason)s).") % {"reason": reason})
     # What is still buffered goes nowhere, instead of failing again at exit.
     for stream in (sys.stdout, sys.stderr):
@@ -541,7 +608,7 @@ def run() -> None:
     code: Any = 0
     try:
         try:
-            code = main.main(standalone_mode=False)
+            code = main.main(prog_name="expert", standalone_mode=False)   # _EXPERT_COMPLETE, also for python -m
         except SystemExit as done:
             code = done.code
         if type(sys.stdout).__name__ == "_PacifyFlushWrapper":   # click met a closed pipe and said nothing
