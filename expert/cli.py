@@ -172,8 +172,19 @@ def _lang(lang: str | None) -> str | None:
 
 
 class _Group(click.Group):
-    """The `expert` group: `--color` before a command takes no value unless
-    one follows (`expert --color explain` is `--color=always`)."""
+    """The `expert` group, which is also the console script (so sphinx-click
+    and click-man find it): run standalone, every error is a message and an
+    exit status, never a traceback (:func:`_standalone`). `--color` before a
+    command takes no value unless one follows (`expert --color explain` is
+    `--color=always`)."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        # prog_name "expert" names _EXPERT_COMPLETE, also for python -m expert
+        _standalone(lambda: super(_Group, self).main(args, prog_name or "expert", complete_var,
+                                                     standalone_mode=False, **extra))
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         args = list(args)
@@ -603,12 +614,16 @@ def _output_failed(error: OSError) -> int:
 
 
 def run() -> None:
-    """The ``expert`` command (and ``python -m expert``): every error is a
-    message on stderr and an exit status, never a traceback."""
+    """``python -m expert``: the same as the ``expert`` command (the group, run standalone)."""
+    main.main()
+
+
+def _standalone(call: Callable[[], Any]) -> None:
+    """Run the group: every error is a message on stderr and an exit status, never a traceback."""
     code: Any = 0
     try:
         try:
-            code = main.main(prog_name="expert", standalone_mode=False)   # _EXPERT_COMPLETE, also for python -m
+            code = call()
         except SystemExit as done:
             code = done.code
         if type(sys.stdout).__name__ == "_PacifyFlushWrapper":   # click met a closed pipe and said nothing
