@@ -86,7 +86,11 @@ class Consultation:
         for name, value in known_facts.items():
             self._check_field(name)
             if value is not None:
-                self.known[name] = profile_module.parse_field(self._kb, name, value, self._tr)
+                spec = self._kb.fields[name]
+                # a card's name is kept as its id, as an answer is: the profile records the card
+                card = (profile_module.named_card(self._kb, name, value, self._tr)
+                        if spec.cards and isinstance(value, str) and not profile_module.says_none(spec, value) else None)
+                self.known[name] = card or profile_module.parse_field(self._kb, name, value, self._tr)
         self.answers: dict[str, Any] = {}
         self.history: list[str] = []
         # A field answered "yes" that takes a card's name: its question asks which card next.
@@ -178,6 +182,9 @@ class Consultation:
             value = answers[name]
             consultation.answer(name, "no" if value is None else value)
         which = state.get("which")
+        if which is not None and not consultation._kb.fields[which].cards:
+            raise InputError("state", tr.gettext("state: '%(key)s' is not accepted; %(accepted)s.") % {
+                "key": "which", "accepted": tr.gettext("a profile field that takes a card's name")})
         if which is not None and which not in consultation.facts():
             consultation.which = which
         return consultation

@@ -103,6 +103,15 @@ def test_yes_asks_which_card_and_the_profile_records_it() -> None:
     assert "which" not in again.to_dict()
 
 
+def test_a_card_given_at_the_start_is_recorded_too() -> None:
+    c = Consultation(lang="en", vram_gb="RTX A6000")
+    assert c.facts()["vram_gb"] == "rtx-a6000"
+    assert c.result().profile["own_gpu"] == "rtx-a6000"
+    state = c.to_dict()
+    with pytest.raises(InputError, match="which"):
+        Consultation.from_dict({**state, "which": "method"})
+
+
 def test_back_from_which_card_returns_to_the_question() -> None:
     c = Consultation(lang="en")
     to_vram(c)
