@@ -13,7 +13,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .catalog import ID_MAX, NAME_MAX, TEXT_MAX, _Card
+from .catalog import NAME_MAX, TEXT_MAX, _Card
 from .model import Card, OwnedCard
 from .source import _line, _Problems, _shown
 
@@ -25,7 +25,7 @@ ALIASES_MAX = 16
 ALIAS_MAX = 40
 IGNORE_MAX = 64
 # An alias that reads as a VRAM figure ("24", "16 GB") would hide that figure.
-_FIGURE = re.compile(r"^\d+(?:[.,]\d+)?(?:gb|gib|g)?$")
+_FIGURE = re.compile(r"^(\d+(?:[.,]\d+)?)(?:gb|gib|g)?$")
 _SEPARATORS = re.compile(r"[\s_\-]+")
 
 
@@ -72,8 +72,8 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
                                 "characters", max=ALIASES_MAX, most=ALIAS_MAX)
             aliases = []
         for alias in aliases:
-            if _FIGURE.match(normalize(alias)) and float(re.sub(r"[a-z]", "", normalize(alias)).replace(",", ".")) \
-                    <= OWNED_KEYS["vram_gb"][2]:
+            figure = _FIGURE.match(normalize(alias))
+            if figure and float(figure.group(1).replace(",", ".")) <= OWNED_KEYS["vram_gb"][2]:
                 card.bad("aliases", "card %(index)s: the alias '%(alias)s' reads as a VRAM figure",
                          alias=_shown(alias))
         if not card.ok:
