@@ -77,5 +77,9 @@ def test_the_console_script_is_the_click_group() -> None:
 
     from expert import cli
 
+    from importlib.metadata import entry_points
+
     assert 'expert = "expert.cli:main"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert isinstance(cli.main, click.Group)
+    scripts = [ep for ep in entry_points(group="console_scripts") if ep.name == "expert"]
+    assert scripts and scripts[0].load() is cli.main
