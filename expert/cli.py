@@ -19,23 +19,28 @@ from typing import Any, Callable
 
 import click
 
+from . import completion as complete
 from .escape import quoted, terminal
 
+LANGS = complete.names_in("i18n", "SUPPORTED")
 PROFILE_OPTIONS = [
     click.option("--model-size", "--model", "model_size_b", metavar="SIZE",
                  help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B "
                       "(expert models lists the names known)."),
-    click.option("--method", metavar="METHOD", help="full, lora or qlora."),
-    click.option("--budget", metavar="BUDGET", help="low, medium or high."),
+    click.option("--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method")),
+    click.option("--budget", metavar="BUDGET", help="low, medium or high.",
+                 shell_complete=complete.field_choices("budget")),
     click.option("--rocm-ok/--no-rocm", "rocm_ok", default=None,
                  help="Willing (or not) to set up and debug ROCm for AMD cards."),
     click.option("--deadline", "deadline_h", metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
-    click.option("--vram", "vram_gb", metavar="GB", help="VRAM of a GPU you already have: 24, 24 GB."),
+    click.option("--vram", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090); no for none.",
+                 shell_complete=complete.own_cards),
     click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
     click.option("--tokens-per-example", "--seq-len", "tokens_per_example", metavar="N",
                  help="Tokens in one training example (default 1024): 512, 4k."),
     click.option("--epochs", metavar="N", help="Passes over the dataset (default 1): 1, 3, 0.5."),
-    click.option("--purpose", metavar="PURPOSE", help="experiment or production."),
+    click.option("--purpose", metavar="PURPOSE", help="experiment or production.",
+                 shell_complete=complete.field_choices("purpose")),
     click.option("--interruptible/--no-interruptible", "interruptible", default=None,
                  help="Whether training tolerates interruptions (spot instances)."),
 ]
@@ -43,21 +48,31 @@ MODEL_CONFIG_OPTION = click.option(
     "--model-config", "model_config", metavar="FILE",
     help="A local Hugging Face config.json: the model's architecture is read from it (instead of --model-size).")
 BASIS_OPTION = click.option(
-    "--basis", metavar="BASIS", default="checked", show_default=True,
+    "--basis", metavar="BASIS", default="checked", show_default=True, shell_complete=complete.names_in("api", "BASES"),
     help="checked (size by each recipe's need), estimate (also state the estimate), or guide (the guide's figure).")
 CATALOG_OPTION = click.option(
-    "--catalog", "catalog", metavar="FILE", multiple=True,
+    "--catalog", "catalog", metavar="FILE", multiple=True, shell_complete=complete.catalogs,
     help="A TOML file of [[gpu]] cards to add to the guide's, or a shipped catalog by name (current); repeatable.")
 PRICE_OPTION = click.option(
     "--price", "prices", metavar="CARD=USD", multiple=True,
     help="What you pay per card-hour for a catalog card (its id, =, USD), instead of its indicative price; repeatable.")
-COLOR_OPTION = click.option(
-    "--color/--no-color", "color", default=None,
-    help="Bold headings or none (default: on a terminal, unless NO_COLOR or TERM=dumb; FORCE_COLOR even when piped).")
+COLOR_WHEN = ("auto", "always", "never")
+_COLOR_OPTIONS = [
+    click.option("--color", "color", type=click.Choice(COLOR_WHEN), is_flag=False, flag_value="always", default=None,
+                 metavar="[auto|always|never]",
+                 help="Bold headings: always (--color alone), never, or auto: on a terminal, unless NO_COLOR or "
+                      "TERM=dumb; FORCE_COLOR even when piped (the default)."),
+    click.option("--no-color", "no_color", is_flag=True, default=None, help="The same as --color=never."),
+]
+
+
+def COLOR_OPTION(function: Callable[..., Any]) -> Callable[..., Any]:  # noqa: N802 - used like the other options
+    return _options(_COLOR_OPTIONS)(function)
 OUTPUT_OPTIONS = [
     click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True,
-                 help="text, markdown or json."),
-    click.option("--lang", metavar="LANG", help="es or en (default: EXPERT_LANG, then LC_ALL/LANG, then en)."),
+                 help="text, markdown or json.", shell_complete=complete.names_in("templating", "FORMATS")),
+    click.option("--lang", metavar="LANG", help="es or en (default: EXPERT_LANG, then LC_ALL/LANG, then en).",
+                 shell_complete=LANGS),
 ]
 
 
@@ -81,12 +96,12 @@ def _color() -> bool:
     not empty and not 0: even when piped), else TERM=dumb (never), else
     whether stdout is a terminal."""
     context = click.get_current_context(silent=True)
-    flag = None
-    while context is not None and flag is None:
-        flag = context.params.get("color")
+    when = None
+    while context is not None and when is None:
+        when = "never" if context.params.get("no_color") else context.params.get("color")
         context = context.parent
-    if flag is not None:
-        return bool(flag)
+    if when in ("always", "never"):
+        return when == "always"
     if os.environ.get("NO_COLOR"):
         return False
     if os.environ.get("FORCE_COLOR", "") not in ("", "0"):
@@ -166,12 +181,38 @@ def _lang(lang: str | None) -> str | None:
     return lang
 
 
-@click.group(invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The `expert` group, which is also the console script (so sphinx-click
+    and click-man find it): run standalone, every error is a message and an
+    exit status, never a traceback (:func:`_standalone`). `--color` before a
+    command takes no value unless one follows (`expert --color explain` is
+    `--color=always`)."""
+
+    def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
+        # prog_name "expert" names _EXPERT_COMPLETE, also for python -m expert
+        _standalone(lambda: super(_Group, self).main(args, prog_name or "expert", complete_var,
+                                                     standalone_mode=False, **extra))
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = list(args)
+        for at, arg in enumerate(args):
+            if not arg.startswith("-"):
+                break
+            if arg == "--color" and (at + 1 == len(args) or args[at + 1] not in COLOR_WHEN):
+                args[at] = "--color=always"
+        return super().parse_args(ctx, args)
+
+
+@click.group(cls=_Group, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(package_name="expert")
-@click.option("--lang", metavar="LANG", help="es or en, for every command (default: EXPERT_LANG, then LC_ALL/LANG).")
+@click.option("--lang", metavar="LANG", help="es or en, for every command (default: EXPERT_LANG, then LC_ALL/LANG).",
+              shell_complete=LANGS)
 @COLOR_OPTION
 @click.pass_context
-def main(ctx: click.Context, lang: str | None, color: bool | None) -> None:
+def main(ctx: click.Context, lang: str | None, color: str | None, no_color: bool | None) -> None:
     """Which GPU (or GPUs) to fine-tune a large language model on, and why.
 
     Without a command, `expert` asks you a few questions (the same as
@@ -263,11 +304,12 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
 @main.command(short_help="Answer and show the reasoning: how, why not, what if.")
 @_options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
           + [COLOR_OPTION])
-@click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.")
-@click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True,
+@click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.",
+              shell_complete=complete.catalog_cards)
+@click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True, shell_complete=complete.what_if,
               help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
 def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], catalog: tuple[str, ...],
-            basis: str, prices: tuple[str, ...], color: bool | None, model_config: str | None,
+            basis: str, prices: tuple[str, ...], color: str | None, no_color: bool | None, model_config: str | None,
             **profile: Any) -> None:
     """Answer a consultation and show the reasoning: how, why not, what if.
 
@@ -299,21 +341,47 @@ WHY_WORDS = {"?", "why", "por qué", "por que", "porqué", "porque", "¿por qué
 BACK_WORDS = {"back", "atrás", "atras", "volver"}
 
 
-def _read(prompt: str) -> str:
-    """One line of input; EOFError at the end of input. Echoes piped answers."""
-    _echo(prompt, nl=False)
-    sys.stdout.flush()
-    line = sys.stdin.readline()
-    if not line:
-        raise EOFError
-    if not sys.stdin.isatty():
+# Piped answers are read once: a bad or missing one ends the consultation
+# (exit 2) instead of asking again, and so many lines at most (`yes '?' | expert`).
+MAX_PIPED_LINES = 200
+
+
+class _Input:
+    """Where answers come from: a person at a terminal (line editing and
+    history through the standard library's readline, where the platform has
+    it) or piped lines, read once and echoed."""
+
+    def __init__(self) -> None:
+        stdin, stdout = sys.stdin, sys.stdout
+        self.interactive = bool(stdin is not None and stdin.isatty() and stdout is not None and stdout.isatty())
+        self.lines = 0
+        if self.interactive:
+            try:   # input() edits lines and keeps history once readline is imported
+                import readline  # noqa: F401
+            except ImportError:   # Windows without pyreadline: plain input()
+                pass
+
+    def read(self, prompt: str) -> str:
+        """One line of input; EOFError at the end of input."""
+        if self.interactive:
+            try:
+                return input(prompt)
+            except OSError as error:
+                raise _OutputError(error) from None
+        _echo(prompt, nl=False)
+        sys.stdout.flush()
+        self.lines += 1
+        line = sys.stdin.readline(4096) if self.lines <= MAX_PIPED_LINES else ""
+        if not line:
+            raise EOFError
         _echo(terminal(line.rstrip("\n")))
-    return line.rstrip("\n")
+        return line.rstrip("\n")
 
 
 @main.command()
 @_options(PROFILE_OPTIONS + [CATALOG_OPTION, OUTPUT_OPTIONS[1], COLOR_OPTION])
-def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, **known: Any) -> None:
+def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no_color: bool | None = None,
+        **known: Any) -> None:
     """Answer a few questions and get a recommendation (interactive).
 
     At any question: ? or why (por qué) says why it is asked, back (atrás)
@@ -339,6 +407,8 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
     color = _color()
     bold = (lambda s: click.style(s, bold=True)) if color else (lambda s: s)
     width = _width()
+    source = _Input()
+    question = None
     try:
         _echo(_wrap(_("Answer a few questions (? or why: why it is asked; back: previous question; "
                       "Enter: the default in brackets)."), width))
@@ -349,7 +419,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
                 _echo(_wrap(f"({question.hint})", width))
             if question.choices:
                 _echo("  " + "   ".join(f"{n}) {c['label']}" for n, c in enumerate(question.choices, 1)))
-            line = _read(f"[{question.default_label}] > ")
+            line = source.read(f"[{question.default_label}] > ")
             word = " ".join(line.strip().lower().split())
             if word in WHY_WORDS:
                 _echo(_wrap(question.why, width, "  ", "  "))
@@ -363,11 +433,14 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
                     "no" if question.default is None else question.default))
             except AnswerError as error:
                 sys.stdout.flush()
+                if not source.interactive:   # asking again would read the next answer as this one's
+                    _fail(_("Error: %(error)s (the question: %(question)s)") % {
+                        "error": error, "question": question.text}, 2)
                 _echo(terminal(str(error)), err=True)
         _echo()
         _echo(consultation.result().render("text", width=width))
         try:
-            reply = _read(_("Show the full reasoning? (yes/no) [no] > "))
+            reply = source.read(_("Show the full reasoning? (yes/no) [no] > "))
         except EOFError:
             reply = ""
         if reply.strip().lower() in ("y", "yes", "s", "sí", "si"):
@@ -380,6 +453,9 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: bool | None = None, *
         sys.exit(130)
     except EOFError:
         _echo()
+        if not source.interactive and question is not None:
+            _fail(_("Error: the input ended before an answer to the question: %(question)s") % {
+                "question": question.text}, 2)
         _echo(_("Input ended before the consultation was complete."), err=True)
         sys.exit(1)
 
@@ -416,10 +492,12 @@ def models(names: tuple[str, ...], fmt: str, lang: str | None) -> None:
 
 
 @main.command(short_help="List the knowledge base's rules, with their citations.")
-@click.argument("ids", nargs=-1, metavar="[ID]...")
-@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
-@click.option("--lang", metavar="LANG", help="es or en.")
-@click.option("--rules", "rules_dir", metavar="DIR", help="A knowledge base other than the shipped one.")
+@click.argument("ids", nargs=-1, metavar="[ID]...", shell_complete=complete.rule_ids)
+@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.",
+              shell_complete=complete.names_in("templating", "FORMATS"))
+@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
+@click.option("--rules", "rules_dir", metavar="DIR", help="A knowledge base other than the shipped one.",
+              shell_complete=complete.directories)
 def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | None) -> None:
     """List the rules of the knowledge base: id, guide section, conclusion, explanation.
 
@@ -443,10 +521,41 @@ def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | Non
     _run(action, lang)
 
 
+@main.command(short_help="List the cards: the guide's, the shipped catalogs, the cards you can name.")
+@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
+              shell_complete=complete.words("text", "json"))
+@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
+def catalogs(fmt: str, lang: str | None) -> None:
+    """List the cards the knowledge base knows.
+
+    The guide's cards (always considered), the catalogs that ship with
+    expert, used by name from any directory (--catalog current), and the
+    cards you can name as your own GPU (--vram "RTX 3090"), with the names
+    people write for them.
+
+    \b
+    Examples:
+      expert catalogs
+      expert catalogs --format json
+    """
+    lang = _lang(lang)
+
+    def action() -> str:
+        from . import listing
+        from .api import knowledge_base, shipped_catalogs
+        from .i18n import Localizer, resolve_lang
+
+        tr = Localizer(resolve_lang(lang))
+        return listing.render(listing.describe(knowledge_base(), shipped_catalogs()), fmt, tr)
+
+    _run(action, lang)
+
+
 @main.command(short_help="Validate a knowledge base and user catalogs.")
-@click.option("--rules", "rules_dir", metavar="DIR", help="The knowledge base to check (default: the shipped one).")
+@click.option("--rules", "rules_dir", metavar="DIR", help="The knowledge base to check (default: the shipped one).",
+              shell_complete=complete.directories)
 @CATALOG_OPTION
-@click.option("--lang", metavar="LANG", help="es or en.")
+@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
 def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> None:
     """Validate a knowledge base and user catalogs before they ship.
 
@@ -485,25 +594,29 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
 @click.option("--model-size", "--model", "model_size_b", metavar="SIZE",
               help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B.")
 @MODEL_CONFIG_OPTION
-@click.option("--method", metavar="METHOD", help="full, lora or qlora.")
+@click.option("--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method"))
 @click.option("--gpus", metavar="N", help="How many GPUs share the run (default 1).")
-@click.option("--strategy", metavar="STRATEGY", help="single, ddp, zero1, zero2, zero3 or fsdp (default: zero3 with several GPUs).")
+@click.option("--strategy", metavar="STRATEGY", help="single, ddp, zero1, zero2, zero3 or fsdp (default: zero3 with several GPUs).",
+              shell_complete=complete.names_in("estimate", "STRATEGIES"))
 @click.option("--offload/--no-offload", default=None, help="Offload gradients and optimizer state to CPU memory.")
 @click.option("--seq-len", "seq_len", metavar="TOKENS", help="Sequence length (default 1024).")
 @click.option("--batch", metavar="N", help="Micro-batch per GPU (default 1).")
 @click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing (default on).")
 @click.option("--optimizer", metavar="NAME", help="adamw, adamw8bit, paged-adamw8bit or sgd.")
-@click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master) or bf16 (pure).")
+@click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master) or bf16 (pure).",
+              shell_complete=complete.names_in("estimate", "PRECISIONS"))
 @click.option("--base-bits", "base_bits", metavar="BITS", help="Frozen weights of LoRA: 16, 8 or 4.")
 @click.option("--lora-rank", "lora_rank", metavar="R", help="LoRA rank (default 16).")
-@click.option("--gpu", metavar="ID",
-              help="The card, for the training time: a catalog id (default: timing.toml's reference card).")
+@click.option("--gpu", metavar="ID", shell_complete=complete.catalog_cards,
+              help="The card, for the training time: a catalog id or a card you own (expert catalogs lists them; "
+                   "default: timing.toml's reference card).")
 @click.option("--dataset", "dataset_examples", metavar="N", help="Training examples, for the time (default 10000).")
 @click.option("--tokens-per-example", "tokens_per_example", metavar="N",
               help="Tokens in one example, for the time (default: the sequence length).")
 @click.option("--epochs", metavar="N", help="Passes over the dataset, for the time (default 1).")
-@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.")
-@click.option("--lang", metavar="LANG", help="es or en.")
+@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
+              shell_complete=complete.words("text", "json"))
+@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
 @CATALOG_OPTION
 def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -> None:
     """Estimate from first principles the GPU memory a fine-tuning run needs.
@@ -555,14 +668,13 @@ def _to_stderr(message: str) -> None:
 
 
 def _output_failed(error: OSError) -> int:
-    """Report output that could not be written; stop writing it. Exit status 1."""
+    """Report output that could not be written; stop writing it. Exit status 1.
+    A closed pipe (`expert rules | head`) is quiet: the reader wanted no more."""
     import errno
 
     _ = _command_gettext()
     reason = terminal(error.strerror or type(error).__name__)
-    if error.errno == errno.EPIPE:
-        _to_stderr(_("Error: the output was closed before it was complete (%(reason)s).") % {"reason": reason})
-    else:
+    if error.errno != errno.EPIPE:
         _to_stderr(_("Error: the output could not be written (%(reason)s).") % {"reason": reason})
     # What is still buffered goes nowhere, instead of failing again at exit.
     for stream in (sys.stdout, sys.stderr):
@@ -578,12 +690,16 @@ def _output_failed(error: OSError) -> int:
 
 
 def run() -> None:
-    """The ``expert`` command (and ``python -m expert``): every error is a
-    message on stderr and an exit status, never a traceback."""
+    """``python -m expert``: the same as the ``expert`` command (the group, run standalone)."""
+    main.main()
+
+
+def _standalone(call: Callable[[], Any]) -> None:
+    """Run the group: every error is a message on stderr and an exit status, never a traceback."""
     code: Any = 0
     try:
         try:
-            code = main.main(standalone_mode=False)
+            code = call()
         except SystemExit as done:
             code = done.code
         if type(sys.stdout).__name__ == "_PacifyFlushWrapper":   # click met a closed pipe and said nothing

@@ -32,6 +32,8 @@ STATE_VERSION = 2
 # Saved state is data from outside (a chatbot's store): it is bounded and every
 # key is checked before anything is built from it.
 STATE_KEYS = ("version", "lang", "catalog", "known", "answers", "history")
+# Present only while a "which card?" question is pending (its field).
+OPTIONAL_STATE_KEYS = ("which",)
 MAX_STATE_BYTES = 8192
 MAX_CATALOGS = 8
 # Words that mean "none" for the optional fields (no own GPU, no deadline).
@@ -84,10 +86,16 @@ class Consultation:
         for name, value in known_facts.items():
             self._check_field(name)
             if value is not None:
-                self.known[name] = self._kept(name, value, profile_module.parse_field(self._kb, name, value,
-                                                                                       self._tr))
+                spec = self._kb.fields[name]
+                # a card's name is kept as its id, as an answer is: the profile records the card
+                card = (profile_module.named_card(self._kb, name, value, self._tr)
+                        if spec.cards and isinstance(value, str) and not profile_module.says_none(spec, value) else None)
+                self.known[name] = card or self._kept(name, value, profile_module.parse_field(self._kb, name, value,
+                                                                                               self._tr))
         self.answers: dict[str, Any] = {}
         self.history: list[str] = []
+        # A field answered "yes" that takes a card's name: its question asks which card next.
+        self.which: str | None = None
 
     # --- the conversation -----------------------------------------------------
 
@@ -102,6 +110,8 @@ class Consultation:
         for spec in self._kb.questions:
             if spec.field in facts:
                 continue
+            if spec.field == self.which:
+                return self._question(spec, which=True)
             if spec.condition.source != "true":
                 run = run or self._provisional(facts)
                 env = {"profile": run.profile, "req": run.req or {}, "pick": run.pick or {}}
@@ -113,7 +123,13 @@ class Consultation:
     def answer(self, question_id: str, raw: Any) -> None:
         """Validate and store an answer (again to change it). Raises AnswerError; nothing is stored then."""
         self._check_field(question_id)
+        if (self._kb.fields[question_id].cards and question_id != self.which and isinstance(raw, str)
+                and profile_module.says_yes(raw)):
+            self.which = question_id       # "yes, I have one": the question asks which
+            return
         value = self._parse(question_id, raw)
+        if question_id == self.which:
+            self.which = None
         self.answers[question_id] = value
         if question_id in self.history:
             self.history.remove(question_id)
@@ -121,6 +137,9 @@ class Consultation:
 
     def back(self) -> str | None:
         """Undo the last answer; returns the id of the question it answered, or None."""
+        if self.which is not None:       # back from "which card?" to "do you have one?"
+            field_name, self.which = self.which, None
+            return field_name
         if not self.history:
             return None
         last = self.history.pop()
@@ -139,8 +158,11 @@ class Consultation:
     def to_dict(self) -> dict[str, Any]:
         """The state to keep between chat turns: plain data (no file paths),
         a few hundred bytes; catalogs by their registered ids."""
-        return {"version": STATE_VERSION, "lang": self.lang, "catalog": list(self.catalog),
-                "known": dict(self.known), "answers": dict(self.answers), "history": list(self.history)}
+        state = {"version": STATE_VERSION, "lang": self.lang, "catalog": list(self.catalog),
+                 "known": dict(self.known), "answers": dict(self.answers), "history": list(self.history)}
+        if self.which is not None:
+            state["which"] = self.which
+        return state
 
     @classmethod
     def from_dict(cls, state: Any, rules_dir: str | Path | None = None) -> "Consultation":
@@ -160,6 +182,12 @@ class Consultation:
         for name in history + [name for name in answers if name not in history]:
             value = answers[name]
             consultation.answer(name, "no" if value is None else value)
+        which = state.get("which")
+        if which is not None and not consultation._kb.fields[which].cards:
+            raise InputError("state", tr.gettext("state: '%(key)s' is not accepted; %(accepted)s.") % {
+                "key": "which", "accepted": tr.gettext("a profile field that takes a card's name")})
+        if which is not None and which not in consultation.facts():
+            consultation.which = which
         return consultation
 
     # --- helpers --------------------------------------------------------------
@@ -206,6 +234,10 @@ class Consultation:
                 for choice in choices:
                     if text.lower() == str(choice["label"]).lower():
                         return choice["value"]
+                if spec.cards:      # a card's name is kept as its id: the profile records the card
+                    card = profile_module.named_card(self._kb, name, text, self._tr)
+                    if card is not None:
+                        return card
             return self._kept(name, text, profile_module.parse_field(self._kb, name, text, self._tr))
         except InputError as error:
             raise AnswerError(error.field, str(error)) from None
@@ -226,7 +258,7 @@ class Consultation:
             return [{"value": True, "label": self._tr.gettext("yes")}, {"value": False, "label": self._tr.gettext("no")}]
         return [{"value": c, "label": self._tr.gettext(spec.choice_labels[c])} for c in spec.choices]
 
-    def _question(self, spec: Any) -> Question:
+    def _question(self, spec: Any, which: bool = False) -> Question:
         field_spec = self._kb.fields[spec.field]
         _ = self._tr.gettext
         rules = [rule.id for rule in self._kb.rules
@@ -243,7 +275,8 @@ class Consultation:
             default_label = _(field_spec.choice_labels[default])
         else:
             default_label = self._tr.number(default, 2)
-        return Question(spec.field, _(spec.text), _(spec.hint) if spec.hint else None, field_spec.type,
+        text, hint = (spec.which_text, spec.which_hint) if which and spec.which_text else (spec.text, spec.hint)
+        return Question(spec.field, _(text), _(hint) if hint else None, field_spec.type,
                         self._choices(spec.field), _UNITS.get(field_spec.type), default, default_label,
                         default is None, why, rules)
 
@@ -265,10 +298,10 @@ def _check_state(state: Any) -> None:
         raise refuse("state", tr.gettext("it must be plain JSON data")) from None
     if size > MAX_STATE_BYTES:
         raise refuse("state", tr.gettext("at most %(most)s bytes") % {"most": MAX_STATE_BYTES})
-    unknown = sorted(str(key) for key in state if key not in STATE_KEYS)
+    unknown = sorted(str(key) for key in state if key not in STATE_KEYS + OPTIONAL_STATE_KEYS)
     if unknown:
         raise refuse(profile_module.shown(unknown[0]), tr.gettext("the keys are %(keys)s") % {
-            "keys": ", ".join(STATE_KEYS)})
+            "keys": ", ".join(STATE_KEYS + OPTIONAL_STATE_KEYS)})
     missing = [key for key in STATE_KEYS if key not in state]
     if missing:
         raise refuse(missing[0], tr.gettext("it is missing"))
@@ -290,3 +323,5 @@ def _check_state(state: Any) -> None:
     if not (isinstance(history, list) and all(isinstance(h, str) and h in PROFILE_FIELDS for h in history)
             and len(history) == len(set(history))):
         raise refuse("history", tr.gettext("a list of answered profile fields, each once"))
+    if "which" in state and state["which"] not in PROFILE_FIELDS:
+        raise refuse("which", tr.gettext("a profile field that takes a card's name"))

@@ -228,9 +228,11 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
             "accepted": tr.list(STRATEGIES[1:], style="or")})
     setup = replace(setup, **changes)
     gpu = raw.get("gpu")
-    if gpu is not None and kb.card(str(gpu).strip().lower()) is None:
-        raise refuse("gpu", gpu, tr.gettext("choose a card of the catalog: %(accepted)s") % {
-            "accepted": ", ".join(card.id for card in kb.catalog)})
+    from .sizing import named_card
+
+    if gpu is not None and named_card(kb, str(gpu).strip().lower()) is None:
+        raise refuse("gpu", gpu, tr.gettext("choose a card of the catalog or one you own: %(accepted)s") % {
+            "accepted": ", ".join([card.id for card in kb.catalog] + [card.id for card in kb.owned])})
     run = {"gpu": str(gpu).strip().lower() if gpu is not None else None,
            "dataset_examples": field("dataset_examples"),
            "tokens_per_example": field("tokens_per_example") if profile_module.is_given(

@@ -17,7 +17,7 @@ from .errors import InputError
 from . import models
 from .escape import quoted
 from .i18n import Localizer
-from .kb import KnowledgeBase, ProfileField
+from .kb import KnowledgeBase, ProfileField, find_cards
 
 _NUMBER = r"(\d+(?:[.,]\d+)?|[.,]\d+)"
 _HOURS = re.compile(r"^" + _NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|d[ií]as?|min|minutes?|minutos?)?$",
@@ -25,6 +25,8 @@ _HOURS = re.compile(r"^" + _NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|d[ií]
 _WITH_UNIT = re.compile(r"^" + _NUMBER + r"\s*(gb|gib|g)?$", re.IGNORECASE)
 _COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
 _TRUE = {"yes", "y", "true", "1", "sí", "si", "s", "on"}
+# "Yes" as a person says it ("1" is a VRAM figure where a card's name is taken).
+_YES = {"yes", "y", "sí", "si", "s", "yep", "sure", "claro"}
 _FALSE = {"no", "n", "false", "0", "off"}
 _UNIT_HOURS = {"d": 24.0, "da": 24.0, "dí": 24.0, "di": 24.0, "mi": 1 / 60}
 # The longest text a value may be: a model name with its organisation and
@@ -41,6 +43,11 @@ NONE_WORDS = {"no", "none", "n", "nope", "ninguna", "ninguno", "nada", "sin", "s
 def says_none(spec: ProfileField, value: Any) -> bool:
     """Whether ``value`` answers "none" for an optional field."""
     return spec.default is None and isinstance(value, str) and value.strip().lower() in NONE_WORDS
+
+
+def says_yes(text: str) -> bool:
+    """Whether ``text`` answers "yes" (yes, sí, y, ...)."""
+    return text.strip().lower() in _YES
 
 
 def is_given(value: Any) -> bool:
@@ -78,6 +85,7 @@ class _Parser:
     def __init__(self, spec: ProfileField, tr: Localizer, kb: KnowledgeBase | None = None) -> None:
         self.spec, self.tr, self.kb = spec, tr, kb
         self.resolved: models.Resolved | None = None
+        self.card: str | None = None     # the id of the card a name named (fields with cards = true)
 
     def error(self, template: str, value: Any, **params: Any) -> InputError:
         message = self.tr.gettext(template) % {
@@ -86,13 +94,13 @@ class _Parser:
 
     def number(self, value: Any, pattern: re.Pattern[str] | None, example: str) -> tuple[float, str | None]:
         if isinstance(value, bool):
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not a number; for example %(example)s.",
+            raise self.error("%(label)s: '%(value)s' is not a number; for example %(example)s.",
                              value, example=example)
         if isinstance(value, int):
             try:
                 return float(value), None
             except OverflowError:
-                raise self.error("%(label)s (%(field)s): '%(value)s' is not a finite number.", value) from None
+                raise self.error("%(label)s: '%(value)s' is not a finite number.", value) from None
         if isinstance(value, float):
             return value, None
         if isinstance(value, str) and pattern is not None:
@@ -104,7 +112,7 @@ class _Parser:
                 return float(value.strip()), None
             except ValueError:
                 pass
-        raise self.error("%(label)s (%(field)s): '%(value)s' is not a number; for example %(example)s.",
+        raise self.error("%(label)s: '%(value)s' is not a number; for example %(example)s.",
                          value, example=example)
 
     def bound(self, number: float) -> str:
@@ -121,22 +129,22 @@ class _Parser:
     def bounded(self, number: float, value: Any) -> float:
         spec = self.spec
         if not math.isfinite(number):
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not a finite number.", value)
+            raise self.error("%(label)s: '%(value)s' is not a finite number.", value)
         if spec.min_exclusive is not None and number <= spec.min_exclusive:
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be greater than %(bound)s.",
+            raise self.error("%(label)s: '%(value)s' is not accepted; it must be greater than %(bound)s.",
                              value, bound=self.bound(spec.min_exclusive))
         if spec.min is not None and number < spec.min:
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be at least %(bound)s.",
+            raise self.error("%(label)s: '%(value)s' is not accepted; it must be at least %(bound)s.",
                              value, bound=self.bound(spec.min))
         if spec.max is not None and number > spec.max:
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; it must be at most %(bound)s.",
+            raise self.error("%(label)s: '%(value)s' is not accepted; it must be at most %(bound)s.",
                              value, bound=self.bound(spec.max))
         return number
 
     def parse(self, value: Any) -> Any:
         kind = self.spec.type
         if isinstance(value, str) and len(value) > MAX_TEXT:
-            raise self.error("%(label)s (%(field)s): '%(value)s' is too long; at most %(most)s characters.",
+            raise self.error("%(label)s: '%(value)s' is too long; at most %(most)s characters.",
                              value, most=MAX_TEXT)
         if kind == "size":
             return self.bounded(self.size(value), value)
@@ -144,6 +152,8 @@ class _Parser:
             number, unit = self.number(value, _HOURS, "8, 8h, 2 days")
             factor = _UNIT_HOURS.get((unit or "h")[:2], 1.0)
             return self.bounded(number * factor, value)
+        if kind == "number" and self.spec.cards and isinstance(value, str) and self.kb is not None:
+            return self.card_or_number(value)
         if kind == "number":
             return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
         if kind == "amount":
@@ -154,6 +164,25 @@ class _Parser:
             return self.boolean(value)
         return self.choice(value)
 
+    def card_or_number(self, value: str) -> float:
+        """A card's name (of rules/owned.toml or the catalog): its VRAM; else a figure in GB."""
+        assert self.kb is not None
+        text = value.strip()
+        if text.lower() in _YES:
+            raise self.error("%(label)s: which GPU? Give its name, such as %(examples)s, or its VRAM in GB, such as "
+                             "24.", value, examples=self.tr.list(list(self.kb.owned_examples), style="or"))
+        found = find_cards(self.kb, text)
+        if len(found) > 1:
+            raise self.error("%(label)s: '%(value)s' could be %(cards)s; say which, or give its VRAM in GB.", value,
+                             cards=self.tr.list([name for _, name, _ in found], style="or"))
+        if found:
+            self.card = found[0][0]
+            return self.bounded(found[0][2], value)
+        if _WITH_UNIT.match(text):
+            return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
+        raise self.error("%(label)s: '%(value)s' is neither a VRAM figure in GB (24, 24 GB) nor a GPU the knowledge "
+                         "base knows: %(cards)s.", value, cards=", ".join(card.id for card in self.kb.owned))
+
     def size(self, value: Any) -> float:
         """A size or a model name, through the one resolver (expert/models.py)."""
         assert self.kb is not None
@@ -161,10 +190,10 @@ class _Parser:
         if resolved is None and isinstance(value, str) and value.strip():
             close = models.suggestions(self.kb, value)
             if close:
-                raise self.error("%(label)s (%(field)s): '%(value)s' is not a size or a model we know; did you mean "
+                raise self.error("%(label)s: '%(value)s' is not a size or a model we know; did you mean "
                                  "%(names)s? A size in billions (7, 70B) is accepted too.", value,
                                  names=self.tr.list(close, style="or"))
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not a size or a model we know; give the size "
+            raise self.error("%(label)s: '%(value)s' is not a size or a model we know; give the size "
                              "in billions (7, 70B) or a model's name (Llama-3.1-8B, Mixtral-8x7B; `expert models` "
                              "lists them).", value)
         if resolved is None:
@@ -177,7 +206,7 @@ class _Parser:
         number *= {"k": 1e3, "m": 1e6}.get(unit or "", 1)
         self.bounded(number, value)
         if number != int(number):
-            raise self.error("%(label)s (%(field)s): '%(value)s' is not a whole number.", value)
+            raise self.error("%(label)s: '%(value)s' is not a whole number.", value)
         return int(number)
 
     def boolean(self, value: Any) -> bool:
@@ -189,13 +218,13 @@ class _Parser:
                 return True
             if text in _FALSE:
                 return False
-        raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; answer yes or no.", value)
+        raise self.error("%(label)s: '%(value)s' is not accepted; answer yes or no.", value)
 
     def choice(self, value: Any) -> str:
         if isinstance(value, str) and value.strip().lower() in self.spec.choices:
             return value.strip().lower()
         accepted = self.tr.list(self.spec.choices, style="or")
-        raise self.error("%(label)s (%(field)s): '%(value)s' is not accepted; choose %(accepted)s.",
+        raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.",
                          value, accepted=accepted)
 
 
@@ -206,10 +235,13 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,
     ``model_size_b`` is resolved (a size, a model of the table, a name read by
     its pattern) and the profile gains the derived fields of
     :meth:`expert.models.Resolved.profile_fields`; ``model_config`` (the path
-    of a Hugging Face config.json) stands for ``model_size_b``.
+    of a Hugging Face config.json) stands for ``model_size_b``. Besides, the
+    profile says which card a name given for the person's own GPU named
+    (``own_gpu``: its id, or None).
     """
     profile: dict[str, Any] = {}
     assumed: list[str] = []
+    own_gpu = None
     resolved: models.Resolved | None = None
     if model_config is not None:
         resolved = resolve_size(kb, given.get("model_size_b"), tr, model_config)
@@ -224,13 +256,19 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,
         else:
             parser = _Parser(spec, tr, kb)
             profile[name] = parser.parse(value)
+            own_gpu = own_gpu or parser.card
             if name == "model_size_b" and resolved is None:
                 resolved = parser.resolved
     if resolved is None:
         resolved = models.Resolved(profile["model_size_b"], profile["model_size_b"], "number")
     profile.update(resolved.profile_fields())
     profile["model_shape"] = resolved.shape
+    profile[OWN_GPU] = own_gpu
     return profile, assumed
+
+
+# The profile key that records the card the person named as their own.
+OWN_GPU = "own_gpu"
 
 
 def resolve_size(kb: KnowledgeBase, value: Any, tr: Localizer, model_config: Any = None) -> models.Resolved:
@@ -251,3 +289,11 @@ def resolve_size(kb: KnowledgeBase, value: Any, tr: Localizer, model_config: Any
 def parse_field(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> Any:
     """Parse one field's value (for callers that take answers one at a time)."""
     return _Parser(kb.fields[name], tr, kb).parse(value)
+
+
+def named_card(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> str | None:
+    """The id of the card ``value`` names for field ``name``, if it names one
+    (raises InputError like parse_field when the value is not accepted)."""
+    parser = _Parser(kb.fields[name], tr, kb)
+    parser.parse(value)
+    return parser.card

@@ -31,13 +31,13 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     """The estimate as a breakdown with a horizontal bar per component, or
     JSON; with ``run`` (from ``estimate.from_input``), how long it trains."""
     from .estimate import COMPONENTS, fitting_cards
-    from .sizing import own_card, run_time
+    from .sizing import named_card, own_card, run_time
 
     check_format(fmt, lang, ("text", "json"))
     fits = fitting_cards(kb, result)
     time = None
     if run is not None:
-        card = kb.card(run["gpu"]) if run["gpu"] else own_card(kb, {})
+        card = named_card(kb, run["gpu"]) or own_card(kb, {})
         time = run_time(kb, result.setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"])
     if fmt == "json":
         data = result.to_dict()
@@ -101,7 +101,9 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         params["card"] = one_line(reference_card(kb).name)
         return _("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
                  "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
-    params["cards"] = "%s × %s" % (time["count"], one_line(kb.card(time["gpu"]).name))
+    from .sizing import named_card
+
+    params["cards"] = "%s × %s" % (time["count"], one_line(named_card(kb, time["gpu"]).name))
     return _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params
 

@@ -13,7 +13,7 @@ from .conditions import COMPARED
 from .engine import Firing, Run, effective
 from .escape import json_text, one_line
 from .i18n import Localizer
-from .kb import KnowledgeBase, RuleDef, load
+from .kb import KnowledgeBase, RuleDef, find_cards, load
 from .templating import check_format, environment
 
 _HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours", "next_hours", "fastest_hours", "cheap_hours"}
@@ -236,6 +236,11 @@ class _Writer:
 
     def option_label(self, option: Mapping[str, Any]) -> str:
         if option["where"] == "own":
+            named = self.run.profile.get("own_gpu")
+            found = find_cards(self.kb, named) if named else []
+            if found:      # the card the person named
+                return self._("your %(card)s (%(vram)s)") % {"card": one_line(found[0][1]),
+                                                             "vram": self.tr.gb(option["total_vram_gb"])}
             return self._("your GPU (%(vram)s)") % {"vram": self.tr.gb(option["total_vram_gb"])}
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
 

@@ -106,11 +106,29 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
 
 def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
     """The person's own GPU, as a card: one device, no fast link, nothing to
-    rent, and the speed timing.toml [own] gives a card that is not named."""
-    like = reference_card(kb)
-    return Card("own", "own", "unknown", float(profile.get("vram_gb") or 0.0), 1, "own", "own", False,
-                like.bf16_tflops, like.memory_bandwidth_gbs, "pcie", 0.0, 1, "timing.toml [own]",
-                0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=True)
+    rent; as fast as the card the person named (``own_gpu``: rules/owned.toml
+    or the catalog), else as timing.toml [own] says, and marked assumed."""
+    named = named_card(kb, profile.get("own_gpu"))
+    like = named or reference_card(kb)
+    return Card("own", "own", named.vendor if named else "unknown", float(profile.get("vram_gb") or 0.0), 1, "own",
+                "own", False, like.bf16_tflops, like.memory_bandwidth_gbs, "pcie", 0.0, 1, like.hardware_source,
+                0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=named is None)
+
+
+def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:
+    """The card an id names, with its speed: a catalog card, or a card people
+    own (rules/owned.toml) as one device of its own; None for no id."""
+    if not gpu:
+        return None
+    card = kb.card(gpu)
+    if card is not None:
+        return card
+    owned = next((c for c in kb.owned if c.id == gpu), None)
+    if owned is None:
+        return None
+    return Card(owned.id, owned.name, "nvidia", owned.vram_gb, 1, "own", "consumer", False, owned.bf16_tflops,
+                owned.memory_bandwidth_gbs, "pcie", 0.0, 1, owned.hardware_source, 0.0, 0.0, "", (), 0.0, 0.0, (),
+                "owned.toml", "owned")
 
 
 def reference_card(kb: KnowledgeBase) -> Card:

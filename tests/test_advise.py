@@ -24,7 +24,7 @@ def test_result_has_the_contract_keys() -> None:
                                     "interruptible",
                                     # the model as named and its resolved sizes (expert/models.py)
                                     "model_name", "model_id", "model_label", "model_read_as", "model_active_b",
-                                    "model_experts", "model_experts_per_token", "model_shape"}
+                                    "model_experts", "model_experts_per_token", "model_shape", "own_gpu"}
     assert data["profile"]["model_active_b"] == data["profile"]["model_size_b"] == 70
     assert "vram_gb" in data["requirement"]
     for rec in data["recommendations"]:

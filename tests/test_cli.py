@@ -35,7 +35,7 @@ def test_every_flag_reaches_the_profile() -> None:
         "dataset_examples": 5000, "tokens_per_example": 2000, "epochs": 2.5, "purpose": "production",
         "interruptible": True,
         "model_name": None, "model_id": None, "model_label": None, "model_read_as": "number", "model_active_b": 13,
-        "model_experts": None, "model_experts_per_token": None, "model_shape": None}
+        "model_experts": None, "model_experts_per_token": None, "model_shape": None, "own_gpu": None}
     negatives = json.loads(invoke("advise", "--no-rocm", "--no-interruptible", "--format", "json").stdout)
     assert negatives["profile"]["rocm_ok"] is False and negatives["assumed"].count("rocm_ok") == 0
 
@@ -65,11 +65,12 @@ def test_language_from_the_environment() -> None:
 
 
 @pytest.mark.parametrize("args, field", [
-    (["--model-size", "-5"], "model_size_b"), (["--model-size", "abc"], "model_size_b"),
-    (["--model-size", "0"], "model_size_b"), (["--model-size", "nan"], "model_size_b"),
-    (["--model-size", "inf"], "model_size_b"), (["--model-size", "9" * 400], "model_size_b"),
-    (["--deadline", "0"], "deadline_h"), (["--vram", "-1"], "vram_gb"), (["--dataset", "1.5"], "dataset_examples"),
-    (["--method", "sft"], "method"), (["--budget", "tiny"], "budget"), (["--purpose", "x"], "purpose"),
+    (["--model-size", "-5"], "model size:"), (["--model-size", "abc"], "model size:"),
+    (["--model-size", "0"], "model size:"), (["--model-size", "nan"], "model size:"),
+    (["--model-size", "inf"], "model size:"), (["--model-size", "9" * 400], "model size:"),
+    (["--deadline", "0"], "deadline:"), (["--vram", "-1"], "VRAM of your own GPU:"),
+    (["--dataset", "1.5"], "training examples:"),
+    (["--method", "sft"], "fine-tuning method:"), (["--budget", "tiny"], "budget:"), (["--purpose", "x"], "purpose:"),
     (["--lang", "fr"], "lang"), (["--format", "xml"], "format"),
 ])
 def test_invalid_input_exits_2_with_a_message_and_no_traceback(args: list[str], field: str) -> None:
@@ -77,6 +78,7 @@ def test_invalid_input_exits_2_with_a_message_and_no_traceback(args: list[str], 
     assert done.exit_code == 2
     assert done.stdout == ""
     assert done.stderr.startswith("Error: ") and field in done.stderr
+    assert "_b" not in done.stderr and "_gb" not in done.stderr   # labels, not internal names
     assert "Traceback" not in done.stderr and done.exception is None or isinstance(done.exception, SystemExit)
 
 
@@ -91,7 +93,7 @@ def test_an_empty_value_means_not_given_in_every_command() -> None:
 def test_errors_in_spanish() -> None:
     done = invoke("advise", "--model-size", "abc", "--lang", "es")
     assert done.exit_code == 2
-    assert done.stderr == ("Error: tamaño del modelo (model_size_b): «abc» no es un tamaño ni un modelo conocido; "
+    assert done.stderr == ("Error: tamaño del modelo: «abc» no es un tamaño ni un modelo conocido; "
                            "indica el tamaño en miles de millones (7, 70B) o el nombre de un modelo (Llama-3.1-8B, "
                            "Mixtral-8x7B; `expert models` los lista).\n")
 

@@ -1,4 +1,4 @@
-"""Colour (bold headings): --color/--no-color, then NO_COLOR, FORCE_COLOR, TERM=dumb, then whether stdout is a terminal."""
+"""Colour (bold headings): --color[=auto|always|never]/--no-color, then NO_COLOR, FORCE_COLOR, TERM=dumb, then whether stdout is a terminal."""
 
 from __future__ import annotations
 
@@ -33,6 +33,13 @@ def output(args: list[str], input: str | None = None, **env: str | None) -> str:
     ([*EXPLAIN, "--no-color"], {"FORCE_COLOR": "1"}, False),
     (["--no-color", *EXPLAIN, "--color"], {}, True),                   # the command's flag wins over the group's
     (["--color", *EXPLAIN, "--no-color"], {}, False),
+    (["--color=always", *EXPLAIN], {}, True),
+    ([*EXPLAIN, "--color", "always"], {"NO_COLOR": "1"}, True),
+    ([*EXPLAIN, "--color=never"], {"FORCE_COLOR": "1"}, False),
+    (["--color", "never", *EXPLAIN], {"FORCE_COLOR": "1"}, False),
+    ([*EXPLAIN, "--color", "auto"], {}, False),                        # auto: piped, so none
+    ([*EXPLAIN, "--color=auto"], {"FORCE_COLOR": "1"}, True),          # auto follows the environment
+    (["--color=always", *EXPLAIN, "--color=auto"], {}, False),         # the command's auto wins too
 ])
 def test_explain_is_bold_when_asked(args: list[str], env: dict[str, str], bold: bool) -> None:
     text = output(args, **env)
@@ -74,5 +81,11 @@ def test_advise_and_errors_stay_plain() -> None:
 
 
 def test_help_documents_the_flag() -> None:
-    assert "--color / --no-color" in output(["--help"])
-    assert "--color / --no-color" in output(["explain", "--help"])
+    for args in (["--help"], ["explain", "--help"], ["ask", "--help"]):
+        text = output(args)
+        assert "--color [auto|always|never]" in text and "--no-color" in text
+
+
+def test_a_bad_color_value_is_a_usage_error() -> None:
+    done = CliRunner().invoke(main, ["explain", "--color", "sometimes"], env=QUIET)
+    assert done.exit_code == 2 and "'sometimes' is not one of 'auto', 'always', 'never'" in done.output

@@ -144,17 +144,42 @@ def ask(input_text: str, *args: str):  # type: ignore[no-untyped-def]
                               env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", "NO_COLOR": "1"})
 
 
-def test_cli_ask_answers_why_back_and_bad_input() -> None:
+def test_cli_ask_answers_why_and_back() -> None:
     # Tokens per example and epochs are asked too: 70B is a long run (Enter takes the defaults).
-    done = ask("70B\n?\nfoo\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\nno\n")
+    done = ask("70B\n?\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\nno\n")
     assert done.exit_code == 0, done.output
     out = done.stdout
     assert "Rules that use this answer: vram-requirement" in out          # why for the method question
-    assert "'foo' is not accepted" in done.stderr                         # bad answer, asked again
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
     assert "About how many tokens long is one training example?" in out
     assert "Recommendation\n  4 × NVIDIA H100 80 GB with a 16-bit base" in out
     assert "Show the full reasoning?" in out and "How the answer was reached" not in out
+
+
+@pytest.mark.parametrize("lang, message", [
+    ("en", "Error: fine-tuning method: 'foo' is not accepted; choose full, lora, or qlora. "
+           "(the question: Which fine-tuning method will you use?)"),
+    ("es", "Error: método de ajuste: «foo» no es válido; elige full, lora o qlora. "
+           "(la pregunta: ¿Qué método de ajuste vas a usar?)"),
+])
+def test_a_bad_piped_answer_ends_with_exit_2_naming_the_question(lang: str, message: str) -> None:
+    done = ask("70B\nfoo\n2\n", "--lang", lang)
+    assert done.exit_code == 2, done.output
+    assert done.stderr.strip() == message
+    assert done.stdout.count("[LoRA] > ") == 1                # read once, not asked again
+
+
+def test_piped_yes_ends() -> None:
+    """`yes | expert` answers 'y' to the first question: an error, not a loop."""
+    done = ask("y\n" * 10_000)
+    assert done.exit_code == 2
+    assert "(the question: How large is the model you want to fine-tune?)" in done.stderr
+
+
+def test_endless_piped_whys_end() -> None:
+    done = ask("?\n" * 10_000)
+    assert done.exit_code == 2
+    assert done.stderr.startswith("Error: the input ended before an answer to the question: How large")
 
 
 def test_cli_ask_offers_the_reasoning_and_takes_flags() -> None:
@@ -165,18 +190,18 @@ def test_cli_ask_offers_the_reasoning_and_takes_flags() -> None:
     assert "Cómo se llegó a la respuesta" in done.stdout
 
 
-def test_cli_ask_stops_cleanly_when_input_ends() -> None:
+def test_cli_ask_stops_with_exit_2_naming_the_question_when_piped_input_ends() -> None:
     done = ask("70B\n")
-    assert done.exit_code == 1
-    assert "Input ended before the consultation was complete." in done.stderr
+    assert done.exit_code == 2
+    assert done.stderr == "Error: the input ended before an answer to the question: Which fine-tuning method will you use?\n"
     assert "Traceback" not in done.output
 
 
 def test_cli_without_a_command_is_the_consultation() -> None:
     done = CliRunner().invoke(main, [], input="", env={"EXPERT_LANG": "en"})
-    assert done.exit_code == 1 and "How large is the model" in done.stdout
+    assert done.exit_code == 2 and "How large is the model" in done.stdout
 
 
 def test_cli_ask_rejects_bad_flags_with_exit_2() -> None:
     done = ask("", "--model-size", "-1")
-    assert done.exit_code == 2 and "model_size_b" in done.stderr
+    assert done.exit_code == 2 and "model size:" in done.stderr

@@ -5,7 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-DOCS = Path(__file__).resolve().parent.parent / "docs"
+ROOT = Path(__file__).resolve().parent.parent
+DOCS = ROOT / "docs"
 
 
 def python_blocks(name: str) -> list[str]:
@@ -51,3 +52,34 @@ def test_command_examples_in_the_docs_are_real_output() -> None:
                                            "(python scripts/update_doc_examples.py)"
             checked += 1
     assert checked >= 8
+
+
+def test_the_cli_reference_is_generated_from_the_click_group() -> None:
+    """docs/cli-reference.md is what scripts/update_cli_reference.py writes now."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("update_cli_reference",
+                                                  ROOT / "scripts" / "update_cli_reference.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    current = (ROOT / "docs" / "cli-reference.md").read_text(encoding="utf-8")
+    assert current == module.reference(), "run python scripts/update_cli_reference.py"
+    from expert.cli import main
+
+    for name in main.commands:
+        assert f"## expert {name}\n" in current
+
+
+def test_the_console_script_is_the_click_group() -> None:
+    """click-man and sphinx-click load the console script's object: it must be the group."""
+    import click
+
+    from expert import cli
+
+    from importlib.metadata import entry_points
+
+    assert 'expert = "expert.cli:main"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert isinstance(cli.main, click.Group)
+    scripts = [ep for ep in entry_points(group="console_scripts") if ep.name == "expert"]
+    assert scripts and scripts[0].load() is cli.main

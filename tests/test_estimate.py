@@ -157,7 +157,7 @@ def test_cli_estimate_text_and_json() -> None:
 @pytest.mark.parametrize("args, field", [
     (["--gpus", "0"], "gpus"), (["--gpus", "1.5"], "gpus"), (["--strategy", "zero9"], "strategy"),
     (["--optimizer", "lion"], "optimizer"), (["--base-bits", "3"], "base_bits"), (["--seq-len", "-1"], "seq_len"),
-    (["--model-size", "abc"], "model_size_b"), (["--gpus", "4", "--strategy", "single"], "strategy"),
+    (["--model-size", "abc"], "model size"), (["--gpus", "4", "--strategy", "single"], "strategy"),
     (["--format", "yaml"], "format"),
 ])
 def test_cli_estimate_bad_input(args: list[str], field: str) -> None:

@@ -172,7 +172,7 @@ def test_cli_explain_text_and_flags() -> None:
 
 @pytest.mark.parametrize("args, field", [
     (["--why-not", "h200"], "why_not"), (["--what-if", "deadline"], "what_if"),
-    (["--what-if", "speed=3"], "what_if"), (["--what-if", "deadline=-1"], "deadline_h"),
+    (["--what-if", "speed=3"], "what_if"), (["--what-if", "deadline=-1"], "deadline:"),
     (["--format", "pdf"], "format"),
 ])
 def test_cli_explain_bad_input_exits_2(args: list[str], field: str) -> None:

@@ -109,7 +109,7 @@ def test_an_unknown_name_without_a_size_suggests_the_closest() -> None:
     assert "¿quisiste decir DeepSeek-V3" in str(error.value)
     done = invoke("advise", "--model-size", "lama three", "--lang", "en")
     assert done.exit_code == 2 and "Traceback" not in done.output
-    assert done.stderr.startswith("Error: model size (model_size_b): 'lama three' is not a size or a model we know")
+    assert done.stderr.startswith("Error: model size: 'lama three' is not a size or a model we know")
 
 
 def test_mixture_of_experts_memory_counts_every_expert() -> None:

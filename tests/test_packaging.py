@@ -36,7 +36,7 @@ def test_wheel_contains_knowledge_base_catalogs_and_templates(wheel: Path) -> No
     assert "expert/templates/advise.txt.j2" in names and "expert/templates/advise.md.j2" in names
     assert "expert/py.typed" in names
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "expert = expert.cli:run" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "expert = expert.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 

@@ -141,7 +141,7 @@ def re_number(line: str, rng: random.Random) -> str:
 @given(st.integers(min_value=0, max_value=10**9),
        st.sampled_from(["rules.toml", "catalog.toml", "profile.toml", "requirements.toml", "timing.toml",
                         "ranking.toml", "labels.toml", "sections.toml", "questions.toml", "explain.toml",
-                        "recipes.toml", "estimator.toml"]))
+                        "recipes.toml", "estimator.toml", "owned.toml"]))
 def test_loader_with_mutated_files(tmp_path_factory, seed: int, filename: str) -> None:  # type: ignore[no-untyped-def]
     base = tmp_path_factory.mktemp("kb") / "rules"
     shutil.copytree(paths.RULES, base)

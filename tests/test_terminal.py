@@ -1,4 +1,5 @@
-"""The real `expert` in a pseudo-terminal: why, a bad answer, back, Ctrl-C, in Spanish."""
+"""The real `expert` in a pseudo-terminal: why, a bad answer, back, Ctrl-C, in Spanish;
+line editing and history (readline)."""
 
 from __future__ import annotations
 
@@ -10,8 +11,12 @@ import pytest
 pexpect = pytest.importorskip("pexpect")
 
 
+LEFT, RIGHT, UP = "\x1b[D", "\x1b[C", "\x1b[A"
+
+
 def spawn(*args: str, lang: str = "es"):  # type: ignore[no-untyped-def]
-    env = dict(os.environ, EXPERT_LANG=lang, NO_COLOR="1", COLUMNS="100", LINES="50")
+    env = dict(os.environ, EXPERT_LANG=lang, NO_COLOR="1", COLUMNS="100", LINES="50", TERM="xterm",
+               INPUTRC=os.devnull, HOME=os.devnull)
     return pexpect.spawn(sys.executable, ["-m", "expert", *args], env=env, encoding="utf-8", timeout=30,
                          dimensions=(50, 100))
 
@@ -66,3 +71,42 @@ def test_ctrl_d_exits_1() -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 1
+
+
+readline = pytest.importorskip("readline")
+
+
+def test_arrow_keys_edit_the_answer() -> None:
+    child = spawn(lang="en")
+    child.expect_exact("[7] > ")
+    child.send("3" + LEFT + "1\r")      # "3", back one, "1" before it: 13
+    child.expect_exact("[LoRA] > ")
+    child.send("lr" + LEFT + "o" + RIGHT + "a\r")   # lr -> lor -> lora
+    child.expect_exact("Do you already have a GPU?")
+    child.expect_exact("[not given] > ")
+    child.sendline("no")
+    for _ in range(10):
+        if child.expect([r"\[[^\]]*\] > ", "Recommendation"]) == 1:
+            break
+        child.sendline("")
+    assert "A model of 13B with LoRA needs" in child.before   # 13 and lora, as edited
+    child.expect_exact("(yes/no) [no] > ")
+    child.sendline("no")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    assert "^[[D" not in (child.before or "")
+
+
+def test_up_arrow_recalls_an_earlier_answer() -> None:
+    child = spawn(lang="es")
+    child.expect_exact("[7] > ")
+    child.sendline("70x")
+    child.expect_exact("«70x» no es un tamaño")        # asked again at a terminal
+    child.expect_exact("[7] > ")
+    child.send(UP + "\x7f\r")                             # the last answer, its last character erased: 70
+    child.expect_exact("¿Qué método de ajuste vas a usar?")
+    child.sendintr()
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 130

@@ -144,7 +144,7 @@ def test_estimate_gives_the_time_too() -> None:
     text = CliRunner().invoke(main, ["estimate", "--model-size", "8", "--lang", "es"]).output
     assert "a la velocidad de una NVIDIA RTX 4090: es una suposición" in " ".join(text.split())
     bad = CliRunner().invoke(main, ["estimate", "--gpu", "h100", "--lang", "en"])
-    assert bad.exit_code == 2 and "choose a card of the catalog" in bad.output
+    assert bad.exit_code == 2 and "choose a card of the catalog or one you own" in bad.output
 
 
 def test_user_cards_without_speed_or_price_are_flagged() -> None:
@@ -154,3 +154,14 @@ def test_user_cards_without_speed_or_price_are_flagged() -> None:
     assert card["time"]["speed_assumed"] and not card["cost"]["price_assumed"]
     card = next(r for r in data["recommendations"] if r["gpu"] == "no-price-80gb")
     assert card["cost"]["price_assumed"] and card["cost"]["per_hour"] == 0.7   # its class, low
+
+
+def test_an_own_card_named_trains_at_its_own_speed() -> None:
+    named = run(model_size_b=8, method="lora", vram_gb="RTX 3090").recommendations[0]
+    unnamed = run(model_size_b=8, method="lora", vram_gb=24).recommendations[0]
+    assert named.gpu == unnamed.gpu == "own"
+    assert not named.time["speed_assumed"] and unnamed.time["speed_assumed"]
+    # 71 TFLOPS against the RTX 4090's 165: well over twice as long
+    assert named.hours > 2 * unnamed.hours
+    done = CliRunner().invoke(main, ["estimate", "--model-size", "8", "--gpu", "rtx-3090", "--format", "json"])
+    assert done.exit_code == 0 and json.loads(done.stdout)["time"]["gpu"] == "rtx-3090"

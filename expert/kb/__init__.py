@@ -4,15 +4,17 @@
   :class:`Card` ...) and the vocabulary the files are checked against;
 - :mod:`.source`: reading a TOML file, the problems found in it and their lines;
 - :mod:`.load`: the shape of every file, the checks of each, and :func:`load`;
-- :mod:`.catalog`: GPU catalogs, the guide's and the user's (:func:`with_catalogs`).
+- :mod:`.catalog`: GPU catalogs, the guide's and the user's (:func:`with_catalogs`);
+- :mod:`.owned`: the cards people own, found by name (:func:`find_cards`).
 """
 
 from __future__ import annotations
 
 from .catalog import with_catalogs
 from .load import load
+from .owned import find_cards
 from .model import COSTS, PROFILE_FIELDS, SCALE_OUT, SEGMENTS, VENDORS, Card, KnowledgeBase, ModelDef, ProfileField, RuleDef
 
 # What the rest of the package imports from here; everything else is in the submodules.
 __all__ = ["COSTS", "PROFILE_FIELDS", "SCALE_OUT", "SEGMENTS", "VENDORS", "Card", "KnowledgeBase", "ModelDef", "ProfileField",
-           "RuleDef", "load", "with_catalogs"]
+           "RuleDef", "find_cards", "load", "with_catalogs"]

@@ -80,9 +80,10 @@ def _is_number(value: Any, low: float, high: float) -> bool:
 class _Card:
     """The problems of one [[gpu]] table, at the line of the key they are about."""
 
-    def __init__(self, path: Path, text: str, index: int, entry: dict[str, Any], problems: _Problems) -> None:
+    def __init__(self, path: Path, text: str, index: int, entry: dict[str, Any], problems: _Problems,
+                 table: str = "gpu") -> None:
         self.path, self.text, self.index, self.problems = path, text, index, problems
-        self.where = f"gpu[{index + 1}]"
+        self.where = f"{table}[{index + 1}]"
         self.ok = True
         card_id = entry.get("id")
         # how messages name it: its id if it has a sound one, else its number

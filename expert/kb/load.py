@@ -19,6 +19,7 @@ from .. import paths
 from ..conditions import FIELDS, TRUE, ConditionError, compile_condition
 from ..errors import KnowledgeBaseError
 from .catalog import INTERCONNECTS, _catalog
+from .owned import _owned
 from .model import (COSTS, VENDORS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
                     METHODS, ModelDef, OPTIONAL_FIELDS, name_key, PLACEHOLDER_RE, PROFILE_FIELDS, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
                     ProfileField, QuestionDef, RuleDef, Section, scope_key)
@@ -41,7 +42,7 @@ SCHEMAS: dict[str, Any] = {
     "sections": {"section": {"*": {"heading": str, "heuristics?": [str]}}},
     "profile": {"field": {"*": {"type": str, "label": str, "default?": ANY, "choices?": [str],
                                 "choice_labels?": {"*": str}, "min?": float, "min_exclusive?": float, "max?": float,
-                                "none_label?": str}}},
+                                "none_label?": str, "cards?": bool}}},
     "catalog": {"gpu": [{"*": ANY}]},
     "requirements": {"class_band": float, "table": {"*": [[float]]}, "qlora": {"of": str, "factor": float},
                      "floor_bytes_per_param": {"*": float}},
@@ -72,7 +73,9 @@ SCHEMAS: dict[str, Any] = {
                         "gaps?": [str], "when?": str, "message": str, "factor?": float, "opposes?": [str],
                         "overrides?": [str]}]},
     "explain": {"change": [{"field": str, "value": ANY}]},
-    "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str}]},
+    "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str,
+                                "which_text?": str, "which_hint?": str}]},
+    "owned": {"ignore?": [str], "examples": [str], "card": [{"*": ANY}]},
     "models": {
         "names": {"suffixes": [str], "prefixes": [str], "suggestions": int},
         "model": [{"id": str, "name": str, "family": str, "aliases?": [str], "params_b": float, "active_b?": float,
@@ -164,7 +167,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     problems = _Problems()
     data = {name: _read(base / f"{name}.toml", problems) for name in
             ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules", "explain",
-             "questions", "estimator", "recipes", "models")}
+             "questions", "estimator", "recipes", "models", "owned")}
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     for name, (doc, text) in data.items():
@@ -190,6 +193,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
                      problems)
     changes = _changes(base / "explain.toml", *data["explain"], fields, problems)
     questions = _questions(base / "questions.toml", *data["questions"], fields, problems)
+    owned_ignore, owned_examples, owned = _owned(base / "owned.toml", *data["owned"], catalog, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     estimator = _estimator(base / "estimator.toml", *data["estimator"], problems)
@@ -198,7 +202,9 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
         raise KnowledgeBaseError(problems.items)
     models_doc = data["models"][0]
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
-                         questions, estimator, recipes, models, models_doc["names"], models_doc["config"])
+                         questions, estimator, recipes, models=models, model_names=models_doc["names"],
+                         model_config=models_doc["config"], owned=owned, owned_ignore=owned_ignore,
+                         owned_examples=owned_examples)
 
 
 _MOE_KEYS = ("experts", "experts_per_token", "expert_ffn")
@@ -298,7 +304,7 @@ def _estimator(path: Path, doc: dict[str, Any], text: str, problems: _Problems) 
     return doc
 
 
-_QUESTION_KEYS = ("field", "ask_if", "text", "hint", "why")
+_QUESTION_KEYS = ("field", "ask_if", "text", "hint", "why", "which_text", "which_hint")
 
 
 def _questions(path: Path, doc: dict[str, Any], text: str, fields: dict[str, ProfileField],
@@ -325,7 +331,11 @@ def _questions(path: Path, doc: dict[str, Any], text: str, fields: dict[str, Pro
             except ConditionError as error:
                 problems.add(str(path), _line(text, f"question[{index + 1}].ask_if"), "%(error)s", error=str(error))
                 continue
-        questions.append(QuestionDef(name, condition, entry["text"], entry.get("hint"), entry["why"], line))
+        if ("which_text" in entry or "which_hint" in entry) and not fields[name].cards:
+            problems.add(str(path), line, "question '%(name)s': which_text and which_hint are for a field that "
+                                          "takes a card's name (cards = true)", name=name)
+        questions.append(QuestionDef(name, condition, entry["text"], entry.get("hint"), entry["why"], line,
+                                     entry.get("which_text"), entry.get("which_hint")))
     missing = [name for name in fields if name not in [q.field for q in questions]]
     if missing:
         problems.add(str(path), 0, "no question for %(fields)s", fields=", ".join(missing))
@@ -397,7 +407,10 @@ def _fields(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
                          "field '%(name)s': the default %(value)s is not a valid value", name=name, value=repr(default))
         fields[name] = ProfileField(name, kind, str(spec.get("label", name)), spec.get("default"), choices, labels,
                                     spec.get("min"), spec.get("min_exclusive"), spec.get("max"),
-                                    spec.get("none_label"))
+                                    spec.get("none_label"), bool(spec.get("cards", False)))
+        if spec.get("cards") and kind != "number":
+            problems.add(str(path), _line(text, f"field.{name}.cards"),
+                         "field '%(name)s': only a number field may take a card's name (its VRAM)", name=name)
     return fields
 
 

@@ -92,6 +92,7 @@ class ProfileField:
     min_exclusive: float | None = None
     max: float | None = None
     none_label: str | None = None
+    cards: bool = False    # also takes the name of a card (rules/owned.toml, the catalog): its VRAM
 
 
 @dataclass(frozen=True)
@@ -226,6 +227,21 @@ def scope_key(kind: str, derive: str | None, proposes: bool) -> str:
 
 
 @dataclass(frozen=True)
+class OwnedCard:
+    """A card people own (rules/owned.toml), named by the person instead of a VRAM figure."""
+
+    id: str
+    name: str
+    vram_gb: float
+    aliases: tuple[str, ...]
+    source: str
+    line: int = 0
+    bf16_tflops: float = 0.0            # its speed, as the catalog's cards give it
+    memory_bandwidth_gbs: float = 0.0
+    hardware_source: str = ""
+
+
+@dataclass(frozen=True)
 class QuestionDef:
     """One question of the interactive plan and when it is asked."""
 
@@ -235,6 +251,8 @@ class QuestionDef:
     hint: str | None
     why: str
     line: int
+    which_text: str | None = None    # asked after "yes" to a question that takes a card's name
+    which_hint: str | None = None
 
 
 @dataclass(frozen=True)
@@ -264,6 +282,9 @@ class KnowledgeBase:
     @cached_property
     def _models_by_id(self) -> dict[str, ModelDef]:
         return {model.id: model for model in self.models}
+    owned: tuple[OwnedCard, ...] = ()
+    owned_ignore: frozenset[str] = frozenset()
+    owned_examples: tuple[str, ...] = ()    # card names messages give as examples
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
@@ -287,4 +308,5 @@ class KnowledgeBase:
             found += table.values()
         for question in self.questions:
             found += [question.text, question.why] + ([question.hint] if question.hint else [])
+            found += [text for text in (question.which_text, question.which_hint) if text]
         return list(dict.fromkeys(found))

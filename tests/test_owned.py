@@ -1,0 +1,173 @@
+"""Your own GPU by name: rules/owned.toml, the names people write, the
+profile's own_gpu, "yes" asking which card, and a broken owned.toml refused
+with file and line."""
+
+from __future__ import annotations
+
+import json
+import re
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from expert import Consultation, InputError, KnowledgeBaseError, advise, kb as kb_module, paths
+from expert.cli import main
+
+
+@pytest.mark.parametrize("typed, card, vram", [
+    ("RTX 3090", "rtx-3090", 24), ("3090", "rtx-3090", 24), ("a 4090", "rtx-4090", 24), ("rtx-3090", "rtx-3090", 24),
+    ("mi 3090", "rtx-3090", 24), ("NVIDIA GeForce RTX 4060 Ti 16GB", "rtx-4060-ti-16gb", 16),
+    ("RTX 3060", "rtx-3060-12gb", 12), ("3080", "rtx-3080", 10), ("4070", "rtx-4070", 12), ("RTX 4080", "rtx-4080", 16),
+    ("5090", "rtx-5090", 32), ("RTX A5000", "rtx-a5000", 24), ("a6000", "rtx-a6000", 48), ("L4", "l4", 24),
+    ("Tesla T4", "t4", 16), ("V100 32GB", "v100-32gb", 32), ("v100-16gb", "v100-16gb", 16),
+    ("a100-80gb", "a100-80gb", 80), ("NVIDIA H100 80 GB", "h100-80gb", 80),
+])
+def test_a_card_named_as_people_write_it(typed: str, card: str, vram: float) -> None:
+    result = advise(model_size_b=8, vram_gb=typed, lang="en")
+    assert result.profile["vram_gb"] == vram and result.profile["own_gpu"] == card
+    assert "vram_gb" not in result.assumed
+    if vram >= 24:          # an 8B LoRA run fits: the card named comes first, by its name
+        assert result.recommendations[0].gpu == "own"
+        assert result.render("text").split("Recommendation\n  ")[1].startswith("Your NVIDIA ")
+
+
+def test_a_figure_is_still_a_figure_and_names_no_card() -> None:
+    for typed in (24, "24", "24 GB", "24gb"):
+        result = advise(model_size_b=8, vram_gb=typed, lang="en")
+        assert result.profile["vram_gb"] == 24 and result.profile["own_gpu"] is None
+
+
+def test_no_is_an_answer_not_an_assumption() -> None:
+    for word in ("no", "none", "ninguna"):
+        result = advise(vram_gb=word, deadline_h=word, lang="en")
+        assert result.profile["vram_gb"] is None and result.profile["own_gpu"] is None
+        assert "vram_gb" not in result.assumed and "deadline_h" not in result.assumed
+    assert "VRAM of your own GPU" not in advise(vram_gb="no", lang="en").render("text").split("Assumed")[-1]
+
+
+@pytest.mark.parametrize("typed, lang, message", [
+    ("V100", "en", "VRAM of your own GPU: 'V100' could be NVIDIA V100 16 GB or NVIDIA V100 32 GB; say which, or give "
+                   "its VRAM in GB."),
+    ("4060 ti", "es", "VRAM de tu GPU: «4060 ti» puede ser NVIDIA GeForce RTX 4060 Ti 16 GB o NVIDIA GeForce RTX 4060 "
+                      "Ti 8 GB; di cuál, o da su VRAM en GB."),
+    ("yes", "en", "VRAM of your own GPU: which GPU? Give its name, such as RTX 3090, 4090, or A6000, or its VRAM in "
+                  "GB, such as 24."),
+    ("sí", "es", "VRAM de tu GPU: ¿qué GPU? Di su nombre, como RTX 3090, 4090 o A6000, o su VRAM en GB, como 24."),
+])
+def test_an_ambiguous_name_or_a_bare_yes_asks_which(typed: str, lang: str, message: str) -> None:
+    with pytest.raises(InputError) as caught:
+        advise(vram_gb=typed, lang=lang)
+    assert str(caught.value) == message and caught.value.field == "vram_gb"
+
+
+def test_an_unknown_name_lists_the_cards_known() -> None:
+    with pytest.raises(InputError) as caught:
+        advise(vram_gb="RTX 9999", lang="en")
+    assert "'RTX 9999' is neither a VRAM figure in GB (24, 24 GB) nor a GPU the knowledge base knows" in str(
+        caught.value)
+    assert "rtx-3090" in str(caught.value) and "(vram_gb)" not in str(caught.value)
+
+
+def test_every_owned_card_has_a_datasheet_and_the_cards_people_own_are_there(kb) -> None:  # type: ignore[no-untyped-def]
+    for card in kb.owned:
+        assert re.search(r"https://www\.nvidia\.com/\S+\)$", card.source), card.id
+        assert kb_module.find_cards(kb, card.id) == [(card.id, card.name, card.vram_gb)]
+    for name in ("RTX 3060 12 GB", "3080", "3090", "4060 Ti 16 GB", "4070", "4080", "4090", "5090", "RTX A5000",
+                 "RTX A6000", "L4", "T4", "V100 16 GB", "V100 32 GB"):
+        assert len(kb_module.find_cards(kb, name)) == 1, name
+
+
+# --- the consultation: "yes" asks which ---------------------------------------
+
+def to_vram(c: Consultation) -> None:
+    c.answer("model_size_b", "13")
+    c.answer("method", "lora")
+    assert c.next_question().id == "vram_gb"
+
+
+def test_yes_asks_which_card_and_the_profile_records_it() -> None:
+    c = Consultation(lang="es")
+    to_vram(c)
+    c.answer("vram_gb", "sí")
+    q = c.next_question()
+    assert q.id == "vram_gb" and q.text == "¿Qué GPU tienes?" and "RTX 3090" in q.hint
+    state = json.loads(json.dumps(c.to_dict()))
+    assert state["which"] == "vram_gb"
+    again = Consultation.from_dict(state)
+    assert again.next_question().text == "¿Qué GPU tienes?"
+    again.answer("vram_gb", "una 3090")
+    assert again.facts()["vram_gb"] == "rtx-3090"
+    assert again.result().profile["own_gpu"] == "rtx-3090" and again.result().profile["vram_gb"] == 24
+    assert "which" not in again.to_dict()
+
+
+def test_a_card_given_at_the_start_is_recorded_too() -> None:
+    c = Consultation(lang="en", vram_gb="RTX A6000")
+    assert c.facts()["vram_gb"] == "rtx-a6000"
+    assert c.result().profile["own_gpu"] == "rtx-a6000"
+    state = c.to_dict()
+    with pytest.raises(InputError, match="which"):
+        Consultation.from_dict({**state, "which": "method"})
+
+
+def test_back_from_which_card_returns_to_the_question() -> None:
+    c = Consultation(lang="en")
+    to_vram(c)
+    c.answer("vram_gb", "yes")
+    assert c.back() == "vram_gb"
+    assert c.next_question().text.startswith("Do you already have a GPU?")
+    c.answer("vram_gb", "no")
+    assert c.facts()["vram_gb"] is None and "vram_gb" not in c.result().assumed
+
+
+def test_cli_piped_yes_then_a_card() -> None:
+    done = CliRunner().invoke(main, ["ask", "--lang", "en"], input="13\nlora\nyes\nRTX 3090\n" + "\n" * 10,
+                              env={"NO_COLOR": "1"})
+    assert done.exit_code == 0, done.output
+    assert "Which GPU do you have?" in done.stdout
+    assert "Recommendation\n  Your NVIDIA GeForce RTX 3090 (24 GB)" in done.stdout
+
+
+def test_cli_vram_flag_takes_a_name() -> None:
+    done = CliRunner().invoke(main, ["advise", "--vram", "a 4090", "--format", "json"])
+    assert done.exit_code == 0
+    assert json.loads(done.stdout)["profile"]["own_gpu"] == "rtx-4090"
+
+
+# --- a broken owned.toml ------------------------------------------------------
+
+def broken(tmp_path: Path, old: str, new: str) -> Path:
+    base = tmp_path / "rules"
+    shutil.copytree(paths.RULES, base)
+    target = base / "owned.toml"
+    text = target.read_text(encoding="utf-8")
+    assert old in text, old
+    target.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return base
+
+
+@pytest.mark.parametrize("old, new, expected", [
+    ('id = "rtx-3090"\nname = "NVIDIA GeForce RTX 3090"\nvram_gb = 24\n',
+     'id = "rtx-3090"\nname = "NVIDIA GeForce RTX 3090"\n', ('[[card]]\nid = "rtx-3090"', "card 5: 'vram_gb' is missing")),
+    ('vram_gb = 24\naliases = ["3090"', 'vram_gb = "24"\naliases = ["3090"',
+     ('vram_gb = "24"', "card 5: 'vram_gb' must be a positive number")),
+    ('aliases = ["3090", ', 'aliases = ["24", ', ('aliases = ["24"', "card 5: the alias '24' reads as a VRAM figure")),
+    ('aliases = ["3090", ', 'speed = 1\naliases = ["3090", ', ("speed = 1", "unknown key 'card[5].speed' (known: aliases, bf16_tflops, hardware_source, id, memory_bandwidth_gbs, name, source, vram_gb)")),
+    ('id = "rtx-3090"', 'id = "rtx-3080"', ('id = "rtx-3080"\nname = "NVIDIA GeForce RTX 3090"',
+                                          "card 5: 'rtx-3080' names card 'rtx-3080' too")),
+    ('examples = ["RTX 3090"', 'examples = ["RTX 9999"', ("examples =", "the example 'RTX 9999' names no card")),
+    ('id = "rtx-4090"\nname = "NVIDIA GeForce RTX 4090"\nvram_gb = 24',
+     'id = "rtx-4090"\nname = "NVIDIA GeForce RTX 4090"\nvram_gb = 20',
+     ('[[card]]\nid = "rtx-4090"', "card 'rtx-4090': its VRAM differs from the catalog card of the same id")),
+])
+def test_a_broken_owned_file_is_refused_with_file_and_line(tmp_path: Path, old: str, new: str,
+                                                           expected: tuple[str, str]) -> None:
+    base = broken(tmp_path, old, new)
+    text = (base / "owned.toml").read_text(encoding="utf-8")
+    at, message = expected
+    line = text[:text.index(at)].count("\n") + 1
+    with pytest.raises(KnowledgeBaseError) as caught:
+        kb_module.load(base)
+    assert str(caught.value) == f"{base / 'owned.toml'}:{line}: {message}"
