@@ -31,7 +31,7 @@ from dataclasses import dataclass, field
 from typing import Any, Callable, Iterator, Mapping
 
 from . import sizing
-from ._experta import experta
+from ._vendor import experta
 from .kb import SCALE_OUT, Card as CardDef, KnowledgeBase, RuleDef
 
 KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,

@@ -7,16 +7,16 @@ from itertools import chain
 import inspect
 import logging
 
-from experta import abstract
+from . import abstract
 
-from experta.agenda import Agenda
-from experta.fact import InitialFact
-from experta.factlist import FactList
-from experta.rule import Rule
-from experta.deffacts import DefFacts
-from experta import watchers
+from .agenda import Agenda
+from .fact import InitialFact
+from .factlist import FactList
+from .rule import Rule
+from .deffacts import DefFacts
+from . import watchers
 
-logging.basicConfig()
+# expert: no logging.basicConfig() here: it configured the host's root logger.
 
 
 class KnowledgeEngine:
@@ -29,8 +29,8 @@ class KnowledgeEngine:
     This could be considered, when inherited from, as the
     ``knowlege-base``.
     """
-    from experta.matchers import ReteMatcher as __matcher__
-    from experta.strategies import DepthStrategy as __strategy__
+    from .matchers import ReteMatcher as __matcher__
+    from .strategies import DepthStrategy as __strategy__
 
     def __init__(self):
         self.running = False

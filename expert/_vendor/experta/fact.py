@@ -1,14 +1,12 @@
 from itertools import chain
 from functools import lru_cache
 import abc
-import collections
+import collections.abc
 
-from schema import Schema
-
-from experta.pattern import Bindable
-from experta.utils import freeze, unfreeze
-from experta.conditionalelement import OperableCE
-from experta.conditionalelement import ConditionalElement
+from .pattern import Bindable
+from .utils import freeze, unfreeze
+from .conditionalelement import OperableCE
+from .conditionalelement import ConditionalElement
 
 
 class BaseField(metaclass=abc.ABCMeta):
@@ -23,6 +21,9 @@ class Field(BaseField):
     NODEFAULT = object()
 
     def __init__(self, schema_definition, mandatory=False, default=NODEFAULT):
+        # expert: `schema` is imported only when a Field is defined (expert
+        # defines none), so it is not a dependency of the package.
+        from schema import Schema
         self.validator = Schema(schema_definition)
         self.mandatory = mandatory
         self.default = default

@@ -1,7 +1,7 @@
 from collections.abc import Callable
 
-from experta.conditionalelement import ConditionalElement
-from experta.pattern import Bindable
+from .conditionalelement import ConditionalElement
+from .pattern import Bindable
 
 __all__ = ['L', 'W', 'P']
 

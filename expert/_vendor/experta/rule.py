@@ -2,8 +2,8 @@ from collections.abc import Iterable
 from functools import update_wrapper
 import inspect
 
-from experta import watchers
-from experta.conditionalelement import ConditionalElement
+from . import watchers
+from .conditionalelement import ConditionalElement
 
 
 class Rule(ConditionalElement):

@@ -1,9 +1,35 @@
 from functools import singledispatch
 import collections.abc
 
-from frozendict import frozendict
-
 from .fieldconstraint import P
+
+
+class frozendict(collections.abc.Mapping):
+    """An immutable, hashable mapping (expert: replaces the frozendict==1.2
+    package, whose class no longer imports on Python 3.10+)."""
+
+    __slots__ = ("_dict", "_hash")
+
+    def __init__(self, *args, **kwargs):
+        self._dict = dict(*args, **kwargs)
+        self._hash = None
+
+    def __getitem__(self, key):
+        return self._dict[key]
+
+    def __iter__(self):
+        return iter(self._dict)
+
+    def __len__(self):
+        return len(self._dict)
+
+    def __repr__(self):
+        return "frozendict(%r)" % (self._dict, )
+
+    def __hash__(self):
+        if self._hash is None:
+            self._hash = hash(frozenset(self._dict.items()))
+        return self._hash
 
 
 class frozenlist(tuple):

@@ -12,7 +12,7 @@ import logging
 
 __all__ = ['watch', 'unwatch']
 
-logging.basicConfig()
+# expert: no logging.basicConfig() here: it configured the host's root logger.
 
 
 def define_watcher(name):
@@ -62,3 +62,7 @@ MATCHER = define_watcher('MATCHER')
 ENGINE = define_watcher('ENGINE')
 
 ALL = tuple(k for k in globals() if k.isupper() and k != 'ALL')
+
+# expert: the watchers stay quiet in a host that logs at DEBUG, unless someone
+# turns them up with watch().
+logging.getLogger(__name__).setLevel(logging.WARNING)

@@ -15,10 +15,10 @@ from collections import Counter
 from .check import TypeCheck, FactCapture, FeatureCheck
 from .nodes import BusNode, ConflictSetNode, FeatureTesterNode
 from .utils import prepare_rule, extract_facts, generate_checks, wire_rule
-from experta import OR
-from experta.rule import Rule
-from experta.fact import InitialFact
-from experta.abstract import Matcher
+from ... import OR
+from ...rule import Rule
+from ...fact import InitialFact
+from ...abstract import Matcher
 
 
 class ReteMatcher(Matcher):

@@ -4,11 +4,11 @@ from functools import singledispatch
 import dis
 import inspect
 
-from experta.fieldconstraint import FieldConstraint
-from experta.fieldconstraint import L, P, W
-from experta.fieldconstraint import ANDFC, ORFC, NOTFC
+from ...fieldconstraint import FieldConstraint
+from ...fieldconstraint import L, P, W
+from ...fieldconstraint import ANDFC, ORFC, NOTFC
 from .abstract import Check
-from experta.watchers import MATCH
+from ...watchers import MATCH
 
 
 CheckFunction = namedtuple('CheckFunction',
