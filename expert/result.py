@@ -10,9 +10,11 @@ from dataclasses import asdict, dataclass, field
 from typing import Any, Iterator, Mapping
 
 from .engine import Firing, Run, effective
-from .escape import json_text, one_line
+from .errors import InputError
+from .escape import json_text, one_line, quoted
 from .i18n import Localizer
 from .kb import KnowledgeBase, RuleDef, load
+from .schema import DETAILS, SCHEMA_VERSION
 from .templating import check_format, environment
 
 _HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"}
@@ -20,6 +22,18 @@ _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}
 RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload")
+# The summary form: the pick and the next two options, without what only the
+# full form needs (the rules, the reasons, the arithmetic behind the cost; the
+# recipe by its id, rules/recipes.toml).
+SUMMARY_OPTIONS = 3
+SUMMARY_LEFT_OUT = ("rules", "reasons", "source", "total_vram_gb", "relative_cost")
+
+
+def check_detail(detail: Any, lang: str) -> None:
+    if detail not in DETAILS:
+        tr = Localizer(lang)
+        raise InputError("detail", tr.gettext("detail: '%(value)s' is not accepted; choose %(accepted)s.") % {
+            "value": quoted(str(detail)), "accepted": tr.list(DETAILS, style="or")})
 
 
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
@@ -103,8 +117,16 @@ class Result:
     trace: list[TraceStep]
     kb: KnowledgeBase | None = field(repr=False, compare=False, default=None)   # for rendering labels
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, detail: str = "full") -> dict[str, Any]:
+        """The JSON contract. ``detail="full"``: everything, with the trace;
+        ``"summary"``: the pick, the next alternatives, advice and warnings, a few
+        KB for a model's context (``expert schema --what output``)."""
+        check_detail(detail, self.lang)
+        if detail == "summary":
+            return self._summary()
         return {
+            "schema_version": SCHEMA_VERSION,
+            "detail": "full",
             "lang": self.lang,
             "profile": dict(self.profile),
             "assumed": list(self.assumed),
@@ -116,11 +138,35 @@ class Result:
             "trace": [asdict(t) for t in self.trace],
         }
 
-    def render(self, fmt: str = "text", width: int = 80) -> str:
-        """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``."""
+    def _summary(self) -> dict[str, Any]:
+        recommendations = []
+        for rec in self.recommendations[:SUMMARY_OPTIONS]:
+            data = asdict(rec)
+            for key in SUMMARY_LEFT_OUT:
+                data.pop(key, None)
+            data["recipe_id"] = data.pop("recipe")["id"]
+            recommendations.append(data)
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "detail": "summary",
+            "lang": self.lang,
+            "profile": dict(self.profile),
+            "assumed": list(self.assumed),
+            "requirement": {"vram_gb": self.requirement["vram_gb"], "text": self.requirement["text"]},
+            "recommendations": recommendations,
+            "more_recommendations": max(0, len(self.recommendations) - SUMMARY_OPTIONS),
+            "advice": [{"id": n.id, "text": n.text} for n in self.advice],
+            "warnings": [{"id": n.id, "text": n.text} for n in self.warnings],
+        }
+
+    def render(self, fmt: str = "text", width: int = 80, detail: str = "full") -> str:
+        """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``;
+        ``detail="summary"`` leaves out the trace (json), and the reasons, the
+        cards not recommended and the assumptions (markdown, text): a short form for chat."""
         check_format(fmt, self.lang)
+        check_detail(detail, self.lang)
         if fmt == "json":
-            return json_text(self.to_dict())
+            return json_text(self.to_dict(detail))
         tr = Localizer(self.lang)
         assumed = []
         if self.assumed:
@@ -128,7 +174,7 @@ class Result:
             assumed = [f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, self.profile[name])}"
                        for name in self.assumed]
         template = environment(self.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
-        return template.render(r=self, width=width, assumed=assumed)
+        return template.render(r=self, width=width, assumed=assumed, summary=detail == "summary")
 
 
 def sentence(text: str) -> str:
