@@ -22,10 +22,12 @@ from typing import Any
 import json
 
 from . import engine, profile as profile_module
-from .api import consult, is_registered, knowledge_base, register_catalog, registered_catalog
+from .api import Lang, consult, is_registered, knowledge_base, register_catalog, registered_catalog
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
 from .kb import PROFILE_FIELDS
+from .profile_types import (Budget, DatasetExamples, DeadlineH, Interruptible, Method, ModelSizeB, Purpose,
+                            RocmOk, VramGb)
 from .result import Result
 
 STATE_VERSION = 2
@@ -69,10 +71,21 @@ _HELPER_READS: dict[int, tuple[Any, dict[str, set[str]]]] = {}
 class Consultation:
     """One consultation, one question at a time. See the module docstring."""
 
-    def __init__(self, lang: str | None = None, rules_dir: str | Path | None = None,
-                 catalog: str | Path | list[str | Path] | None = None, **known_facts: Any) -> None:
-        """``catalog``: catalog files of the application, or ids it registered
-        with ``register_catalog()``; saved state keeps only the ids."""
+    def __init__(self, lang: Lang | None = None, rules_dir: str | Path | None = None,
+                 catalog: str | Path | list[str | Path] | None = None, *,
+                 model_size_b: ModelSizeB | None = None, method: Method | None = None, budget: Budget | None = None,
+                 rocm_ok: RocmOk | None = None, deadline_h: DeadlineH | None = None, vram_gb: VramGb | None = None,
+                 dataset_examples: DatasetExamples | None = None, purpose: Purpose | None = None,
+                 interruptible: Interruptible | None = None, **unknown: Any) -> None:
+        """The profile fields given are known facts: not asked. ``catalog``:
+        catalog files of the application, or ids it registered with
+        ``register_catalog()``; saved state keeps only the ids. An unknown
+        field is an :class:`InputError`."""
+        known_facts = {name: value for name, value in (
+            ("model_size_b", model_size_b), ("method", method), ("budget", budget), ("rocm_ok", rocm_ok),
+            ("deadline_h", deadline_h), ("vram_gb", vram_gb), ("dataset_examples", dataset_examples),
+            ("purpose", purpose), ("interruptible", interruptible)) if value is not None}
+        known_facts.update(unknown)
         self.lang = resolve_lang(lang)
         self._tr = Localizer(self.lang)
         self.rules_dir = None if rules_dir is None else str(rules_dir)

@@ -170,8 +170,9 @@ def output_schema(kb: KnowledgeBase) -> dict[str, Any]:
 
 # --- tools --------------------------------------------------------------------
 
-_CARD = {"type": "string", "maxLength": MAX_TEXT,
-         "description": "A catalog card id (rtx-4090, a100-40gb, a100-80gb, h100-80gb, mi210, mi250) or \"own\"."}
+def _card(kb: KnowledgeBase) -> dict[str, Any]:
+    ids = ", ".join(card.id for card in kb.catalog)
+    return {"type": "string", "maxLength": MAX_TEXT, "description": f"A catalog card id ({ids}) or \"own\"."}
 
 
 def _params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
@@ -194,7 +195,7 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
         {"name": "explain",
          "description": "Explain a recommendation: HOW each option was reached, WHY NOT a card "
                         "(why_not), and WHAT IF some answers changed (what_if).",
-         "parameters": _params({**profile, "why_not": _CARD,
+         "parameters": _params({**profile, "why_not": _card(kb),
                                 "what_if": {**_params(profile), "description": "Fields and their new values."},
                                 "lang": LANG})},
         {"name": "estimate",
