@@ -7,11 +7,12 @@ import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, Literal, Sequence, Union
+from typing import Any, Literal, Sequence, Union
 
 from . import engine, kb as kb_module, paths, profile as profile_module
 from .i18n import Localizer, resolve_lang
 from .errors import InputError
+from .estimate import Estimate
 from .kb import PROFILE_FIELDS, KnowledgeBase
 from .profile_types import (Budget, DatasetExamples, DeadlineH, Interruptible, Method, ModelSizeB, Purpose,
                             RocmOk, VramGb)
@@ -22,9 +23,6 @@ Basis = Literal["checked", "guide", "estimate"]
 Detail = Literal["full", "summary"]
 Precision = Literal["mixed", "bf16"]
 Strategy = Literal["single", "ddp", "zero1", "zero2", "zero3", "fsdp"]
-
-if TYPE_CHECKING:
-    from .estimate import Estimate
 
 # Loaded knowledge bases, most recently used last; a few dozen at most, so that
 # catalogs edited again and again (each edit is a new key) cannot fill memory.
@@ -188,7 +186,7 @@ def estimate(
     lora_rank: int | str | None = None,
     lang: Lang | None = None,
     rules_dir: str | Path | None = None,
-) -> "Estimate":
+) -> Estimate:
     """The first-principles memory estimate of a run (what ``expert estimate``
     shows): weights, gradients, optimizer state, activations and overhead,
     per GPU and in all. ``.to_dict()`` is its JSON. Raises
