@@ -1,0 +1,50 @@
+"""The runnable examples of docs/examples/ run as documented."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
+
+
+def test_the_terminal_chatbot_holds_a_consultation_with_json_state(tmp_path: Path) -> None:
+    state = tmp_path / "chat.json"
+    answers = "70B\n?\nmucho\nlora\nno\n10k\nexperimento\nbajo\nno\n8 horas\nsí\n"
+    done = subprocess.run([sys.executable, str(EXAMPLES / "chatbot.py"), "--lang", "es", "--state", str(state)],
+                          input=answers, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("¿Qué tamaño tiene el modelo")
+    assert lines[2].startswith("El ajuste completo necesita")           # "?" says why
+    assert "(method)" in done.stdout and "«mucho»" in done.stdout       # a bad answer, then asked again
+    assert "**Recomendación:**" in done.stdout and "### Avisos" in done.stdout
+    saved = json.loads(state.read_text())
+    assert saved["answers"]["model_size_b"] == 70.0 and len(state.read_bytes()) < 1024
+
+
+def test_the_mcp_config_starts_the_server() -> None:
+    pytest.importorskip("mcp")
+    from mcp import ClientSession, StdioServerParameters
+    from mcp.client.stdio import stdio_client
+
+    config = json.loads((EXAMPLES / "mcp-config.json").read_text())["mcpServers"]["expert"]
+    # The desktop assistant finds `expert` on its PATH; here, the one of this environment.
+    command = Path(sys.executable).parent / config["command"]
+    params = StdioServerParameters(command=str(command), args=config["args"], env=config["env"])
+
+    async def main() -> list[str]:
+        async with stdio_client(params) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                bad = await client.call_tool("advise", {"budget": "infinite"})
+                assert bad.is_error and "(budget)" in bad.content[0].text
+                assert "no es válido" in bad.content[0].text      # EXPERT_LANG=es from the config
+                return [tool.name for tool in (await client.list_tools()).tools]
+
+    assert "advise" in asyncio.run(asyncio.wait_for(main(), timeout=60))
