@@ -21,14 +21,14 @@ from typing import Any
 
 import json
 
-from . import engine, profile as profile_module
+from . import engine, freetext, profile as profile_module
 from .api import Lang, consult, is_registered, knowledge_base, register_catalog, registered_catalog
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
 from .kb import PROFILE_FIELDS
 from .profile_types import (Budget, DatasetExamples, DeadlineH, Interruptible, Method, ModelSizeB, Purpose,
                             RocmOk, VramGb)
-from .result import Result
+from .result import Result, profile_value
 
 STATE_VERSION = 2
 # Saved state is data from outside (a chatbot's store): it is bounded and every
@@ -38,6 +38,18 @@ MAX_STATE_BYTES = 8192
 MAX_CATALOGS = 8
 # Words that mean "none" for the optional fields (no own GPU, no deadline).
 _UNITS = {"size": "B", "number": "GB", "hours": "h"}
+
+
+@dataclass(frozen=True)
+class Told:
+    """What :meth:`Consultation.tell` understood in a message."""
+
+    understood: dict[str, Any]       # field -> value, as stored
+    problems: dict[str, str]         # field -> why the value found was not accepted
+    text: str                        # what was understood, in the consultation's language
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 class AnswerError(InputError):
@@ -131,6 +143,34 @@ class Consultation:
             self.history.remove(question_id)
         self.history.append(question_id)
 
+    def tell(self, text: str) -> Told:
+        """Take every answer recognised in a sentence of free text ("I want to
+        fine-tune Mistral-7B with LoRA on my 3090"), in English or Spanish: the
+        words come from ``rules/vocabulary.toml`` and the catalog. Each value is
+        validated as an answer; those that are not accepted are left out and
+        reported. Returns what was understood, with a sentence that says so;
+        ``next_question()`` then asks only what is still missing."""
+        if not isinstance(text, str):
+            raise AnswerError("text", self._tr.gettext("text: a message is expected."))
+        if len(text) > freetext.MAX_TELL:
+            raise AnswerError("text", self._tr.gettext(
+                "text: the message is too long; at most %(most)s characters.") % {"most": freetext.MAX_TELL})
+        understood: dict[str, Any] = {}
+        problems: dict[str, str] = {}
+        for name, raw in freetext.extract(text, self._kb).items():
+            try:
+                self.answer(name, "no" if raw is None else raw)
+            except InputError as error:
+                problems[name] = str(error)
+                continue
+            understood[name] = self.answers[name]
+        understood = {name: understood[name] for name in self._kb.fields if name in understood}
+        said = [f"{self._tr.gettext(self._kb.fields[name].label)}: "
+                f"{profile_value(self._kb, self._tr, name, value)}" for name, value in understood.items()]
+        summary = (self._tr.gettext("Understood: %(facts)s.") % {"facts": "; ".join(said)} if said
+                   else self._tr.gettext("Nothing in that message answers a question."))
+        return Told(understood=understood, problems=problems, text=" ".join([summary, *problems.values()]))
+
     def back(self) -> str | None:
         """Undo the last answer; returns the id of the question it answered, or None."""
         if not self.history:
@@ -220,6 +260,15 @@ class Consultation:
                         return choice["value"]
             return profile_module.parse_field(self._kb, name, text, self._tr)
         except InputError as error:
+            # Said in words ("RTX 3090" for your GPU, "50 mil", "by tomorrow")?
+            found = freetext.extract(text, self._kb, answering=name) if isinstance(text, str) else {}
+            if name in found and len(text) <= profile_module.MAX_TEXT:
+                if found[name] is None:
+                    return None
+                try:
+                    return profile_module.parse_field(self._kb, name, found[name], self._tr)
+                except InputError:
+                    pass
             raise AnswerError(error.field, str(error)) from None
 
     def _choices(self, name: str) -> list[dict[str, Any]]:

@@ -72,11 +72,14 @@ class ConsultationStore:
         return len(self._states)
 
 
-def _question(consultation: Consultation, key: str) -> dict[str, Any]:
+def _question(consultation: Consultation, key: str, told: Any = None) -> dict[str, Any]:
     question = consultation.next_question()
-    return {"consultation_id": key, "done": question is None,
+    data = {"consultation_id": key, "done": question is None,
             "question": question.to_dict() if question is not None else None,
             "answered": {name: consultation.answers[name] for name in consultation.history}}
+    if told is not None:
+        data["understood"] = told.to_dict()
+    return data
 
 
 def _profile(arguments: dict[str, Any]) -> dict[str, Any]:
@@ -100,7 +103,15 @@ def handlers(store: ConsultationStore) -> dict[str, Callable[[dict[str, Any]], d
 
     def do_start(a: dict[str, Any]) -> dict[str, Any]:
         consultation = Consultation(lang=a.get("lang"), **_profile(a))
-        return _question(consultation, store.put(consultation))
+        told = consultation.tell(a["text"]) if a.get("text") is not None else None
+        return _question(consultation, store.put(consultation), told)
+
+    def do_tell(a: dict[str, Any]) -> dict[str, Any]:
+        key = a.get("consultation_id")
+        consultation = store.get(key, a.get("lang"))
+        told = consultation.tell(a.get("text"))  # type: ignore[arg-type]
+        store.put(consultation, key)
+        return _question(consultation, key, told)
 
     def do_answer(a: dict[str, Any]) -> dict[str, Any]:
         key = a.get("consultation_id")
@@ -126,7 +137,7 @@ def handlers(store: ConsultationStore) -> dict[str, Callable[[dict[str, Any]], d
         return consultation.result().to_dict(a.get("detail") or "summary")
 
     return {"advise": do_advise, "explain": do_explain, "estimate": do_estimate,
-            "consultation_start": do_start, "consultation_answer": do_answer,
+            "consultation_start": do_start, "consultation_tell": do_tell, "consultation_answer": do_answer,
             "consultation_back": do_back, "consultation_result": do_result}
 
 

@@ -175,6 +175,9 @@ def _card(kb: KnowledgeBase) -> dict[str, Any]:
     return {"type": "string", "maxLength": MAX_TEXT, "description": f"A catalog card id ({ids}) or \"own\"."}
 
 
+_TEXT = {"type": "string", "maxLength": 1000, "description": "What the person said, as they said it."}
+
+
 def _params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
     schema: dict[str, Any] = {"type": "object", "properties": properties, "additionalProperties": False}
     if required:
@@ -215,8 +218,15 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
              "lang": LANG})},
         {"name": "consultation_start",
          "description": "Start a consultation that asks the questions that matter, one at a time. "
-                        "Facts already known may be given. Returns its id and the first question.",
-         "parameters": _params({**profile, "lang": LANG})},
+                        "Facts already known may be given, as fields or as the person's opening message "
+                        "(text). Returns its id, what was understood, and the first question.",
+         "parameters": _params({**profile, "text": _TEXT, "lang": LANG})},
+        {"name": "consultation_tell",
+         "description": "Give a consultation a free-text message in English or Spanish (\"Mistral-7B with "
+                        "LoRA on my 3090, by tomorrow\"): every answer recognised in it is taken. Returns "
+                        "what was understood and the next question still open.",
+         "parameters": _params({"consultation_id": consultation, "text": _TEXT},
+                               ["consultation_id", "text"])},
         {"name": "consultation_answer",
          "description": "Answer the current question of a consultation, as the person typed it "
                         "(\"70B\", \"lora\", \"24 GB\", \"no\"). Returns the next question, or done.",

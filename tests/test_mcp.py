@@ -38,7 +38,7 @@ def test_the_tools_and_their_schemas() -> None:
         return (await client.list_tools()).tools
 
     tools = {tool.name: tool for tool in session(script)}
-    assert list(tools) == ["advise", "explain", "estimate", "consultation_start", "consultation_answer",
+    assert list(tools) == ["advise", "explain", "estimate", "consultation_start", "consultation_tell", "consultation_answer",
                            "consultation_back", "consultation_result"]
     assert tools["advise"].input_schema["properties"]["method"]["anyOf"][0]["enum"] == ["full", "lora", "qlora"]
     assert tools["consultation_answer"].input_schema["required"] == ["consultation_id", "answer"]
