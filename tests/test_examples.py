@@ -13,17 +13,33 @@ import pytest
 EXAMPLES = Path(__file__).resolve().parent.parent / "docs" / "examples"
 
 
-def test_the_terminal_chatbot_holds_a_consultation_with_json_state(tmp_path: Path) -> None:
-    state = tmp_path / "chat.json"
-    answers = "70B\n?\nmucho\nlora\nno\n10k\nexperimento\nbajo\nno\n8 horas\nsí\n"
+def chat(answers: str, state: Path) -> list[str]:
     done = subprocess.run([sys.executable, str(EXAMPLES / "chatbot.py"), "--lang", "es", "--state", str(state)],
                           input=answers, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
-    lines = done.stdout.splitlines()
+    return done.stdout.splitlines()
+
+
+def test_the_terminal_chatbot_takes_an_opening_sentence(tmp_path: Path) -> None:
+    state = tmp_path / "chat.json"
+    lines = chat("Quiero ajustar Mistral-7B con LoRA en mi 3090\n?\nmucho\n10k\n", state)
     assert lines[0].startswith("¿Qué tamaño tiene el modelo")
-    assert lines[2].startswith("El ajuste completo necesita")           # "?" says why
-    assert "(method)" in done.stdout and "«mucho»" in done.stdout       # a bad answer, then asked again
-    assert "**Recomendación:**" in done.stdout and "### Avisos" in done.stdout
+    assert lines[1] == "Entendido: tamaño del modelo: 7B; método de ajuste: LoRA; VRAM de tu GPU: 24 GB."
+    assert lines[2].startswith("¿Cuántos ejemplos")                 # nothing said is asked again
+    assert lines[3].startswith("El tiempo de entrenamiento")          # "?" says why
+    assert lines[4].startswith("ejemplos de entrenamiento (dataset_examples): «mucho»")
+    assert any(line.startswith("**Recomendación:** Tu GPU (24 GB)") for line in lines)
+    assert sum("¿Qué tamaño" in line for line in lines) == 1
+    saved = json.loads(state.read_text())
+    assert saved["answers"] == {"model_size_b": 7.0, "method": "lora", "vram_gb": 24.0, "dataset_examples": 10000}
+
+
+def test_the_terminal_chatbot_answers_one_question_at_a_time(tmp_path: Path) -> None:
+    state = tmp_path / "chat.json"
+    lines = chat("70B\n?\nmucho\nlora\nno\n10k\nexperimento\nbajo\nno\n8 horas\nsí\n", state)
+    assert lines[2].startswith("¿Qué método") and lines[3].startswith("El ajuste completo necesita")
+    assert any("(method): «mucho»" in line for line in lines)
+    assert any(line.startswith("**Recomendación:**") for line in lines) and "### Avisos" in lines
     saved = json.loads(state.read_text())
     assert saved["answers"]["model_size_b"] == 70.0 and len(state.read_bytes()) < 1024
 

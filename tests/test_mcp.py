@@ -108,3 +108,19 @@ def test_the_store_is_bounded() -> None:
     store.get(keys[-1], "en")
     with pytest.raises(ValueError):
         store.get(keys[0], "en")
+
+
+@pytest.mark.parametrize("lang, text", [("en", "I want to fine-tune Mistral-7B with LoRA on my 3090"),
+                                        ("es", "Quiero ajustar Mistral-7B con LoRA en mi 3090")])
+def test_an_opening_message_and_free_text_over_mcp(lang: str, text: str) -> None:
+    async def script(client: ClientSession) -> Any:
+        started = await client.call_tool("consultation_start", {"lang": lang, "text": text})
+        key = started.structured_content["consultation_id"]
+        told = await client.call_tool("consultation_tell", {"consultation_id": key, "text": "50k examples, spot"})
+        return started, told
+
+    started, told = session(script)
+    assert started.structured_content["understood"]["understood"] == {"model_size_b": 7.0, "method": "lora",
+                                                                       "vram_gb": 24.0}
+    assert started.structured_content["question"]["id"] == "dataset_examples"
+    assert told.structured_content["understood"]["understood"] == {"dataset_examples": 50000, "interruptible": True}

@@ -7,8 +7,10 @@ docs/consultation.md). Run it and talk to it:
 
     python docs/examples/chatbot.py --lang es --state /tmp/chat.json
 
-"?" asks why a question is asked, "back" undoes the last answer, an empty
-line takes the default. tests/test_examples.py runs it with piped input.
+Say what you know in your own words ("Mistral-7B con LoRA en mi 3090"): every
+answer recognised is taken (Consultation.tell) and only what is missing is
+asked. "?" asks why a question is asked, "back" undoes the last answer, an
+empty line takes the default. tests/test_examples.py runs it with piped input.
 """
 
 from __future__ import annotations
@@ -28,23 +30,27 @@ def turn(state: dict | None, message: str, lang: str) -> tuple[str, dict]:
     """One chat message in, one reply and the state to keep out."""
     c = Consultation.from_dict(state) if state else Consultation(lang=lang)
     question = c.next_question()
+    said = ""
     if state and question is not None:
         text = message.strip().lower()
         if text in WHY:
             return question.why, c.to_dict()
+        told = c.tell(message) if text and text not in BACK else None
         if text in BACK:
             c.back()
+        elif told and told.understood:
+            said = told.text + "\n"     # "Understood: model size: 7B; ..."
         else:
             try:
-                c.answer(question.id, message if message.strip() else question.default)
+                c.answer(question.id, message if text else question.default)
             except InputError as error:
                 return f"{error}\n{question.text}", c.to_dict()
         question = c.next_question()
     if question is None:
-        return c.result().render("markdown", detail="summary"), c.to_dict()
+        return said + c.result().render("markdown", detail="summary"), c.to_dict()
     hint = f" ({question.hint})" if question.hint else ""
     default = f" [{question.default_label}]" if question.default_label else ""
-    return f"{question.text}{hint}{default}", c.to_dict()
+    return f"{said}{question.text}{hint}{default}", c.to_dict()
 
 
 def main() -> int:
@@ -61,7 +67,7 @@ def main() -> int:
         if state_file:
             state_file.write_text(json.dumps(state))
         print(reply, flush=True)
-        if reply.startswith(("**Recommendation:**", "**Recomendación:**")):
+        if "**Recommendation:**" in reply or "**Recomendación:**" in reply:
             return 0
     return 1
 
