@@ -261,8 +261,9 @@ class Consultation:
             return profile_module.parse_field(self._kb, name, text, self._tr)
         except InputError as error:
             # Said in words ("RTX 3090" for your GPU, "50 mil", "by tomorrow")?
-            found = freetext.extract(text, self._kb, answering=name) if isinstance(text, str) else {}
-            if name in found and len(text) <= profile_module.MAX_TEXT:
+            short = isinstance(text, str) and len(text) <= profile_module.MAX_TEXT
+            found = freetext.extract(text, self._kb, answering=name) if short else {}
+            if name in found:
                 if found[name] is None:
                     return None
                 try:

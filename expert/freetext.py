@@ -25,7 +25,8 @@ from .kb import KnowledgeBase
 # Text longer than this is not read (a chat message, not a document).
 MAX_TELL = 1000
 
-_NUMBER = r"(\d{1,3}(?:[.,]\d{3})+(?![\d])|\d+(?:[.,]\d+)?)"
+# A number starts where no digit is before it: scanning a run of digits stays linear.
+_NUMBER = r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+(?![\d])|\d+(?:[.,]\d+)?)"
 _SIZE = re.compile(r"(?<![\w.])" + _NUMBER + r"\s?b(?![a-z0-9])")
 _SIZE_WORDS = re.compile(_NUMBER + r"\s*(?:billion|bn|mil millones)\b")
 _HOURS = re.compile(_NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|dias?|min|minutes?|minutos?)(?![a-z])")

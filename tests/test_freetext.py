@@ -105,3 +105,14 @@ def test_the_vocabulary_is_read_from_the_knowledge_base(tmp_path: Path) -> None:
     (rules / "vocabulary.toml").write_text(text + '\n[phrases.colour]\nred = ["red"]\n', encoding="utf-8")
     with pytest.raises(KnowledgeBaseError, match="colour"):
         vocabulary(knowledge_base(rules))
+
+
+@pytest.mark.parametrize("text", ["1" * 1000, "1," * 500, "1.1" * 333, "lora " * 200, ("my 3090 " * 125)[:1000],
+                                  "9 " * 500, "é" * 1000, "\u202e" * 1000])
+def test_hostile_text_is_read_quickly(text: str) -> None:
+    import time
+
+    c = Consultation(lang="en")
+    start = time.perf_counter()
+    c.tell(text)
+    assert time.perf_counter() - start < 0.5
