@@ -38,8 +38,8 @@ def test_the_tools_and_their_schemas() -> None:
         return (await client.list_tools()).tools
 
     tools = {tool.name: tool for tool in session(script)}
-    assert list(tools) == ["advise", "explain", "estimate", "consultation_start", "consultation_tell", "consultation_answer",
-                           "consultation_back", "consultation_result"]
+    assert list(tools) == ["advise", "explain", "estimate", "consultation_start", "consultation_tell",
+                           "consultation_answer", "consultation_back", "consultation_result"]
     assert tools["advise"].input_schema["properties"]["method"]["anyOf"][0]["enum"] == ["full", "lora", "qlora"]
     assert tools["consultation_answer"].input_schema["required"] == ["consultation_id", "answer"]
 
@@ -124,3 +124,45 @@ def test_an_opening_message_and_free_text_over_mcp(lang: str, text: str) -> None
                                                                        "vram_gb": 24.0}
     assert started.structured_content["question"]["id"] == "dataset_examples"
     assert told.structured_content["understood"]["understood"] == {"dataset_examples": 50000, "interruptible": True}
+
+
+def test_streamable_http_on_the_loopback() -> None:
+    import socket
+    import subprocess
+    import time
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "expert", "mcp", "--transport", "streamable-http",
+                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+
+        async def main() -> Any:
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+                async with ClientSession(streams[0], streams[1]) as client:
+                    await client.initialize()
+                    return await client.call_tool("advise", {"model_size_b": 8, "lang": "es"})
+
+        answer = asyncio.run(asyncio.wait_for(main(), timeout=60))
+        assert not answer.is_error and answer.structured_content["lang"] == "es"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_without_the_mcp_extra_the_command_says_how_to_install_it() -> None:
+    import subprocess
+
+    code = ("import sys; sys.modules['mcp'] = None; sys.argv = ['expert', 'mcp']; "
+            "from expert.cli import run; run()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "pip install 'expert[mcp]'" in done.stderr and "Traceback" not in done.stderr
