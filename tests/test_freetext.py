@@ -116,3 +116,16 @@ def test_hostile_text_is_read_quickly(text: str) -> None:
     start = time.perf_counter()
     c.tell(text)
     assert time.perf_counter() - start < 0.5
+
+
+def test_expert_check_reports_a_bad_vocabulary(tmp_path: Path) -> None:
+    import shutil
+
+    from expert.check import check
+
+    rules = tmp_path / "rules"
+    shutil.copytree(Path(knowledge_base().root), rules)
+    text = (rules / "vocabulary.toml").read_text(encoding="utf-8")
+    (rules / "vocabulary.toml").write_text(text.replace('qlora = ["qlora"', 'half = ["qlora"'), encoding="utf-8")
+    problems = check(rules)
+    assert any("phrases.method.half" in problem.params.get("problem", "") for problem in problems), problems
