@@ -9,7 +9,7 @@ Plain Python, no extra dependency. Reports:
 - resident memory growth over M consultations after a warm-up;
 - `expert --help`, `expert advise` and `expert explain --why-not CARD` as
   whole processes (the installed `expert` script; budget for explain: 0.5 s),
-  beside the time it takes only to import experta (through expert._experta,
+  beside the time it takes only to import experta (through expert._vendor.experta,
   since experta 1.9.4 does not import on Python >= 3.10 by itself), jinja2,
   babel and click.
 """
@@ -89,7 +89,7 @@ def processes(runs: int) -> None:
     # each, then the commands in turn so that a busy moment hits all alike.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     commands = {
-        "floor": [sys.executable, "-c", "import expert._experta, jinja2, babel, click"],
+        "floor": [sys.executable, "-c", "import expert._vendor.experta, jinja2, babel, click"],
         "help": command("--help"),
         "advise": command("advise", "--model-size", "70", "--lang", "es"),
         "explain": command("explain", "--model-size", "70", "--method", "lora", "--lang", "es",

@@ -8,13 +8,22 @@ import threading
 from collections import OrderedDict
 from pathlib import Path
 from dataclasses import replace
-from typing import Any, Mapping, Sequence, Union
+from typing import Any, Literal, Mapping, Sequence, Union
 
 from . import engine, kb as kb_module, paths, profile as profile_module
 from .i18n import Localizer, resolve_lang
 from .errors import InputError
+from .estimate import Estimate
 from .kb import PROFILE_FIELDS, KnowledgeBase
+from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose,
+                            RocmOk, TokensPerExample, VramGb)
 from .result import Result, build_result
+
+Lang = Literal["en", "es"]
+Basis = Literal["checked", "guide", "estimate"]
+Detail = Literal["full", "summary"]
+Precision = Literal["mixed", "bf16"]
+Strategy = Literal["single", "ddp", "zero1", "zero2", "zero3", "fsdp"]
 
 # Loaded knowledge bases, most recently used last; a few dozen at most, so that
 # catalogs edited again and again (each edit is a new key) cannot fill memory.
@@ -121,22 +130,22 @@ def _remember(key: tuple[Any, ...], kb: KnowledgeBase) -> None:
 
 
 def advise(
-    model_size_b: Any = None,
-    method: Any = None,
-    budget: Any = None,
-    rocm_ok: Any = None,
-    deadline_h: Any = None,
-    vram_gb: Any = None,
-    dataset_examples: Any = None,
-    tokens_per_example: Any = None,
-    epochs: Any = None,
-    purpose: Any = None,
-    interruptible: Any = None,
+    model_size_b: ModelSizeB | None = None,
+    method: Method | None = None,
+    budget: Budget | None = None,
+    rocm_ok: RocmOk | None = None,
+    deadline_h: DeadlineH | None = None,
+    vram_gb: VramGb | None = None,
+    dataset_examples: DatasetExamples | None = None,
+    tokens_per_example: TokensPerExample | None = None,
+    epochs: Epochs | None = None,
+    purpose: Purpose | None = None,
+    interruptible: Interruptible | None = None,
     *,
-    lang: str | None = None,
+    lang: Lang | None = None,
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
-    basis: str = "checked",
+    basis: Basis = "checked",
     prices: Mapping[str, Any] | None = None,
     model: Any = None,
     model_config: Any = None,
@@ -215,6 +224,58 @@ def with_prices(kb: KnowledgeBase, prices: Mapping[str, Any] | None, tr: Localiz
         changed[gpu] = replace(cards[gpu], price_on_demand=number, price_spot=number, price_source="given",
                                price_assumed=False)
     return replace(kb, catalog=tuple(changed.get(card.id, card) for card in kb.catalog))
+
+
+def estimate(
+    model_size_b: ModelSizeB | None = None,
+    method: Method | None = None,
+    *,
+    gpus: int | str | None = None,
+    strategy: Strategy | None = None,
+    offload: bool | None = None,
+    checkpointing: bool | None = None,
+    seq_len: int | str | None = None,
+    batch: int | str | None = None,
+    optimizer: str | None = None,
+    precision: Precision | None = None,
+    base_bits: Literal[16, 8, 4] | None = None,
+    lora_rank: int | str | None = None,
+    gpu: str | None = None,
+    dataset_examples: DatasetExamples | None = None,
+    tokens_per_example: TokensPerExample | None = None,
+    epochs: Epochs | None = None,
+    lang: Lang | None = None,
+    rules_dir: str | Path | None = None,
+) -> Estimate:
+    """The first-principles memory estimate of a run (what ``expert estimate``
+    shows): weights, gradients, optimizer state, activations and overhead,
+    per GPU and in all; and ``time``, how long it trains on ``gpu`` (a
+    catalog id or a card people own; without it, at the reference card's
+    speed). ``.to_dict()`` is its JSON. Raises :class:`InputError` naming the
+    field on a bad value."""
+    from . import estimate as estimator
+
+    tr = Localizer(resolve_lang(lang))
+    kb = knowledge_base(rules_dir)
+    raw = {"model_size_b": model_size_b, "method": method, "gpus": gpus, "strategy": strategy, "offload": offload,
+           "checkpointing": checkpointing, "seq_len": seq_len, "batch": batch, "optimizer": optimizer,
+           "precision": precision, "base_bits": base_bits, "lora_rank": lora_rank, "gpu": gpu,
+           "dataset_examples": dataset_examples, "tokens_per_example": tokens_per_example, "epochs": epochs}
+    for name, value in raw.items():
+        if isinstance(value, str) and len(value) > profile_module.MAX_TEXT:
+            raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
+                "field": name, "value": profile_module.shown(value),
+                "accepted": tr.gettext("at most %(most)s characters") % {"most": profile_module.MAX_TEXT}})
+    for name in ("offload", "checkpointing"):
+        if raw[name] is not None and not isinstance(raw[name], bool):
+            raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
+                "field": name, "value": profile_module.shown(raw[name]), "accepted": "true, false"})
+    from .sizing import named_card, own_card, run_time
+
+    setup, run = estimator.from_input(kb, tr, **raw)
+    card = named_card(kb, run["gpu"]) or own_card(kb, {})
+    time = run_time(kb, setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"])
+    return replace(estimator.estimate(kb, setup), time=time)
 
 
 BASES = ("checked", "guide", "estimate")

@@ -59,6 +59,9 @@ def check(rules_dir: str | Path | None = None, catalogs: Iterable[str | Path] = 
     try:
         kb = kb_module.load(rules_dir)
         kb = kb_module.with_catalogs(kb, catalogs) if catalogs else kb
+        from .freetext import vocabulary
+
+        vocabulary(kb)        # the words of free text (rules/vocabulary.toml)
     except KnowledgeBaseError as error:
         return [Problem(*problem) for problem in error.problems]
     except Exception as error:  # noqa: BLE001 - a check reports what it cannot read; it never crashes

@@ -229,11 +229,16 @@ def main(ctx: click.Context, lang: str | None, color: str | None, no_color: bool
         ctx.invoke(ask, lang=lang)
 
 
+DETAIL_OPTION = click.option(
+    "--detail", metavar="DETAIL", default="full", show_default=True,
+    help="full, or summary (the pick, alternatives, advice and warnings; no trace, no reasons): for chat.")
+
+
 @main.command()
-@_options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS)
+@_options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
+          + [DETAIL_OPTION])
 def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, model_config: str | None,
-           prices: tuple[str, ...],
-           **profile: Any) -> None:
+           prices: tuple[str, ...], detail: str, **profile: Any) -> None:
     """Recommend GPUs for a fine-tuning run, with the reasons.
 
     Every flag is optional; what is not given takes a default that the
@@ -247,6 +252,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
       expert advise --model-size 70 --method lora --format markdown
       expert advise --model "Mixtral 8x7B" --method qlora
       expert advise --model-config ./my-model/config.json --method lora
+      expert advise --model-size 8 --format json --detail summary
     """
 
     lang = _lang(lang)
@@ -256,7 +262,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
 
         result = run_advise(lang=lang, catalog=list(catalog), basis=basis, model_config=model_config,
                             prices=_prices(prices), **profile)
-        return result.render(fmt, width=_width())
+        return result.render(fmt, width=_width(), detail=detail)
 
     _run(action, lang)
 
@@ -647,6 +653,77 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
         return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, _width(), run)
 
     _run(action, lang)
+
+
+@main.command(short_help="Print JSON Schemas of the input and output, or tool definitions.")
+@click.option("--what", metavar="WHAT", default="input", show_default=True,
+              help="input, output, or tools (the tools of `expert mcp`).")
+@click.option("--shape", metavar="SHAPE", default="mcp", show_default=True,
+              help="With --what tools: mcp (name, description, inputSchema) or openai (function calling).")
+@click.option("--lang", metavar="LANG", help="es or en, for error messages.")
+def schema(what: str, shape: str, lang: str | None) -> None:
+    """Print a JSON Schema (draft 2020-12) or tool definitions, as JSON.
+
+    The input schema and the tools' parameters come from the profile
+    definition (rules/profile.toml); the output schema is the JSON of
+    `expert advise --format json` (either --detail).
+
+    \b
+    Examples:
+      expert schema --what input
+      expert schema --what output
+      expert schema --what tools --shape openai
+    """
+    lang = _lang(lang)
+
+    def action() -> str:
+        import json
+
+        from . import schema as schemas
+        from .api import knowledge_base
+        from .errors import InputError
+        from .i18n import Localizer, resolve_lang
+
+        tr = Localizer(resolve_lang(lang))
+        for name, value, accepted in (("what", what, ("input", "output", "tools")), ("shape", shape, ("mcp", "openai"))):
+            if value not in accepted:
+                raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
+                    "field": "--" + name, "value": quoted(value),
+                    "accepted": tr.gettext("choose %(accepted)s") % {"accepted": tr.list(accepted, style="or")}})
+        kb = knowledge_base()
+        data: Any = (schemas.input_schema(kb) if what == "input" else schemas.output_schema(kb) if what == "output"
+                     else schemas.tools(kb, shape))
+        return json.dumps(data, indent=2, ensure_ascii=False) + "\n"
+
+    _run(action, lang)
+
+
+@main.command(short_help="Serve the tools over MCP (stdio, or streamable HTTP).")
+@click.option("--transport", metavar="TRANSPORT", default="stdio", show_default=True,
+              help="stdio, or streamable-http (on --host and --port).")
+@click.option("--host", default="127.0.0.1", show_default=True, help="With streamable-http: the address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
+              help="With streamable-http: the port.")
+def mcp(transport: str, host: str, port: int) -> None:
+    """Serve advise, explain, estimate and a consultation as MCP tools.
+
+    Needs the mcp extra: pip install 'expert[mcp]'. Each tool answers in
+    the language of its lang argument; a bad value is a tool error that
+    names the field. A consultation's state stays in this process, keyed
+    by an opaque id.
+
+    \b
+    Examples:
+      expert mcp
+      expert mcp --transport streamable-http --port 8000
+    """
+    if transport not in ("stdio", "streamable-http"):
+        _fail(f"Error: --transport: '{quoted(transport)}' is not accepted; choose stdio or streamable-http.", 2)
+    try:
+        from .mcp_server import serve
+    except ImportError as error:
+        _fail(f"Error: `expert mcp` needs the mcp package: pip install 'expert[mcp]' ({quoted(str(error))}).", 1)
+    serve(transport, host=host, port=port)
 
 
 def _command_gettext() -> Callable[[str], str]:

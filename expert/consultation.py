@@ -21,12 +21,15 @@ from typing import Any
 
 import json
 
-from . import engine, profile as profile_module
-from .api import consult, is_registered, knowledge_base, register_catalog, registered_catalog
+from . import engine, freetext, profile as profile_module
+from .api import Lang, consult, is_registered, knowledge_base, register_catalog, registered_catalog
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
-from .kb import PROFILE_FIELDS
-from .result import Result
+from .escape import one_line
+from .kb import PROFILE_FIELDS, find_cards
+from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose,
+                            RocmOk, TokensPerExample, VramGb)
+from .result import Result, profile_value
 
 STATE_VERSION = 2
 # Saved state is data from outside (a chatbot's store): it is bounded and every
@@ -38,6 +41,18 @@ MAX_STATE_BYTES = 8192
 MAX_CATALOGS = 8
 # Words that mean "none" for the optional fields (no own GPU, no deadline).
 _UNITS = {"size": "B", "number": "GB", "hours": "h"}
+
+
+@dataclass(frozen=True)
+class Told:
+    """What :meth:`Consultation.tell` understood in a message."""
+
+    understood: dict[str, Any]       # field -> value, as stored
+    problems: dict[str, str]         # field -> why the value found was not accepted
+    text: str                        # what was understood, in the consultation's language
+
+    def to_dict(self) -> dict[str, Any]:
+        return asdict(self)
 
 
 class AnswerError(InputError):
@@ -71,10 +86,23 @@ _HELPER_READS: dict[int, tuple[Any, dict[str, set[str]]]] = {}
 class Consultation:
     """One consultation, one question at a time. See the module docstring."""
 
-    def __init__(self, lang: str | None = None, rules_dir: str | Path | None = None,
-                 catalog: str | Path | list[str | Path] | None = None, **known_facts: Any) -> None:
-        """``catalog``: catalog files of the application, or ids it registered
-        with ``register_catalog()``; saved state keeps only the ids."""
+    def __init__(self, lang: Lang | None = None, rules_dir: str | Path | None = None,
+                 catalog: str | Path | list[str | Path] | None = None, *,
+                 model_size_b: ModelSizeB | None = None, method: Method | None = None, budget: Budget | None = None,
+                 rocm_ok: RocmOk | None = None, deadline_h: DeadlineH | None = None, vram_gb: VramGb | None = None,
+                 dataset_examples: DatasetExamples | None = None, tokens_per_example: TokensPerExample | None = None,
+                 epochs: Epochs | None = None, purpose: Purpose | None = None,
+                 interruptible: Interruptible | None = None, **unknown: Any) -> None:
+        """The profile fields given are known facts: not asked. ``catalog``:
+        catalog files of the application, or ids it registered with
+        ``register_catalog()``; saved state keeps only the ids. An unknown
+        field is an :class:`InputError`."""
+        known_facts = {name: value for name, value in (
+            ("model_size_b", model_size_b), ("method", method), ("budget", budget), ("rocm_ok", rocm_ok),
+            ("deadline_h", deadline_h), ("vram_gb", vram_gb), ("dataset_examples", dataset_examples),
+            ("tokens_per_example", tokens_per_example), ("epochs", epochs), ("purpose", purpose),
+            ("interruptible", interruptible)) if value is not None}
+        known_facts.update(unknown)
         self.lang = resolve_lang(lang)
         self._tr = Localizer(self.lang)
         self.rules_dir = None if rules_dir is None else str(rules_dir)
@@ -134,6 +162,45 @@ class Consultation:
         if question_id in self.history:
             self.history.remove(question_id)
         self.history.append(question_id)
+
+    def tell(self, text: str) -> Told:
+        """Take every answer recognised in a sentence of free text ("I want to
+        fine-tune Mistral-7B with LoRA on my 3090"), in English or Spanish: the
+        words come from ``rules/vocabulary.toml`` and the catalog. Each value is
+        validated as an answer; those that are not accepted are left out and
+        reported. Returns what was understood, with a sentence that says so;
+        ``next_question()`` then asks only what is still missing."""
+        if not isinstance(text, str):
+            raise AnswerError("text", self._tr.gettext("text: a message is expected."))
+        if len(text) > freetext.MAX_TELL:
+            raise AnswerError("text", self._tr.gettext(
+                "text: the message is too long; at most %(most)s characters.") % {"most": freetext.MAX_TELL})
+        understood: dict[str, Any] = {}
+        problems: dict[str, str] = {}
+        for name, raw in freetext.extract(text, self._kb).items():
+            try:
+                self.answer(name, "no" if raw is None else raw)
+            except InputError as error:
+                problems[name] = str(error)
+                continue
+            understood[name] = self.answers[name]
+        understood = {name: understood[name] for name in self._kb.fields if name in understood}
+        said = [f"{self._tr.gettext(self._kb.fields[name].label)}: {self._said(name, value)}"
+                for name, value in understood.items()]
+        summary = (self._tr.gettext("Understood: %(facts)s.") % {"facts": "; ".join(said)} if said
+                   else self._tr.gettext("Nothing in that message answers a question."))
+        return Told(understood=understood, problems=problems, text=" ".join([summary, *problems.values()]))
+
+    def _said(self, name: str, value: Any) -> str:
+        """An answer as a person reads it: a model or a card named with its size."""
+        if isinstance(value, str) and name == "model_size_b":
+            resolved = profile_module.resolve_size(self._kb, value, self._tr)
+            return f"{one_line(value)} ({self._tr.billions(resolved.total_b)})"
+        if isinstance(value, str) and self._kb.fields[name].cards:
+            found = find_cards(self._kb, value)
+            if found:
+                return f"{one_line(found[0][1])} ({self._tr.gb(found[0][2])})"
+        return profile_value(self._kb, self._tr, name, value)
 
     def back(self) -> str | None:
         """Undo the last answer; returns the id of the question it answered, or None."""
@@ -240,6 +307,16 @@ class Consultation:
                         return card
             return self._kept(name, text, profile_module.parse_field(self._kb, name, text, self._tr))
         except InputError as error:
+            # Said in words ("RTX 3090" for your GPU, "50 mil", "by tomorrow")?
+            short = isinstance(text, str) and len(text) <= profile_module.MAX_TEXT
+            found = freetext.extract(text, self._kb, answering=name) if short else {}
+            if name in found:
+                if found[name] is None:
+                    return None
+                try:
+                    return self._parse(name, found[name])    # a card found is kept as its id
+                except InputError:
+                    pass
             raise AnswerError(error.field, str(error)) from None
 
     def _kept(self, name: str, raw: Any, value: Any) -> Any:

@@ -32,7 +32,7 @@ from typing import Any, Callable, Iterator, Mapping
 
 from . import sizing
 from .conditions import COMPARED_FIELDS
-from ._experta import experta
+from ._vendor import experta
 from .kb import SCALE_OUT, Card as CardDef, KnowledgeBase, RuleDef
 
 KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,

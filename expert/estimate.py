@@ -58,9 +58,14 @@ class Estimate:
     per_gpu_gb: float
     total_gb: float                   # all GPUs together
     cpu_gb: float                     # offloaded to CPU memory
+    # How long it trains (sizing.run_time): gpu, count, tokens, flops_per_token,
+    # tokens_per_second, hours, speed_assumed; None when not asked.
+    time: dict[str, Any] | None = None
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
+        if data["time"] is None:
+            del data["time"]
         data["setup"] = asdict(self.setup)
         for key in ("params_b", "trainable_b", "per_gpu_gb", "total_gb", "cpu_gb"):
             data[key] = round(data[key], 3)

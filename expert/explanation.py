@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import sizing
-from .api import Catalogs, consult, knowledge_base, model_argument, with_prices
+from .api import Basis, Catalogs, Lang, consult, knowledge_base, model_argument, with_prices
 from .profile import is_given
 from .conditions import Leaf
 from .engine import Firing, Run
@@ -29,6 +29,8 @@ from .i18n import Localizer, resolve_lang
 from .kb import SCALE_OUT, KnowledgeBase
 from .result import Result, _Writer
 
+from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose,
+                            RocmOk, TokensPerExample, VramGb)
 from .kb import PROFILE_FIELDS  # declared once, in expert/conditions.py
 
 
@@ -155,28 +157,47 @@ class Explanation:
 
 def explain(
     *,
+    model_size_b: ModelSizeB | None = None,
+    method: Method | None = None,
+    budget: Budget | None = None,
+    rocm_ok: RocmOk | None = None,
+    deadline_h: DeadlineH | None = None,
+    vram_gb: VramGb | None = None,
+    dataset_examples: DatasetExamples | None = None,
+    tokens_per_example: TokensPerExample | None = None,
+    epochs: Epochs | None = None,
+    purpose: Purpose | None = None,
+    interruptible: Interruptible | None = None,
     why_not: str | None = None,
     what_if: Mapping[str, Any] | None = None,
-    lang: str | None = None,
+    lang: Lang | None = None,
     rules_dir: str | Path | None = None,
     catalog: Catalogs = None,
-    basis: str = "checked",
+    basis: Basis = "checked",
     prices: Mapping[str, Any] | None = None,
     model: Any = None,
     model_config: Any = None,
-    **fields: Any,
+    **unknown: Any,
 ) -> Explanation:
     """Answer a consultation and explain it: HOW for every recommendation, WHY
     NOT for every card ruled out (or for ``why_not``), and WHAT IF the answers
     in ``what_if`` (field → value) changed.
 
-    ``fields`` are advise()'s profile fields; ``model``, ``model_config``
-    and ``prices`` are as in advise(). Raises :class:`InputError` on a
-    bad value, an unknown field, or an unknown card in ``why_not``.
+    The profile fields are advise()'s; ``model``, ``model_config`` and
+    ``prices`` are as in advise(). Raises :class:`InputError` on a bad value,
+    an unknown field (in the arguments or in ``what_if``), or an unknown card
+    in ``why_not``.
     """
     tr = Localizer(resolve_lang(lang))
+    fields = {"model_size_b": model_size_b, "method": method, "budget": budget, "rocm_ok": rocm_ok,
+              "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,
+              "tokens_per_example": tokens_per_example, "epochs": epochs, "purpose": purpose,
+              "interruptible": interruptible}
+    for name in unknown:
+        raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
+                         % {"field": name, "accepted": ", ".join(PROFILE_FIELDS)})
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
-    for name in list(fields) + list(what_if or {}):
+    for name in list(what_if or {}):
         if name not in PROFILE_FIELDS:
             raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
                              % {"field": name, "accepted": ", ".join(PROFILE_FIELDS)})

@@ -35,7 +35,7 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
 
     check_format(fmt, lang, ("text", "json"))
     fits = fitting_cards(kb, result)
-    time = None
+    time = result.time
     if run is not None:
         card = named_card(kb, run["gpu"]) or own_card(kb, {})
         time = run_time(kb, result.setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"])

@@ -11,9 +11,11 @@ from typing import Any, Iterator, Mapping
 
 from .conditions import COMPARED
 from .engine import Firing, Run, effective
-from .escape import json_text, one_line
+from .errors import InputError
+from .escape import json_text, one_line, quoted
 from .i18n import Localizer
-from .kb import KnowledgeBase, RuleDef, find_cards, load
+from .kb import PROFILE_FIELDS, KnowledgeBase, RuleDef, find_cards, load
+from .schema import DETAILS, SCHEMA_VERSION
 from .templating import check_format, environment
 
 _HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours", "next_hours", "fastest_hours", "cheap_hours"}
@@ -23,6 +25,20 @@ _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}
 RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload")
+# The summary form: the pick and the next two options, without what only the
+# full form needs (the rules, the reasons, the arithmetic behind the cost; the
+# recipe by its id, rules/recipes.toml).
+SUMMARY_OPTIONS = 3
+SUMMARY_LEFT_OUT = ("rules", "reasons", "source", "total_vram_gb", "cost_class", "time", "name", "where", "pricing")
+# Of the cost, the summary keeps what a person reads; of the profile, what is known.
+SUMMARY_COST = ("currency", "per_hour", "total", "pricing")
+
+
+def check_detail(detail: Any, lang: str) -> None:
+    if detail not in DETAILS:
+        tr = Localizer(lang)
+        raise InputError("detail", tr.gettext("detail: '%(value)s' is not accepted; choose %(accepted)s.") % {
+            "value": quoted(str(detail)), "accepted": tr.list(DETAILS, style="or")})
 
 
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
@@ -127,8 +143,16 @@ class Result:
     trace: list[TraceStep]
     kb: KnowledgeBase | None = field(repr=False, compare=False, default=None)   # for rendering labels
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, detail: str = "full") -> dict[str, Any]:
+        """The JSON contract. ``detail="full"``: everything, with the trace;
+        ``"summary"``: the pick, the next alternatives, advice and warnings, a few
+        KB for a model's context (``expert schema --what output``)."""
+        check_detail(detail, self.lang)
+        if detail == "summary":
+            return self._summary()
         return {
+            "schema_version": SCHEMA_VERSION,
+            "detail": "full",
             "lang": self.lang,
             "profile": dict(self.profile),
             "assumed": list(self.assumed),
@@ -140,11 +164,43 @@ class Result:
             "trace": [asdict(t) for t in self.trace],
         }
 
-    def render(self, fmt: str = "text", width: int = 80) -> str:
-        """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``."""
+    def _summary(self) -> dict[str, Any]:
+        recommendations = []
+        for rec in self.recommendations[:SUMMARY_OPTIONS]:
+            data = asdict(rec)
+            for key in SUMMARY_LEFT_OUT:
+                data.pop(key, None)
+            data["recipe_id"] = data.pop("recipe")["id"]
+            data["cost"] = {key: data["cost"][key] for key in SUMMARY_COST}
+            for key in ("host_ram_gb", "meets_deadline"):
+                if data[key] is None:
+                    del data[key]
+            if data["devices"] == data["count"]:
+                del data["devices"]
+            recommendations.append(data)
+        return {
+            "schema_version": SCHEMA_VERSION,
+            "detail": "summary",
+            "lang": self.lang,
+            # every field of the profile; of what was derived from them, what is known
+            "profile": {k: v for k, v in self.profile.items()
+                        if k in PROFILE_FIELDS or (v is not None and k != "model_shape")},
+            "assumed": list(self.assumed),
+            "requirement": {"vram_gb": self.requirement["vram_gb"], "text": self.requirement["text"]},
+            "recommendations": recommendations,
+            "more_recommendations": max(0, len(self.recommendations) - SUMMARY_OPTIONS),
+            "advice": [{"id": n.id, "text": n.text} for n in self.advice],
+            "warnings": [{"id": n.id, "text": n.text} for n in self.warnings],
+        }
+
+    def render(self, fmt: str = "text", width: int = 80, detail: str = "full") -> str:
+        """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``;
+        ``detail="summary"`` leaves out the trace (json), and the reasons, the
+        cards not recommended and the assumptions (markdown, text): a short form for chat."""
         check_format(fmt, self.lang)
+        check_detail(detail, self.lang)
         if fmt == "json":
-            return json_text(self.to_dict())
+            return json_text(self.to_dict(detail))
         from .chart import time_and_cost
 
         tr = Localizer(self.lang)
@@ -152,7 +208,8 @@ class Result:
         assumed = [f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, self.profile[name])}"
                    for name in self.assumed]
         template = environment(self.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
-        return template.render(r=self, width=width, assumed=assumed, chart=time_and_cost(self, kb, tr, width))
+        return template.render(r=self, width=width, assumed=assumed, summary=detail == "summary",
+                               chart=time_and_cost(self, kb, tr, width))
 
 
 def sentence(text: str) -> str:
@@ -252,11 +309,11 @@ class _Writer:
         params = {"on_demand": tr.money(option["on_demand_cost"]), "spot": tr.money(option["spot_cost"]),
                   "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"])}
         if option["pricing"] == "spot":
-            text = _("≈ %(spot)s on spot, %(billed)s billed with the setup at %(per_hour)s an hour "
-                     "(≈ %(on_demand)s on demand)") % params
+            text = _("≈ %(spot)s on spot (%(per_hour)s an hour, %(billed)s with the setup; ≈ %(on_demand)s on "
+                     "demand)") % params
         else:
-            text = _("≈ %(on_demand)s on demand, %(billed)s billed with the setup at %(per_hour)s an hour "
-                     "(≈ %(spot)s on spot)") % params
+            text = _("≈ %(on_demand)s on demand (%(per_hour)s an hour, %(billed)s with the setup; ≈ %(spot)s on "
+                     "spot)") % params
         if option["price_assumed"]:
             text += " " + _("(price assumed from its cost class)")
         return text

@@ -106,16 +106,17 @@ print(hasattr(collections, "Mapping"), (list(root.handlers), root.level) == befo
 
 
 def test_experta_imports_without_leaving_aliases_or_logging_handlers() -> None:
-    # frozendict 1.2 (pinned by experta 1.9.4) needs collections.Mapping, gone
-    # since Python 3.10; expert/_experta.py adds it for the import only.
+    # The vendored experta (expert/_vendor/README.md) needs no collections
+    # aliases and no longer calls logging.basicConfig() on the host's root logger.
     done = subprocess.run([sys.executable, "-c", IMPORT_CHECK], capture_output=True, text=True)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == [str(sys.version_info < (3, 10)), "True"]
+    assert "experta" not in done.stderr
 
 
 def test_help_does_not_import_the_heavy_packages() -> None:
     code = ("import sys; from click.testing import CliRunner; from expert.cli import main; "
             "CliRunner().invoke(main, ['advise', '--help']); "
-            "print(sorted(m for m in ('experta', 'jinja2', 'babel') if m in sys.modules))")
+            "print(sorted(m for m in ('expert._vendor.experta', 'jinja2', 'babel') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stderr

@@ -75,7 +75,7 @@ def test_cost_is_the_hourly_price_times_the_billed_hours() -> None:
         assert rec.cost["spot_total"] < rec.cost["on_demand_total"] == rec.cost["total"]
     spot = run(model_size_b=70, method="lora", deadline_h=8, interruptible=True).recommendations[0]
     assert spot.cost["pricing"] == "spot" and spot.cost["total"] == spot.cost["spot_total"]
-    assert "on spot, " in spot.text and "billed with the setup" in spot.text
+    assert "on spot (" in spot.text and "with the setup" in spot.text
 
 
 def test_an_own_card_costs_nothing_and_says_so() -> None:

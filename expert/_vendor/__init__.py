@@ -1,0 +1,1 @@
+"""Third-party code shipped inside expert (see README.md beside this file)."""

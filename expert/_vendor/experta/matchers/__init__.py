@@ -1,0 +1,1 @@
+from .rete import ReteMatcher

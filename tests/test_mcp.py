@@ -1,0 +1,169 @@
+"""`expert mcp` through the SDK's own client, over stdio: one server process
+for the module, every tool, errors naming the field in the caller's language."""
+
+from __future__ import annotations
+
+import asyncio
+import json
+import sys
+from typing import Any
+
+import pytest
+
+pytest.importorskip("mcp")
+
+from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp.client.stdio import stdio_client  # noqa: E402
+
+from expert.consultation import Consultation  # noqa: E402
+from expert.mcp_server import ConsultationStore  # noqa: E402
+
+SERVER = StdioServerParameters(command=sys.executable, args=["-m", "expert", "mcp"])
+
+
+def session(script: Any) -> Any:
+    """Run ``script(session)`` against a fresh `expert mcp` process and return what it returns."""
+
+    async def main() -> Any:
+        async with stdio_client(SERVER) as (read, write):
+            async with ClientSession(read, write) as client:
+                await client.initialize()
+                return await script(client)
+
+    return asyncio.run(asyncio.wait_for(main(), timeout=60))
+
+
+def test_the_tools_and_their_schemas() -> None:
+    async def script(client: ClientSession) -> Any:
+        return (await client.list_tools()).tools
+
+    tools = {tool.name: tool for tool in session(script)}
+    assert list(tools) == ["advise", "explain", "estimate", "consultation_start", "consultation_tell",
+                           "consultation_answer", "consultation_back", "consultation_result"]
+    assert tools["advise"].input_schema["properties"]["method"]["anyOf"][0]["enum"] == ["full", "lora", "qlora"]
+    assert tools["consultation_answer"].input_schema["required"] == ["consultation_id", "answer"]
+
+
+def test_advise_explain_estimate_and_errors() -> None:
+    async def script(client: ClientSession) -> Any:
+        return [await client.call_tool("advise", {"model_size_b": "70B", "method": "lora", "lang": "es"}),
+                await client.call_tool("advise", {"model_size_b": 8, "detail": "full"}),
+                await client.call_tool("explain", {"model_size_b": 70, "why_not": "rtx-4090", "lang": "en"}),
+                await client.call_tool("estimate", {"model_size_b": 7, "method": "full"}),
+                await client.call_tool("advise", {"method": "lorax", "lang": "es"}),
+                await client.call_tool("advise", {"model_size_b": "x" * 5000}),
+                await client.call_tool("explain", {"why_not": "nonexistent-card", "lang": "es"})]
+
+    summary, full, why, memory, bad, long, unknown_card = session(script)
+    assert not summary.is_error and summary.structured_content["detail"] == "summary"
+    assert summary.structured_content["lang"] == "es" and "trace" not in summary.structured_content
+    assert len(json.dumps(summary.structured_content)) < 5000
+    assert full.structured_content["detail"] == "full" and full.structured_content["trace"]
+    assert why.structured_content["why_not"][0]["gpu"] == "rtx-4090"
+    assert memory.structured_content["per_gpu_gb"] > 50
+    assert bad.is_error and bad.structured_content["error"]["field"] == "method"
+    assert bad.content[0].text.startswith("método de ajuste: «lorax» no es válido")
+    assert long.is_error and long.structured_content["error"]["field"] == "model_size_b"
+    assert unknown_card.is_error and unknown_card.structured_content["error"]["field"] == "why_not"
+
+
+def test_a_consultation_held_through_the_tools() -> None:
+    async def script(client: ClientSession) -> Any:
+        seen = []
+        started = await client.call_tool("consultation_start", {"lang": "es", "purpose": "production"})
+        key = started.structured_content["consultation_id"]
+        seen.append(started)
+        seen.append(await client.call_tool("consultation_answer", {"consultation_id": key, "answer": "mucho"}))
+        for answer in ["70B", "lora"]:
+            seen.append(await client.call_tool("consultation_answer", {"consultation_id": key, "answer": answer}))
+        seen.append(await client.call_tool("consultation_back", {"consultation_id": key}))
+        for answer in ["qlora", "no", "10k", "1024", "1", "bajo", "no", "no", "no"]:
+            last = await client.call_tool("consultation_answer", {"consultation_id": key, "answer": answer})
+            seen.append(last)
+            if last.structured_content.get("done"):
+                break
+        seen.append(await client.call_tool("consultation_result", {"consultation_id": key}))
+        seen.append(await client.call_tool("consultation_result", {"consultation_id": "forged"}))
+        return seen
+
+    seen = session(script)
+    start, bad, size, method, back = seen[:5]
+    assert start.structured_content["question"]["id"] == "model_size_b"
+    assert start.structured_content["question"]["text"].startswith("¿Qué tamaño")
+    assert len(start.structured_content["consultation_id"]) >= 16
+    assert bad.is_error and "tamaño del modelo: «mucho»" in bad.content[0].text
+    assert "no es un tamaño ni un modelo conocido" in bad.content[0].text
+    assert method.structured_content["answered"] == {"model_size_b": 70.0, "method": "lora"}
+    assert back.structured_content["question"]["id"] == "method"
+    assert seen[-3].structured_content["done"] is True
+    result = seen[-2].structured_content
+    assert result["profile"]["method"] == "qlora" and result["profile"]["purpose"] == "production"
+    assert result["recommendations"]
+    assert seen[-1].is_error and seen[-1].structured_content["error"]["field"] == "consultation_id"
+
+
+def test_the_store_is_bounded() -> None:
+    store = ConsultationStore(size=3)
+    keys = [store.put(Consultation(lang="en")) for _ in range(5)]
+    assert len(store) == 3
+    store.get(keys[-1], "en")
+    with pytest.raises(ValueError):
+        store.get(keys[0], "en")
+
+
+@pytest.mark.parametrize("lang, text", [("en", "I want to fine-tune Mistral-7B with LoRA on my 3090"),
+                                        ("es", "Quiero ajustar Mistral-7B con LoRA en mi 3090")])
+def test_an_opening_message_and_free_text_over_mcp(lang: str, text: str) -> None:
+    async def script(client: ClientSession) -> Any:
+        started = await client.call_tool("consultation_start", {"lang": lang, "text": text})
+        key = started.structured_content["consultation_id"]
+        told = await client.call_tool("consultation_tell", {"consultation_id": key, "text": "50k examples, spot"})
+        return started, told
+
+    started, told = session(script)
+    assert started.structured_content["understood"]["understood"] == {"model_size_b": "Mistral-7B-v0.3",
+                                                                       "method": "lora", "vram_gb": "rtx-3090"}
+    assert started.structured_content["question"]["id"] == "dataset_examples"
+    assert told.structured_content["understood"]["understood"] == {"dataset_examples": 50000, "interruptible": True}
+
+
+def test_streamable_http_on_the_loopback() -> None:
+    import socket
+    import subprocess
+    import time
+
+    from mcp.client.streamable_http import streamable_http_client
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    server = subprocess.Popen([sys.executable, "-m", "expert", "mcp", "--transport", "streamable-http",
+                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 30
+        while time.monotonic() < deadline:
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+
+        async def main() -> Any:
+            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
+                async with ClientSession(streams[0], streams[1]) as client:
+                    await client.initialize()
+                    return await client.call_tool("advise", {"model_size_b": 8, "lang": "es"})
+
+        answer = asyncio.run(asyncio.wait_for(main(), timeout=60))
+        assert not answer.is_error and answer.structured_content["lang"] == "es"
+    finally:
+        server.terminate()
+        server.wait(timeout=10)
+
+
+def test_without_the_mcp_extra_the_command_says_how_to_install_it() -> None:
+    import subprocess
+
+    code = ("import sys; sys.modules['mcp'] = None; sys.argv = ['expert', 'mcp']; "
+            "from expert.cli import run; run()")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 1 and "pip install 'expert[mcp]'" in done.stderr and "Traceback" not in done.stderr

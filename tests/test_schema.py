@@ -1,0 +1,177 @@
+"""Types and JSON Schemas from one source (rules/profile.toml); the output
+schema holds for real results; the summary is small; `expert schema`."""
+
+from __future__ import annotations
+
+import json
+import random
+import typing
+from pathlib import Path
+
+import jsonschema
+import pytest
+from click.testing import CliRunner
+
+from expert import Consultation, advise, explain
+from expert.api import estimate
+from expert.bounds import Bounds
+from expert.cli import main
+from expert.errors import InputError
+from expert.schema import SCHEMA_VERSION, input_schema, output_schema, tools
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+def test_the_generated_types_match_the_profile_definition() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("_update_types", ROOT / "scripts" / "update_types.py")
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    assert (ROOT / "expert" / "profile_types.py").read_text(encoding="utf-8") == module.render(), (
+        "expert/profile_types.py is out of date: run python scripts/update_types.py")
+
+
+@pytest.mark.parametrize("function", [advise, explain, Consultation.__init__])
+def test_the_api_is_annotated_with_the_profile_types(function, kb) -> None:  # type: ignore[no-untyped-def]
+    from expert.profile_types import FIELD_TYPES
+
+    hints = typing.get_type_hints(function, include_extras=True)
+    for name, spec in kb.fields.items():
+        assert hints[name] == FIELD_TYPES[name] | None, name
+        args = typing.get_args(FIELD_TYPES[name])
+        if spec.type == "choice":
+            assert set(args) == set(spec.choices)
+        elif spec.type != "bool":
+            bounds = args[1]
+            assert isinstance(bounds, Bounds) and (bounds.min, bounds.max) == (spec.min, spec.max)
+    assert hints["lang"] == typing.Literal["en", "es"] | None
+
+
+def test_the_input_schema_comes_from_the_profile_definition(kb) -> None:  # type: ignore[no-untyped-def]
+    schema = input_schema(kb)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    assert set(kb.fields) <= set(schema["properties"])
+    assert schema["properties"]["method"]["anyOf"][0]["enum"] == list(kb.fields["method"].choices)
+    size = schema["properties"]["model_size_b"]["anyOf"][0]
+    assert (size["minimum"], size["maximum"]) == (kb.fields["model_size_b"].min, kb.fields["model_size_b"].max)
+    validator = jsonschema.Draft202012Validator(schema)
+    assert validator.is_valid({"model_size_b": "70B", "method": "lora", "vram_gb": None, "lang": "es"})
+    assert not validator.is_valid({"method": "lorax"})
+    assert not validator.is_valid({"model_size_b": 0})
+    assert not validator.is_valid({"colour": "red"})
+
+
+def random_profile(rng: random.Random, kb) -> dict:  # type: ignore[no-untyped-def]
+    profile = {}
+    for name, spec in kb.fields.items():
+        if rng.random() < 0.4:
+            continue
+        if spec.type == "choice":
+            profile[name] = rng.choice(spec.choices)
+        elif spec.type == "bool":
+            profile[name] = rng.random() < 0.5
+        elif spec.type == "integer":
+            profile[name] = rng.choice([100, 1000, 10_000, 50_000, 1_000_000])
+        elif name == "model_size_b":
+            profile[name] = rng.choice([0.5, 1, 3, 7, 8, 13, 14, 30, 34, 70, 72, 120, 180, 405])
+        elif spec.type == "hours":
+            profile[name] = rng.choice([1, 4, 8, 24, 72, 400])
+        else:
+            profile[name] = rng.choice([8, 12, 16, 24, 32, 48, 80, 96, 141])
+    return profile
+
+
+def test_the_output_schema_validates_real_results_of_random_profiles(kb) -> None:  # type: ignore[no-untyped-def]
+    schema = output_schema(kb)
+    jsonschema.Draft202012Validator.check_schema(schema)
+    validator = jsonschema.Draft202012Validator(schema)
+    rng = random.Random(15)
+    for _ in range(300):
+        profile = random_profile(rng, kb)
+        result = advise(**profile, lang=rng.choice(["en", "es"]))
+        for detail in ("full", "summary"):
+            data = json.loads(result.render("json", detail=detail))
+            errors = sorted(validator.iter_errors(data), key=str)
+            assert not errors, (profile, detail, errors[0].message)
+            assert data["schema_version"] == SCHEMA_VERSION and data["detail"] == detail
+
+
+def test_the_output_schema_requires_the_contract_and_allows_growth(kb) -> None:  # type: ignore[no-untyped-def]
+    validator = jsonschema.Draft202012Validator(output_schema(kb))
+    data = advise(model_size_b=8, lang="en").to_dict()
+    grown = json.loads(json.dumps(data))
+    grown["recommendations"][0]["time"] = {"tokens_per_s": 1000}
+    grown["recommendations"][0]["cost"] = {"currency": "USD", "per_hour": 0.7, "total": 2.1, "pricing": "spot"}
+    grown["profile"]["epochs"] = 3
+    assert validator.is_valid(grown)
+    for key in ("gpu", "count", "vram_gb", "strategy", "rules", "text"):
+        broken = json.loads(json.dumps(data))
+        del broken["recommendations"][0][key]
+        assert not validator.is_valid(broken), key
+    for key in ("profile", "assumed", "requirement", "recommendations", "advice", "warnings", "rejected", "trace"):
+        broken = json.loads(json.dumps(data))
+        del broken[key]
+        assert not validator.is_valid(broken), key
+
+
+@pytest.mark.parametrize("profile", [dict(model_size_b=8, method="lora"), dict(model_size_b=7),
+                                     dict(model_size_b=13, method="qlora", vram_gb=24),
+                                     dict(model_size_b=8, method="lora", vram_gb=24)])
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_summary_of_a_common_case_is_under_3_kb(profile: dict, lang: str) -> None:
+    result = advise(**profile, lang=lang)
+    summary = result.to_dict("summary")
+    assert "trace" not in summary and "rejected" not in summary
+    assert len(json.dumps(summary, ensure_ascii=False).encode()) < 3072
+    assert summary["recommendations"][0]["gpu"] == result.recommendations[0].gpu
+    assert [n["id"] for n in summary["warnings"]] == [n.id for n in result.warnings]
+    assert len(result.render("markdown", detail="summary")) < len(result.render("markdown"))
+
+
+def test_a_bad_detail_is_an_input_error_in_the_language() -> None:
+    with pytest.raises(InputError) as caught:
+        advise(model_size_b=8, lang="es").to_dict("short")
+    assert caught.value.field == "detail" and "elige full o summary" in str(caught.value)
+
+
+def test_estimate_is_a_library_function() -> None:
+    assert estimate(model_size_b=7, method="full").per_gpu_gb > estimate(model_size_b=7, method="qlora").per_gpu_gb
+    with pytest.raises(InputError) as caught:
+        estimate(model_size_b=7, gpus="many", lang="es")
+    assert caught.value.field == "gpus"
+    from expert.profile_types import ModelSizeB
+
+    assert typing.get_type_hints(estimate, include_extras=True)["model_size_b"] == ModelSizeB | None
+
+
+@pytest.mark.parametrize("shape, key", [("mcp", "inputSchema"), ("openai", "function")])
+def test_tool_definitions_in_both_shapes(kb, shape: str, key: str) -> None:  # type: ignore[no-untyped-def]
+    defined = tools(kb, shape)
+    names = [t["name"] if shape == "mcp" else t["function"]["name"] for t in defined]
+    assert names == ["advise", "explain", "estimate", "consultation_start", "consultation_tell",
+                     "consultation_answer", "consultation_back", "consultation_result"]
+    for tool in defined:
+        assert key in tool
+        parameters = tool["inputSchema"] if shape == "mcp" else tool["function"]["parameters"]
+        jsonschema.Draft202012Validator.check_schema(parameters)
+
+
+@pytest.mark.parametrize("what", ["input", "output", "tools"])
+def test_expert_schema_prints_json(what: str) -> None:
+    done = CliRunner().invoke(main, ["schema", "--what", what])
+    assert done.exit_code == 0, done.output
+    json.loads(done.output)
+
+
+def test_expert_schema_refuses_an_unknown_what() -> None:
+    done = CliRunner().invoke(main, ["schema", "--what", "everything", "--lang", "es"])
+    assert done.exit_code == 2 and "--what" in done.output and "elige input, output o tools" in done.output
+
+
+def test_advise_detail_summary_on_the_cli() -> None:
+    done = CliRunner().invoke(main, ["advise", "--model-size", "8", "--format", "json", "--detail", "summary"])
+    assert done.exit_code == 0, done.output
+    assert json.loads(done.output)["detail"] == "summary"
+    bad = CliRunner().invoke(main, ["advise", "--model-size", "8", "--detail", "tiny"])
+    assert bad.exit_code == 2 and "detail" in bad.output
