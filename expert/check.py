@@ -244,7 +244,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "host_ram_gb": Interval(0, True, inf, False, True), "nodes": Interval(1, False, inf, False),
         "flops_per_token": positive, "tokens_per_second": positive, "speed_assumed": {True, False},
         "price_assumed": {True, False}, "per_hour": Interval(0, False, inf, False),
-        "billed_hours": Interval(0, False, inf, False),
+        "billed_hours": Interval(0, False, inf, False), "min_count_cost": Interval(0, False, inf, False),
         "total_cost": Interval(0, False, inf, False), "on_demand_cost": Interval(0, False, inf, False),
         "spot_cost": Interval(0, False, inf, False),
     }

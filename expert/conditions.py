@@ -103,6 +103,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "hours": NUM,
         "min_count": NUM,
         "min_count_hours": NUM,
+        "min_count_cost": NUM,
         "can_scale": BOOL,
         "flops_per_token": NUM,
         "tokens_per_second": NUM,

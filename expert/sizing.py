@@ -369,6 +369,7 @@ class Sizer:
             "hours": taken,
             "min_count": count,
             "min_count_hours": taken,
+            "min_count_cost": per_hour * billed,
             "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
                               and count < kb.ranking["counts"][-1]),
             "nodes": math.ceil(count / max(int(card["per_node"]), 1)),
@@ -442,7 +443,7 @@ class Sizer:
                 best = config
         best = dict(best or candidate)
         best.update(step=SCALE_OUT, next_step=None, can_scale=False, min_count=candidate["count"],
-                    min_count_hours=candidate["hours"])
+                    min_count_hours=candidate["hours"], min_count_cost=candidate["total_cost"])
         return best
 
 
