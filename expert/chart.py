@@ -12,8 +12,6 @@ from typing import Any
 from .escape import one_line
 from .i18n import Localizer
 
-# At most so many options: the recommendation and its alternatives as shown.
-ROWS = 6
 LABEL_MAX = 30
 DEADLINE_MARK = "┆"
 
@@ -51,7 +49,7 @@ def _short(text: str) -> str:
 
 def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | None:
     """The chart of ``result``'s recommendations, or None with fewer than two."""
-    recs = result.recommendations[:ROWS]
+    recs = result.shown()
     if len(recs) < 2:
         return None
     _ = tr.gettext
@@ -82,7 +80,8 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
         lines.append(f"  {f'{row.rank}.':<3} {label:<{label_width}}  {hour_text:>{hours_width}} {bar}  "
                      f"{cost_text:>{cost_width}} {row.cost_bar}".rstrip())
     weights = kb.ranking["budget_weights"][result.profile["budget"]]
-    budget = _("Ranked for a %(budget)s budget: total cost^%(cost)s × hours^%(time)s, the lowest first.") % {
+    budget = _("Ranked for a %(budget)s budget: total cost^%(cost)s × hours^%(time)s, times the guide's "
+               "preferences (the + lines), the lowest first; an option beaten on both money and time comes after.") % {
         "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]]),
         "cost": tr.number(weights["cost"], 2), "time": tr.number(weights["time"], 2)}
     if deadline:

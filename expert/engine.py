@@ -287,14 +287,28 @@ def _pick(run: Run, profile: Mapping[str, Any], verdicts: list[tuple[RuleDef, st
     for rule, gpu in conclusions:
         if rule.kind == "prefer" and gpu is not None:
             factors.setdefault(gpu, []).append(rule.factor)  # type: ignore[arg-type]
-    scored = [(gpu in demoted, sizing.score(run.kb, profile, option, sorted(factors.get(gpu, []))),
-               option["devices"], run.order(gpu), gpu) for gpu, option in run.options.items() if gpu not in rejected]
+    standing = {gpu: option for gpu, option in run.options.items() if gpu not in rejected}
+    # ranking.toml [ranking] dominated_last: an option another beats on both
+    # money and time (and not demoted when it is not) ranks after the others,
+    # whatever the preferences: a person never sees a dearer, slower option first.
+    beaten = {gpu for gpu, option in standing.items()
+              if run.kb.ranking["dominated_last"] and any(
+                  other is not option and (o in demoted) <= (gpu in demoted) and _beats(other, option)
+                  for o, other in standing.items())}
+    scored = [(gpu in demoted, gpu in beaten, sizing.score(run.kb, profile, option, sorted(factors.get(gpu, []))),
+               option["devices"], run.order(gpu), gpu) for gpu, option in standing.items()]
     run.ranking = [gpu for *_, gpu in sorted(scored)]
     if run.ranking:
         run.pick = {**run.options[run.ranking[0]], "found": True, **_compared(run)}
     else:
         run.pick = {name: None for name in ("gpu", "count", "hours")} | {"found": False}
     return run.pick
+
+
+def _beats(one: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
+    """``one`` costs no more and takes no longer than ``other``, and is better in one of them."""
+    return (one["total_cost"] <= other["total_cost"] and one["hours"] <= other["hours"]
+            and (one["total_cost"] < other["total_cost"] or one["hours"] < other["hours"]))
 
 
 def _compared(run: Run) -> dict[str, Any]:

@@ -232,6 +232,9 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
         raise refuse("strategy", "single", tr.gettext("with several GPUs choose %(accepted)s") % {
             "accepted": tr.list(STRATEGIES[1:], style="or")})
     setup = replace(setup, **changes)
+    if profile_module.is_given(raw.get("tokens_per_example")) and raw.get("seq_len") is None:
+        # memory is sized for examples this long, as advise sizes it
+        setup = replace(setup, seq_len=max(setup.seq_len, field("tokens_per_example")))
     gpu = raw.get("gpu")
     from .sizing import named_card
 

@@ -24,6 +24,9 @@ _HOURS = re.compile(r"^" + _NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|d[ií]
                     re.IGNORECASE)
 _WITH_UNIT = re.compile(r"^" + _NUMBER + r"\s*(gb|gib|g)?$", re.IGNORECASE)
 _COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
+# A whole number written with thousands separators: "10.000" (Spanish),
+# "10,000" (English), "1.000.000"; never a decimal.
+_GROUPED = re.compile(r"^\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*$")
 _TRUE = {"yes", "y", "true", "1", "sí", "si", "s", "on"}
 # "Yes" as a person says it ("1" is a VRAM figure where a card's name is taken).
 _YES = {"yes", "y", "sí", "si", "s", "yep", "sure", "claro"}
@@ -202,6 +205,8 @@ class _Parser:
         return resolved.total_b
 
     def integer(self, value: Any) -> int:
+        if isinstance(value, str) and _GROUPED.match(value.strip()):
+            value = value.strip().replace(".", "").replace(",", "")
         number, unit = self.number(value, _COUNT, "10000, 10k")
         number *= {"k": 1e3, "m": 1e6}.get(unit or "", 1)
         self.bounded(number, value)

@@ -39,6 +39,9 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     if run is not None:
         card = named_card(kb, run["gpu"]) or own_card(kb, {})
         time = run_time(kb, result.setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"])
+    if time is not None and time["gpu"] is not None:   # can the card named hold it at all?
+        named = named_card(kb, time["gpu"])
+        time = {**time, "fits": bool(named and named.vram_gb / named.devices >= result.per_gpu_gb)}
     if fmt == "json":
         data = result.to_dict()
         data["fits"] = fits
@@ -103,9 +106,14 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
                  "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
     from .sizing import named_card
 
-    params["cards"] = "%s × %s" % (time["count"], one_line(named_card(kb, time["gpu"]).name))
-    return _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
+    card = named_card(kb, time["gpu"])
+    params["cards"] = "%s × %s" % (time["count"], one_line(card.name))
+    text = _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params
+    if not time.get("fits", True):
+        text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s.") % {
+            "card": one_line(card.name), "vram": tr.gb(card.vram_gb / card.devices)}
+    return text
 
 
 def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = ()) -> str:

@@ -30,6 +30,8 @@ RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload"
 # full form needs (the rules, the reasons, the arithmetic behind the cost; the
 # recipe by its id, rules/recipes.toml).
 SUMMARY_OPTIONS = 3
+# Text and markdown show the recommendation and three alternatives (and one's own card).
+SHOWN = 4
 SUMMARY_LEFT_OUT = ("rules", "reasons", "source", "total_vram_gb", "cost_class", "time", "name", "where", "pricing")
 # Of the cost, the summary keeps what a person reads; of the profile, what is known.
 SUMMARY_COST = ("currency", "per_hour", "total", "pricing")
@@ -164,6 +166,13 @@ class Result:
             "rejected": [asdict(r) for r in self.rejected],
             "trace": [asdict(t) for t in self.trace],
         }
+
+    def shown(self) -> list[Recommendation]:
+        """The recommendations text and markdown show: the first four, and the
+        person's own card wherever it ranks (it misses the deadline, say)."""
+        first = self.recommendations[:SHOWN]
+        own = [r for r in self.recommendations[SHOWN:] if r.gpu == "own"]
+        return first + own
 
     def _summary(self) -> dict[str, Any]:
         recommendations = []
@@ -342,9 +351,15 @@ class _Writer:
             host = {"host": tr.gb(option["host_ram_gb"])}
             text += (_(", plus %(host)s of host RAM in all") if option["devices"] > 1 else
                      _(", plus %(host)s of host RAM")) % host
+        # within the card, but not within what may be used of it
+        margin = (_("%(margin)s of each device is kept free") % {
+            "margin": tr.number(self.kb.recipes["margin"] * 100, 0) + " %"}
+            if not option["fits"] and option["per_device_gb"] <= option["device_vram_gb"] else "")
         if not option["possible"]:
-            return text
-        return text + " — " + (_("fits") if option["fits"] else _("does not fit"))
+            return text + (f" ({margin})" if margin else "")
+        if option["fits"]:
+            return text + " — " + _("fits")
+        return text + " — " + (_("does not fit: %(why)s") % {"why": margin} if margin else _("does not fit"))
 
     def value(self, namespace: str, name: str, value: Any) -> str:
         return format_value(self.kb, self.tr, namespace, name, value)

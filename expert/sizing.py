@@ -425,8 +425,7 @@ class Sizer:
         fewest that do, across nodes if need be. On more cards a recipe
         higher on the ladder may fit again, so each count tries the ladder's
         recipes in order, up to the candidate's own, whole weights first.
-        When no count meets the deadline, the fastest within one node: more
-        nodes would cost more and still be late."""
+        When no count meets the deadline, the fastest: the closest to it."""
         deadline = self.profile["deadline_h"]
         recipes = list(dict.fromkeys(entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]))
         tried = recipes[:recipes.index(candidate["recipe"]) + 1] if candidate["recipe"] in recipes else [candidate["recipe"]]
@@ -439,7 +438,7 @@ class Sizer:
             if config["hours"] <= deadline:
                 best = config
                 break
-            if config["nodes"] == 1 and (best is None or config["hours"] < best["hours"]):
+            if best is None or config["hours"] < best["hours"]:
                 best = config
         best = dict(best or candidate)
         best.update(step=SCALE_OUT, next_step=None, can_scale=False, min_count=candidate["count"],

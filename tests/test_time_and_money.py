@@ -165,3 +165,47 @@ def test_an_own_card_named_trains_at_its_own_speed() -> None:
     assert named.hours > 2 * unnamed.hours
     done = CliRunner().invoke(main, ["estimate", "--model-size", "8", "--gpu", "rtx-3090", "--format", "json"])
     assert done.exit_code == 0 and json.loads(done.stdout)["time"]["gpu"] == "rtx-3090"
+
+
+def test_a_dearer_and_slower_option_never_ranks_first() -> None:
+    # A100 40 GB on spot is cheaper and faster than the RTX 4090 here; the
+    # guide's preference for the cheap card no longer puts the 4090 above it.
+    result = run(model_size_b=8, method="lora", interruptible=True, budget="low")
+    recs = result.recommendations
+    for i, rec in enumerate(recs):
+        for later in recs[i + 1:]:
+            assert not (later.cost["total"] < rec.cost["total"] and later.hours < rec.hours), (rec.gpu, later.gpu)
+    assert "an option beaten on both money and time comes after" in result.render("text").replace("\n  ", " ")
+
+
+def test_an_unreachable_deadline_gets_the_fastest_option() -> None:
+    tight = run(model_size_b=405, method="qlora", budget="high", deadline_h=2).recommendations[0]
+    looser = run(model_size_b=405, method="qlora", budget="high", deadline_h=4).recommendations[0]
+    assert not tight.meets_deadline and tight.hours <= looser.hours
+
+
+def test_thousands_separators_are_read_as_people_write_them() -> None:
+    assert run(dataset_examples="50.000", lang="es").profile["dataset_examples"] == 50_000
+    assert run(dataset_examples="1.000.000").profile["dataset_examples"] == 1_000_000
+    assert run(dataset_examples="10,000").profile["dataset_examples"] == 10_000
+    assert run(tokens_per_example="2.048").profile["tokens_per_example"] == 2048
+
+
+def test_a_card_ruled_out_by_the_margin_says_so() -> None:
+    own = next(r for r in run(model_size_b=13, method="lora", vram_gb=16).rejected if r.gpu == "own")
+    assert "15.8 GB of its 16 GB" in own.text and "5 % of each device is kept free" in own.text
+
+
+def test_estimate_says_when_the_card_named_cannot_hold_the_setup() -> None:
+    out = CliRunner().invoke(main, ["estimate", "--model-size", "70", "--method", "qlora", "--gpu", "rtx-4090"])
+    assert "does not hold this setup" in " ".join(out.output.split())
+    data = json.loads(CliRunner().invoke(main, ["estimate", "--model-size", "8", "--gpu", "h100-80gb",
+                                                "--tokens-per-example", "8k", "--format", "json"]).output)
+    assert data["time"]["fits"] and data["setup"]["seq_len"] == 8000    # memory sized for the examples
+
+
+def test_ones_own_card_is_shown_even_when_it_ranks_low() -> None:
+    result = run(model_size_b=8, method="lora", vram_gb="RTX 3090", deadline_h=3)
+    own = next(r for r in result.recommendations if r.gpu == "own")
+    assert own.rank > 4 and own in result.shown()
+    assert "misses your deadline" in result.render("text").replace("\n    ", " ")
