@@ -104,6 +104,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "min_count": NUM,
         "min_count_hours": NUM,
         "min_count_cost": NUM,
+        "time_factor": NUM,
+        "sped_up": BOOL,
         "can_scale": BOOL,
         "flops_per_token": NUM,
         "tokens_per_second": NUM,

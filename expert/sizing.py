@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from .estimate import estimate, guide_holds_with, shape_for, typical
-from .kb import SCALE_OUT, Card, KnowledgeBase
+from .kb import SCALE_OUT, SPEED_UP, Card, KnowledgeBase
 
 
 def round_up(value: float, digits: int = 1) -> float:
@@ -370,6 +370,8 @@ class Sizer:
             "min_count": count,
             "min_count_hours": taken,
             "min_count_cost": per_hour * billed,
+            "time_factor": float(recipe["time_factor"]),
+            "sped_up": False,
             "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
                               and count < kb.ranking["counts"][-1]),
             "nodes": math.ceil(count / max(int(card["per_node"]), 1)),
@@ -420,6 +422,29 @@ class Sizer:
             return most
         return next((config for config in map(on, counts[:-1]) if config["fits"]), most)
 
+    def speed_up(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
+        """A configuration that fits only with a slow recipe (an 8-bit base,
+        CPU offload): the fewest cards, within one node, on which a faster
+        recipe of the ladder fits and is both quicker and no dearer in all;
+        the candidate itself when there is none. Either way it is marked
+        sped up, so that the deadline rules may follow."""
+        ladder = list(dict.fromkeys(entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]))
+        recipes = self.kb.recipes["recipe"]
+        faster = [r for r in ladder if recipes[r]["time_factor"] < candidate["time_factor"]]
+        found = None
+        for count in self.counts(card, int(candidate["count"]) + 1, int(card["per_node"])):
+            found = next((c for recipe in faster for sharded in (False, True)
+                          for c in (self.configuration(card, SPEED_UP, recipe, count, sharded),)
+                          if c["fits"] and c["hours"] < candidate["hours"]
+                          and c["total_cost"] <= candidate["total_cost"]), None)
+            if found is not None:
+                break
+        if found is None:
+            return {**candidate, "sped_up": True}
+        found.update(next_step=None, sped_up=True, min_count=candidate["count"], min_count_hours=candidate["hours"],
+                     min_count_cost=candidate["total_cost"])
+        return found
+
     def scale_out(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
         """More cards of a fitting configuration, to meet the deadline: the
         fewest that do, across nodes if need be. On more cards a recipe
@@ -441,7 +466,7 @@ class Sizer:
             if best is None or config["hours"] < best["hours"]:
                 best = config
         best = dict(best or candidate)
-        best.update(step=SCALE_OUT, next_step=None, can_scale=False, min_count=candidate["count"],
+        best.update(step=SCALE_OUT, next_step=None, can_scale=False, sped_up=True, min_count=candidate["count"],
                     min_count_hours=candidate["hours"], min_count_cost=candidate["total_cost"])
         return best
 

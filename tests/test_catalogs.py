@@ -35,12 +35,16 @@ def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) ->
     assert top.text.startswith("1 × NVIDIA B200 180 GB [b200-180gb.toml] with a 16-bit base: about 146.5 GB needed")
 
 
-def test_an_h200_holds_70b_lora_only_with_an_8_bit_base(tmp_path: Path) -> None:
+def test_an_h200_holds_70b_lora_with_an_8_bit_base_and_two_are_quicker_for_no_more(tmp_path: Path) -> None:
     after = advise(model_size_b=70, method="lora", lang="en", catalog=one_card(tmp_path, "h200-141gb"))
     h200 = next(r for r in after.recommendations if r.gpu == "h200-141gb")
-    assert (h200.count, h200.recipe["base_bits"], h200.strategy) == (1, 8, "single")
-    ladder = [s.rule for s in after.trace if s.kind == "configure" and s.derived[0]["values"]["gpu"] == "h200-141gb"]
-    assert ladder == ["propose-one-card", "eight-bit-base-for-lora"]
+    ladder = [s for s in after.trace if s.kind == "configure" and s.derived[0]["values"]["gpu"] == "h200-141gb"]
+    assert [s.rule for s in ladder] == ["propose-one-card", "eight-bit-base-for-lora", "faster-recipe-on-more-cards"]
+    one = ladder[1].derived[0]["values"]
+    assert (one["count"], one["recipe"]) == (1, "lora-8bit")
+    # 16-bit weights on two, sharded: quicker than the 8-bit base on one, and no dearer
+    assert (h200.count, h200.recipe["base_bits"], h200.strategy) == (2, 16, "zero3")
+    assert h200.hours < one["hours"] and h200.cost["total"] <= one["total_cost"] + 0.01
 
 
 def test_cli_catalog_flag(tmp_path: Path) -> None:

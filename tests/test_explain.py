@@ -62,7 +62,8 @@ def test_why_not_one_h100_says_which_deadline_would_do() -> None:
     # The conditions of the rule that added the cards, as they held.
     assert w.reasons[0].rule == "scale-out-for-the-deadline"
     assert [c["text"] for c in w.reasons[0].conditions] == [
-        "the configuration tried fits: yes", "can take more cards: yes", "estimated training time 1.1 hr > deadline 18 min"]
+        "the configuration tried fits: yes", "can take more cards: yes", "estimated training time 1.1 hr > deadline 18 min",
+        "slowdown of its recipe 1 <= 1"]
 
 
 def test_why_not_a_card_that_needs_more_vram_than_one_has() -> None:

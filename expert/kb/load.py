@@ -21,7 +21,7 @@ from ..errors import KnowledgeBaseError
 from .catalog import INTERCONNECTS, _catalog
 from .owned import _owned
 from .model import (COSTS, VENDORS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
-                    METHODS, ModelDef, OPTIONAL_FIELDS, name_key, PLACEHOLDER_RE, PROFILE_FIELDS, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
+                    METHODS, ModelDef, OPTIONAL_FIELDS, name_key, PLACEHOLDER_RE, PROFILE_FIELDS, OFF_LADDER, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
                     ProfileField, QuestionDef, RuleDef, Section, scope_key)
 from .source import _is_number, _LazyLine, _line, _Problems, _read
 
@@ -595,7 +595,7 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
     rules: list[RuleDef] = []
     seen: set[str] = set()
     ladders = recipes.get("ladder", {})
-    steps = {entry["step"] for ladder in ladders.values() for entry in ladder} | {SCALE_OUT}
+    steps = {entry["step"] for ladder in ladders.values() for entry in ladder} | set(OFF_LADDER)
     first_steps = {ladder[0]["step"] for ladder in ladders.values() if ladder}
     for index, entry in enumerate(doc.get("rule", [])):
         line = _line(text, f"rule[{index + 1}]")
@@ -733,9 +733,9 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
             if entry["spread"] not in SPREADS:
                 problems.add(str(path), line, "[ladder] %(method)s: spread must be one of %(known)s", method=method,
                              known=", ".join(SPREADS))
-            if not ID_RE.match(entry["step"]) or entry["step"] == SCALE_OUT:
+            if not ID_RE.match(entry["step"]) or entry["step"] in OFF_LADDER:
                 problems.add(str(path), line, "[ladder] %(method)s: step '%(step)s' must be kebab-case and not "
-                             "'%(reserved)s'", method=method, step=entry["step"], reserved=SCALE_OUT)
+                             "'%(reserved)s'", method=method, step=entry["step"], reserved=" or ".join(OFF_LADDER))
         names = [entry["step"] for entry in ladder]
         if len(set(names)) != len(names):
             again = next(n for n, name in enumerate(names) if name in names[:n])

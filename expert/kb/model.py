@@ -32,6 +32,9 @@ KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning
 HELPERS = ("requirement", "own-card", "option", "pick")
 # The configuration step that is not on a ladder: more cards for a deadline.
 SCALE_OUT = "scale-out"
+# The other: a faster recipe on more cards, when the one that fits is slow.
+SPEED_UP = "speed-up"
+OFF_LADDER = (SPEED_UP, SCALE_OUT)
 SPREADS = ("card", "shard", "fewest")
 
 # The stages rules run in (the helpers, proposing and configuring, and the
