@@ -11,6 +11,7 @@ store keyed by an opaque id; the client keeps only the id.
 from __future__ import annotations
 
 import inspect
+import json
 import secrets
 import threading
 from collections import OrderedDict
@@ -28,6 +29,7 @@ from .explanation import explain
 from .i18n import Localizer, resolve_lang
 from .kb import PROFILE_FIELDS
 from .profile import shown
+from .render import render_models
 from .schema import tool_specs
 
 INSTRUCTIONS = (
@@ -86,20 +88,31 @@ def _profile(arguments: dict[str, Any]) -> dict[str, Any]:
     return {name: arguments[name] for name in PROFILE_FIELDS if arguments.get(name) is not None}
 
 
+def _names(value: Any) -> list[str]:
+    """The names a models call filters by: a list of short strings (anything else names none)."""
+    if not isinstance(value, list):
+        return []
+    return [str(name)[:100] for name in value[:10] if isinstance(name, str)]
+
+
 def handlers(store: ConsultationStore) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
     """Each tool's work, from its arguments (already named as in its schema)."""
 
     def do_advise(a: dict[str, Any]) -> dict[str, Any]:
-        return advise(lang=a.get("lang"), **_profile(a)).to_dict(a.get("detail") or "summary")
+        return advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a)).to_dict(a.get("detail") or "summary")
 
     def do_explain(a: dict[str, Any]) -> dict[str, Any]:
-        explanation = explain(why_not=a.get("why_not"), what_if=a.get("what_if"), lang=a.get("lang"), **_profile(a))
+        explanation = explain(why_not=a.get("why_not"), what_if=a.get("what_if"), lang=a.get("lang"),
+                              prices=a.get("prices"), **_profile(a))
         data = explanation.to_dict()
         data.pop("trace", None)     # the steps of `how` already cite the rules; the trace is for programs
         return data
 
     def do_estimate(a: dict[str, Any]) -> dict[str, Any]:
         return estimate(**{k: v for k, v in a.items() if v is not None}).to_dict()
+
+    def do_models(a: dict[str, Any]) -> dict[str, Any]:
+        return json.loads(render_models(knowledge_base(), "json", "en", names=_names(a.get("names"))))
 
     def do_start(a: dict[str, Any]) -> dict[str, Any]:
         consultation = Consultation(lang=a.get("lang"), **_profile(a))
@@ -136,7 +149,7 @@ def handlers(store: ConsultationStore) -> dict[str, Callable[[dict[str, Any]], d
         consultation = store.get(a.get("consultation_id"), a.get("lang"))
         return consultation.result().to_dict(a.get("detail") or "summary")
 
-    return {"advise": do_advise, "explain": do_explain, "estimate": do_estimate,
+    return {"advise": do_advise, "explain": do_explain, "estimate": do_estimate, "models": do_models,
             "consultation_start": do_start, "consultation_tell": do_tell, "consultation_answer": do_answer,
             "consultation_back": do_back, "consultation_result": do_result}
 

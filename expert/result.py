@@ -305,9 +305,11 @@ class _Writer:
         if option["where"] == "own":
             named = self.run.profile.get("own_gpu")
             found = find_cards(self.kb, named) if named else []
-            if found:      # the card the person named
-                return self._("your %(card)s (%(vram)s)") % {"card": one_line(found[0][1]),
-                                                             "vram": self.tr.gb(option["total_vram_gb"])}
+            if found:      # the card the person named (with its memory, unless its name says it)
+                card, vram = one_line(found[0][1]), self.tr.gb(option["total_vram_gb"])
+                if vram.replace("\u00a0", " ") in card or self.tr.gb(found[0][2]) in card:
+                    return self._("your %(card)s") % {"card": card}
+                return self._("your %(card)s (%(vram)s)") % {"card": card, "vram": vram}
             return self._("your GPU (%(vram)s)") % {"vram": self.tr.gb(option["total_vram_gb"])}
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
 

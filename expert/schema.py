@@ -177,6 +177,17 @@ def _card(kb: KnowledgeBase) -> dict[str, Any]:
 
 
 _TEXT = {"type": "string", "maxLength": 1000, "description": "What the person said, as they said it."}
+_PRICES = {"type": "object", "maxProperties": 100,
+           "additionalProperties": {"anyOf": [{"type": "number", "minimum": 0, "maximum": 1000},
+                                              {"type": "string", "maxLength": MAX_TEXT}]},
+           "description": "What you pay per card-hour (USD), by catalog card id, instead of the catalog's "
+                          "indicative prices: {\"<card id>\": 2.4}."}
+
+
+def _gpu(kb: KnowledgeBase) -> dict[str, Any]:
+    ids = [card.id for card in kb.catalog] + [card.id for card in kb.owned]
+    return {"type": "string", "enum": ids, "description": "The card, for the training time: a catalog card or "
+                                                           "one people own (default: the reference card's speed)."}
 
 
 def _params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
@@ -195,16 +206,17 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
         {"name": "advise",
          "description": "Recommend GPUs for fine-tuning a large language model, with the reasons "
                         "(a rule-based expert system citing a practical guide). Every field is optional.",
-         "parameters": _params({**profile, "lang": LANG, "detail": DETAIL})},
+         "parameters": _params({**profile, "prices": _PRICES, "lang": LANG, "detail": DETAIL})},
         {"name": "explain",
          "description": "Explain a recommendation: HOW each option was reached, WHY NOT a card "
                         "(why_not), and WHAT IF some answers changed (what_if).",
          "parameters": _params({**profile, "why_not": _card(kb),
                                 "what_if": {**_params(profile), "description": "Fields and their new values."},
-                                "lang": LANG})},
+                                "prices": _PRICES, "lang": LANG})},
         {"name": "estimate",
          "description": "Estimate from first principles the GPU memory a fine-tuning run needs "
-                        "(weights, gradients, optimizer state, activations), per GPU and in all.",
+                        "(weights, gradients, optimizer state, activations), per GPU and in all, and how long "
+                        "it trains on a card (gpu, dataset_examples, tokens_per_example, epochs).",
          "parameters": _params({
              "model_size_b": profile["model_size_b"], "method": profile["method"],
              "gpus": {"type": "integer", "minimum": 1, "maximum": 4096},
@@ -216,7 +228,15 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
              "precision": {"type": "string", "enum": ["mixed", "bf16"]},
              "base_bits": {"type": "integer", "enum": [16, 8, 4]},
              "lora_rank": {"type": "integer", "minimum": 1, "maximum": 4096},
+             "gpu": _gpu(kb), "dataset_examples": profile["dataset_examples"],
+             "tokens_per_example": profile["tokens_per_example"], "epochs": profile["epochs"],
              "lang": LANG})},
+        {"name": "models",
+         "description": "The open models the knowledge base knows by name (rules/models.toml): total and "
+                        "active parameters, architecture and sources; names filter them (\"qwen3\", "
+                        "\"llama 3.1\").",
+         "parameters": _params({"names": {"type": "array", "maxItems": 10,
+                                          "items": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT}}})},
         {"name": "consultation_start",
          "description": "Start a consultation that asks the questions that matter, one at a time. "
                         "Facts already known may be given, as fields or as the person's opening message "

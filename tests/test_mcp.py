@@ -38,7 +38,7 @@ def test_the_tools_and_their_schemas() -> None:
         return (await client.list_tools()).tools
 
     tools = {tool.name: tool for tool in session(script)}
-    assert list(tools) == ["advise", "explain", "estimate", "consultation_start", "consultation_tell",
+    assert list(tools) == ["advise", "explain", "estimate", "models", "consultation_start", "consultation_tell",
                            "consultation_answer", "consultation_back", "consultation_result"]
     assert tools["advise"].input_schema["properties"]["method"]["anyOf"][0]["enum"] == ["full", "lora", "qlora"]
     assert tools["consultation_answer"].input_schema["required"] == ["consultation_id", "answer"]
@@ -167,3 +167,19 @@ def test_without_the_mcp_extra_the_command_says_how_to_install_it() -> None:
             "from expert.cli import run; run()")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "pip install 'expert[mcp]'" in done.stderr and "Traceback" not in done.stderr
+
+
+def test_models_prices_and_training_time_over_mcp() -> None:
+    async def script(client: ClientSession) -> Any:
+        return [await client.call_tool("models", {"names": ["mixtral"]}),
+                await client.call_tool("estimate", {"model_size_b": 8, "gpu": "rtx-3090", "dataset_examples": 50000}),
+                await client.call_tool("advise", {"model_size_b": 13, "prices": {"h100-80gb": 1.0}}),
+                await client.call_tool("advise", {"prices": {"h100": 1.0}, "lang": "es"})]
+
+    models, estimated, priced, bad = session(script)
+    assert [m["name"] for m in models.structured_content["models"]] == ["Mixtral-8x7B", "Mixtral-8x22B"]
+    time = estimated.structured_content["time"]
+    assert time["gpu"] == "rtx-3090" and time["tokens"] == 50000 * 1024 and not time["speed_assumed"]
+    pick = priced.structured_content["recommendations"][0]
+    assert pick["gpu"] == "h100-80gb" and pick["cost"]["per_hour"] == 1.0
+    assert bad.is_error and bad.content[0].text.startswith("precios: 'h100' no es una tarjeta del catálogo")

@@ -171,3 +171,20 @@ def test_a_broken_owned_file_is_refused_with_file_and_line(tmp_path: Path, old: 
     with pytest.raises(KnowledgeBaseError) as caught:
         kb_module.load(base)
     assert str(caught.value) == f"{base / 'owned.toml'}:{line}: {message}"
+
+
+@pytest.mark.parametrize("said, card", [("H100", "h100-80gb"), ("A100 80GB", "a100-80gb"), ("RTX 6000 Ada", "rtx-6000-ada"),
+                                        ("4070 Ti Super", "rtx-4070-ti-super")])
+def test_datacenter_and_workstation_cards_by_the_names_people_use(said: str, card: str) -> None:
+    from expert import advise
+
+    assert advise(model_size_b=8, vram_gb=said, lang="en").profile["own_gpu"] == card
+
+
+def test_a100_alone_asks_which() -> None:
+    from expert import advise
+    from expert.errors import InputError
+
+    with pytest.raises(InputError) as caught:
+        advise(vram_gb="A100", lang="en")
+    assert "NVIDIA A100 40 GB or NVIDIA A100 80 GB" in str(caught.value)

@@ -149,7 +149,7 @@ def test_estimate_is_a_library_function() -> None:
 def test_tool_definitions_in_both_shapes(kb, shape: str, key: str) -> None:  # type: ignore[no-untyped-def]
     defined = tools(kb, shape)
     names = [t["name"] if shape == "mcp" else t["function"]["name"] for t in defined]
-    assert names == ["advise", "explain", "estimate", "consultation_start", "consultation_tell",
+    assert names == ["advise", "explain", "estimate", "models", "consultation_start", "consultation_tell",
                      "consultation_answer", "consultation_back", "consultation_result"]
     for tool in defined:
         assert key in tool
