@@ -26,7 +26,9 @@ from .kb import KnowledgeBase
 MAX_TELL = 1000
 
 # A number starts where no digit is before it: scanning a run of digits stays linear.
-_NUMBER = r"(?<![\d.,])(\d{1,3}(?:[.,]\d{3})+(?![\d])|\d+(?:[.,]\d+)?)"
+# A number as people write it; not part of a word, an exponent ("1e309") or a
+# negative ("-5"): those are left unread rather than misread.
+_NUMBER = r"(?<![\w.,+\u2212-])(\d{1,3}(?:[.,]\d{3})+(?![\d])|\d+(?:[.,]\d+)?)(?![\d]*e[+-]?\d)"
 _SIZE = re.compile(r"(?<![\w.])" + _NUMBER + r"\s?b(?![a-z0-9])")
 _SIZE_WORDS = re.compile(_NUMBER + r"\s*(?:billion|bn|mil millones)\b")
 _HOURS = re.compile(_NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|dias?|min|minutes?|minutos?)(?![a-z])")
@@ -40,7 +42,8 @@ def normal(text: str) -> str:
     """Lower case, no accents, hyphens and punctuation as spaces, single spaces."""
     decomposed = unicodedata.normalize("NFKD", text.lower())
     plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    plain = re.sub(r"[^\w.,'+]+", " ", plain)
+    plain = re.sub(r"(?:(?<=\s)|^)-(?=\d)", "\u2212", plain)     # a minus sign stays: "-5" is not 5
+    plain = re.sub(r"[^\w.,'+\u2212]+", " ", plain)
     plain = re.sub(r"(?<!\d)[.,]|[.,](?!\d)", " ", plain)    # punctuation, not a decimal point
     return " ".join(plain.split())
 
@@ -59,6 +62,9 @@ class Vocabulary:
     deadline_words: tuple[tuple[str, float], ...]   # longest first
     multipliers: dict[str, float]
     dataset_words: tuple[str, ...]
+    epoch_words: tuple[str, ...]                    # "epochs", "épocas": a count before one is the epochs
+    token_after: tuple[str, ...]                    # "tokens per example": a count before one
+    token_before: tuple[str, ...]                   # "sequences of": a count after one
     own_cues: tuple[str, ...]
     gpu_words: tuple[str, ...]                      # "gpu", "tarjeta": a size in GB near one is its VRAM
     cards: tuple[tuple[str, str], ...]              # (name as written, card id), longest first
@@ -123,6 +129,10 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
     multipliers = {normal(k): float(v) for k, v in (data.get("multipliers") or {}).items()
                    if isinstance(v, (int, float)) and v > 0}
     dataset_words = words((data.get("dataset_words") or {}).get("words", []), "dataset_words.words")
+    run = data.get("run") or {}
+    epoch_words = words(run.get("epochs", []), "run.epochs")
+    token_after = words(run.get("tokens_after", []), "run.tokens_after")
+    token_before = words(run.get("tokens_before", []), "run.tokens_before")
     own = data.get("own_gpu") or {}
     cues = words(own.get("cues", []), "own_gpu.cues")
     gpu_words = words(own.get("gpu_words", []), "own_gpu.gpu_words")
@@ -143,7 +153,9 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
     return Vocabulary(
         phrases=tuple(sorted(phrases, key=lambda p: -len(p[0]))),
         deadline_words=tuple(sorted(deadline_words, key=lambda p: -len(p[0]))),
-        multipliers=multipliers, dataset_words=tuple(dataset_words), own_cues=tuple(cues),
+        multipliers=multipliers, dataset_words=tuple(dataset_words), epoch_words=tuple(epoch_words),
+        token_after=tuple(sorted(token_after, key=len, reverse=True)),
+        token_before=tuple(sorted(token_before, key=len, reverse=True)), own_cues=tuple(cues),
         gpu_words=tuple(gpu_words),
         cards=tuple(sorted(cards.items(), key=lambda p: -len(p[0]))))
 
@@ -252,6 +264,24 @@ def extract(text: str, kb: KnowledgeBase, answering: str | None = None) -> dict[
             unit = matches[0].group(2)
             count = _number(matches[0].group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0)
             take("dataset_examples", count if count != int(count) else int(count), matches[0])
+    # Epochs ("3 epochs", "2 épocas") and tokens per example ("2k tokens per
+    # example", "secuencias de 2048 tokens"), when the words say which.
+    def alternatives(phrases: tuple[str, ...]) -> str:
+        return "(?:" + "|".join(re.escape(p) for p in phrases) + r")(?![\w])"
+
+    if vocab.epoch_words and (matches := t.finditer(re.compile(counted + r"\s*" + alternatives(vocab.epoch_words)))):
+        unit = matches[0].group(2)
+        take("epochs", _number(matches[0].group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0), matches[0])
+    token_patterns = []
+    if vocab.token_after:
+        token_patterns.append(re.compile(counted + r"\s*" + alternatives(vocab.token_after)))
+    if vocab.token_before:
+        token_patterns.append(re.compile(alternatives(vocab.token_before)[:-len(r"(?![\w])")] + r"\s*" + counted))
+    for pattern in token_patterns:
+        if "tokens_per_example" not in found and (matches := t.finditer(pattern)):
+            unit = matches[0].group(2)
+            count = _number(matches[0].group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0)
+            take("tokens_per_example", int(count) if count == int(count) else count, matches[0])
     # The deadline: time in words, or a number of hours, days or minutes.
     if "deadline_h" not in found:
         for phrase, hours in vocab.deadline_words:
