@@ -12,7 +12,7 @@ from typing import Any
 from .escape import one_line
 from .i18n import Localizer
 
-LABEL_MAX = 30
+LABEL_MAX = 42
 DEADLINE_MARK = "┆"
 
 

@@ -39,7 +39,7 @@ def test_spanish_session_with_why_bad_answer_and_back() -> None:
     child.expect_exact("[LoRA] > ")
     child.sendline("1")
     child.expect_exact("¿Tienes ya una GPU?")
-    child.expect_exact("[no indicada] > ")
+    child.expect_exact("[ninguna GPU propia] > ")
     child.sendline("24")
     for _ in range(10):  # the defaults for the rest
         if child.expect([r"\[[^\]]*\] > ", "Recomendación"]) == 1:
@@ -83,7 +83,7 @@ def test_arrow_keys_edit_the_answer() -> None:
     child.expect_exact("[LoRA] > ")
     child.send("lr" + LEFT + "o" + RIGHT + "a\r")   # lr -> lor -> lora
     child.expect_exact("Do you already have a GPU?")
-    child.expect_exact("[not given] > ")
+    child.expect_exact("[no GPU of your own] > ")
     child.sendline("no")
     for _ in range(10):
         if child.expect([r"\[[^\]]*\] > ", "Recommendation"]) == 1:
