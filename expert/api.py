@@ -201,6 +201,13 @@ MAX_PRICES = 100
 MAX_PRICE = 1000.0
 
 
+def argument_label(kb: KnowledgeBase, tr: Localizer, name: str) -> str:
+    """How an error names an argument: a profile field by its label, another
+    by labels.toml [arguments], else by its name."""
+    label = kb.fields[name].label if name in kb.fields else kb.labels.get("arguments", {}).get(name)
+    return tr.gettext(label) if label else name
+
+
 def with_prices(kb: KnowledgeBase, prices: Mapping[str, Any] | None, tr: Localizer) -> KnowledgeBase:
     """``kb`` with the hourly prices the person pays (USD per card-hour, on
     demand and on spot alike) instead of the catalog's indicative ones."""
@@ -208,19 +215,19 @@ def with_prices(kb: KnowledgeBase, prices: Mapping[str, Any] | None, tr: Localiz
         return kb
     _ = tr.gettext
     if not isinstance(prices, Mapping) or len(prices) > MAX_PRICES:
-        raise InputError("prices", _("prices: give at most %(max)s pairs of card id and USD per hour.")
-                         % {"max": MAX_PRICES})
+        raise InputError("prices", _("%(label)s: give at most %(max)s pairs of card id and USD per hour.")
+                         % {"label": argument_label(kb, tr, "prices"), "max": MAX_PRICES})
     cards = {card.id: card for card in kb.catalog}
     changed = {}
     for gpu, value in prices.items():
         if gpu not in cards:
-            raise InputError("prices", _("prices: '%(gpu)s' is not a card of the catalog; accepted: %(accepted)s.")
-                             % {"gpu": profile_module.shown(str(gpu)), "accepted": ", ".join(cards)})
+            raise InputError("prices", _("%(label)s: '%(gpu)s' is not a card of the catalog; accepted: %(accepted)s.")
+                             % {"label": argument_label(kb, tr, "prices"), "gpu": profile_module.shown(str(gpu)), "accepted": ", ".join(cards)})
         number = profile_module.price(value)
         if number is None or not 0 <= number <= MAX_PRICE:
-            raise InputError("prices", _("prices: the price of %(gpu)s must be a number of USD per card-hour from "
-                                         "0 to %(max)s, not '%(value)s'.")
-                             % {"gpu": gpu, "max": tr.number(MAX_PRICE, 0), "value": profile_module.shown(str(value))})
+            raise InputError("prices", _("%(label)s: the price of %(gpu)s must be a number of USD per card-hour "
+                                         "from 0 to %(max)s, not '%(value)s'.")
+                             % {"label": argument_label(kb, tr, "prices"), "gpu": gpu, "max": tr.number(MAX_PRICE, 0), "value": profile_module.shown(str(value))})
         changed[gpu] = replace(cards[gpu], price_on_demand=number, price_spot=number, price_source="given",
                                price_assumed=False)
     return replace(kb, catalog=tuple(changed.get(card.id, card) for card in kb.catalog))
@@ -264,12 +271,12 @@ def estimate(
     for name, value in raw.items():
         if isinstance(value, str) and len(value) > profile_module.MAX_TEXT:
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
-                "field": name, "value": profile_module.shown(value),
+                "field": argument_label(kb, tr, name), "value": profile_module.shown(value),
                 "accepted": tr.gettext("at most %(most)s characters") % {"most": profile_module.MAX_TEXT}})
     for name in ("offload", "checkpointing"):
         if raw[name] is not None and not isinstance(raw[name], bool):
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
-                "field": name, "value": profile_module.shown(raw[name]), "accepted": "true, false"})
+                "field": argument_label(kb, tr, name), "value": profile_module.shown(raw[name]), "accepted": "true, false"})
     from .sizing import named_card, own_card, run_time
 
     setup, run = estimator.from_input(kb, tr, **raw)

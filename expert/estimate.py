@@ -179,8 +179,9 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
     from .errors import InputError
 
     def refuse(field: str, value: Any, accepted: str) -> InputError:
+        label = kb.labels.get("arguments", {}).get(field)
         return InputError(field, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
-            "field": field, "value": profile_module.shown(value), "accepted": accepted})
+            "field": tr.gettext(label) if label else field, "value": profile_module.shown(value), "accepted": accepted})
 
     def whole(field: str, value: Any, low: int, high: int) -> int:
         try:

@@ -155,8 +155,9 @@ def test_cli_estimate_text_and_json() -> None:
 
 
 @pytest.mark.parametrize("args, field", [
-    (["--gpus", "0"], "gpus"), (["--gpus", "1.5"], "gpus"), (["--strategy", "zero9"], "strategy"),
-    (["--optimizer", "lion"], "optimizer"), (["--base-bits", "3"], "base_bits"), (["--seq-len", "-1"], "seq_len"),
+    (["--gpus", "0"], "GPUs:"), (["--gpus", "1.5"], "GPUs:"), (["--strategy", "zero9"], "strategy"),
+    (["--optimizer", "lion"], "optimizer"), (["--base-bits", "3"], "base weight bits:"),
+    (["--seq-len", "-1"], "sequence length:"),
     (["--model-size", "abc"], "model size"), (["--gpus", "4", "--strategy", "single"], "strategy"),
     (["--format", "yaml"], "format"),
 ])
