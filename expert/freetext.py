@@ -251,37 +251,39 @@ def extract(text: str, kb: KnowledgeBase, answering: str | None = None) -> dict[
     for pattern in (_SIZE, _SIZE_WORDS):
         if "model_size_b" not in found and (matches := t.finditer(pattern)):
             take("model_size_b", _number(matches[-1].group(1)), matches[-1])
-    # The dataset: a count before a dataset word, or (answering) a bare count.
+    # Counts: a number with its multiplier ("50k", "50 mil", "2.048"),
+    # before or after the words that say what it counts.
     multipliers = "|".join(re.escape(m) for m in sorted(vocab.multipliers, key=len, reverse=True))
     counted = _NUMBER + (r"\s*(" + multipliers + r")?(?![\w])" if multipliers else r"()")
-    dataset = r"\s*(?:de\s+)?(?:" + "|".join(re.escape(w) for w in vocab.dataset_words) + r")(?![\w])"
-    patterns = [re.compile(counted + dataset)] if vocab.dataset_words else []
+
+    def any_of(words: tuple[str, ...]) -> str:
+        return "(?:" + "|".join(re.escape(w) for w in words) + ")"
+
+    def take_count(field: str, patterns: list[re.Pattern[str]], whole: bool) -> None:
+        """The first count a pattern finds, as ``field``'s value."""
+        for pattern in patterns:
+            if field not in found and (matches := t.finditer(pattern)):
+                unit = matches[0].group(2)
+                value = _number(matches[0].group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0)
+                take(field, int(value) if whole and value == int(value) else value, matches[0])
+
+    # The dataset: a count before a dataset word, or (answering) a bare count.
+    patterns = ([re.compile(counted + r"\s*(?:de\s+)?" + any_of(vocab.dataset_words) + r"(?![\w])")]
+                if vocab.dataset_words else [])
     patterns.append(re.compile(r"(?:dataset|datos|data)\s+(?:of|de|with|con)?\s*" + counted))
     if answering == "dataset_examples":
         patterns.append(re.compile(counted))
-    for pattern in patterns:
-        if "dataset_examples" not in found and (matches := t.finditer(pattern)):
-            unit = matches[0].group(2)
-            count = _number(matches[0].group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0)
-            take("dataset_examples", count if count != int(count) else int(count), matches[0])
+    take_count("dataset_examples", patterns, whole=True)
     # Epochs ("3 epochs", "2 épocas") and tokens per example ("2k tokens per
     # example", "secuencias de 2048 tokens"), when the words say which.
-    def alternatives(phrases: tuple[str, ...]) -> str:
-        return "(?:" + "|".join(re.escape(p) for p in phrases) + r")(?![\w])"
-
-    if vocab.epoch_words and (matches := t.finditer(re.compile(counted + r"\s*" + alternatives(vocab.epoch_words)))):
-        unit = matches[0].group(2)
-        take("epochs", _number(matches[0].group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0), matches[0])
-    token_patterns = []
+    if vocab.epoch_words:
+        take_count("epochs", [re.compile(counted + r"\s*" + any_of(vocab.epoch_words) + r"(?![\w])")], whole=False)
+    patterns = []
     if vocab.token_after:
-        token_patterns.append(re.compile(counted + r"\s*" + alternatives(vocab.token_after)))
+        patterns.append(re.compile(counted + r"\s*" + any_of(vocab.token_after) + r"(?![\w])"))
     if vocab.token_before:
-        token_patterns.append(re.compile(alternatives(vocab.token_before)[:-len(r"(?![\w])")] + r"\s*" + counted))
-    for pattern in token_patterns:
-        if "tokens_per_example" not in found and (matches := t.finditer(pattern)):
-            unit = matches[0].group(2)
-            count = _number(matches[0].group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0)
-            take("tokens_per_example", int(count) if count == int(count) else count, matches[0])
+        patterns.append(re.compile(any_of(vocab.token_before) + r"\s*" + counted))
+    take_count("tokens_per_example", patterns, whole=True)
     # The deadline: time in words, or a number of hours, days or minutes.
     if "deadline_h" not in found:
         for phrase, hours in vocab.deadline_words:
