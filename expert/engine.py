@@ -296,7 +296,7 @@ def _pick(run: Run, profile: Mapping[str, Any], verdicts: list[tuple[RuleDef, st
     # whatever the preferences: a person never sees a dearer, slower option first.
     beaten = {gpu for gpu, option in standing.items()
               if run.kb.ranking["dominated_last"] and any(
-                  other is not option and (o in demoted) <= (gpu in demoted) and _beats(other, option)
+                  o != gpu and (gpu in demoted or o not in demoted) and _beats(other, option)
                   for o, other in standing.items())}
     scored = [(gpu in demoted, gpu in beaten, sizing.score(run.kb, profile, option, sorted(factors.get(gpu, []))),
                option["devices"], run.order(gpu), gpu) for gpu, option in standing.items()]

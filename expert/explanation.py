@@ -143,11 +143,7 @@ class Explanation:
 
     def cost(self, cost: Mapping[str, Any]) -> str:
         """A recommendation's total cost in words: nothing to rent, or the total and its pricing."""
-        tr = Localizer(self.lang)
-        if cost["pricing"] is None:
-            return tr.gettext("nothing to rent")
-        kb = self.result.kb or knowledge_base()
-        return "≈ %s %s" % (tr.money(cost["total"]), tr.gettext(kb.labels["pricing"][cost["pricing"]]))
+        return total_in_words(Localizer(self.lang), cost, (self.result.kb or knowledge_base()).labels["pricing"])
 
     def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
         from .render import render_explanation
@@ -506,9 +502,7 @@ class _Explainer:
 
     def money(self, rec: Any) -> str:
         """What a recommendation costs in all, in a word or two."""
-        if rec.cost["pricing"] is None:
-            return self._("nothing to rent")
-        return "≈ " + self.tr.money(rec.cost["total"])
+        return total_in_words(self.tr, rec.cost)
 
     @staticmethod
     def gpu_of(step: Any) -> str | None:
@@ -526,6 +520,15 @@ class _Explainer:
         if any(r.gpu == gpu for r in result.rejected):
             return self._("ruled out")
         return self._("not considered")
+
+
+def total_in_words(tr: Localizer, cost: Mapping[str, Any], pricing_labels: Mapping[str, str] | None = None) -> str:
+    """A recommendation's ``cost`` in a word or two: nothing to rent, or the
+    total (with its pricing, given the labels)."""
+    if cost["pricing"] is None:
+        return tr.gettext("nothing to rent")
+    total = "≈ " + tr.money(cost["total"])
+    return f"{total} {tr.gettext(pricing_labels[cost['pricing']])}" if pricing_labels else total
 
 
 def _embedded(sentence: str) -> str:

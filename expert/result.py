@@ -18,10 +18,9 @@ from .kb import PROFILE_FIELDS, KnowledgeBase, RuleDef, find_cards, load
 from .schema import DETAILS, SCHEMA_VERSION
 from .templating import check_format, environment
 
-_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours", "next_hours", "fastest_hours", "cheap_hours"}
+_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"} | {f"{which}_hours" for which in COMPARED}
 _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
-                 "min_count_cost"} | {
-    f"{which}_{name}" for which in ("next", "fastest", "cheap") for name in ("per_hour", "total_cost")}
+                 "min_count_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}

@@ -62,7 +62,7 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     first-principles estimate for a typical setup (basis "estimate"), never
     below the weights alone; with the other figure for the cross-check."""
     size, method = profile["model_size_b"], profile["method"]
-    spec, timing = kb.requirements, kb.timing
+    spec = kb.requirements
 
     def floored(for_method: str) -> tuple[float, float, float, str, list[list[float]]]:
         figure, basis, anchors = table_figure(kb, size, for_method)
@@ -185,10 +185,15 @@ def scaling(kb: KnowledgeBase, card: Mapping[str, Any], devices: int, count: int
         return 1.0
     link = kb.timing["scaling"][card["interconnect"]]["sharded" if sharded else "replicated"]
     value = float(link) ** math.log2(devices)
-    nodes = math.ceil(count / max(int(card["per_node"]), 1))
-    if nodes > 1:
-        value *= float(kb.timing["between_nodes"]) ** math.log2(nodes)
+    spanned = nodes(card, count)
+    if spanned > 1:
+        value *= float(kb.timing["between_nodes"]) ** math.log2(spanned)
     return value
+
+
+def nodes(card: Mapping[str, Any], count: int) -> int:
+    """The nodes ``count`` cards take (the card's per_node in one)."""
+    return math.ceil(count / max(int(card["per_node"]), 1))
 
 
 def bandwidth_share(kb: KnowledgeBase, card: Mapping[str, Any]) -> float:
@@ -223,9 +228,9 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
     fact = card.fact()
     taken = hours(kb, run_tokens, per_token, setup.method, fact, count, setup.gpus,
                   setup.strategy in ("zero3", "fsdp"), recipe["time_factor"] if recipe else 1.0)
-    return {"gpu": None if card.id == "own" else card.id, "count": count, "tokens": int(run_tokens), "flops_per_token": round(per_token),
-            "tokens_per_second": round(run_tokens / (taken * 3600), 1), "hours": round(taken, 3),
-            "speed_assumed": card.speed_assumed}
+    return {"gpu": None if card.id == "own" else card.id, "count": count, "tokens": int(run_tokens),
+            "flops_per_token": round(per_token), "tokens_per_second": round(run_tokens / (taken * 3600), 1),
+            "hours": round(taken, 3), "speed_assumed": card.speed_assumed}
 
 
 def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
@@ -254,8 +259,8 @@ def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
             continue
         per_gpu = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
                        entry["model_size_b"], int(kb.fields["tokens_per_example"].default))
-        tokens = entry["dataset_examples"] * kb.fields["tokens_per_example"].default * kb.fields["epochs"].default
-        predicted = tokens / (per_gpu * entry["count"]) / 3600
+        run_tokens = entry["dataset_examples"] * kb.fields["tokens_per_example"].default * kb.fields["epochs"].default
+        predicted = run_tokens / (per_gpu * entry["count"]) / 3600
         low, high = entry["hours"]
         rows.append({"kind": "anchor", "id": entry["id"], "unit": "hours", "predicted": predicted,
                      "published": [low, high], "holds": low / tolerance <= predicted <= high * tolerance,
@@ -374,7 +379,7 @@ class Sizer:
             "sped_up": False,
             "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
                               and count < kb.ranking["counts"][-1]),
-            "nodes": math.ceil(count / max(int(card["per_node"]), 1)),
+            "nodes": nodes(card, count),
             "flops_per_token": per_token,
             "tokens_per_second": req["tokens"] / (taken * 3600),
             "speed_assumed": bool(card["speed_assumed"]),

@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from ..conditions import DERIVED_PROFILE_FIELDS, FIELDS, Condition
+from ..conditions import COMPARED, DERIVED_PROFILE_FIELDS, FIELDS, Condition
 
 # --- the vocabulary: declared here (the profile's fields in conditions.FIELDS) once
 # The profile's fields, in order.
@@ -57,7 +57,7 @@ SCOPES: dict[str, tuple[str, ...]] = {
 DERIVES = {"requirement": "req", "pick": "pick", "option": "option"}
 # Placeholders a message may use besides the fact fields.
 EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick")}
-EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in ("next", "fastest", "cheap")}
+EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in COMPARED}
 # \Z, not $: "id\n" is not an id.
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
 # The heuristics of the guide: H1 to H39.
