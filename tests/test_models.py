@@ -303,3 +303,26 @@ def test_any_text_resolves_or_is_refused_by_name() -> None:
         assert 0 < profile["model_active_b"] <= profile["model_size_b"]
 
     check()
+
+
+@pytest.mark.parametrize("key", ["params_b", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "context"])
+def test_a_zero_in_the_model_table_is_reported_with_its_line(tmp_path: Path, key: str) -> None:
+    """`expert check` reports a model entry with a zero at its file and line
+    (`layers = 0` once crashed the loader with a TypeError, and `kv_heads = 0`
+    divided by zero)."""
+    import re
+    import shutil
+
+    from expert.check import check
+    from expert.i18n import Localizer
+
+    rules = tmp_path / "rules"
+    shutil.copytree(Path(knowledge_base().root), rules)
+    text = (rules / "models.toml").read_text(encoding="utf-8")
+    match = re.compile(rf"^{key} = .*$", re.M).search(text, text.index('id = "mistral-7b"'))
+    assert match is not None
+    broken = text[:match.start()] + f"{key} = 0" + text[match.end():]
+    (rules / "models.toml").write_text(broken, encoding="utf-8")
+    line = broken[:match.start()].count("\n") + 1
+    problems = [p.render(Localizer("en").gettext) for p in check(rules)]
+    assert problems == [f"{rules}/models.toml:{line}: model 'mistral-7b': '{key}' must be a positive number"]

@@ -218,8 +218,8 @@ def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
     for index, entry in enumerate(doc["model"]):
         where = f"model[{index + 1}]"
 
-        def bad(key: str, template: str, where: str = where, **params: Any) -> None:
-            problems.add(str(path), _line(text, f"{where}.{key}"), template, id=entry["id"], **params)
+        def bad(at: str, template: str, where: str = where, **params: Any) -> None:
+            problems.add(str(path), _line(text, f"{where}.{at}"), template, id=entry["id"], **params)
 
         before = len(problems.items)
         if not ID_RE.match(entry["id"].replace(".", "-")) or entry["id"] in keys.values():
@@ -242,7 +242,7 @@ def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
                           and entry.get("moe_layers", entry["layers"]) <= entry["layers"]):
             bad("experts_per_token", "model '%(id)s': experts per token, active parameters and MoE layers cannot "
                 "exceed the experts, the total and the layers")
-        if entry["kv_heads"] > entry["heads"] or entry["heads"] % entry["kv_heads"]:
+        if min(entry["kv_heads"], entry["heads"]) > 0 and (entry["kv_heads"] > entry["heads"] or entry["heads"] % entry["kv_heads"]):
             bad("kv_heads", "model '%(id)s': kv_heads must divide heads")
         for name in [entry["id"], entry["name"], *entry.get("aliases", [])]:
             key = name_key(name)
