@@ -242,7 +242,8 @@ def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
                           and entry.get("moe_layers", entry["layers"]) <= entry["layers"]):
             bad("experts_per_token", "model '%(id)s': experts per token, active parameters and MoE layers cannot "
                 "exceed the experts, the total and the layers")
-        if min(entry["kv_heads"], entry["heads"]) > 0 and (entry["kv_heads"] > entry["heads"] or entry["heads"] % entry["kv_heads"]):
+        heads, kv_heads = entry["heads"], entry["kv_heads"]
+        if min(heads, kv_heads) > 0 and (kv_heads > heads or heads % kv_heads):
             bad("kv_heads", "model '%(id)s': kv_heads must divide heads")
         for name in [entry["id"], entry["name"], *entry.get("aliases", [])]:
             key = name_key(name)
@@ -252,11 +253,10 @@ def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
             keys.setdefault(key, entry["id"])
         if len(problems.items) != before:
             continue
-        heads = entry["heads"]
         models.append(ModelDef(
             entry["id"], entry["name"], entry["family"], tuple(entry.get("aliases", ())), float(entry["params_b"]),
             float(entry.get("active_b", entry["params_b"])), entry["layers"], entry["hidden"], heads,
-            entry["kv_heads"], entry.get("head_dim", entry["hidden"] // heads), entry["ffn"], entry["vocab"],
+            kv_heads, entry.get("head_dim", entry["hidden"] // heads), entry["ffn"], entry["vocab"],
             entry["context"], entry.get("tied", False), entry.get("gated", True), entry.get("experts"),
             entry.get("experts_per_token"), entry.get("expert_ffn"), entry.get("shared_experts", 0),
             entry.get("moe_layers", entry["layers"]) if moe else None, entry.get("mla"),
