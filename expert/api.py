@@ -111,7 +111,10 @@ def knowledge_base(rules_dir: str | Path | None = None, catalog: Catalogs = None
     Loaded once and reused while the files are unchanged.
     """
     catalogs = _catalog_paths(catalog)
-    base_key = (str(Path(rules_dir).resolve()) if rules_dir is not None else "",)
+    root = Path(rules_dir) if rules_dir is not None else paths.RULES
+    # Every file of the rules directory is stamped, so an edited rules/ is
+    # read again by a long-running process (a server, a notebook).
+    base_key = (str(root.resolve()), *(_stamp(path) for path in sorted(root.rglob("*.toml"))))
     key = base_key + tuple(_stamp(path) for path in catalogs)
     with _KB_LOCK:
         if key not in _KB:

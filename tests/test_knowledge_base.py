@@ -235,3 +235,23 @@ class TestConditions:
     def test_refused(self, source: str) -> None:
         with pytest.raises(ConditionError):
             compile_condition(source)
+
+
+def test_an_edited_rules_directory_is_read_again(tmp_path: Path) -> None:
+    """A long-running process (a server, a notebook) sees an edited rules/:
+    the cache stamps every file of the directory, not only the catalogs."""
+    import shutil
+
+    from expert.api import knowledge_base
+    from expert.paths import RULES
+
+    rules = tmp_path / "rules"
+    shutil.copytree(RULES, rules)
+    before = knowledge_base(rules)
+    assert knowledge_base(rules) is before
+    recipes = rules / "recipes.toml"
+    recipes.write_text(recipes.read_text(encoding="utf-8").replace("margin = 0.05", "margin = 0.125"),
+                       encoding="utf-8")
+    after = knowledge_base(rules)
+    assert after is not before
+    assert (before.recipes["margin"], after.recipes["margin"]) == (0.05, 0.125)
