@@ -121,9 +121,9 @@ def test_hostile_text_is_read_quickly(text: str) -> None:
     import time
 
     c = Consultation(lang="en")
-    start = time.perf_counter()
+    start = time.process_time()   # CPU seconds: a loaded machine does not stretch them
     c.tell(text)
-    assert time.perf_counter() - start < 0.5
+    assert time.process_time() - start < 0.5
 
 
 def test_expert_check_reports_a_bad_vocabulary(tmp_path: Path) -> None:

@@ -30,7 +30,13 @@ from expert.kb import catalog as catalog_module, source
 EXPLORE = "EXPERT_FUZZ" in os.environ
 SETTINGS = settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "150")), derandomize=not EXPLORE, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-QUICK = 1.0      # seconds: every refusal is much faster than this
+# CPU seconds (time.process_time, which a loaded machine does not stretch):
+# every refusal takes a few milliseconds; a quadratic or unbounded read would
+# take far longer. Timings belong to bench/, not to assertions on wall time.
+QUICK = 1.0
+# Wall seconds a thread may take before the test calls it hung: only a guard
+# against a blocking read, never a measure of speed.
+HANG = 60.0
 CARD = 'id = "x"\nname = "X"\nvendor = "nvidia"\nvram_gb = 8\ncost = "low"\n'
 
 
@@ -111,17 +117,17 @@ def write(tmp_path: Path, name: str, text: str | None) -> Path:
 
 def refused(call: Callable[[], Any]) -> KnowledgeBaseError:
     """The KnowledgeBaseError ``call`` raises, quickly."""
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(KnowledgeBaseError) as caught:
         call()
-    assert time.perf_counter() - start < QUICK
+    assert time.process_time() - start < QUICK
     return caught.value
 
 
 def cli(*args: str) -> Any:
-    start = time.perf_counter()
+    start = time.process_time()
     done = CliRunner().invoke(main, list(args), env={"EXPERT_LANG": "en"})
-    assert time.perf_counter() - start < QUICK
+    assert time.process_time() - start < QUICK
     assert "Traceback" not in done.output and "Internal error" not in done.output, done.output
     assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
     return done
@@ -192,11 +198,11 @@ def test_a_fifo_is_refused_without_waiting_for_a_writer(tmp_path: Path) -> None:
 
     reader = threading.Thread(target=read, daemon=True)
     reader.start()
-    reader.join(QUICK)
+    reader.join(HANG)
     if reader.is_alive():     # blocked in open(): let it go before failing
         with open(fifo, "w"):
             pass
-        reader.join(QUICK)
+        reader.join(HANG)
         pytest.fail("a FIFO blocked the loader")
     assert len(outcome) == 1 and isinstance(outcome[0], KnowledgeBaseError)
     assert f"{fifo}: is not a regular file" in str(outcome[0])
@@ -316,7 +322,7 @@ def test_random_catalogs_load_or_raise_only_knowledge_base_error(doc: dict[str, 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "random.toml"
         path.write_text(content, encoding="utf-8")
-        start = time.perf_counter()
+        start = time.process_time()
         try:
             kb = kb_module.with_catalogs(knowledge_base(), [path])
         except KnowledgeBaseError as error:
@@ -325,7 +331,7 @@ def test_random_catalogs_load_or_raise_only_knowledge_base_error(doc: dict[str, 
             assert error.render(SPANISH) and all(c.isprintable() for c in str(error).replace("\n", ""))
         else:
             assert any(c.origin == "random.toml" for c in kb.catalog)
-        assert time.perf_counter() - start < QUICK
+        assert time.process_time() - start < QUICK
 
 
 names = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")), min_size=1,

@@ -41,10 +41,10 @@ def test_state_is_small_plain_data_with_no_paths() -> None:
 @pytest.mark.parametrize("catalog", [["/dev/zero"], ["/etc/passwd"], [str(CURRENT)], ["sha256-0000000000000000"],
                                      ["x" * 5000], "/dev/zero", [1], [None]])
 def test_a_catalog_in_state_is_only_a_registered_id(catalog: Any) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(InputError) as caught:
         Consultation.from_dict(saved(catalog=catalog))
-    assert caught.value.field in ("catalog", "state") and time.perf_counter() - start < 1
+    assert caught.value.field in ("catalog", "state") and time.process_time() - start < 1
 
 
 def test_registered_ids_round_trip_and_a_changed_file_is_refused(tmp_path: Path) -> None:
@@ -72,10 +72,10 @@ def test_registered_ids_round_trip_and_a_changed_file_is_refused(tmp_path: Path)
     {k: v for k, v in saved().items() if k != "answers"}, saved(answers={"model_size_b": "x" * 9000}),
 ])
 def test_malformed_state_is_the_documented_error(state: Any) -> None:
-    start = time.perf_counter()
+    start = time.process_time()
     with pytest.raises(InputError) as caught:
         Consultation.from_dict(state)
-    assert isinstance(caught.value, ValueError) and time.perf_counter() - start < 1
+    assert isinstance(caught.value, ValueError) and time.process_time() - start < 1
 
 
 values = st.one_of(st.none(), st.booleans(), st.integers(min_value=-10**40, max_value=10**40), st.floats(),
