@@ -1,5 +1,8 @@
 """The golden explanations: seventeen representative consultations, each rendered by
-`expert explain` in both languages and all three formats.
+`expert explain` in both languages as text and markdown, and as a JSON
+summary a person reads in a diff (English only: the JSON's keys do not change
+with the language, its texts are the ones the text goldens show). The full
+JSON is checked by its schema (tests/test_schema.py), not by a golden.
 
 Regenerate them after an intended change, then read the diff before
 committing it:
@@ -10,6 +13,7 @@ committing it:
 from __future__ import annotations
 
 import functools
+import json
 import sys
 from pathlib import Path
 from typing import Any
@@ -18,6 +22,7 @@ HERE = Path(__file__).resolve().parent
 GOLDEN = HERE / "golden"
 FORMATS = {"text": "txt", "markdown": "md", "json": "json"}
 LANGS = ("en", "es")
+JSON_LANGS = ("en",)
 
 PARTIAL = str(HERE / "catalogs" / "partial.toml")   # user cards without a speed or a price
 CASES: dict[str, dict[str, Any]] = {
@@ -55,7 +60,47 @@ def explained(case: str, lang: str) -> Any:
 
 
 def render(case: str, lang: str, fmt: str) -> str:
+    if fmt == "json":
+        return json.dumps(summary(explained(case, lang).to_dict()), indent=1, ensure_ascii=False) + "\n"
     return explained(case, lang).render(fmt, width=80, color=False)
+
+
+def goldens() -> list[tuple[str, str, str]]:
+    """Every (case, lang, format) with a golden file."""
+    return [(case, lang, fmt) for case in CASES for fmt in FORMATS
+            for lang in (JSON_LANGS if fmt == "json" else LANGS)]
+
+
+def summary(data: dict[str, Any]) -> dict[str, Any]:
+    """What a reviewer reads of an explanation's JSON: the decisions and the
+    rules behind them, one line each; the texts are in the text goldens."""
+    def option(r: dict[str, Any]) -> str:
+        cost = (r.get("cost") or {}).get("total")
+        return (f"{r['rank']}. {r['count']} x {r['gpu']} {r['strategy']} {(r.get('recipe') or {}).get('id')}: "
+                f"{r['per_device_gb']} GB/device, {r['hours']} h, {'no cost' if cost is None else f'${cost}'}"
+                f" [{' '.join(reason['rule'] for reason in r['reasons'])}]")
+
+    def step(s: dict[str, Any]) -> str:
+        gpus = {x["values"].get("gpu") for x in s.get("derived", [])} - {None}
+        return " ".join([s["rule"], *sorted(map(str, gpus))])
+
+    out: dict[str, Any] = {
+        "profile": {k: v for k, v in data["profile"].items() if v is not None},
+        "assumed": data["assumed"],
+        "requirement": data["requirement"]["text"],
+        "recommendations": [option(r) for r in data["recommendations"]],
+        "advice": [a["id"] for a in data["advice"]],
+        "warnings": [w["id"] for w in data["warnings"]],
+        "rejected": [f"{r['gpu']}: {' '.join(r['rules'])}" for r in data["rejected"]],
+        "trace": [step(s) for s in data["trace"]],
+    }
+    for why in data.get("why_not") or []:
+        out.setdefault("why_not", []).append(
+            f"{why['gpu']} {why['status']} [{' '.join(r['rule'] for r in why['reasons'])}]"
+            + (f": {why['change']['text']}" if why.get("change") else ""))
+    if data.get("what_if"):
+        out["what_if"] = {"changes": data["what_if"]["changes"], "after": summary(data["what_if"]["after"])}
+    return out
 
 
 def path(case: str, lang: str, fmt: str) -> Path:
@@ -66,12 +111,9 @@ def main() -> None:
     GOLDEN.mkdir(exist_ok=True)
     for stale in GOLDEN.iterdir():
         stale.unlink()
-    for case in CASES:
-        for lang in LANGS:
-            for fmt in FORMATS:
-                path(case, lang, fmt).write_text(render(case, lang, fmt), encoding="utf-8")
-    print(f"wrote {len(CASES) * len(LANGS) * len(FORMATS)} files in {GOLDEN.relative_to(Path.cwd())}",
-          file=sys.stderr)
+    for case, lang, fmt in goldens():
+        path(case, lang, fmt).write_text(render(case, lang, fmt), encoding="utf-8")
+    print(f"wrote {len(goldens())} files in {GOLDEN.relative_to(Path.cwd())}", file=sys.stderr)
 
 
 if __name__ == "__main__":
