@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, KnowledgeBaseError
 
-__all__ = ["advise", "explain", "Consultation", "InputError", "KnowledgeBaseError", "Result", "register_catalog"]
+__all__ = ["Consultation", "InputError", "KnowledgeBaseError", "Result", "advise", "explain", "register_catalog"]
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:

@@ -6,17 +6,31 @@ import hashlib
 import re
 import threading
 from collections import OrderedDict
-from pathlib import Path
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Literal, Mapping, Sequence, Union
+from pathlib import Path
+from typing import Any, Literal
 
-from . import engine, kb as kb_module, paths, profile as profile_module
-from .i18n import Localizer, resolve_lang
+from . import engine, paths
+from . import kb as kb_module
+from . import profile as profile_module
 from .errors import InputError
 from .estimate import Estimate
+from .i18n import Localizer, resolve_lang
 from .kb import PROFILE_FIELDS, KnowledgeBase
-from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose,
-                            RocmOk, TokensPerExample, VramGb)
+from .profile_types import (
+    Budget,
+    DatasetExamples,
+    DeadlineH,
+    Epochs,
+    Interruptible,
+    Method,
+    ModelSizeB,
+    Purpose,
+    RocmOk,
+    TokensPerExample,
+    VramGb,
+)
 from .result import Result, build_result
 
 Lang = Literal["en", "es"]
@@ -30,7 +44,7 @@ Strategy = Literal["single", "ddp", "zero1", "zero2", "zero3", "fsdp"]
 _KB: OrderedDict[tuple[Any, ...], KnowledgeBase] = OrderedDict()
 _KB_LOCK = threading.Lock()
 KB_CACHE_SIZE = 32
-Catalogs = Union[str, Path, Sequence[Union[str, Path]], None]
+Catalogs = str | Path | Sequence[str | Path] | None
 
 
 # Catalogs the embedding application registered, by id: saved consultation

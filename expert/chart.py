@@ -69,7 +69,7 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
     if deadline:
         deadline_at = min(bar_width, round(deadline / longest * bar_width))
     rows, lines = [], []
-    for rec, label, hour_text, cost_text in zip(recs, labels, hours, costs):
+    for rec, label, hour_text, cost_text in zip(recs, labels, hours, costs, strict=True):
         bar = _bar(rec.hours, longest, bar_width).ljust(bar_width)
         if deadline_at is not None:
             at = min(deadline_at, bar_width - 1)

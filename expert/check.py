@@ -24,11 +24,13 @@ from __future__ import annotations
 import ast
 import itertools
 import math
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
-from . import kb as kb_module, paths
+from . import kb as kb_module
+from . import paths
 from .conditions import BOOL, COMPARED, FIELDS
 from .errors import KnowledgeBaseError
 from .kb import COSTS, SCALE_OUT, SEGMENTS, SPEED_UP, VENDORS, KnowledgeBase, RuleDef
@@ -64,7 +66,7 @@ def check(rules_dir: str | Path | None = None, catalogs: Iterable[str | Path] = 
         vocabulary(kb)        # the words of free text (rules/vocabulary.toml)
     except KnowledgeBaseError as error:
         return [Problem(*problem) for problem in error.problems]
-    except Exception as error:  # noqa: BLE001 - a check reports what it cannot read; it never crashes
+    except Exception as error:
         where = ", ".join(str(path) for path in catalogs) or str(rules_dir or paths.RULES)
         return [Problem(where, 0, "cannot be checked (%(error)s); please report it",
                         {"error": f"{type(error).__name__}: {str(error)[:200]}"})]
@@ -97,8 +99,7 @@ class _Checker:
                     self.add(rule, "conflicts with '%(other)s': both can fire on the same facts and neither "
                                    "overrides the other", other=other_id)
         for a, b in itertools.permutations(self.kb.rules, 2):
-            if self.subsumes(b, a, dnf):
-                if a.index > b.index or not self.subsumes(a, b, dnf):
+            if self.subsumes(b, a, dnf) and (a.index > b.index or not self.subsumes(a, b, dnf)):
                     self.add(a, "is redundant: '%(other)s' reaches the same conclusion whenever it fires",
                              other=b.id)
         return self.problems
@@ -166,7 +167,7 @@ class _Checker:
         if general.kind != specific.kind or general.kind == "derive":
             return False
         same = (general.kind in ("reject", "demote")
-                or general.message == specific.message and general.factor == specific.factor)
+                or (general.message == specific.message and general.factor == specific.factor))
         if not same or len(dnf[general.id]) != 1 or len(dnf[specific.id]) != 1:
             return False
         return set(dnf[general.id][0]) <= set(dnf[specific.id][0])
@@ -315,7 +316,7 @@ def _atoms(node: ast.AST) -> Conjunction:
     if isinstance(node, ast.Compare):
         operands = [node.left] + list(node.comparators)
         atoms = []
-        for op_node, left, right in zip(node.ops, operands, operands[1:]):
+        for op_node, (left, right) in zip(node.ops, itertools.pairwise(operands), strict=True):
             op = _OPS[type(op_node)]
             lf, rf = _field(left), _field(right)
             lc, rc = _constant(left), _constant(right)

@@ -12,10 +12,12 @@ imports it when a command runs, so ``expert --help`` stays fast.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import sys
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 import click
 
@@ -66,7 +68,7 @@ _COLOR_OPTIONS = [
 ]
 
 
-def COLOR_OPTION(function: Callable[..., Any]) -> Callable[..., Any]:  # noqa: N802 - used like the other options
+def COLOR_OPTION(function: Callable[..., Any]) -> Callable[..., Any]:
     return _options(_COLOR_OPTIONS)(function)
 OUTPUT_OPTIONS = [
     click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True,
@@ -162,7 +164,7 @@ def _run(action: Callable[[], str], lang: str | None) -> None:
         _fail(_render_kb_error(error, lang), 2)
     except CatalogMissing as error:
         _fail(f"Error: {error}", 1)
-    except Exception as error:  # noqa: BLE001 - the contract is: never a traceback
+    except Exception as error:
         _fail(f"Internal error ({type(error).__name__}: {str(error)[:200]}); please report it.", 1)
     else:
         _echo(output, nl=False)
@@ -362,9 +364,9 @@ class _Input:
         self.interactive = bool(stdin is not None and stdin.isatty() and stdout is not None and stdout.isatty())
         self.lines = 0
         if self.interactive:
-            try:   # input() edits lines and keeps history once readline is imported
-                import readline  # noqa: F401
-            except ImportError:   # Windows without pyreadline: plain input()
+            # input() edits lines and keeps history once readline is imported;
+            # Windows without pyreadline has plain input().
+            with contextlib.suppress(ImportError):
                 pass
 
     def read(self, prompt: str) -> str:
@@ -732,16 +734,14 @@ def _command_gettext() -> Callable[[str], str]:
 
     try:
         return Localizer(resolve_lang(_COMMAND_LANG[0])).gettext
-    except Exception:  # noqa: BLE001 - an unknown language was reported already
+    except Exception:
         return str
 
 
 def _to_stderr(message: str) -> None:
     """A last message on stderr, if stderr can still be written."""
-    try:
+    with contextlib.suppress(OSError, ValueError):
         click.echo(terminal(message, newlines=True), err=True)
-    except (OSError, ValueError):
-        pass
 
 
 def _output_failed(error: OSError) -> int:
@@ -801,7 +801,7 @@ def _standalone(call: Callable[[], Any]) -> None:
         code = 130
     except OSError as error:                 # click's own output (help, version) could not be written
         code = _output_failed(error)
-    except Exception as error:  # noqa: BLE001 - the contract is: never a traceback
+    except Exception as error:
         _to_stderr(f"Internal error ({type(error).__name__}: {str(error)[:200]}); please report it.")
         code = 1
     sys.exit(code)

@@ -9,7 +9,8 @@ A completion never fails loudly: a broken knowledge base completes nothing.
 
 from __future__ import annotations
 
-from typing import Any, Callable, Iterable
+from collections.abc import Callable, Iterable
+from typing import Any
 
 from click.shell_completion import CompletionItem
 
@@ -29,7 +30,7 @@ def _kb(ctx: Any) -> Any:
     catalogs = list(ctx.params.get("catalog") or ()) if ctx is not None else []
     try:
         return knowledge_base(None, catalogs)
-    except Exception:  # noqa: BLE001 - a catalog still being typed: the shipped cards
+    except Exception:
         return knowledge_base()
 
 
@@ -43,7 +44,7 @@ def field_choices(field: str) -> Completer:
     def complete(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
         try:
             spec = _kb(None).fields[field]
-        except Exception:  # noqa: BLE001
+        except Exception:
             return []
         return _matching(spec.choices, incomplete, lambda c: spec.choice_labels.get(c))
     return complete
@@ -53,7 +54,7 @@ def catalog_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]
     """--why-not: the catalog's card ids (and those of --catalog given before it), and own."""
     try:
         kb = _kb(ctx)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return []
     names = {card.id: card.name for card in kb.catalog}
     return _matching([*names, "own"], incomplete, names.get)
@@ -63,7 +64,7 @@ def own_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """--vram: the ids of the cards people own, then the catalog's."""
     try:
         kb = _kb(ctx)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return []
     names = {card.id: card.name for card in kb.owned}
     names.update({card.id: card.name for card in kb.catalog if card.id not in names})
@@ -74,7 +75,7 @@ def rule_ids(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """expert rules ID: the rule ids."""
     try:
         kb = _kb(None)
-    except Exception:  # noqa: BLE001
+    except Exception:
         return []
     return _matching([rule.id for rule in kb.rules], incomplete, lambda r: kb.rule(r).kind)
 
@@ -94,13 +95,13 @@ def what_if(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """--what-if: FIELD= with the flag names; after '=', the field's choices."""
     from .cli import WHAT_IF_NAMES
 
-    name, sep, value = incomplete.partition("=")
+    name, sep, _value = incomplete.partition("=")
     if not sep:
         return _matching([f"{flag}=" for flag in WHAT_IF_NAMES], incomplete)
     field = WHAT_IF_NAMES.get(name.lstrip("-"))
     try:
         spec = _kb(None).fields[field] if field else None
-    except Exception:  # noqa: BLE001
+    except Exception:
         return []
     choices = list(spec.choices) if spec is not None and spec.choices else (
         ["yes", "no"] if spec is not None and spec.type == "bool" else [])

@@ -18,9 +18,11 @@ value (``None``) is false.
 from __future__ import annotations
 
 import ast
+import itertools
 import operator
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from typing import Any, Callable, Mapping
+from typing import Any
 
 Env = Mapping[str, Mapping[str, Any]]
 Evaluator = Callable[[Env], Any]
@@ -304,7 +306,7 @@ class _Compiler:
     def _Compare(self, node: ast.Compare) -> tuple[Evaluator, str]:
         operands = [self.compile(node.left)] + [self.compile(c) for c in node.comparators]
         steps = []
-        for op_node, (a, akind), (b, bkind) in zip(node.ops, operands, operands[1:]):
+        for op_node, ((a, akind), (b, bkind)) in zip(node.ops, itertools.pairwise(operands), strict=True):
             op = _COMPARE[type(op_node)]
             if isinstance(op_node, (ast.In, ast.NotIn)):
                 if bkind != LIST:

@@ -15,20 +15,31 @@ rest. A skipped question keeps its default, so ``result()`` is exactly
 
 from __future__ import annotations
 
+import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-import json
-
-from . import engine, freetext, profile as profile_module
+from . import engine, freetext
+from . import profile as profile_module
 from .api import Lang, consult, is_registered, knowledge_base, register_catalog, registered_catalog
 from .errors import InputError
-from .i18n import Localizer, resolve_lang
 from .escape import one_line
+from .i18n import Localizer, resolve_lang
 from .kb import PROFILE_FIELDS, find_cards
-from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose,
-                            RocmOk, TokensPerExample, VramGb)
+from .profile_types import (
+    Budget,
+    DatasetExamples,
+    DeadlineH,
+    Epochs,
+    Interruptible,
+    Method,
+    ModelSizeB,
+    Purpose,
+    RocmOk,
+    TokensPerExample,
+    VramGb,
+)
 from .result import Result, profile_value
 
 STATE_VERSION = 2
@@ -232,7 +243,7 @@ class Consultation:
         return state
 
     @classmethod
-    def from_dict(cls, state: Any, rules_dir: str | Path | None = None) -> "Consultation":
+    def from_dict(cls, state: Any, rules_dir: str | Path | None = None) -> Consultation:
         """Rebuild a consultation saved with ``to_dict()``. The state is data
         from outside: its size, every key and every value are checked, and
         anything else raises :class:`InputError` (a ``ValueError``) naming the

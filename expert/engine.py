@@ -27,13 +27,15 @@ from __future__ import annotations
 
 import inspect
 import threading
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Callable, Iterator, Mapping
+from typing import Any
 
 from . import sizing
-from .conditions import COMPARED_FIELDS
 from ._vendor import experta
-from .kb import OFF_LADDER, SCALE_OUT, SPEED_UP, Card as CardDef, KnowledgeBase, RuleDef
+from .conditions import COMPARED_FIELDS
+from .kb import OFF_LADDER, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
+from .kb import Card as CardDef
 
 KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
                                                 experta.MATCH, experta.TEST)
@@ -304,7 +306,7 @@ def _pick(run: Run, profile: Mapping[str, Any], verdicts: list[tuple[RuleDef, st
     if run.ranking:
         run.pick = {**run.options[run.ranking[0]], "found": True, **_compared(run)}
     else:
-        run.pick = {name: None for name in ("gpu", "count", "hours")} | {"found": False}
+        run.pick = dict.fromkeys(("gpu", "count", "hours")) | {"found": False}
     return run.pick
 
 

@@ -28,7 +28,7 @@ import re
 import unicodedata
 from typing import Any
 
-__all__ = ["terminal", "one_line", "markdown", "quoted", "json_text"]
+__all__ = ["json_text", "markdown", "one_line", "quoted", "terminal"]
 
 # Escape sequences, whole: what a terminal would consume. A string (OSC, DCS,
 # SOS, PM, APC) goes up to its terminator (BEL or ST); an unterminated one

@@ -12,8 +12,9 @@ base at 16, 8 or 4 bits (NF4 with double quantization, as in QLoRA).
 from __future__ import annotations
 
 import math
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
-from typing import Any, Mapping
+from typing import Any
 
 from .kb import KnowledgeBase
 

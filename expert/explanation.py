@@ -14,25 +14,38 @@ record of what fired (``Run.firings``) — never by re-deriving the reasoning.
 from __future__ import annotations
 
 import itertools
+from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
-from typing import Any, Mapping
+from typing import Any
 
 from . import sizing
 from .api import Basis, Catalogs, Lang, consult, knowledge_base, model_argument, with_prices
-from .profile import is_given
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
 from .escape import one_line
 from .i18n import Localizer, resolve_lang
-from .kb import SCALE_OUT, KnowledgeBase
+from .kb import (
+    PROFILE_FIELDS,  # declared once, in expert/conditions.py
+    SCALE_OUT,
+    KnowledgeBase,
+)
+from .profile import is_given
+from .profile_types import (
+    Budget,
+    DatasetExamples,
+    DeadlineH,
+    Epochs,
+    Interruptible,
+    Method,
+    ModelSizeB,
+    Purpose,
+    RocmOk,
+    TokensPerExample,
+    VramGb,
+)
 from .result import Result, _Writer
-
-from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose,
-                            RocmOk, TokensPerExample, VramGb)
-from .kb import PROFILE_FIELDS  # declared once, in expert/conditions.py
-
 
 NOTE_KINDS = ("advice", "warning")
 
@@ -272,9 +285,7 @@ class _Explainer:
         steps = []
         for firing in self.firings:
             rule = firing.rule
-            if rule.derive == "requirement":
-                steps.append(self.step(firing))
-            elif firing.gpu == gpu:
+            if rule.derive == "requirement" or firing.gpu == gpu:
                 steps.append(self.step(firing))
             elif rule.derive == "pick":
                 left = len(self.run.ranking)
@@ -325,7 +336,7 @@ class _Explainer:
         if ops[-1] in ("not", "is") and len(ops) > len(leaf.operands) - 1:  # 'not in', 'is not'
             ops = [leaf.op]
         pieces = [operand(*leaf.operands[0])]
-        for op, right in zip(ops, leaf.operands[1:]):
+        for op, right in zip(ops, leaf.operands[1:], strict=True):
             pieces += [op, operand(*right)]
         return " ".join(pieces)
 
@@ -356,7 +367,7 @@ class _Explainer:
 
     def why_not(self, gpu: str) -> WhyNot:
         _ = self._
-        status, rank = self.status(gpu, self.result)
+        status, _rank = self.status(gpu, self.result)
         name = self.w.name(gpu)
         reasons: list[Reason] = []
         if status == "rejected":
@@ -451,8 +462,8 @@ class _Explainer:
                 f"{self._(self.kb.fields[k].label)}: {self.field_value(k, self.run.profile[k])} → "
                 f"{self.field_value(k, v)}" for k, v in change.items()])
             text = self._("Smallest change: %(change)s; then %(label)s would be recommended, ranked %(rank)s.") % {
-                "change": described, "label": self.w.option_label({**self.run.options[gpu], **{
-                    "count": rec.count, "total_vram_gb": rec.total_vram_gb}}), "rank": rec.rank}
+                "change": described, "label": self.w.option_label({**self.run.options[gpu],
+                    "count": rec.count, "total_vram_gb": rec.total_vram_gb}), "rank": rec.rank}
             return {"fields": change, "rank": rec.rank, "count": rec.count, "text": text}
         return None
 

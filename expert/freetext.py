@@ -119,8 +119,8 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
                 parsed = {"true": True, "false": False}.get(value, value)
             if value == "none" and spec.default is None:
                 parsed = None
-            elif spec.type == "choice" and value not in spec.choices or spec.type == "bool" and not isinstance(
-                    parsed, bool) or spec.type not in ("choice", "bool") and value != "none":
+            elif (spec.type == "choice" and value not in spec.choices) or (spec.type == "bool" and not isinstance(
+                    parsed, bool)) or (spec.type not in ("choice", "bool") and value != "none"):
                 problems.append(f"phrases.{field}.{value}: not a value of {field}")
                 continue
             phrases += [(phrase, field, parsed) for phrase in words(listed, f"phrases.{field}.{value}")]
@@ -165,7 +165,7 @@ MODEL_WORDS = 6
 _WORD = re.compile(r"[\w.+/-]+")
 
 
-def _model_named(kb: KnowledgeBase, t: "_Text") -> tuple[str, tuple[int, int]] | None:
+def _model_named(kb: KnowledgeBase, t: _Text) -> tuple[str, tuple[int, int]] | None:
     """The name of the model table the text names, and where; longest first."""
     from .models import lookup
 

@@ -7,14 +7,13 @@ never a silent fall-back to English.
 
 from __future__ import annotations
 
-import math
-
 import gettext as _gettext
+import math
 import os
 import re
 import threading
-from functools import lru_cache
-from typing import Iterable, Mapping
+from collections.abc import Iterable, Mapping
+from functools import cache, lru_cache
 
 from . import paths
 from .errors import InputError
@@ -60,7 +59,7 @@ def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None 
 _LOCK = threading.Lock()
 
 
-@lru_cache(maxsize=None)
+@cache
 def translations(lang: str, localedir: str | None = None) -> _gettext.NullTranslations:
     if lang == "en":
         return _gettext.NullTranslations()

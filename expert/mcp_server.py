@@ -15,11 +15,12 @@ import json
 import secrets
 import threading
 from collections import OrderedDict
-from typing import Any, Callable
+from collections.abc import Callable
+from typing import Any
 
 from mcp.server.mcpserver import MCPServer
-from mcp.types import CallToolResult, TextContent
 from mcp.server.mcpserver.tools import Tool
+from mcp.types import CallToolResult, TextContent
 
 from . import __version__
 from .api import advise, estimate, knowledge_base
@@ -174,7 +175,7 @@ def _tool(spec: dict[str, Any], work: Callable[[dict[str, Any]], dict[str, Any]]
             return _error(error.field, str(error))
         except KnowledgeBaseError as error:
             return _error(None, error.render(str))
-        except Exception as error:  # noqa: BLE001 - a tool error, never a traceback to the client
+        except Exception as error:
             return _error(None, f"Internal error ({type(error).__name__}); please report it.")
 
     call.__name__ = spec["name"]

@@ -11,10 +11,11 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping
+from collections.abc import Mapping
+from typing import Any
 
-from .errors import InputError
 from . import models
+from .errors import InputError
 from .escape import quoted
 from .i18n import Localizer
 from .kb import KnowledgeBase, ProfileField, find_cards

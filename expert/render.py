@@ -13,7 +13,7 @@ from .escape import json_text, one_line
 from .i18n import Localizer
 from .templating import FORMATS, check_format, environment
 
-__all__ = ["FORMATS", "check_format", "environment", "render_explanation", "render_estimate", "render_models"]
+__all__ = ["FORMATS", "check_format", "environment", "render_estimate", "render_explanation", "render_models"]
 
 
 def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool = False) -> str:

@@ -6,8 +6,9 @@ fired, in one language; ``to_dict()`` is the JSON contract of PRODUCT.md.
 
 from __future__ import annotations
 
+from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
-from typing import Any, Iterator, Mapping
+from typing import Any
 
 from .conditions import COMPARED
 from .engine import Firing, Run, effective
@@ -368,7 +369,7 @@ class _Writer:
     def profile_value(self, name: str, value: Any) -> str:
         return profile_value(self.kb, self.tr, name, value)
 
-    def context(self, env: dict[str, Any]) -> "_Context":
+    def context(self, env: dict[str, Any]) -> _Context:
         return _Context(self, env)
 
     def message(self, rule: RuleDef, env: dict[str, Any]) -> str:

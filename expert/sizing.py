@@ -9,9 +9,11 @@ the rules of ``rules.toml`` do, step by step.
 
 from __future__ import annotations
 
+import itertools
 import math
+from collections.abc import Mapping, Sequence
 from dataclasses import replace
-from typing import Any, Mapping, Sequence
+from typing import Any
 
 from .estimate import estimate, guide_holds_with, shape_for, typical
 from .kb import SCALE_OUT, SPEED_UP, Card, KnowledgeBase
@@ -34,7 +36,7 @@ def piecewise(size: float, points: Sequence[tuple[float, float]], band: float) -
     first_x, first_y = points[0]
     if size < first_x:
         return first_y * size / first_x, "extrapolated", [[first_x, first_y]]
-    for (x, y), (next_x, next_y) in zip(points, points[1:]):
+    for (x, y), (next_x, next_y) in itertools.pairwise(points):
         band_end = min(x * (1 + band), next_x)
         if size <= band_end:
             return y, ("table" if size == x else "band"), [[x, y]]

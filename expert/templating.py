@@ -18,7 +18,7 @@ from __future__ import annotations
 
 import re
 import textwrap
-from functools import lru_cache
+from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from . import paths
@@ -32,8 +32,8 @@ if TYPE_CHECKING:
 FORMATS = ("text", "markdown", "json")
 
 
-@lru_cache(maxsize=None)
-def environment(lang: str) -> "jinja2.Environment":
+@cache
+def environment(lang: str) -> jinja2.Environment:
     """The environment of the templates in ``expert/templates``, translating into ``lang``."""
     import jinja2
 
@@ -50,7 +50,7 @@ def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> Non
                          % {"value": quoted(fmt), "accepted": tr.list(formats, style="or")})
 
 
-def new_environment(loader: Any) -> "jinja2.Environment":
+def new_environment(loader: Any) -> jinja2.Environment:
     """An environment with the templates' settings and the i18n extension
     (new-style gettext, so that ``{% trans %}`` takes ``%(name)s`` values)."""
     import jinja2

@@ -10,9 +10,10 @@ another exception: a user catalog may come from anyone.
 from __future__ import annotations
 
 import unicodedata
+from collections.abc import Iterable
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from ..errors import KnowledgeBaseError
 from .model import COSTS, H_RE, ID_RE, METHODS, SEGMENTS, VENDORS, Card, KnowledgeBase

@@ -10,19 +10,44 @@ knowledge base is loaded whole or not at all.
 
 from __future__ import annotations
 
+import itertools
 import math
 import re
+from collections.abc import Iterable
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 from .. import paths
 from ..conditions import FIELDS, TRUE, ConditionError, compile_condition
 from ..errors import KnowledgeBaseError
 from .catalog import INTERCONNECTS, _catalog
+from .model import (
+    COSTS,
+    DERIVES,
+    EXTRA_PLACEHOLDERS,
+    FIELD_TYPES,
+    H_RE,
+    HELPERS,
+    ID_RE,
+    KINDS,
+    METHODS,
+    OFF_LADDER,
+    OPTIONAL_FIELDS,
+    PLACEHOLDER_RE,
+    PROFILE_FIELDS,
+    SCOPES,
+    SPREADS,
+    VENDORS,
+    KnowledgeBase,
+    ModelDef,
+    ProfileField,
+    QuestionDef,
+    RuleDef,
+    Section,
+    name_key,
+    scope_key,
+)
 from .owned import _owned
-from .model import (COSTS, VENDORS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
-                    METHODS, ModelDef, OPTIONAL_FIELDS, name_key, PLACEHOLDER_RE, PROFILE_FIELDS, OFF_LADDER, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
-                    ProfileField, QuestionDef, RuleDef, Section, scope_key)
 from .source import _is_number, _LazyLine, _line, _Problems, _read
 
 G_RE = re.compile(r"^G[1-9]\Z")
@@ -82,8 +107,7 @@ SCHEMAS: dict[str, Any] = {
                    "layers": int, "hidden": int, "heads": int, "kv_heads": int, "head_dim?": int, "ffn": int,
                    "vocab": int, "context": int, "tied?": bool, "gated?": bool, "experts?": int,
                    "experts_per_token?": int, "expert_ffn?": int, "shared_experts?": int, "moe_layers?": int,
-                   "mla?": {key: int for key in ("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim",
-                                                 "qk_rope_head_dim", "v_head_dim")},
+                   "mla?": dict.fromkeys(("q_lora_rank", "kv_lora_rank", "qk_nope_head_dim", "qk_rope_head_dim", "v_head_dim"), int),
                    "other_b?": float, "config": str, "params_source": str}],
         "config": {"max_bytes": int, "nested": [str], "ungated_types": [str], "shared_expert_types": [str],
                    "keys": {"*": [str]}},
@@ -96,7 +120,7 @@ SCHEMAS: dict[str, Any] = {
         "overhead": {"per_gpu_gb": float},
         "sharding": {"gathered_layers": float},
         "typical": {"seq_len": int, "batch": int, "checkpointing": bool, "lora_rank": int, "optimizer": str,
-                    "precision": str, "base_bits": {method: int for method in METHODS}},
+                    "precision": str, "base_bits": dict.fromkeys(METHODS, int)},
         "setup": [{"id": str, "optimizer?": str, "precision?": str, "offload?": bool, "base_bits?": int,
                    "methods": [str]}],
         "shape": [{"size_b": float, "name": str, "hidden": int, "layers": int, "heads": int, "kv_heads": int,
@@ -105,7 +129,7 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
-def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems: "_Problems") -> bool:
+def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems: _Problems) -> bool:
     """Check ``value`` against ``schema``; report each mismatch at ``where``."""
     if schema is ANY:
         return True
@@ -114,7 +138,9 @@ def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems:
         if not isinstance(value, list):
             problems.add(str(path), line, "'%(key)s' must be a list", key=where)
             return False
-        return all([_shape(item, schema[0], f"{where}[{n + 1}]", path, text, problems) for n, item in enumerate(value)])
+        # A list, not a generator: every item is checked, so every problem is reported.
+        return all([_shape(item, schema[0], f"{where}[{n + 1}]", path, text, problems)  # noqa: C419
+                    for n, item in enumerate(value)])
     if isinstance(schema, dict):
         if not isinstance(value, dict):
             problems.add(str(path), line, "'%(key)s' must be a table", key=where or path.stem)
@@ -143,8 +169,8 @@ def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems:
         return ok
     if schema is float:
         # an int of any length is finite (math.isfinite cannot take one past 1e308)
-        good = (isinstance(value, int) and not isinstance(value, bool)
-                or isinstance(value, float) and math.isfinite(value))
+        good = ((isinstance(value, int) and not isinstance(value, bool))
+                or (isinstance(value, float) and math.isfinite(value)))
     elif schema is int:
         good = isinstance(value, int) and not isinstance(value, bool)
     else:
@@ -218,8 +244,8 @@ def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
     for index, entry in enumerate(doc["model"]):
         where = f"model[{index + 1}]"
 
-        def bad(at: str, template: str, where: str = where, **params: Any) -> None:
-            problems.add(str(path), _line(text, f"{where}.{at}"), template, id=entry["id"], **params)
+        def bad(at: str, template: str, where: str = where, model: str = entry["id"], **params: Any) -> None:
+            problems.add(str(path), _line(text, f"{where}.{at}"), template, id=model, **params)
 
         before = len(problems.items)
         if not ID_RE.match(entry["id"].replace(".", "-")) or entry["id"] in keys.values():
@@ -481,7 +507,7 @@ def _requirements(path: Path, doc: dict[str, Any], text: str, problems: _Problem
     for method, points in doc.get("table", {}).items():
         ok = (isinstance(points, list) and points
               and all(isinstance(p, list) and len(p) == 2 and all(_is_number(x) and x > 0 for x in p) for p in points)
-              and all(a[0] < b[0] and a[1] <= b[1] for a, b in zip(points, points[1:])))
+              and all(a[0] < b[0] and a[1] <= b[1] for a, b in itertools.pairwise(points)))
         if not ok:
             problems.add(str(path), _line(text, f"table.{method}"),
                          "table '%(method)s' must list [size, GB] pairs, both growing", method=method)
@@ -696,8 +722,8 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
     for index, entry in enumerate(doc.get("recipe", [])):
         where = entry.get("id")
 
-        def bad(key: str, template: str, index: int = index, **params: Any) -> None:
-            problems.add(str(path), _line(text, f"recipe[{index + 1}].{key}"), template, id=where, **params)
+        def bad(key: str, template: str, index: int = index, recipe: str = where, **params: Any) -> None:
+            problems.add(str(path), _line(text, f"recipe[{index + 1}].{key}"), template, id=recipe, **params)
 
         if where in recipes or not ID_RE.match(str(where)):
             bad("id", "recipe id '%(id)s' must be unique kebab-case")

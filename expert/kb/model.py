@@ -272,7 +272,7 @@ class KnowledgeBase:
     labels: dict[str, dict[str, str]]
     rules: tuple[RuleDef, ...]
     changes: tuple[tuple[str, Any], ...] = ()
-    questions: tuple["QuestionDef", ...] = ()
+    questions: tuple[QuestionDef, ...] = ()
     estimator: dict[str, Any] = field(default_factory=dict)
     recipes: dict[str, Any] = field(default_factory=dict)   # {"recipe": {id: {...}}, "ladder": {...}, "margin": x}
     models: tuple[ModelDef, ...] = ()
