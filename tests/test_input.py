@@ -76,7 +76,7 @@ def test_the_message_says_what_is_accepted_in_the_users_language() -> None:
     assert str(en.value) == "fine-tuning method: 'foo' is not accepted; choose full, lora, or qlora."
     with pytest.raises(InputError) as es:
         advise(method="foo", lang="es")
-    assert str(es.value) == "método de ajuste: «foo» no es válido; elige full, lora o qlora."
+    assert str(es.value) == "método de ajuste: «foo» no es válido; elige ajuste completo (full), lora o qlora."
     with pytest.raises(InputError) as big:
         advise(model_size_b=1e30, lang="es")
     assert "como mucho 20.000" in str(big.value)
