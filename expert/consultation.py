@@ -214,7 +214,7 @@ class Consultation:
             if name in understood:
                 notes[name] = _("%(label)s was said more than once: the later statement is kept (%(kept)s, not "
                                 "%(earlier)s).") % {
-                    "label": _(self._kb.fields[name].label), "kept": self._said(name, understood[name]),
+                    "label": _upper_first(_(self._kb.fields[name].label)), "kept": self._said(name, understood[name]),
                     "earlier": self._tr.list([self._said_raw(name, value) for value in earlier], style="or")}
         for name, words in reading.assumed.items():
             if name in understood:
@@ -429,6 +429,10 @@ class Consultation:
         return Question(spec.field, asked, _(hint) if hint else None, field_spec.type,
                         self._choices(spec.field), _UNITS.get(field_spec.type), default, default_label,
                         default is None, why, rules)
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _check_state(state: Any) -> None:

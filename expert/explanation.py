@@ -37,7 +37,7 @@ from .kb import PROFILE_FIELDS  # declared once, in expert/conditions.py
 
 NOTE_KINDS = ("advice", "warning")
 # The most bytes of JSON the summary of an explanation takes (UTF-8): a chat's share.
-SUMMARY_BYTES = 4000
+SUMMARY_BYTES = 3800
 
 
 @dataclass(frozen=True)
@@ -166,7 +166,7 @@ class Explanation:
         import json
 
         def size() -> int:
-            return len(json.dumps(data, ensure_ascii=False).encode("utf-8"))
+            return len(json.dumps(data))     # non-ASCII escaped: the larger of the two ways JSON is sent
 
         for step in reversed(data["how"][1:]):
             if size() <= SUMMARY_BYTES:

@@ -468,8 +468,8 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
     for before, after in vocab.token_around:
         token_patterns.append(re.compile(r"(?<![\w])" + re.escape(before) + r"\s+" + counted + r"\s*"
                                          + re.escape(after) + r"(?![\w])"))
-    take_count("tokens_per_example", token_patterns, whole=True)
     take_count("dataset_examples", patterns, whole=True)
+    take_count("tokens_per_example", token_patterns, whole=True)
     if vocab.epoch_words:
         take_count("epochs", [re.compile(counted + r"\s*" + any_of(vocab.epoch_words) + r"(?![\w])")], whole=False)
     # The deadline: time in words (a fixed length: "ASAP", "by tomorrow"), a
@@ -485,8 +485,8 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
         take("deadline_h", number * vocab.duration_units[unit], match)
     for word in vocab.calendar_words:
         for match in (t.find_all(word) if word in t.text else []):
-            take("deadline_h", _Calendar(t.text[max(0, match.start() - 12):match.end()].split(" ", 1)[-1]
-                                         if match.start() > 12 else t.text[:match.end()]), match)
+            lead = _CALENDAR_LEAD.search(t.text[:match.start()])
+            take("deadline_h", _Calendar(t.text[lead.start() if lead else match.start():match.end()]), match)
     # The later statement wins; the earlier ones are said back as overridden.
     for field, values in said.items():
         values.sort(key=lambda pair: pair[0])
@@ -520,6 +520,11 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
                 reading.guesses[field] = (word, words[close[0]])
                 break
     return reading
+
+
+# The words that lead to a day of the calendar ("by friday", "para el viernes"), said back with it.
+_CALENDAR_LEAD = re.compile(r"(?:(?:by|until|till|on|before|para|hasta|antes de|antes del)\s+"
+                            r"(?:(?:el|la|the|this|next|este|esta)\s+)?)$")
 
 
 @dataclass(frozen=True)

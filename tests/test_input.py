@@ -43,7 +43,7 @@ BAD = [
     ("model_size_b", "7" * 15000 + "?"), ("dataset_examples", 10**400), ("deadline_h", "30 s"), ("vram_gb", 0.5),
     ("deadline_h", 0), ("deadline_h", "-3"), ("deadline_h", "soon"), ("vram_gb", -1), ("vram_gb", "lots"),
     ("dataset_examples", 1.5), ("dataset_examples", "1.5"), ("dataset_examples", 0), ("dataset_examples", "many"),
-    ("method", "foo"), ("method", 3), ("budget", "cheap"), ("purpose", "fun"), ("rocm_ok", "maybe"),
+    ("method", "foo"), ("method", 3), ("budget", "pricey"), ("purpose", "fun"), ("rocm_ok", "maybe"),
     ("interruptible", 2),
 ]
 
