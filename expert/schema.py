@@ -150,7 +150,10 @@ def result_schema(kb: KnowledgeBase, detail: str) -> dict[str, Any]:
         common["advice"] = common["warnings"] = {"type": "array", "items": note}
         common["more_recommendations"] = {"type": "integer", "minimum": 0,
                                           "description": "Options left out of the summary."}
-        return {"title": "expert result (summary)", **_object(list(common), common)}
+        common["more_advice"] = {"type": "integer", "minimum": 1,
+                                 "description": "Advice left out to keep the summary under 4,000 bytes."}
+        return {"title": "expert result (summary)",
+                **_object([k for k in common if k != "more_advice"], common)}
     full = {
         **common,
         "rejected": {"type": "array", "items": _object(["gpu", "rules", "text"],
