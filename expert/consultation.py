@@ -295,6 +295,7 @@ class Consultation:
         anything else raises :class:`InputError` (a ``ValueError``) naming the
         key. Catalogs must be ids registered in this process; ``rules_dir``
         comes from the application, never from the state."""
+        state = _with_field_names(state)
         _check_state(state)
         tr = Localizer(state["lang"])
         for catalog_id in state["catalog"]:  # only ids this process registered: never a path from outside
@@ -429,6 +430,26 @@ class Consultation:
         return Question(spec.field, asked, _(hint) if hint else None, field_spec.type,
                         self._choices(spec.field), _UNITS.get(field_spec.type), default, default_label,
                         default is None, why, rules)
+
+
+def _with_field_names(state: Any) -> Any:
+    """Saved state with the other names of fields ([aliases.arguments]: "model",
+    "vram") as the fields' own, like every other entry point; anything else is
+    left for _check_state to refuse."""
+    if not isinstance(state, dict):
+        return state
+    from .api import field_alias
+
+    def renamed(value: Any) -> Any:
+        if isinstance(value, dict) and len(value) <= len(PROFILE_FIELDS) * 2:
+            return {field_alias(k, PROFILE_FIELDS) if isinstance(k, str) else k: v for k, v in value.items()}
+        if isinstance(value, list) and len(value) <= len(PROFILE_FIELDS) * 2:
+            return [field_alias(k, PROFILE_FIELDS) if isinstance(k, str) else k for k in value]
+        return value
+
+    return {**state, **{key: renamed(state[key]) for key in ("known", "answers", "history", "guess", "which")
+                        if key in state and key != "which"},
+            **({"which": field_alias(state["which"], PROFILE_FIELDS)} if isinstance(state.get("which"), str) else {})}
 
 
 def _upper_first(text: str) -> str:

@@ -232,3 +232,11 @@ def test_explain_summary_stays_small_in_the_library_and_the_cli() -> None:
         assert explanation.to_dict()["how"] and explanation.to_dict()["detail"] == "summary"
     done = CliRunner().invoke(main, ["explain", "--model-size", "70", "--detail", "summary"])
     assert done.exit_code == 0 and len(done.output.encode()) <= 4096 and "Why not" in done.output
+
+
+def test_saved_state_takes_the_other_names_of_fields_too() -> None:
+    state = {"version": 2, "lang": "en", "catalog": [], "known": {"model": "70B"}, "answers": {"vram": 24},
+             "history": ["vram"]}
+    assert Consultation.from_dict(state).facts() == {"model_size_b": 70.0, "vram_gb": 24.0}
+    with pytest.raises(InputError):
+        Consultation.from_dict({**state, "known": {"colour": "red"}})
