@@ -188,8 +188,12 @@ class _Command(click.Command):
     `--detail` as the value reader does (`MARKDOWN`, `md`, `resumen`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
-        if not any(arg.startswith("--") for arg in args):
+        if not any(arg.startswith("--") for arg in args) or any(arg in ("--help", "-h") for arg in args):
             return super().parse_args(ctx, args)
+        known = {opt for param in self.params for opt in getattr(param, "opts", [])}
+        if all(arg.partition("=")[0] in known for arg in args if arg.startswith("--")) and not any(
+                arg.partition("=")[0] in ("--format", "--detail") for arg in args):
+            return super().parse_args(ctx, args)     # nothing to rename: the knowledge base is not loaded for it
         from .api import knowledge_base
         from .freetext import vocabulary
         from .values import argument, read_choice

@@ -75,11 +75,11 @@ class Vocabulary:
     assumed_deadlines: frozenset[str] = frozenset()                       # said back as an assumption
     value_aliases: dict[str, dict[str, tuple[str, ...]]] = dc_field(default_factory=dict)
     argument_aliases: dict[str, tuple[str, ...]] = dc_field(default_factory=dict)
-    card_times: tuple[str, ...] = ()                                      # "4x A100", "8 × H100"
+    card_times: tuple[str, ...] = ()                                      # "4x <card>", "8 × <card>"
     duration: re.Pattern[str] = re.compile(r"(?!)")                       # a whole answer that is a duration
     hours_in_text: re.Pattern[str] = re.compile(r"(?!)")                  # a duration inside a message
     choice_words: dict[str, dict[str, str]] = dc_field(default_factory=dict)  # field -> word -> value
-    rent_cues: tuple[str, ...] = ()                                       # "rent 4x A100": not the person's own
+    rent_cues: tuple[str, ...] = ()                                       # "rent 4x <card>": not the person's own
     token_around: tuple[tuple[str, str], ...] = ()                        # "of … tokens"
 
 
@@ -219,7 +219,7 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
                     phrases.append((" ".join(normal(part) for part in (cue, link, word) if part), name, value))
     spoken = "|".join(re.escape(w) for w in sorted(number_words, key=len, reverse=True)) or "(?!)"
     unit = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True)) or "(?!)"
-    long_unit = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True) if len(u) > 1) or "(?!)"
+    long_unit = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True) if len(u) > 3 or u in ("day", "dia")) or "(?!)"
     duration = re.compile(r"(?:(?:in|en|within|dentro de|for|durante|takes|tarda)\s+)?"
                           r"(\d+(?:[.,]\d+)?|[.,]\d+|" + spoken + r")\s*(" + unit + ")?")
     # Inside a message, a number said in words takes a unit of more than one letter ("a week", not "a d").
@@ -394,7 +394,7 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
         if phrase in t.text:
             for match in t.find_all(phrase):
                 take(field, value, match)
-    # Cards, with how many ("two 3090s", "tengo dos 3090", "4x A100"): a card's
+    # Cards, with how many ("two 3090s", "tengo dos 3090", "4x <card>"): a card's
     # name is never a count. Its own card when a cue ("my", "tengo") is near, when
     # answering that question, or when a count says how many the person has.
     times = "|".join(re.escape(x) for x in vocab.card_times) or "(?!)"

@@ -9,6 +9,7 @@ language; nothing is half-done.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from typing import Any, Mapping
@@ -270,8 +271,14 @@ class _Parser:
             found = values.read_choice(value, vocab.choice_words.get(self.spec.name, {}))
             if found is not None:
                 return found
-        raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.",
-                         value, accepted=accepted_choices(self.tr, self.spec.choices, self.spec.choice_labels))
+        accepted = accepted_choices(self.tr, self.spec.choices, self.spec.choice_labels)
+        words = vocab.choice_words.get(self.spec.name, {}) if vocab is not None else {}
+        close = (difflib.get_close_matches(values.fold(value), [w for w in words if len(w) >= 4], n=1, cutoff=0.75)
+                 if isinstance(value, str) and len(value) >= 4 else [])
+        if close:
+            raise self.error("%(label)s: '%(value)s' is not accepted; did you mean %(guess)s? Choose %(accepted)s.",
+                             value, guess=words[close[0]], accepted=accepted)
+        raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.", value, accepted=accepted)
 
 
 def accepted_choices(tr: Localizer, choices: Any, labels: Mapping[str, str] | None = None) -> str:

@@ -193,10 +193,12 @@ def _card(kb: KnowledgeBase) -> dict[str, Any]:
 
 
 _TEXT = {"type": "string", "maxLength": 1000, "description": "The person's words, as said (en or es)."}
-_PRICES = {"type": "object", "maxProperties": 100,
-           "additionalProperties": {"type": ["number", "string"], "minimum": 0, "maximum": 1000,
-                                    "maxLength": MAX_TEXT},
-           "description": "USD you pay per card-hour, by card id: {\"a100-80gb\": 1.8}."}
+def _prices(kb: KnowledgeBase) -> dict[str, Any]:
+    example = kb.catalog[0].id if kb.catalog else "<card id>"
+    return {"type": "object", "maxProperties": 100,
+            "additionalProperties": {"type": ["number", "string"], "minimum": 0, "maximum": 1000,
+                                     "maxLength": MAX_TEXT},
+            "description": f"USD you pay per card-hour, by card id: {{\"{example}\": 1.8}}."}
 
 
 def _gpu(kb: KnowledgeBase) -> dict[str, Any]:
@@ -219,14 +221,14 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
         {"name": "advise",
          "description": "Recommend GPUs for fine-tuning an LLM, with the reasons (rule-based, citing a "
                         "practical guide). Every field is optional; model, vram, gpu, deadline are aliases.",
-         "parameters": _params({**profile, "prices": _PRICES, "lang": LANG, "detail": DETAIL})},
+         "parameters": _params({**profile, "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "explain",
          "description": "Explain a recommendation: how it was reached, why not a card (why_not), what if "
                         "answers changed (what_if). Fields as in advise.",
          "parameters": _params({**profile, "why_not": _card(kb),
                                 "what_if": {"type": "object", "maxProperties": 11,
                                             "description": "Fields of advise and their new values."},
-                                "prices": _PRICES, "lang": LANG, "detail": DETAIL})},
+                                "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "estimate",
          "description": "First-principles GPU memory of a fine-tuning run (weights, gradients, optimizer, "
                         "activations) per GPU, and its training time on a card.",

@@ -76,7 +76,7 @@ def test_command_examples_in_the_docs_are_real_output() -> None:
 
     block = re.compile(r"```\n\$ (expert [^\n]*)\n(.*?)```", re.DOTALL)
     checked = 0
-    for path in sorted(DOCS.glob("*.md")):
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
         for command, shown in block.findall(path.read_text(encoding="utf-8")):
             args = shlex.split(command)[1:]
             if not {"advise", "explain", "estimate", "check", "rules"} & set(args):
