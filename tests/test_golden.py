@@ -16,6 +16,8 @@ from golden import CASES, FORMATS, LANGS, path, render
 def test_explanation_matches_its_golden_file(case: str, lang: str, fmt: str) -> None:
     expected = path(case, lang, fmt).read_text(encoding="utf-8")
     assert render(case, lang, fmt) == expected, f"regenerate with: python tests/golden.py ({case}.{lang}.{fmt})"
+    if fmt == "json":
+        summaries_fit(case, lang)
 
 
 def test_every_rule_appears_in_a_golden_trace(kb) -> None:  # type: ignore[no-untyped-def]
@@ -33,3 +35,21 @@ def test_golden_text_fits_the_width() -> None:
         for lang in LANGS:
             lines = path(case, lang, "text").read_text(encoding="utf-8").splitlines()
             assert all(len(line) <= 80 for line in lines), case
+
+
+
+def summaries_fit(case: str, lang: str) -> None:
+    """Issue 22: on every golden case, the explanation's summary (JSON and
+    markdown) and the result's summary stay under their documented bounds
+    (checked with the JSON golden file, on the explanation already made)."""
+    from dataclasses import replace
+
+    from expert.explanation import SUMMARY_BYTES
+    from expert.result import SUMMARY_BYTES as RESULT_SUMMARY_BYTES
+    from golden import explained
+
+    full = explained(case, lang)
+    summary = replace(full, detail="summary")
+    assert len(json.dumps(summary.to_dict())) <= SUMMARY_BYTES
+    assert len(summary.render("markdown").encode()) <= 4096
+    assert len(json.dumps(full.result.to_dict("summary"))) <= RESULT_SUMMARY_BYTES
