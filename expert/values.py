@@ -31,7 +31,7 @@ from typing import Any, Iterable
 MAX_POWER = 10 ** 15
 _SUPERSCRIPT = {"⁰": "0", "¹": "1", "²": "2", "³": "3", "⁴": "4", "⁵": "5", "⁶": "6", "⁷": "7", "⁸": "8",
                 "⁹": "9", "⁻": "-"}
-_SEPARATORS = {"\u066b": ".", "\u066c": ",", "\u2044": "/"}   # Arabic decimal and thousands separators, fraction slash
+_SEPARATORS = {"\u066b": ".", "\u066c": ",", "\u2044": "/", "\uff0e": ".", "\uff0c": ","}  # Arabic and fullwidth separators, fraction slash
 
 
 class Unreadable(ValueError):
@@ -64,8 +64,9 @@ def _written(value: float) -> str:
     return text
 
 
-_POWER = re.compile(r"(\d+(?:\.\d+)?)(?:\s*(?:x|×|\*)\s*10)?\s*(?:\^|\*\*)\s*([+-]?\d{1,4})(?![\d])"
-                    r"|(?<![\w.])(\d+(?:\.\d+)?)e([+-]?\d{1,4})(?![\w])", re.IGNORECASE)
+_POWER = re.compile(r"(\d+(?:\.\d+)?)(?P<ten>\s*(?:x|×|·|\*)\s*10(?=\s*(?:\^|\*\*)))?\s*(?:\^|\*\*)\s*"
+                    r"([+-]?\d{1,4})(?![\d])|(?<![\w.])(\d+(?:\.\d+)?)e([+-]?\d{1,4})(?![\w])", re.IGNORECASE)
+_TIMES_TEN = re.compile(r"(\d+(?:\.\d+)?)\s*(?:x|×|·|\*)\s*10$")
 
 
 def plain_numbers(text: str) -> str:
@@ -87,11 +88,16 @@ def plain_numbers(text: str) -> str:
             while j < len(text) and text[j] in _SUPERSCRIPT:
                 j += 1
             exponent = "".join(_SUPERSCRIPT[c] for c in text[i:j])
-            base = re.search(r"(\d+(?:\.\d+)?)$", "".join(out))
+            written = "".join(out)
+            scaled = _TIMES_TEN.search(written)            # "1.5×10⁴": 1.5 times ten to the fourth
+            base = re.search(r"(\d+(?:\.\d+)?)$", written)
             if base is None:
                 out.append(" ")
             elif not re.fullmatch(r"-?\d{1,4}", exponent):
                 raise Unreadable(base.group(1) + text[i:j])
+            elif scaled is not None:
+                out = [written[:scaled.start()], _power(scaled.group(1), exponent, scaled.group(0) + text[i:j],
+                                                        times_ten=True)]
             else:
                 del out[len(out) - len(base.group(1)):]
                 out.append(_power(base.group(1), exponent, base.group(1) + text[i:j]))
@@ -114,9 +120,8 @@ def plain_numbers(text: str) -> str:
     plain = re.sub(r"(?<![\d/])(\d{1,3})/(\d{1,3})(?![\d/])",
                    lambda m: _written(int(m.group(1)) / int(m.group(2))) if "\u2044" in text and int(m.group(2))
                    else m.group(0), plain)
-    return _POWER.sub(lambda m: _power(m.group(1) or m.group(3), m.group(2) or m.group(4), m.group(0),
-                                       times_ten=bool(m.group(3)) or bool(re.search(r"[x×*]\s*10", m.group(0)))),
-                      plain)
+    return _POWER.sub(lambda m: _power(m.group(1) or m.group(4), m.group(3) or m.group(5), m.group(0),
+                                       times_ten=bool(m.group(4)) or bool(m.group("ten"))), plain)
 
 
 def _power(base: str, exponent: str, written: str, times_ten: bool = False) -> str:

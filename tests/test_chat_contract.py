@@ -240,3 +240,23 @@ def test_saved_state_takes_the_other_names_of_fields_too() -> None:
     assert Consultation.from_dict(state).facts() == {"model_size_b": 70.0, "vram_gb": 24.0}
     with pytest.raises(InputError):
         Consultation.from_dict({**state, "known": {"colour": "red"}})
+
+
+@pytest.mark.parametrize("written, plain", [
+    ("in ½ day", "in 0.5 day"), ("in 1½ days", "in 1.5 days"), ("1 ½ days", "1.5 days"), ("١٫٥", "1.5"),
+    ("１．５ days", "1.5 days"), ("10⁴", "10000"), ("2⁴B", "16B"), ("1.5×10⁴", "15000"), ("1e4", "10000"),
+    ("10^4", "10000"), ("1.5 x 10^4", "15000"), ("2**10", "1024"), ("footnote¹ here", "footnote  here"),
+    ("Mixtral-8x7B", "Mixtral-8x7B"), ("RTX 4090", "RTX 4090"),
+])
+def test_numbers_are_read_as_written(written: str, plain: str) -> None:
+    from expert.values import plain_numbers
+
+    assert plain_numbers(written) == plain
+
+
+@pytest.mark.parametrize("written", ["1e400", "10^400", "9⁹⁹⁹", "10**31"])
+def test_numbers_beyond_any_figure_are_refused(written: str) -> None:
+    from expert.values import Unreadable, plain_numbers
+
+    with pytest.raises(Unreadable):
+        plain_numbers(written)
