@@ -381,7 +381,7 @@ class Consultation:
             # Said in words ("RTX 3090" for your GPU, "50 mil", "by tomorrow")?
             short = isinstance(text, str) and len(text) <= profile_module.MAX_TEXT
             found = freetext.extract(text, self._kb, answering=name) if short else {}
-            if name in found:
+            if name in found and found[name] != text:     # read again only when the words say something else
                 if found[name] is None:
                     return None
                 try:

@@ -245,6 +245,10 @@ class _Aliases:
     value_aliases: dict[str, dict[str, tuple[str, ...]]]
 
 
+# The memory said right after a card's name: "A100 80GB", "A100 de 80 GB", "A100 with 80 GB".
+_SIZE_AFTER = re.compile(r"\s*(?:(?:de|with|con|of)\s+)?(\d{2,3})\s*gb(?![\w])")
+
+
 # The longest run of words a model's name takes ("deepseek r1 distill qwen 32b").
 MODEL_WORDS = 6
 _WORD = re.compile(r"[\w.+/-]+")
@@ -412,8 +416,23 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
             t.used.append((start, match.end()))
             own = (answering == "vram_gb" or _has_cue(t.before(match, 4), vocab.own_cues)
                    or (count is not None and not _has_cue(t.before(match, 5), vocab.rent_cues)))
+            end = match.end()
+            named: Any = card_id
             if own:
-                take("vram_gb", card_id, (start, match.end()))
+                # A name that stands for several cards ("A100": 40 or 80 GB): the size after it
+                # says which ("A100 de 80 GB"); without one the name is passed on as written,
+                # and the answer asks which, as every entry point does.
+                from .kb import find_cards
+
+                found = find_cards(kb, t.text[match.start():match.end()])
+                if len(found) > 1:
+                    size = _SIZE_AFTER.match(t.text, end)
+                    chosen = [card for card, _, vram in found if size and float(size.group(1)) == vram]
+                    named = chosen[0] if chosen else t.text[match.start():match.end()]
+                    if chosen:
+                        end = size.end()
+                        t.used.append((match.end(), end))
+                take("vram_gb", named, (start, end))
                 if count and count > 1:
                     reading.counts["vram_gb"] = count
                 elif "vram_gb" in reading.counts:

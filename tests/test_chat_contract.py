@@ -36,7 +36,9 @@ MESSAGES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("en", "qlroa on a 13B model", {"model_size_b": 13.0}, {"asks": ["method"]}),
     ("en", "I have two 3090s", {"vram_gb": "rtx-3090"}, {"counts": {"vram_gb": 2}, "notes": ["vram_gb"]}),
     ("es", "tengo dos 3090", {"vram_gb": "rtx-3090"}, {"counts": {"vram_gb": 2}, "notes": ["vram_gb"]}),
-    ("en", "4x A100", {"vram_gb": "a100-40gb"}, {"counts": {"vram_gb": 4}, "notes": ["vram_gb"]}),
+    ("en", "4x A100", {}, {"refused": ["vram_gb"]}),      # which A100? asked, as every entry point asks
+    ("es", "tengo 4x A100 de 80 GB", {"vram_gb": "a100-80gb"}, {"counts": {"vram_gb": 4}, "notes": ["vram_gb"]}),
+    ("en", "my A100 80GB", {"vram_gb": "a100-80gb"}, {}),
     # the reproductions of issue 26, item 1
     ("en", "a 7B model, actually a 70B model", {"model_size_b": 70.0}, {"notes": ["model_size_b"]}),
     ("en", "in 2 days, no wait, in 5 hours", {"deadline_h": 5.0}, {"notes": ["deadline_h"]}),
