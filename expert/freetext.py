@@ -245,7 +245,7 @@ class _Aliases:
     value_aliases: dict[str, dict[str, tuple[str, ...]]]
 
 
-# The memory said right after a card's name: "A100 80GB", "A100 de 80 GB", "A100 with 80 GB".
+# The memory said right after a card's name: "<card> 80GB", "<card> de 80 GB", "<card> with 80 GB".
 _SIZE_AFTER = re.compile(r"\s*(?:(?:de|with|con|of)\s+)?(\d{2,3})\s*gb(?![\w])")
 
 
@@ -419,8 +419,8 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
             end = match.end()
             named: Any = card_id
             if own:
-                # A name that stands for several cards ("A100": 40 or 80 GB): the size after it
-                # says which ("A100 de 80 GB"); without one the name is passed on as written,
+                # A name that stands for several cards (one model in 40 and 80 GB): the size after it
+                # says which ("<card> de 80 GB"); without one the name is passed on as written,
                 # and the answer asks which, as every entry point does.
                 from .kb import find_cards
 
