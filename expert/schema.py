@@ -216,6 +216,8 @@ def _params(properties: dict[str, Any], required: list[str] | None = None) -> di
 def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     """The tools of `expert mcp`, neutral: name, description, JSON Schema of the parameters."""
     profile = profile_properties(kb)
+    # explain and consultation_start take the same fields: described once, in advise
+    bare = {name: {k: v for k, v in schema.items() if k != "description"} for name, schema in profile.items()}
     consultation = {"type": "string", "minLength": 1, "maxLength": 64, "description": "From consultation_start."}
     return [
         {"name": "advise",
@@ -225,7 +227,7 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
         {"name": "explain",
          "description": "Explain a recommendation: how it was reached, why not a card (why_not), what if "
                         "answers changed (what_if). Fields as in advise.",
-         "parameters": _params({**profile, "why_not": _card(kb),
+         "parameters": _params({**bare, "why_not": _card(kb),
                                 "what_if": {"type": "object", "maxProperties": 11,
                                             "description": "Fields of advise and their new values."},
                                 "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
@@ -253,8 +255,9 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
                                           "description": "Filters, such as [\"qwen3\", \"llama 3.1\"]."}})},
         {"name": "consultation_start",
          "description": "Start a consultation that asks only the questions that matter. Known facts go as "
-                        "fields or as the person's message (text). Returns its id and the first question.",
-         "parameters": _params({**profile, "text": _TEXT, "lang": LANG})},
+                        "fields (as in advise) or as the person's message (text). Returns its id and the first "
+                        "question.",
+         "parameters": _params({**bare, "text": _TEXT, "lang": LANG})},
         {"name": "consultation_tell",
          "description": "Give a consultation the person's message (\"Mistral-7B with LoRA on my 3090\"): "
                         "what it says is taken; returns what was understood and the next question.",
