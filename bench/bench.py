@@ -2,6 +2,7 @@
 whole-process times.
 
     python bench/bench.py [--n 1000] [--memory 20000]
+    python bench/bench.py --sizes        # the sizes of docs/mcp.md
 
 Plain Python, no extra dependency. Reports:
 - advise(): median and p99 over N consultations of varied profiles, and
@@ -115,13 +116,55 @@ def processes(runs: int) -> None:
     print(f"  expert --help imports: {', '.join(heavy) or 'none'} of experta, jinja2, babel")
 
 
+def sizes() -> None:
+    """The sizes a chat pays for (docs/mcp.md): the tool definitions, and the
+    summaries of advise and explain over the golden cases (tests/golden.py),
+    JSON with non-ASCII escaped (the larger way it is sent) and markdown."""
+    import json
+
+    sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
+    from golden import CASES  # type: ignore[import-not-found]
+
+    from expert import advise
+    from expert.api import knowledge_base
+    from expert.explanation import explain
+    from expert.schema import tool_specs, tools
+
+    kb = knowledge_base()
+    print(f"tool definitions (mcp shape, compact JSON): {len(json.dumps(tools(kb, 'mcp'), separators=(',', ':')))} B")
+    for spec in tool_specs(kb):
+        print(f"  {spec['name']}: {len(json.dumps(spec, separators=(',', ':')))} B")
+    rows: dict[str, list[int]] = {}
+    for given in CASES.values():
+        for lang in ("en", "es"):
+            arguments = {k: v for k, v in given.items() if k not in ("why_not", "what_if")}
+            result = advise(lang=lang, **arguments)
+            x = explain(lang=lang, detail="summary", **given)
+            full = x.to_dict("full")
+            full.pop("trace", None)
+            for name, size in (("advise summary JSON", len(json.dumps(result.to_dict("summary")))),
+                               ("advise summary markdown", len(result.render("markdown", detail="summary").encode())),
+                               ("explain summary JSON", len(json.dumps(x.to_dict()))),
+                               ("explain summary markdown", len(x.render("markdown").encode())),
+                               ("explain full JSON, no trace (before)", len(json.dumps(full)))):
+                rows.setdefault(name, []).append(size)
+    print(f"over the {len(CASES)} golden cases, en and es (median / largest):")
+    for name, values in rows.items():
+        print(f"  {name}: {int(statistics.median(values))} / {max(values)} B")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=1000, help="consultations timed (default 1000)")
     parser.add_argument("--memory", type=int, default=20000, help="consultations for the memory check (default 20000)")
     parser.add_argument("--runs", type=int, default=21, help="runs of each whole process (default 21)")
+    parser.add_argument("--sizes", action="store_true", help="only the sizes a chat pays for (docs/mcp.md)")
     args = parser.parse_args()
-    print(f"machine: {platform.machine()}, {os.cpu_count()} cores, Python {platform.python_version()}")
+    print(f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
+          f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, Python {platform.python_version()}")
+    if args.sizes:
+        sizes()
+        return
     timing(args.n)
     memory(args.memory)
     processes(args.runs)

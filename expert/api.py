@@ -166,6 +166,7 @@ def advise(
     prices: Mapping[str, Any] | None = None,
     model: Any = None,
     model_config: Any = None,
+    **aliases: Any,
 ) -> Result:
     """Recommend GPUs for fine-tuning a model, with the reasons.
 
@@ -191,6 +192,11 @@ def advise(
     profile records the model as named and its resolved sizes
     (``model_size_b`` in all, ``model_active_b`` per token).
 
+    Other names of the fields are accepted as declared in
+    ``rules/vocabulary.toml`` ``[aliases.arguments]`` (``vram`` and ``gpu``
+    for ``vram_gb``, ``model_size`` for ``model_size_b`` ...); any other name
+    is an :class:`InputError` naming it and listing the accepted ones.
+
     Raises :class:`expert.InputError` (a ``ValueError``) naming the field, in
     the chosen language, when a value is not accepted;
     :class:`expert.KnowledgeBaseError` when ``rules_dir`` or a catalog is not
@@ -199,9 +205,44 @@ def advise(
     arguments = locals()     # the parameters before `lang` are PROFILE_FIELDS (tests check the signature)
     given = {name: arguments[name] for name in PROFILE_FIELDS}
     tr = Localizer(resolve_lang(lang))
+    given = with_aliases(given, aliases, tr, ADVISE_ARGUMENTS)
     given["model_size_b"] = model_argument(model_size_b, model, tr)
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
     return consult(kb, given, tr, basis, model_config)[1]
+
+
+# The arguments advise() declares besides the profile fields (for the error that lists them).
+ADVISE_ARGUMENTS = ("lang", "rules_dir", "catalog", "basis", "prices", "model", "model_config")
+
+
+def field_alias(name: str, declared: Sequence[str], kb: KnowledgeBase | None = None) -> str:
+    """The declared argument ``name`` stands for (``rules/vocabulary.toml``
+    ``[aliases.arguments]``: "vram" for vram_gb), or ``name`` itself."""
+    from .freetext import vocabulary
+    from .values import argument
+
+    return argument(name, declared, vocabulary(kb or knowledge_base()))
+
+
+def with_aliases(given: dict[str, Any], aliases: Mapping[str, Any], tr: Localizer,
+                 others: Sequence[str] = ()) -> dict[str, Any]:
+    """``given`` (the profile fields) with the values given under another name;
+    a name that is no field's is an InputError naming it, listing the accepted ones."""
+    given = dict(given)
+    for name, value in aliases.items():
+        field = field_alias(name, PROFILE_FIELDS)
+        if field not in PROFILE_FIELDS:
+            raise InputError(str(name)[:40], tr.gettext("%(argument)s: not an accepted argument; accepted: "
+                                                        "%(accepted)s.") % {
+                "argument": profile_module.shown(str(name)), "accepted": ", ".join((*PROFILE_FIELDS, *others))})
+        if value is None:
+            continue
+        if profile_module.is_given(given.get(field)):
+            raise InputError(field, tr.gettext("%(argument)s: given twice, as %(field)s and as %(alias)s; give "
+                                               "one.") % {"argument": field, "field": field,
+                                                          "alias": profile_module.shown(str(name))})
+        given[field] = value
+    return given
 
 
 def model_argument(model_size_b: Any, model: Any, tr: Localizer) -> Any:

@@ -183,12 +183,58 @@ def _lang(lang: str | None) -> str | None:
     return lang
 
 
+class _Command(click.Command):
+    """A command that takes the other names of its options declared in
+    rules/vocabulary.toml ([aliases.arguments]: `--gpu` for `--vram`,
+    `--model-name` for `--model-size`) and reads the values of `--format` and
+    `--detail` as the value reader does (`MARKDOWN`, `md`, `resumen`)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        if not any(arg.startswith("--") for arg in args) or any(arg in ("--help", "-h") for arg in args):
+            return super().parse_args(ctx, args)
+        known = {opt for param in self.params for opt in getattr(param, "opts", [])}
+        if all(arg.partition("=")[0] in known for arg in args if arg.startswith("--")) and not any(
+                arg.partition("=")[0] in ("--format", "--detail") for arg in args):
+            return super().parse_args(ctx, args)     # nothing to rename: the knowledge base is not loaded for it
+        from .api import knowledge_base
+        from .freetext import vocabulary
+        from .values import argument, read_choice
+
+        vocab = vocabulary(knowledge_base())
+        options = {opt: param for param in self.params for opt in getattr(param, "opts", [])}
+        by_name = {param.name: param.opts[0] for param in self.params
+                   if isinstance(param, click.Option) and param.name}
+        rewritten, at = [], 0
+        while at < len(args):
+            arg = args[at]
+            name, sep, value = arg.partition("=")
+            if arg == "--":
+                rewritten += args[at:]
+                break
+            if name.startswith("--") and name not in options:
+                target = argument(name[2:], by_name, vocab)
+                if target in by_name:
+                    name = by_name[target]
+            if name in ("--format", "--detail") and name in options:
+                if not sep and at + 1 < len(args):
+                    at += 1
+                    value, sep = args[at], "="
+                words = {v: v for v in (("text", "markdown", "json") if name == "--format" else ("full", "summary"))}
+                words.update({w: v for v, ws in vocab.value_aliases.get(name[2:], {}).items() for w in ws})
+                value = read_choice(value, words) or value
+            rewritten.append(name + sep + value if sep else name)
+            at += 1
+        return super().parse_args(ctx, rewritten)
+
+
 class _Group(click.Group):
     """The `expert` group, which is also the console script (so sphinx-click
     and click-man find it): run standalone, every error is a message and an
     exit status, never a traceback (:func:`_standalone`). `--color` before a
     command takes no value unless one follows (`expert --color explain` is
     `--color=always`)."""
+
+    command_class = _Command
 
     def main(self, args: Any = None, prog_name: str | None = None, complete_var: str | None = None,
              standalone_mode: bool = True, **extra: Any) -> Any:
@@ -269,6 +315,11 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
     _run(action, lang)
 
 
+EXPLAIN_DETAIL_OPTION = click.option(
+    "--detail", metavar="DETAIL", default="full", show_default=True,
+    help="full, or summary (under 4 KB: the answer, how, why not and what if in a sentence each): for chat.")
+
+
 # --what-if accepts a profile field name or its flag's name.
 WHAT_IF_NAMES = {
     "model-size": "model_size_b", "method": "method", "budget": "budget", "rocm-ok": "rocm_ok",
@@ -311,14 +362,14 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
 
 @main.command(short_help="Answer and show the reasoning: how, why not, what if.")
 @_options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
-          + [COLOR_OPTION])
+          + [COLOR_OPTION, EXPLAIN_DETAIL_OPTION])
 @click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.",
               shell_complete=complete.catalog_cards)
 @click.option("--what-if", "what_if", metavar="FIELD=VALUE", multiple=True, shell_complete=complete.what_if,
               help="Re-run with a changed answer and show what changes (repeatable): deadline=24, method=qlora.")
 def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str, ...], catalog: tuple[str, ...],
             basis: str, prices: tuple[str, ...], color: str | None, no_color: bool | None, model_config: str | None,
-            **profile: Any) -> None:
+            detail: str, **profile: Any) -> None:
     """Answer a consultation and show the reasoning: how, why not, what if.
 
     HOW: the chain of rules from your answers to each recommendation, each
@@ -339,7 +390,8 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
         from .explanation import explain as run_explain
 
         explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=list(catalog),
-                                  basis=basis, model_config=model_config, prices=_prices(prices), **profile)
+                                  basis=basis, model_config=model_config, prices=_prices(prices), detail=detail,
+                                  **profile)
         return explanation.render(fmt, width=_width(), color=_color())
 
     _run(action, lang)
@@ -661,7 +713,8 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
 @click.option("--what", metavar="WHAT", default="input", show_default=True,
               help="input, output, or tools (the tools of `expert mcp`).")
 @click.option("--shape", metavar="SHAPE", default="mcp", show_default=True,
-              help="With --what tools: mcp (name, description, inputSchema) or openai (function calling).")
+              help="With --what tools: mcp (name, description, inputSchema), openai (function calling) or "
+                   "anthropic (input_schema).")
 @click.option("--lang", metavar="LANG", help="es or en, for error messages.")
 def schema(what: str, shape: str, lang: str | None) -> None:
     """Print a JSON Schema (draft 2020-12) or tool definitions, as JSON.
@@ -675,6 +728,7 @@ def schema(what: str, shape: str, lang: str | None) -> None:
       expert schema --what input
       expert schema --what output
       expert schema --what tools --shape openai
+      expert schema --what tools --shape anthropic
     """
     lang = _lang(lang)
 
@@ -687,7 +741,7 @@ def schema(what: str, shape: str, lang: str | None) -> None:
         from .i18n import Localizer, resolve_lang
 
         tr = Localizer(resolve_lang(lang))
-        for name, value, accepted in (("what", what, ("input", "output", "tools")), ("shape", shape, ("mcp", "openai"))):
+        for name, value, accepted in (("what", what, ("input", "output", "tools")), ("shape", shape, schemas.SHAPES)):
             if value not in accepted:
                 raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
                     "field": "--" + name, "value": quoted(value),

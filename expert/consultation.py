@@ -47,7 +47,7 @@ STATE_VERSION = 2
 # key is checked before anything is built from it.
 STATE_KEYS = ("version", "lang", "catalog", "known", "answers", "history")
 # Present only while a "which card?" question is pending (its field).
-OPTIONAL_STATE_KEYS = ("which",)
+OPTIONAL_STATE_KEYS = ("which", "guess")
 MAX_STATE_BYTES = 8192
 MAX_CATALOGS = 8
 # Words that mean "none" for the optional fields (no own GPU, no deadline).
@@ -61,6 +61,9 @@ class Told:
     understood: dict[str, Any]       # field -> value, as stored
     problems: dict[str, str]         # field -> why the value found was not accepted
     text: str                        # what was understood, in the consultation's language
+    notes: dict[str, str] = field(default_factory=dict)      # field -> an assumption or a value said twice
+    questions: dict[str, str] = field(default_factory=dict)  # field -> "did you mean QLoRA?" (nothing taken)
+    counts: dict[str, int] = field(default_factory=dict)     # field -> how many cards ("two 3090s")
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -113,7 +116,8 @@ class Consultation:
             ("deadline_h", deadline_h), ("vram_gb", vram_gb), ("dataset_examples", dataset_examples),
             ("tokens_per_example", tokens_per_example), ("epochs", epochs), ("purpose", purpose),
             ("interruptible", interruptible)) if value is not None}
-        known_facts.update(unknown)
+        for name, value in unknown.items():      # another name of a field ("model", "vram"): one table
+            known_facts.setdefault(self._alias(name, lang), value)
         self.lang = resolve_lang(lang)
         self._tr = Localizer(self.lang)
         self.rules_dir = None if rules_dir is None else str(rules_dir)
@@ -135,6 +139,9 @@ class Consultation:
         self.history: list[str] = []
         # A field answered "yes" that takes a card's name: its question asks which card next.
         self.which: str | None = None
+        # Values a message seemed to mean ("qlroa": qlora): the field's question asks "did you mean?";
+        # "yes" takes the value.
+        self.guess: dict[str, Any] = {}
 
     # --- the conversation -----------------------------------------------------
 
@@ -161,7 +168,10 @@ class Consultation:
 
     def answer(self, question_id: str, raw: Any) -> None:
         """Validate and store an answer (again to change it). Raises AnswerError; nothing is stored then."""
+        question_id = self._field_name(question_id)
         self._check_field(question_id)
+        if question_id in self.guess and isinstance(raw, str) and profile_module.says_yes(raw):
+            raw = self.guess[question_id]
         if (self._kb.fields[question_id].cards and question_id != self.which and isinstance(raw, str)
                 and profile_module.says_yes(raw)):
             self.which = question_id       # "yes, I have one": the question asks which
@@ -170,6 +180,7 @@ class Consultation:
         if question_id == self.which:
             self.which = None
         self.answers[question_id] = value
+        self.guess.pop(question_id, None)
         if question_id in self.history:
             self.history.remove(question_id)
         self.history.append(question_id)
@@ -188,19 +199,63 @@ class Consultation:
                 "text: the message is too long; at most %(most)s characters.") % {"most": freetext.MAX_TELL})
         understood: dict[str, Any] = {}
         problems: dict[str, str] = {}
-        for name, raw in freetext.extract(text, self._kb).items():
+        notes: dict[str, str] = {}
+        questions: dict[str, str] = {}
+        _ = self._tr.gettext
+        reading = freetext.read(text, self._kb)
+        for name, raw in reading.found.items():
             try:
                 self.answer(name, "no" if raw is None else raw)
             except InputError as error:
                 problems[name] = str(error)
                 continue
             understood[name] = self.answers[name]
+            self.guess.pop(name, None)
+        for name, words in reading.refused.items():
+            if name in self._kb.fields:     # refused as the answer would be ("by friday")
+                try:
+                    self._parse(name, words)
+                except InputError as error:
+                    problems[name] = str(error)
+            else:
+                problems[name] = _("'%(value)s' is not a number that can be read safely; write it with digits, "
+                                   "such as 10000 or 1.5.") % {"value": profile_module.shown(words)}
         understood = {name: understood[name] for name in self._kb.fields if name in understood}
-        said = [f"{self._tr.gettext(self._kb.fields[name].label)}: {self._said(name, value)}"
+        for name, earlier in reading.repeated.items():
+            if name in understood:
+                notes[name] = _("%(label)s was said more than once: the later statement is kept (%(kept)s, not "
+                                "%(earlier)s).") % {
+                    "label": _upper_first(_(self._kb.fields[name].label)), "kept": self._said(name, understood[name]),
+                    "earlier": self._tr.list([self._said_raw(name, value) for value in earlier], style="or")}
+        for name, words in reading.assumed.items():
+            if name in understood:
+                notes[name] = _("'%(words)s' is read as %(value)s, an assumption: give a number of hours or days "
+                                "to change it.") % {"words": words, "value": self._said(name, understood[name])}
+        counts = {name: count for name, count in reading.counts.items() if name in understood}
+        for name, count in counts.items():
+            notes[name] = _("%(count)s cards of your own: the advice sizes one of them (pooling the cards you own "
+                            "is not modelled); options with several cards are rented ones.") % {
+                "count": self._tr.number(count, 0)}
+        for name, (word, value) in reading.guesses.items():
+            if name not in self.facts():
+                self.guess[name] = value
+                questions[name] = _("By '%(word)s', did you mean %(value)s? Answer yes, or give the %(label)s.") % {
+                    "word": profile_module.shown(word), "value": self._said(name, value),
+                    "label": _(self._kb.fields[name].label)}
+        said = [f"{_(self._kb.fields[name].label)}: {self._said(name, value)}"
                 for name, value in understood.items()]
-        summary = (self._tr.gettext("Understood: %(facts)s.") % {"facts": "; ".join(said)} if said
-                   else self._tr.gettext("Nothing in that message answers a question."))
-        return Told(understood=understood, problems=problems, text=" ".join([summary, *problems.values()]))
+        summary = (_("Understood: %(facts)s.") % {"facts": "; ".join(said)} if said
+                   else _("Nothing in that message answers a question."))
+        return Told(understood=understood, problems=problems,
+                    text=" ".join([summary, *notes.values(), *questions.values(), *problems.values()]),
+                    notes=notes, questions=questions, counts=counts)
+
+    def _said_raw(self, name: str, raw: Any) -> str:
+        """A value as the message gave it, said as the answer would be (for "not 48 h")."""
+        try:
+            return self._said(name, self._parse(name, "no" if raw is None else raw))
+        except InputError:
+            return profile_module.shown(raw)
 
     def _said(self, name: str, value: Any) -> str:
         """An answer as a person reads it: a model or a card named with its size."""
@@ -240,6 +295,8 @@ class Consultation:
                  "known": dict(self.known), "answers": dict(self.answers), "history": list(self.history)}
         if self.which is not None:
             state["which"] = self.which
+        if self.guess:
+            state["guess"] = dict(self.guess)
         return state
 
     @classmethod
@@ -249,6 +306,7 @@ class Consultation:
         anything else raises :class:`InputError` (a ``ValueError``) naming the
         key. Catalogs must be ids registered in this process; ``rules_dir``
         comes from the application, never from the state."""
+        state = _with_field_names(state)
         _check_state(state)
         tr = Localizer(state["lang"])
         for catalog_id in state["catalog"]:  # only ids this process registered: never a path from outside
@@ -266,9 +324,22 @@ class Consultation:
                 "key": "which", "accepted": tr.gettext("a profile field that takes a card's name")})
         if which is not None and which not in consultation.facts():
             consultation.which = which
+        for name, value in (state.get("guess") or {}).items():
+            consultation._parse(name, value)           # a value of the field, or InputError naming it
+            if name not in consultation.facts():
+                consultation.guess[name] = value
         return consultation
 
     # --- helpers --------------------------------------------------------------
+
+    @staticmethod
+    def _alias(name: str, lang: Any = None) -> str:
+        from .api import field_alias
+
+        return field_alias(name, PROFILE_FIELDS)
+
+    def _field_name(self, name: Any) -> Any:
+        return self._alias(name) if isinstance(name, str) else name
 
     def _check_field(self, name: str) -> None:
         if name not in self._kb.fields:
@@ -321,7 +392,7 @@ class Consultation:
             # Said in words ("RTX 3090" for your GPU, "50 mil", "by tomorrow")?
             short = isinstance(text, str) and len(text) <= profile_module.MAX_TEXT
             found = freetext.extract(text, self._kb, answering=name) if short else {}
-            if name in found:
+            if name in found and found[name] != text:     # read again only when the words say something else
                 if found[name] is None:
                     return None
                 try:
@@ -364,9 +435,36 @@ class Consultation:
         else:
             default_label = self._tr.number(default, 2)
         text, hint = (spec.which_text, spec.which_hint) if which and spec.which_text else (spec.text, spec.hint)
-        return Question(spec.field, _(text), _(hint) if hint else None, field_spec.type,
+        asked = _(text)
+        if spec.field in self.guess:
+            asked = _("Did you mean %(value)s?") % {"value": self._said(spec.field, self.guess[spec.field])} + " " + asked
+        return Question(spec.field, asked, _(hint) if hint else None, field_spec.type,
                         self._choices(spec.field), _UNITS.get(field_spec.type), default, default_label,
                         default is None, why, rules)
+
+
+def _with_field_names(state: Any) -> Any:
+    """Saved state with the other names of fields ([aliases.arguments]: "model",
+    "vram") as the fields' own, like every other entry point; anything else is
+    left for _check_state to refuse."""
+    if not isinstance(state, dict):
+        return state
+    from .api import field_alias
+
+    def renamed(value: Any) -> Any:
+        if isinstance(value, dict) and len(value) <= len(PROFILE_FIELDS) * 2:
+            return {field_alias(k, PROFILE_FIELDS) if isinstance(k, str) else k: v for k, v in value.items()}
+        if isinstance(value, list) and len(value) <= len(PROFILE_FIELDS) * 2:
+            return [field_alias(k, PROFILE_FIELDS) if isinstance(k, str) else k for k in value]
+        return value
+
+    return {**state, **{key: renamed(state[key]) for key in ("known", "answers", "history", "guess", "which")
+                        if key in state and key != "which"},
+            **({"which": field_alias(state["which"], PROFILE_FIELDS)} if isinstance(state.get("which"), str) else {})}
+
+
+def _upper_first(text: str) -> str:
+    return text[:1].upper() + text[1:]
 
 
 def _check_state(state: Any) -> None:
@@ -413,3 +511,6 @@ def _check_state(state: Any) -> None:
         raise refuse("history", tr.gettext("a list of answered profile fields, each once"))
     if "which" in state and state["which"] not in PROFILE_FIELDS:
         raise refuse("which", tr.gettext("a profile field that takes a card's name"))
+    guess = state.get("guess", {})
+    if not (isinstance(guess, dict) and all(name in PROFILE_FIELDS and isinstance(v, str) for name, v in guess.items())):
+        raise refuse("guess", tr.gettext("a dictionary of profile fields to the value a message seemed to mean"))

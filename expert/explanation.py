@@ -20,7 +20,18 @@ from pathlib import Path
 from typing import Any
 
 from . import sizing
-from .api import Basis, Catalogs, Lang, consult, knowledge_base, model_argument, with_prices
+from .api import (
+    ADVISE_ARGUMENTS,
+    Basis,
+    Catalogs,
+    Lang,
+    consult,
+    field_alias,
+    knowledge_base,
+    model_argument,
+    with_aliases,
+    with_prices,
+)
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
@@ -48,6 +59,8 @@ from .profile_types import (
 from .result import Result, _Writer
 
 NOTE_KINDS = ("advice", "warning")
+# The most bytes of JSON the summary of an explanation takes (UTF-8): a chat's share.
+SUMMARY_BYTES = 3800
 
 
 @dataclass(frozen=True)
@@ -123,12 +136,18 @@ class Explanation:
     requested: str | None = None
     answers: list[str] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
+    detail: str = "full"       # "summary": the compact form for chats (to_dict and render)
+    what_if_asked: tuple[str, ...] = ()    # the fields what_if changed, as asked
 
     @property
     def lang(self) -> str:
         return self.result.lang
 
-    def to_dict(self) -> dict[str, Any]:
+    def to_dict(self, detail: str | None = None) -> dict[str, Any]:
+        """The explanation as JSON data: everything (``"full"``), or the compact
+        form for chats (``"summary"``: at most SUMMARY_BYTES of JSON)."""
+        if (detail or self.detail) == "summary":
+            return self.summary()
         data = self.result.to_dict()
         trace = data.pop("trace")
         return {
@@ -140,6 +159,55 @@ class Explanation:
             "what_if": asdict(self.what_if) if self.what_if else None,
             "trace": trace,
         }
+
+    def summary(self) -> dict[str, Any]:
+        """The compact form: the answer and its requirement, the steps of HOW
+        for the pick (each rule, its guide section and what it says), the
+        alternatives, WHY NOT in a sentence per card, and WHAT IF's changes.
+        Texts are left out from the end, then whole entries (counted in
+        ``more``), until the JSON takes at most SUMMARY_BYTES."""
+        r = self.result
+        data: dict[str, Any] = {
+            "schema_version": r.to_dict("summary")["schema_version"], "detail": "summary", "lang": self.lang,
+            "answer": r.recommendations[0].text if r.recommendations else None,
+            "requirement": {"vram_gb": r.requirement.get("vram_gb"), "text": r.requirement.get("text")},
+            "assumed": list(r.assumed),
+            "how": [{"rule": s.rule, "section": s.cites.get("number"), "text": s.text}
+                    for s in (self.how[0].steps if self.how else [])],
+            "alternatives": [{"rank": rec.rank, "gpu": rec.gpu, "name": rec.name, "count": rec.count}
+                             for rec in r.recommendations[1:4]],
+            "why_not": [{"gpu": w.gpu, "name": w.name, "status": w.status, "text": w.text} for w in self.why_not],
+            "what_if": None if self.what_if is None else {
+                "changes": {k: v for k, v in self.what_if.changes.items() if k in PROFILE_FIELDS
+                            and (k in self.requested_changes)},
+                "changed": self.what_if.changed,
+                "rules": [{"rule": w["rule"], "fires": w["fires"]} for w in self.what_if.why]},
+            "more": {"why_not": 0, "how_texts": 0},
+        }
+        if data["how"] and data["how"][0]["text"] == data["requirement"]["text"]:
+            del data["how"][0]["text"]     # said once, as the requirement
+        import json
+
+        def size() -> int:
+            return len(json.dumps(data))     # non-ASCII escaped: the larger of the two ways JSON is sent
+
+        for step in reversed(data["how"][1:]):
+            if size() <= SUMMARY_BYTES:
+                break
+            if step.pop("text", None) is not None:
+                data["more"]["how_texts"] += 1
+        while size() > SUMMARY_BYTES and data["why_not"]:
+            data["why_not"].pop()
+            data["more"]["why_not"] += 1
+        while size() > SUMMARY_BYTES and data["what_if"] and data["what_if"]["changed"]:
+            data["what_if"]["changed"].pop()
+        while size() > SUMMARY_BYTES and data["alternatives"]:
+            data["alternatives"].pop()
+        return data
+
+    @property
+    def requested_changes(self) -> tuple[str, ...]:
+        return tuple(self.what_if_asked)
 
     @property
     def cited(self) -> list[dict[str, str]]:
@@ -186,11 +254,14 @@ def explain(
     prices: Mapping[str, Any] | None = None,
     model: Any = None,
     model_config: Any = None,
+    detail: str = "full",
     **unknown: Any,
 ) -> Explanation:
     """Answer a consultation and explain it: HOW for every recommendation, WHY
     NOT for every card ruled out (or for ``why_not``), and WHAT IF the answers
-    in ``what_if`` (field → value) changed.
+    in ``what_if`` (field → value) changed. ``detail``: ``"full"`` or
+    ``"summary"`` (the compact form for chats, at most SUMMARY_BYTES of JSON,
+    in ``to_dict()`` and ``render()``).
 
     The profile fields are advise()'s; ``model``, ``model_config`` and
     ``prices`` are as in advise(). Raises :class:`InputError` on a bad value,
@@ -198,18 +269,24 @@ def explain(
     in ``why_not``.
     """
     tr = Localizer(resolve_lang(lang))
+    from .values import read_choice
+
+    detail = read_choice(detail, {"full": "full", "summary": "summary", **_detail_words()}) or detail
+    if detail not in ("full", "summary"):
+        raise InputError("detail", tr.gettext("detail: '%(value)s' is not accepted; choose %(accepted)s.") % {
+            "value": str(detail)[:40], "accepted": tr.list(("full", "summary"), style="or")})
     fields = {"model_size_b": model_size_b, "method": method, "budget": budget, "rocm_ok": rocm_ok,
               "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,
               "tokens_per_example": tokens_per_example, "epochs": epochs, "purpose": purpose,
               "interruptible": interruptible}
-    for name in unknown:
-        raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
-                         % {"field": name, "accepted": ", ".join(PROFILE_FIELDS)})
+    fields = with_aliases(fields, unknown, tr, ("why_not", "what_if", "detail") + ADVISE_ARGUMENTS)
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
-    for name in list(what_if or {}):
-        if name not in PROFILE_FIELDS:
-            raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
-                             % {"field": name, "accepted": ", ".join(PROFILE_FIELDS)})
+    if what_if:
+        for name in list(what_if):
+            if field_alias(str(name), PROFILE_FIELDS) not in PROFILE_FIELDS:
+                raise InputError(str(name)[:40], tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
+                                 % {"field": str(name)[:40], "accepted": ", ".join(PROFILE_FIELDS)})
+        what_if = {field_alias(str(name), PROFILE_FIELDS): value for name, value in what_if.items()}
     given = {name: fields.get(name) for name in PROFILE_FIELDS}
     given["model_size_b"] = model_argument(given["model_size_b"], model, tr)
     run, result = consult(kb, given, tr, basis, model_config)
@@ -229,7 +306,17 @@ def explain(
         why_not,
         explainer.answers(given=True),
         explainer.answers(given=False),
+        detail,
+        tuple(what_if or ()),
     )
+
+
+def _detail_words() -> dict[str, str]:
+    """The other words for a detail (rules/vocabulary.toml [aliases.values.detail])."""
+    from .freetext import vocabulary
+
+    aliases = vocabulary(knowledge_base()).value_aliases.get("detail", {})
+    return {word: value for value, words in aliases.items() for word in words}
 
 
 class _Explainer:

@@ -16,6 +16,7 @@ import re
 import threading
 import unicodedata
 from dataclasses import dataclass
+from dataclasses import field as dc_field
 from pathlib import Path
 from typing import Any
 
@@ -68,6 +69,19 @@ class Vocabulary:
     own_cues: tuple[str, ...]
     gpu_words: tuple[str, ...]                      # "gpu", "tarjeta": a size in GB near one is its VRAM
     cards: tuple[tuple[str, str], ...]              # (name as written, card id), longest first
+    # The value reader's words (expert/values.py)
+    duration_units: dict[str, float] = dc_field(default_factory=dict)     # unit -> hours
+    number_words: dict[str, float] = dc_field(default_factory=dict)       # "two", "dos" -> 2
+    calendar_words: tuple[str, ...] = ()                                  # refused as deadlines
+    assumed_deadlines: frozenset[str] = frozenset()                       # said back as an assumption
+    value_aliases: dict[str, dict[str, tuple[str, ...]]] = dc_field(default_factory=dict)
+    argument_aliases: dict[str, tuple[str, ...]] = dc_field(default_factory=dict)
+    card_times: tuple[str, ...] = ()                                      # "4x <card>", "8 × <card>"
+    duration: re.Pattern[str] = re.compile(r"(?!)")                       # a whole answer that is a duration
+    hours_in_text: re.Pattern[str] = re.compile(r"(?!)")                  # a duration inside a message
+    choice_words: dict[str, dict[str, str]] = dc_field(default_factory=dict)  # field -> word -> value
+    rent_cues: tuple[str, ...] = ()                                       # "rent 4x <card>": not the person's own
+    token_around: tuple[tuple[str, str], ...] = ()                        # "of … tokens"
 
 
 _CACHE: dict[tuple[Any, ...], Vocabulary] = {}
@@ -148,6 +162,70 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
         full = normal(card.name)
         cards.setdefault(full, card.id)
         cards.setdefault(full.split(" ", 1)[-1], card.id)       # the name without its vendor
+    def numbers(table: Any, where: str) -> dict[str, float]:
+        if not isinstance(table, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
+                                                  for v in table.values()):
+            problems.append(f"{where}: a table of words to positive numbers is expected")
+            return {}
+        return {normal(k): float(v) for k, v in table.items()}
+
+    units = numbers(data.get("duration_units") or {}, "duration_units")
+    number_words = numbers(data.get("number_words") or {}, "number_words")
+    calendar = words((data.get("calendar_words") or {}).get("words", []), "calendar_words.words")
+    assumed = words((data.get("assumed_deadlines") or {}).get("words", []), "assumed_deadlines.words")
+    times = words((data.get("card_counts") or {}).get("times", []), "card_counts.times")
+    rent_cues = words((data.get("card_counts") or {}).get("rent_cues", []), "card_counts.rent_cues")
+    around = []
+    for pair in words(run.get("tokens_around", []), "run.tokens_around"):
+        before, _, after = pair.partition(" n ")
+        around.append((before, after))
+    aliases = data.get("aliases") or {}
+    argument_aliases = {}
+    for target, listed in (aliases.get("arguments") or {}).items():
+        argument_aliases[target] = tuple(w.strip().lower().replace("-", "_")
+                                         for w in (listed if isinstance(listed, list) else []) if isinstance(w, str))
+        if not isinstance(listed, list):
+            problems.append(f"aliases.arguments.{target}: a list of names is expected")
+    value_aliases: dict[str, dict[str, tuple[str, ...]]] = {}
+    for target, table in (aliases.get("values") or {}).items():
+        if not isinstance(table, dict):
+            problems.append(f"aliases.values.{target}: a table of values is expected")
+            continue
+        spec = kb.fields.get(target)
+        for value in table:
+            if spec is not None and value not in spec.choices:
+                problems.append(f"aliases.values.{target}.{value}: not a value of {target}")
+        value_aliases[target] = {value: tuple(words(listed, f"aliases.values.{target}.{value}"))
+                                 if listed else () for value, listed in table.items()}
+    # Every word of each choice field: its values, their labels in every
+    # language and the aliases; "budget high" and "presupuesto: bajo" are the
+    # words of [field_words] before one of them.
+    from .i18n import SUPPORTED, Localizer
+    from .values import choice_words
+
+    labels: dict[str, dict[str, tuple[str, ...]]] = {}
+    chosen: dict[str, dict[str, str]] = {}
+    for name, spec in kb.fields.items():
+        if spec.type == "choice":
+            labels[name] = {c: tuple(Localizer(lang).gettext(spec.choice_labels[c]) for lang in SUPPORTED)
+                            for c in spec.choices}
+            chosen[name] = choice_words(name, spec.choices, labels[name], _Aliases(value_aliases))
+    for name, listed in (data.get("field_words") or {}).items():
+        if name not in chosen:
+            problems.append(f"field_words.{name}: not a choice field")
+            continue
+        for cue in words(listed, f"field_words.{name}"):
+            for word, value in chosen[name].items():
+                for link in ("", "is", "es", "is a", "es un", "es una"):
+                    phrases.append((" ".join(normal(part) for part in (cue, link, word) if part), name, value))
+    spoken = "|".join(re.escape(w) for w in sorted(number_words, key=len, reverse=True)) or "(?!)"
+    unit = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True)) or "(?!)"
+    long_unit = "|".join(re.escape(u) for u in sorted(units, key=len, reverse=True) if len(u) > 3 or u in ("day", "dia")) or "(?!)"
+    duration = re.compile(r"(?:(?:in|en|within|dentro de|for|durante|takes|tarda)\s+)?"
+                          r"(\d+(?:[.,]\d+)?|[.,]\d+|" + spoken + r")\s*(" + unit + ")?")
+    # Inside a message, a number said in words takes a unit of more than one letter ("a week", not "a d").
+    hours_in_text = re.compile(r"(?<![\w.,+\u2212-])(?:(\d+(?:[.,]\d+)?)\s*(" + unit + r")|(" + spoken + r")\s+("
+                               + long_unit + r"))(?![\w])")
     if problems:
         raise KnowledgeBaseError([(str(path), 0, "%(problem)s", {"problem": problem}) for problem in problems])
     return Vocabulary(
@@ -157,7 +235,19 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
         token_after=tuple(sorted(token_after, key=len, reverse=True)),
         token_before=tuple(sorted(token_before, key=len, reverse=True)), own_cues=tuple(cues),
         gpu_words=tuple(gpu_words),
-        cards=tuple(sorted(cards.items(), key=lambda p: -len(p[0]))))
+        cards=tuple(sorted(cards.items(), key=lambda p: -len(p[0]))),
+        duration_units=units, number_words=number_words, calendar_words=tuple(calendar),
+        assumed_deadlines=frozenset(assumed), value_aliases=value_aliases, argument_aliases=argument_aliases,
+        card_times=tuple(times), rent_cues=tuple(rent_cues), token_around=tuple(around), duration=duration, hours_in_text=hours_in_text, choice_words=chosen)
+
+
+@dataclass(frozen=True)
+class _Aliases:
+    value_aliases: dict[str, dict[str, tuple[str, ...]]]
+
+
+# The memory said right after a card's name: "<card> 80GB", "<card> de 80 GB", "<card> with 80 GB".
+_SIZE_AFTER = re.compile(r"\s*(?:(?:de|with|con|of)\s+)?(\d{2,3})\s*gb(?![\w])")
 
 
 # The longest run of words a model's name takes ("deepseek r1 distill qwen 32b").
@@ -180,6 +270,27 @@ def _model_named(kb: KnowledgeBase, t: _Text) -> tuple[str, tuple[int, int]] | N
     return None
 
 
+def _word_char(char: str) -> bool:
+    return char.isalnum() or char == "_"
+
+
+@dataclass(frozen=True)
+class _Found:
+    """A place in the text, as a match gives it."""
+
+    begin: int
+    stop: int
+
+    def span(self) -> tuple[int, int]:
+        return (self.begin, self.stop)
+
+    def start(self) -> int:
+        return self.begin
+
+    def end(self) -> int:
+        return self.stop
+
+
 class _Text:
     """Normalised text, with the stretches already used."""
 
@@ -190,19 +301,40 @@ class _Text:
     def free(self, start: int, end: int) -> bool:
         return all(end <= a or start >= b for a, b in self.used)
 
-    def find(self, phrase: str) -> re.Match[str] | None:
-        for match in re.finditer(r"(?<![\w])" + re.escape(phrase) + r"(?![\w])", self.text):
-            if self.free(*match.span()):
-                return match
+    def find(self, phrase: str, suffixes: tuple[str, ...] = (), start: int = 0) -> _Found | None:
+        """The first free place where ``phrase`` stands as whole words (with one
+        of ``suffixes`` after it, if given: "3090s"). A substring search: no
+        pattern is compiled per phrase."""
+        text = self.text
+        while (at := text.find(phrase, start)) >= 0:
+            start = at + 1
+            end = at + len(phrase)
+            if at > 0 and _word_char(text[at - 1]):
+                continue
+            for suffix in ("", *suffixes):
+                if text.startswith(suffix, end) and not (end + len(suffix) < len(text)
+                                                         and _word_char(text[end + len(suffix)])):
+                    if self.free(at, end + len(suffix)):
+                        return _Found(at, end + len(suffix))
+                    break
         return None
+
+    def find_all(self, phrase: str, suffixes: tuple[str, ...] = ()) -> list[_Found]:
+        """Every free place of ``phrase`` (see find), left to right; each is then used."""
+        found, start = [], 0
+        while (match := self.find(phrase, suffixes, start)) is not None:
+            found.append(match)
+            self.used.append(match.span())
+            start = match.end()
+        return found
 
     def finditer(self, pattern: re.Pattern[str]) -> list[re.Match[str]]:
         return [m for m in pattern.finditer(self.text) if self.free(*m.span())]
 
-    def use(self, match: re.Match[str]) -> None:
+    def use(self, match: re.Match[str] | _Found) -> None:
         self.used.append(match.span())
 
-    def before(self, match: re.Match[str], words: int) -> str:
+    def before(self, match: re.Match[str] | _Found, words: int) -> str:
         return " ".join(self.text[:match.start()].split()[-words:])
 
 
@@ -210,47 +342,118 @@ def _has_cue(before: str, cues: tuple[str, ...]) -> bool:
     return any(re.search(r"(?<![\w])" + re.escape(cue) + r"(?![\w])", before) for cue in cues)
 
 
+@dataclass
+class Reading:
+    """What a message says, field by field. When a field is stated more than
+    once, the later statement wins (``found``) and the earlier values are kept
+    in ``repeated`` so that the reply can say which one was kept."""
+
+    found: dict[str, Any] = dc_field(default_factory=dict)       # field -> raw value (the later statement)
+    repeated: dict[str, list[Any]] = dc_field(default_factory=dict)   # field -> the earlier values, overridden
+    assumed: dict[str, str] = dc_field(default_factory=dict)     # field -> the words read as an assumption (ASAP)
+    refused: dict[str, str] = dc_field(default_factory=dict)     # field -> the words refused ("by friday", "1e400")
+    guesses: dict[str, tuple[str, str]] = dc_field(default_factory=dict)  # field -> (word as written, likely value)
+    counts: dict[str, int] = dc_field(default_factory=dict)      # field -> how many cards ("two 3090s")
+
+
 def extract(text: str, kb: KnowledgeBase, answering: str | None = None) -> dict[str, Any]:
     """Every profile field recognised in ``text``: {field: raw value} (a value
     of the field, a number, or None for "none"). ``answering``: the field a
     question asked about, whose value may then be given bare ("RTX 3090" for
     the own GPU, "50 mil" for the dataset)."""
-    vocab = vocabulary(kb)
-    found: dict[str, Any] = {}
-    t = _Text(text[:MAX_TELL])
+    return read(text, kb, answering).found
 
-    def take(field: str, value: Any, match: re.Match[str]) -> None:
-        t.use(match)
-        found.setdefault(field, value)
+
+# What a number refused by the value reader stands in for in the text: nothing reads it.
+_REFUSED = "\u2205"
+
+
+def _plain(text: str, reading: Reading) -> str:
+    """The text with its numbers in plain ASCII (expert/values.py); a number
+    that cannot be read is refused, for the fields its neighbours would give it."""
+    from .values import Unreadable, plain_numbers
+
+    pieces = []
+    for piece in re.split(r"(\s+)", text):
+        try:
+            pieces.append(plain_numbers(piece))
+        except Unreadable as error:
+            reading.refused.setdefault("number", error.text)
+            pieces.append(_REFUSED)
+    return "".join(pieces)
+
+
+def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
+    """What ``text`` says (see :class:`Reading`)."""
+    vocab = vocabulary(kb)
+    reading = Reading()
+    t = _Text(_plain(text[:MAX_TELL], reading))
+    said: dict[str, list[tuple[int, Any]]] = {}
+
+    def take(field: str, value: Any, match: re.Match[str] | _Found | tuple[int, int]) -> None:
+        span = match if isinstance(match, tuple) else match.span()
+        t.used.append(span)
+        said.setdefault(field, []).append((span[0], value))
 
     for phrase, field, value in vocab.phrases:
-        if field not in found and (match := t.find(phrase)):
-            take(field, value, match)
-    # The person's own card: by name, after "my"/"tengo" (or bare, answering that question).
-    if "vram_gb" not in found:
-        for name, card_id in vocab.cards:
-            match = t.find(name)
-            if match and (answering == "vram_gb" or _has_cue(t.before(match, 3), vocab.own_cues)):
-                take("vram_gb", card_id, match)
-                break
-    if "vram_gb" not in found:
-        for match in t.finditer(_GB):
-            near = t.before(match, 6) + " " + " ".join(t.text[match.end():].split()[:3])
-            if answering == "vram_gb" or (_has_cue(t.before(match, 6), vocab.own_cues)
-                                          and _has_cue(near, vocab.gpu_words)):
-                take("vram_gb", _number(match.group(1)), match)
-                break
+        if phrase in t.text:
+            for match in t.find_all(phrase):
+                take(field, value, match)
+    # Cards, with how many ("two 3090s", "tengo dos 3090", "4x <card>"): a card's
+    # name is never a count. Its own card when a cue ("my", "tengo") is near, when
+    # answering that question, or when a count says how many the person has.
+    times = "|".join(re.escape(x) for x in vocab.card_times) or "(?!)"
+    spoken = "|".join(re.escape(w) for w in sorted(vocab.number_words, key=len, reverse=True)) or "(?!)"
+    counted_card = re.compile(r"(?:(?<![\w.,])(\d{1,4}|" + spoken + r")\s*(?:(?:" + times + r")\s*)?)?$")
+    for name, card_id in vocab.cards:
+        for match in (t.find_all(name, ("s", "es")) if name in t.text else []):
+            before = t.text[:match.start()]
+            count_match = counted_card.search(before[-24:])
+            count = None
+            if count_match and count_match.group(1):
+                count_text = count_match.group(1)
+                count = int(vocab.number_words.get(count_text, 0) or (int(count_text) if count_text.isdigit() else 0))
+            start = match.start() - (len(count_match.group(0)) if count else 0)
+            t.used.append((start, match.end()))
+            own = (answering == "vram_gb" or _has_cue(t.before(match, 4), vocab.own_cues)
+                   or (count is not None and not _has_cue(t.before(match, 5), vocab.rent_cues)))
+            end = match.end()
+            named: Any = card_id
+            if own:
+                # A name that stands for several cards (one model in 40 and 80 GB): the size after it
+                # says which ("<card> de 80 GB"); without one the name is passed on as written,
+                # and the answer asks which, as every entry point does.
+                from .kb import find_cards
+
+                found = find_cards(kb, t.text[match.start():match.end()])
+                if len(found) > 1:
+                    size = _SIZE_AFTER.match(t.text, end)
+                    chosen = [card for card, _, vram in found if size and float(size.group(1)) == vram]
+                    named = chosen[0] if chosen else t.text[match.start():match.end()]
+                    if chosen:
+                        end = size.end()
+                        t.used.append((match.end(), end))
+                take("vram_gb", named, (start, end))
+                if count and count > 1:
+                    reading.counts["vram_gb"] = count
+                elif "vram_gb" in reading.counts:
+                    del reading.counts["vram_gb"]
+    for match in t.finditer(_GB):
+        near = t.before(match, 6) + " " + " ".join(t.text[match.end():].split()[:3])
+        if answering == "vram_gb" or (_has_cue(t.before(match, 6), vocab.own_cues)
+                                      and _has_cue(near, vocab.gpu_words)):
+            take("vram_gb", _number(match.group(1)), match)
     # The model: a name of the model table (rules/models.toml), the longest
     # run of words that names one ("Mixtral 8x7B", "llama 3.1 70b instruct"),
     # else its size: "Mistral-7B", "70B", "7 billion".
-    if "model_size_b" not in found:
+    for _ in range(4):
         named = _model_named(kb, t)
-        if named is not None:
-            t.used.append(named[1])
-            found["model_size_b"] = named[0]
+        if named is None:
+            break
+        take("model_size_b", named[0], named[1])
     for pattern in (_SIZE, _SIZE_WORDS):
-        if "model_size_b" not in found and (matches := t.finditer(pattern)):
-            take("model_size_b", _number(matches[-1].group(1)), matches[-1])
+        for match in t.finditer(pattern):
+            take("model_size_b", _number(match.group(1)), match)
     # Counts: a number with its multiplier ("50k", "50 mil", "2.048"),
     # before or after the words that say what it counts.
     multipliers = "|".join(re.escape(m) for m in sorted(vocab.multipliers, key=len, reverse=True))
@@ -260,12 +463,14 @@ def extract(text: str, kb: KnowledgeBase, answering: str | None = None) -> dict[
         return "(?:" + "|".join(re.escape(w) for w in words) + ")"
 
     def take_count(field: str, patterns: list[re.Pattern[str]], whole: bool) -> None:
-        """The first count a pattern finds, as ``field``'s value."""
+        """Every count a pattern finds, as ``field``'s value."""
         for pattern in patterns:
-            if field not in found and (matches := t.finditer(pattern)):
-                unit = matches[0].group(2)
-                value = _number(matches[0].group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0)
-                take(field, int(value) if whole and value == int(value) else value, matches[0])
+            for match in t.finditer(pattern):
+                if not t.free(*match.span()):
+                    continue
+                unit = match.group(2)
+                value = _number(match.group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0)
+                take(field, int(value) if whole and value == int(value) else value, match)
 
     # The dataset: a count before a dataset word, or (answering) a bare count.
     patterns = ([re.compile(counted + r"\s*(?:de\s+)?" + any_of(vocab.dataset_words) + r"(?![\w])")]
@@ -273,24 +478,77 @@ def extract(text: str, kb: KnowledgeBase, answering: str | None = None) -> dict[
     patterns.append(re.compile(r"(?:dataset|datos|data)\s+(?:of|de|with|con)?\s*" + counted))
     if answering == "dataset_examples":
         patterns.append(re.compile(counted))
-    take_count("dataset_examples", patterns, whole=True)
     # Epochs ("3 epochs", "2 épocas") and tokens per example ("2k tokens per
-    # example", "secuencias de 2048 tokens"), when the words say which.
+    # example", "secuencias de 2048 tokens", "of 512 tokens"), when the words say which.
+    token_patterns = []
+    if vocab.token_after:
+        token_patterns.append(re.compile(counted + r"\s*" + any_of(vocab.token_after) + r"(?![\w])"))
+    if vocab.token_before:
+        token_patterns.append(re.compile(any_of(vocab.token_before) + r"\s*" + counted))
+    for before, after in vocab.token_around:
+        token_patterns.append(re.compile(r"(?<![\w])" + re.escape(before) + r"\s+" + counted + r"\s*"
+                                         + re.escape(after) + r"(?![\w])"))
+    take_count("dataset_examples", patterns, whole=True)
+    take_count("tokens_per_example", token_patterns, whole=True)
     if vocab.epoch_words:
         take_count("epochs", [re.compile(counted + r"\s*" + any_of(vocab.epoch_words) + r"(?![\w])")], whole=False)
-    patterns = []
-    if vocab.token_after:
-        patterns.append(re.compile(counted + r"\s*" + any_of(vocab.token_after) + r"(?![\w])"))
-    if vocab.token_before:
-        patterns.append(re.compile(any_of(vocab.token_before) + r"\s*" + counted))
-    take_count("tokens_per_example", patterns, whole=True)
-    # The deadline: time in words, or a number of hours, days or minutes.
-    if "deadline_h" not in found:
-        for phrase, hours in vocab.deadline_words:
-            if match := t.find(phrase):
-                take("deadline_h", hours, match)
+    # The deadline: time in words (a fixed length: "ASAP", "by tomorrow"), a
+    # number of hours, days or weeks, or a day of the calendar (refused).
+    for phrase, hours in vocab.deadline_words:
+        for match in (t.find_all(phrase) if phrase in t.text else []):
+            take("deadline_h", hours, match)
+            if phrase in vocab.assumed_deadlines:
+                reading.assumed[f"deadline_h@{match.start()}"] = phrase
+    for match in t.finditer(vocab.hours_in_text):
+        amount, unit = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        number = vocab.number_words[amount] if amount in vocab.number_words else _number(amount)
+        take("deadline_h", number * vocab.duration_units[unit], match)
+    for word in vocab.calendar_words:
+        for match in (t.find_all(word) if word in t.text else []):
+            lead = _CALENDAR_LEAD.search(t.text[:match.start()])
+            take("deadline_h", _Calendar(t.text[lead.start() if lead else match.start():match.end()]), match)
+    # The later statement wins; the earlier ones are said back as overridden.
+    for field, values in said.items():
+        values.sort(key=lambda pair: pair[0])
+        start, value = values[-1]
+        earlier = [v for _, v in values[:-1] if v != value]
+        if earlier:
+            reading.repeated[field] = earlier
+        if isinstance(value, _Calendar):
+            reading.refused[field] = value.text
+            continue
+        reading.found[field] = value
+        phrase = reading.assumed.pop(f"{field}@{start}", None)
+        if phrase is not None:
+            reading.assumed[field] = phrase
+    reading.assumed = {k: v for k, v in reading.assumed.items() if "@" not in k}
+    if "vram_gb" not in reading.found:
+        reading.counts.pop("vram_gb", None)
+    # A word close to a value of a choice field not otherwise given ("qlroa"):
+    # asked about, never taken.
+    import difflib
+
+    for field, words in vocab.choice_words.items():
+        if field in reading.found:
+            continue
+        candidates = [w for w in words if len(w) >= 4 and " " not in w]
+        for word in re.findall(r"[a-z][a-z0-9-]{3,}", t.text):
+            if word in words or any(word in phrase.split() for phrase, _, _ in vocab.phrases[:0]):
+                continue
+            close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
+            if close:
+                reading.guesses[field] = (word, words[close[0]])
                 break
-    if "deadline_h" not in found and (matches := t.finditer(_HOURS)):
-        match = matches[0]
-        take("deadline_h", _number(match.group(1)) * _HOURS_PER[match.group(2)], match)
-    return found
+    return reading
+
+
+# The words that lead to a day of the calendar ("by friday", "para el viernes"), said back with it.
+_CALENDAR_LEAD = re.compile(r"(?:(?:by|until|till|on|before|para|hasta|antes de|antes del)\s+"
+                            r"(?:(?:el|la|the|this|next|este|esta)\s+)?)$")
+
+
+@dataclass(frozen=True)
+class _Calendar:
+    """A deadline said as a day of the calendar: refused (it would depend on today's date)."""
+
+    text: str

@@ -10,12 +10,12 @@ store keyed by an opaque id; the client keeps only the id.
 
 from __future__ import annotations
 
-import inspect
 import json
 import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from dataclasses import replace
 from typing import Any
 
 from mcp.server.mcpserver import MCPServer
@@ -26,12 +26,13 @@ from . import __version__
 from .api import advise, estimate, knowledge_base
 from .consultation import Consultation
 from .errors import InputError, KnowledgeBaseError
+from .escape import markdown
 from .explanation import explain
 from .i18n import Localizer, resolve_lang
 from .kb import PROFILE_FIELDS
 from .profile import shown
 from .render import render_models
-from .schema import tool_specs
+from .schema import check_arguments, tool_specs
 
 INSTRUCTIONS = (
     "expert recommends GPUs for fine-tuning a large language model and explains why, citing a practical "
@@ -75,80 +76,96 @@ class ConsultationStore:
         return len(self._states)
 
 
-def _question(consultation: Consultation, key: str, told: Any = None) -> dict[str, Any]:
+def _question(consultation: Consultation, key: str, told: Any = None) -> tuple[dict[str, Any], str]:
     question = consultation.next_question()
     data = {"consultation_id": key, "done": question is None,
             "question": question.to_dict() if question is not None else None,
             "answered": {name: consultation.answers[name] for name in consultation.history}}
+    lines = []
     if told is not None:
         data["understood"] = told.to_dict()
-    return data
+        lines.append(markdown(told.text))
+    tr = Localizer(consultation.lang)
+    if question is None:
+        lines.append(tr.gettext("The consultation is complete: consultation_result gives the recommendation."))
+    else:
+        lines.append(f"**{markdown(question.text)}**" + (f" {markdown(question.hint)}" if question.hint else ""))
+        if question.choices:
+            lines.append(" · ".join(markdown(str(choice["label"])) for choice in question.choices))
+    return data, "\n\n".join(lines) + "\n"
 
 
 def _profile(arguments: dict[str, Any]) -> dict[str, Any]:
     return {name: arguments[name] for name in PROFILE_FIELDS if arguments.get(name) is not None}
 
 
-def _names(value: Any) -> list[str]:
-    """The names a models call filters by: a list of short strings (anything else names none)."""
-    if not isinstance(value, list):
-        return []
-    return [str(name)[:100] for name in value[:10] if isinstance(name, str)]
+Work = Callable[[dict[str, Any]], tuple[dict[str, Any], str]]
 
 
-def handlers(store: ConsultationStore) -> dict[str, Callable[[dict[str, Any]], dict[str, Any]]]:
-    """Each tool's work, from its arguments (already named as in its schema)."""
+def handlers(store: ConsultationStore) -> dict[str, Work]:
+    """Each tool's work, from its checked arguments (named as in its schema):
+    the structured content (JSON) and the text content (a markdown summary)."""
 
-    def do_advise(a: dict[str, Any]) -> dict[str, Any]:
-        return advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a)).to_dict(a.get("detail") or "summary")
+    def do_advise(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        detail = a.get("detail") or "summary"
+        result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a))
+        return result.to_dict(detail), result.render("markdown", detail="summary")
 
-    def do_explain(a: dict[str, Any]) -> dict[str, Any]:
+    def do_explain(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
         explanation = explain(why_not=a.get("why_not"), what_if=a.get("what_if"), lang=a.get("lang"),
-                              prices=a.get("prices"), **_profile(a))
+                              prices=a.get("prices"), detail=a.get("detail") or "summary", **_profile(a))
         data = explanation.to_dict()
         data.pop("trace", None)     # the steps of `how` already cite the rules; the trace is for programs
-        return data
+        summary = explanation if explanation.detail == "summary" else replace(explanation, detail="summary")
+        return data, summary.render("markdown")
 
-    def do_estimate(a: dict[str, Any]) -> dict[str, Any]:
-        return estimate(**{k: v for k, v in a.items() if v is not None}).to_dict()
+    def do_estimate(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        from .render import render_estimate
 
-    def do_models(a: dict[str, Any]) -> dict[str, Any]:
-        return json.loads(render_models(knowledge_base(), "json", "en", names=_names(a.get("names"))))
+        result = estimate(**{k: v for k, v in a.items() if v is not None})
+        text = render_estimate(knowledge_base(), result, "text", a.get("lang") or "en")
+        return result.to_dict(), "```\n" + text.replace("`", "'") + "\n```\n"
 
-    def do_start(a: dict[str, Any]) -> dict[str, Any]:
+    def do_models(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        names = a.get("names") or []
+        return (json.loads(render_models(knowledge_base(), "json", "en", names=names)),
+                render_models(knowledge_base(), "markdown", "en", names=names))
+
+    def do_start(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
         consultation = Consultation(lang=a.get("lang"), **_profile(a))
         told = consultation.tell(a["text"]) if a.get("text") is not None else None
         return _question(consultation, store.put(consultation), told)
 
-    def do_tell(a: dict[str, Any]) -> dict[str, Any]:
-        key = a.get("consultation_id")
+    def do_tell(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        key = a["consultation_id"]
         consultation = store.get(key, a.get("lang"))
-        told = consultation.tell(a.get("text"))  # type: ignore[arg-type]
+        told = consultation.tell(a["text"])
         store.put(consultation, key)
         return _question(consultation, key, told)
 
-    def do_answer(a: dict[str, Any]) -> dict[str, Any]:
-        key = a.get("consultation_id")
+    def do_answer(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        key = a["consultation_id"]
         consultation = store.get(key, a.get("lang"))
         question = consultation.next_question()
         if question is not None:
             try:
-                consultation.answer(question.id, a.get("answer"))
+                consultation.answer(question.id, a["answer"])
             except InputError as error:
                 raise InputError(error.field, f"{error} {question.text}") from None
             store.put(consultation, key)
         return _question(consultation, key)
 
-    def do_back(a: dict[str, Any]) -> dict[str, Any]:
-        key = a.get("consultation_id")
+    def do_back(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        key = a["consultation_id"]
         consultation = store.get(key, a.get("lang"))
         consultation.back()
         store.put(consultation, key)
         return _question(consultation, key)
 
-    def do_result(a: dict[str, Any]) -> dict[str, Any]:
-        consultation = store.get(a.get("consultation_id"), a.get("lang"))
-        return consultation.result().to_dict(a.get("detail") or "summary")
+    def do_result(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        consultation = store.get(a["consultation_id"], a.get("lang"))
+        result = consultation.result()
+        return result.to_dict(a.get("detail") or "summary"), result.render("markdown", detail="summary")
 
     return {"advise": do_advise, "explain": do_explain, "estimate": do_estimate, "models": do_models,
             "consultation_start": do_start, "consultation_tell": do_tell, "consultation_answer": do_answer,
@@ -162,15 +179,29 @@ def _error(field: str | None, message: str) -> CallToolResult:
                           structured_content={"error": {"field": field, "message": message}})
 
 
-def _tool(spec: dict[str, Any], work: Callable[[dict[str, Any]], dict[str, Any]]) -> Tool:
-    """An SDK tool whose advertised schema is ours; the SDK passes the values
-    through as they came (typed Any), and the library checks them, so that a
-    bad one is reported in the caller's language, naming the field."""
-    names = list(spec["parameters"]["properties"])
+class _RawTool(Tool):
+    """A tool that receives its arguments as the client sent them (the SDK's
+    own validation would drop an unknown or misnamed one silently): they are
+    checked against the tool's schema by :func:`expert.schema.check_arguments`."""
 
-    def call(**arguments: Any) -> Any:
+    async def run(self, arguments: dict[str, Any], context: Any, convert_result: bool = False) -> Any:
+        return await super().run({"arguments": arguments}, context, convert_result)
+
+
+def _tool(spec: dict[str, Any], work: Work) -> Tool:
+    """An SDK tool whose advertised schema is ours. Its arguments are checked
+    strictly (unknown, missing or mistyped: an error naming the argument,
+    listing the accepted ones, in the call's language; declared aliases
+    renamed), then the library reads the values. The text content is a
+    markdown summary; the JSON goes only in the structured content."""
+
+    def call(arguments: Any = None) -> Any:
+        lang = arguments.get("lang") if isinstance(arguments, dict) else None
+        tr = Localizer(resolve_lang(lang if lang in ("en", "es") else None))
         try:
-            return work(arguments)
+            checked = check_arguments(spec, arguments, knowledge_base(), tr)
+            data, text = work(checked)
+            return CallToolResult(content=[TextContent(type="text", text=text)], structured_content=data)
         except InputError as error:
             return _error(error.field, str(error))
         except KnowledgeBaseError as error:
@@ -179,10 +210,7 @@ def _tool(spec: dict[str, Any], work: Callable[[dict[str, Any]], dict[str, Any]]
             return _error(None, f"Internal error ({type(error).__name__}); please report it.")
 
     call.__name__ = spec["name"]
-    call.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(name, inspect.Parameter.KEYWORD_ONLY, default=None, annotation=Any) for name in names],
-        return_annotation=dict[str, Any])
-    tool = Tool.from_function(call, name=spec["name"], description=spec["description"], structured_output=True)
+    tool = _RawTool.from_function(call, name=spec["name"], description=spec["description"], structured_output=False)
     return tool.model_copy(update={"parameters": spec["parameters"]})
 
 

@@ -9,12 +9,13 @@ language; nothing is half-done.
 
 from __future__ import annotations
 
+import difflib
 import math
 import re
 from collections.abc import Mapping
 from typing import Any
 
-from . import models
+from . import models, values
 from .errors import InputError
 from .escape import quoted
 from .i18n import Localizer
@@ -90,8 +91,34 @@ class _Parser:
         self.spec, self.tr, self.kb = spec, tr, kb
         self.resolved: models.Resolved | None = None
         self.card: str | None = None     # the id of the card a name named (fields with cards = true)
+        self.original: str | None = None  # the text as written, when the number reader rewrote it
+        self.assumption: str | None = None   # words read as a fixed length ("ASAP": 24 hours)
+
+    def vocabulary(self) -> Any:
+        from .freetext import vocabulary
+
+        return vocabulary(self.kb) if self.kb is not None else None
+
+    def hours(self, value: Any) -> float:
+        """A duration: a number of hours, or text the value reader reads
+        ("48h", "2 days", "1w", "a week", "dos días", "ASAP"); a day of the
+        calendar ("by friday") is refused, the same way everywhere."""
+        vocab = self.vocabulary()
+        if isinstance(value, str) and vocab is not None:
+            try:
+                read = values.read_hours(value, vocab)
+            except values.Calendar:
+                raise self.error("%(label)s: '%(value)s' is a day of the calendar, not a length of time; say how "
+                                 "long from now, such as 48h, 3 days or 1 week.", value) from None
+            if read is not None:
+                self.assumption = read.assumption
+                return self.bounded(read.hours, value)
+        number, unit = self.number(value, _HOURS, "8, 8h, 2 days, 1 week")
+        return self.bounded(number * _UNIT_HOURS.get((unit or "h")[:2], 1.0), value)
 
     def error(self, template: str, value: Any, **params: Any) -> InputError:
+        if isinstance(value, str) and self.original is not None:
+            value = self.original          # quoted as the person wrote it, not as the reader rewrote it
         message = self.tr.gettext(template) % {
             "label": self.tr.gettext(self.spec.label), "field": self.spec.name, "value": shown(value), **params}
         return InputError(self.spec.name, message)
@@ -150,12 +177,21 @@ class _Parser:
         if isinstance(value, str) and len(value) > MAX_TEXT:
             raise self.error("%(label)s: '%(value)s' is too long; at most %(most)s characters.",
                              value, most=MAX_TEXT)
+        if isinstance(value, str):
+            # One reader of numbers (expert/values.py): "1½", "١٫٥", "10⁴", "1e4" as plain digits, or refused.
+            try:
+                plain = values.plain_numbers(value)
+            except values.Unreadable as error:
+                raise self.error("%(label)s: '%(value)s' is not a number that can be read safely ('%(part)s'); "
+                                 "write it with digits, such as 10000 or 1.5.", value, part=shown(error.text)) \
+                    from None
+            if plain != value:
+                self.original = value
+                value = plain
         if kind == "size":
             return self.bounded(self.size(value), value)
         if kind == "hours":
-            number, unit = self.number(value, _HOURS, "8, 8h, 2 days")
-            factor = _UNIT_HOURS.get((unit or "h")[:2], 1.0)
-            return self.bounded(number * factor, value)
+            return self.hours(value)
         if kind == "number" and self.spec.cards and isinstance(value, str) and self.kb is not None:
             return self.card_or_number(value)
         if kind == "number":
@@ -227,11 +263,34 @@ class _Parser:
         raise self.error("%(label)s: '%(value)s' is not accepted; answer yes or no.", value)
 
     def choice(self, value: Any) -> str:
+        """A choice, case-insensitively, by its value, its label in any language or an alias
+        (rules/vocabulary.toml [aliases.values]); the error names them in the user's language."""
         if isinstance(value, str) and value.strip().lower() in self.spec.choices:
             return value.strip().lower()
-        accepted = self.tr.list(self.spec.choices, style="or")
-        raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.",
-                         value, accepted=accepted)
+        vocab = self.vocabulary()
+        if vocab is not None:
+            found = values.read_choice(value, vocab.choice_words.get(self.spec.name, {}))
+            if found is not None:
+                return found
+        accepted = accepted_choices(self.tr, self.spec.choices, self.spec.choice_labels)
+        words = vocab.choice_words.get(self.spec.name, {}) if vocab is not None else {}
+        close = (difflib.get_close_matches(values.fold(value), [w for w in words if len(w) >= 4], n=1, cutoff=0.75)
+                 if isinstance(value, str) and len(value) >= 4 else [])
+        if close:
+            raise self.error("%(label)s: '%(value)s' is not accepted; did you mean %(guess)s? Choose %(accepted)s.",
+                             value, guess=words[close[0]], accepted=accepted)
+        raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.", value, accepted=accepted)
+
+
+def accepted_choices(tr: Localizer, choices: Any, labels: Mapping[str, str] | None = None) -> str:
+    """The accepted values of a choice, in the user's language: each label
+    the value, or its translated label with the value after it when the label
+    does not start with it ("bajo (low), medio (medium) o alto (high)")."""
+    named = []
+    for value in choices:
+        label = tr.gettext(labels[value]) if labels and value in labels else value
+        named.append(value if label.lower().startswith(value.lower()) else f"{label} ({value})")
+    return tr.list(named, style="or")
 
 
 def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,

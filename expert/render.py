@@ -21,6 +21,10 @@ def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool 
     if fmt == "json":
         return json_text(explanation.to_dict())
     env = environment(explanation.lang)
+    if explanation.detail == "summary":
+        return env.get_template("explain.summary.j2").render(
+            s=explanation.summary(), md=fmt == "markdown",
+            bold=(lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s)).strip() + "\n"
     template = env.get_template(f"explain.{'md' if fmt == 'markdown' else 'txt'}.j2")
     return template.render(x=explanation, r=explanation.result, width=width,
                            bold=(lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s))

@@ -188,7 +188,7 @@ class Result:
             if data["devices"] == data["count"]:
                 del data["devices"]
             recommendations.append(data)
-        return {
+        return _fitted({
             "schema_version": SCHEMA_VERSION,
             "detail": "summary",
             "lang": self.lang,
@@ -201,7 +201,7 @@ class Result:
             "more_recommendations": max(0, len(self.recommendations) - SUMMARY_OPTIONS),
             "advice": [{"id": n.id, "text": n.text} for n in self.advice],
             "warnings": [{"id": n.id, "text": n.text} for n in self.warnings],
-        }
+        })
 
     def render(self, fmt: str = "text", width: int = 80, detail: str = "full") -> str:
         """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``;
@@ -503,3 +503,28 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
                        _rounded(f.derived), w.message(f.rule, f.env)) for f in firings]
     return Result(tr.lang, dict(run.profile), assumed, requirement, recommendations, notes["advice"],
                   notes["warning"], rejected, trace, kb)
+
+
+# The most bytes of JSON a summary takes (non-ASCII escaped, the larger way
+# it is sent): a chat's share. Beyond it, advice is left out from the end,
+# then the options after the pick (counted in more_advice and
+# more_recommendations); warnings and the pick stay.
+SUMMARY_BYTES = 4000
+
+
+def _fitted(data: dict[str, Any]) -> dict[str, Any]:
+    import json
+
+    def size() -> int:
+        return len(json.dumps(data))
+
+    left_out = 0
+    while size() > SUMMARY_BYTES and data["advice"]:
+        data["advice"].pop()
+        left_out += 1
+    if left_out:
+        data["more_advice"] = left_out
+    while size() > SUMMARY_BYTES and len(data["recommendations"]) > 1:
+        data["recommendations"].pop()
+        data["more_recommendations"] += 1
+    return data

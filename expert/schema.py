@@ -20,18 +20,19 @@ JSON_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 MAX_TEXT = 100      # the longest text a value may be (expert/profile.py)
 
 _KIND = {
-    "size": "Parameters of the model in billions: a number, or text such as \"70B\" or \"Llama-3-8B\".",
-    "hours": "Hours: a number, or text such as \"8h\" or \"2 days\".",
-    "number": "GB: a number, or text such as \"24 GB\", or a card's name such as \"RTX 3090\".",
-    "amount": "A number, such as 1 or 2.5.",
-    "integer": "A whole number, or text such as \"10k\".",
+    "size": "Billions (7, \"70B\") or a model name (\"Llama-3-8B\").",
+    "hours": "Hours (8) or text (\"2 days\", \"1 week\").",
+    "number": "GB (24), or a card's name (\"RTX 3090\").",
+    "integer": "Or text (\"10k\").",
 }
 
 
-def field_schema(spec: ProfileField) -> dict[str, Any]:
-    """The JSON Schema of one profile field's value (null: not given)."""
+def field_schema(spec: ProfileField, compact: bool = False) -> dict[str, Any]:
+    """The JSON Schema of one profile field's value (null or left out: not given).
+    Compact, for the tool definitions a chat model reads: choices also take
+    their labels and aliases (the value reader), which the schema does not list."""
     if spec.type == "choice":
-        value: dict[str, Any] = {"type": "string", "enum": list(spec.choices)}
+        value: dict[str, Any] = {"enum": list(spec.choices)}
     elif spec.type == "bool":
         value = {"type": "boolean"}
     else:
@@ -42,28 +43,34 @@ def field_schema(spec: ProfileField) -> dict[str, Any]:
             number["exclusiveMinimum"] = spec.min_exclusive
         if spec.max is not None:
             number["maximum"] = spec.max
-        value = {"anyOf": [number, {"type": "string", "minLength": 1, "maxLength": MAX_TEXT}]}
+        value = {"type": [number["type"], "string"]}
+        if not compact:
+            value.update({k: v for k, v in number.items() if k != "type"}, maxLength=MAX_TEXT)
     description = spec.label[:1].upper() + spec.label[1:] + "."
     if spec.type in _KIND:
         description += " " + _KIND[spec.type]
+    if spec.default is None and spec.none_label:
+        description += " \"no\": none."
+    schema = {"description": description, **value}
     if spec.default is not None:
-        description += f" Default: {spec.default!r}."
-    elif spec.none_label:
-        description += " Null or \"no\": none."
-    schema = {"anyOf": [value, {"type": "null"}]} if "anyOf" not in value else {
-        "anyOf": value["anyOf"] + [{"type": "null"}]}
-    return {"description": description, **schema}
+        schema["default"] = spec.default
+    return schema
 
 
-def profile_properties(kb: KnowledgeBase) -> dict[str, Any]:
-    return {name: field_schema(spec) for name, spec in kb.fields.items()}
+def profile_properties(kb: KnowledgeBase, nullable: bool = False) -> dict[str, Any]:
+    """The profile fields' schemas; ``nullable``: null also stands for "not given"."""
+    if not nullable:
+        return {name: field_schema(spec, compact=True) for name, spec in kb.fields.items()}
+    properties = {}
+    for name, spec in kb.fields.items():
+        schema = field_schema(spec)
+        properties[name] = {"description": schema.pop("description"), "anyOf": [schema, {"type": "null"}]}
+    return properties
 
 
-LANG = {"type": "string", "enum": ["en", "es"],
-        "description": "Language of every text and error message (default: English)."}
-DETAIL = {"type": "string", "enum": list(DETAILS), "default": "summary",
-          "description": "summary: the pick, alternatives, advice and warnings (a few KB); full: everything, "
-                         "with the trace of the rules that fired."}
+LANG = {"enum": ["en", "es"], "description": "Language of texts and errors (default en)."}
+DETAIL = {"enum": list(DETAILS), "default": "summary",
+          "description": "summary (a few KB, for chat) or full (with the trace of the rules)."}
 
 
 def input_schema(kb: KnowledgeBase) -> dict[str, Any]:
@@ -75,7 +82,7 @@ def input_schema(kb: KnowledgeBase) -> dict[str, Any]:
                        "and the result lists it under 'assumed'.",
         "type": "object",
         "properties": {
-            **profile_properties(kb),
+            **profile_properties(kb, nullable=True),
             "lang": LANG,
             "basis": {"type": "string", "enum": ["checked", "guide", "estimate"], "default": "checked",
                       "description": "How configurations are sized."},
@@ -143,7 +150,10 @@ def result_schema(kb: KnowledgeBase, detail: str) -> dict[str, Any]:
         common["advice"] = common["warnings"] = {"type": "array", "items": note}
         common["more_recommendations"] = {"type": "integer", "minimum": 0,
                                           "description": "Options left out of the summary."}
-        return {"title": "expert result (summary)", **_object(list(common), common)}
+        common["more_advice"] = {"type": "integer", "minimum": 1,
+                                 "description": "Advice left out to keep the summary under 4,000 bytes."}
+        return {"title": "expert result (summary)",
+                **_object([k for k in common if k != "more_advice"], common)}
     full = {
         **common,
         "rejected": {"type": "array", "items": _object(["gpu", "rules", "text"],
@@ -170,24 +180,30 @@ def output_schema(kb: KnowledgeBase) -> dict[str, Any]:
 
 
 # --- tools --------------------------------------------------------------------
+# Written short: every tool definition together is read by the chat model on
+# every turn (docs/mcp.md states the size; tests/test_mcp.py holds it under
+# TOOLS_BYTES). The value reader accepts more than the schemas list: labels in
+# both languages, aliases of values and of argument names (rules/vocabulary.toml).
+TOOLS_BYTES = 10_000
+
 
 def _card(kb: KnowledgeBase) -> dict[str, Any]:
-    ids = ", ".join(card.id for card in kb.catalog)
-    return {"type": "string", "maxLength": MAX_TEXT, "description": f"A catalog card id ({ids}) or \"own\"."}
+    return {"type": "string", "maxLength": MAX_TEXT,
+            "description": "A card id of this consultation (a recommendation's gpu, or \"own\")."}
 
 
-_TEXT = {"type": "string", "maxLength": 1000, "description": "What the person said, as they said it."}
-_PRICES = {"type": "object", "maxProperties": 100,
-           "additionalProperties": {"anyOf": [{"type": "number", "minimum": 0, "maximum": 1000},
-                                              {"type": "string", "maxLength": MAX_TEXT}]},
-           "description": "What you pay per card-hour (USD), by catalog card id, instead of the catalog's "
-                          "indicative prices: {\"<card id>\": 2.4}."}
+_TEXT = {"type": "string", "maxLength": 1000, "description": "The person's words, as said (en or es)."}
+def _prices(kb: KnowledgeBase) -> dict[str, Any]:
+    example = kb.catalog[0].id if kb.catalog else "<card id>"
+    return {"type": "object", "maxProperties": 100,
+            "additionalProperties": {"type": ["number", "string"], "minimum": 0, "maximum": 1000,
+                                     "maxLength": MAX_TEXT},
+            "description": f"USD you pay per card-hour, by card id: {{\"{example}\": 1.8}}."}
 
 
 def _gpu(kb: KnowledgeBase) -> dict[str, Any]:
-    ids = [card.id for card in kb.catalog] + [card.id for card in kb.owned]
-    return {"type": "string", "enum": ids, "description": "The card, for the training time: a catalog card or "
-                                                           "one people own (default: the reference card's speed)."}
+    return {"type": "string", "maxLength": MAX_TEXT,
+            "description": "Card for the training time: a catalog id or a card people own (rtx-3090)."}
 
 
 def _params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:
@@ -200,75 +216,156 @@ def _params(properties: dict[str, Any], required: list[str] | None = None) -> di
 def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     """The tools of `expert mcp`, neutral: name, description, JSON Schema of the parameters."""
     profile = profile_properties(kb)
-    consultation = {"type": "string", "minLength": 1, "maxLength": 64,
-                    "description": "The id that consultation_start returned."}
+    # explain and consultation_start take the same fields: described once, in advise
+    bare = {name: {k: v for k, v in schema.items() if k != "description"} for name, schema in profile.items()}
+    consultation = {"type": "string", "minLength": 1, "maxLength": 64, "description": "From consultation_start."}
     return [
         {"name": "advise",
-         "description": "Recommend GPUs for fine-tuning a large language model, with the reasons "
-                        "(a rule-based expert system citing a practical guide). Every field is optional.",
-         "parameters": _params({**profile, "prices": _PRICES, "lang": LANG, "detail": DETAIL})},
+         "description": "Recommend GPUs for fine-tuning an LLM, with the reasons (rule-based, citing a "
+                        "practical guide). Every field is optional; model, vram, gpu, deadline are aliases.",
+         "parameters": _params({**profile, "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "explain",
-         "description": "Explain a recommendation: HOW each option was reached, WHY NOT a card "
-                        "(why_not), and WHAT IF some answers changed (what_if).",
-         "parameters": _params({**profile, "why_not": _card(kb),
-                                "what_if": {**_params(profile), "description": "Fields and their new values."},
-                                "prices": _PRICES, "lang": LANG})},
+         "description": "Explain a recommendation: how it was reached, why not a card (why_not), what if "
+                        "answers changed (what_if). Fields as in advise.",
+         "parameters": _params({**bare, "why_not": _card(kb),
+                                "what_if": {"type": "object", "maxProperties": 11,
+                                            "description": "Fields of advise and their new values."},
+                                "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "estimate",
-         "description": "Estimate from first principles the GPU memory a fine-tuning run needs "
-                        "(weights, gradients, optimizer state, activations), per GPU and in all, and how long "
-                        "it trains on a card (gpu, dataset_examples, tokens_per_example, epochs).",
+         "description": "First-principles GPU memory of a fine-tuning run (weights, gradients, optimizer, "
+                        "activations) per GPU, and its training time on a card.",
          "parameters": _params({
              "model_size_b": profile["model_size_b"], "method": profile["method"],
              "gpus": {"type": "integer", "minimum": 1, "maximum": 4096},
-             "strategy": {"type": "string", "enum": ["single", "ddp", "zero1", "zero2", "zero3", "fsdp"]},
+             "strategy": {"enum": ["single", "ddp", "zero1", "zero2", "zero3", "fsdp"]},
              "offload": {"type": "boolean"}, "checkpointing": {"type": "boolean"},
              "seq_len": {"type": "integer", "minimum": 1, "maximum": 1000000},
              "batch": {"type": "integer", "minimum": 1, "maximum": 4096},
              "optimizer": {"type": "string", "maxLength": 40},
-             "precision": {"type": "string", "enum": ["mixed", "bf16"]},
-             "base_bits": {"type": "integer", "enum": [16, 8, 4]},
+             "precision": {"enum": ["mixed", "bf16"]},
+             "base_bits": {"enum": [16, 8, 4]},
              "lora_rank": {"type": "integer", "minimum": 1, "maximum": 4096},
              "gpu": _gpu(kb), "dataset_examples": profile["dataset_examples"],
              "tokens_per_example": profile["tokens_per_example"], "epochs": profile["epochs"],
              "lang": LANG})},
         {"name": "models",
-         "description": "The open models the knowledge base knows by name (rules/models.toml): total and "
-                        "active parameters, architecture and sources; names filter them (\"qwen3\", "
-                        "\"llama 3.1\").",
+         "description": "Open models known by name: total and active parameters, architecture, sources.",
          "parameters": _params({"names": {"type": "array", "maxItems": 10,
-                                          "items": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT}}})},
+                                          "items": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT},
+                                          "description": "Filters, such as [\"qwen3\", \"llama 3.1\"]."}})},
         {"name": "consultation_start",
-         "description": "Start a consultation that asks the questions that matter, one at a time. "
-                        "Facts already known may be given, as fields or as the person's opening message "
-                        "(text). Returns its id, what was understood, and the first question.",
-         "parameters": _params({**profile, "text": _TEXT, "lang": LANG})},
+         "description": "Start a consultation that asks only the questions that matter. Known facts go as "
+                        "fields (as in advise) or as the person's message (text). Returns its id and the first "
+                        "question.",
+         "parameters": _params({**bare, "text": _TEXT, "lang": LANG})},
         {"name": "consultation_tell",
-         "description": "Give a consultation a free-text message in English or Spanish (\"Mistral-7B with "
-                        "LoRA on my 3090, by tomorrow\"): every answer recognised in it is taken. Returns "
-                        "what was understood and the next question still open.",
+         "description": "Give a consultation the person's message (\"Mistral-7B with LoRA on my 3090\"): "
+                        "what it says is taken; returns what was understood and the next question.",
          "parameters": _params({"consultation_id": consultation, "text": _TEXT},
                                ["consultation_id", "text"])},
         {"name": "consultation_answer",
-         "description": "Answer the current question of a consultation, as the person typed it "
-                        "(\"70B\", \"lora\", \"24 GB\", \"no\"). Returns the next question, or done.",
+         "description": "Answer the current question as typed (\"70B\", \"lora\", \"24 GB\", \"no\").",
          "parameters": _params({"consultation_id": consultation,
-                                "answer": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT}},
+                                "answer": {"type": ["string", "number", "boolean"], "maxLength": MAX_TEXT}},
                                ["consultation_id", "answer"])},
         {"name": "consultation_back",
-         "description": "Undo the last answer of a consultation; returns the question again.",
+         "description": "Undo the last answer; the question is asked again.",
          "parameters": _params({"consultation_id": consultation}, ["consultation_id"])},
         {"name": "consultation_result",
-         "description": "The recommendation of a consultation from its answers so far (defaults for "
-                        "the rest).",
+         "description": "The recommendation from the answers so far (defaults for the rest).",
          "parameters": _params({"consultation_id": consultation, "detail": DETAIL}, ["consultation_id"])},
     ]
 
 
+def expected(schema: dict[str, Any], tr: Any) -> str:
+    """What a parameter's schema accepts, in words, in the user's language."""
+    _ = tr.gettext
+    types = {"string": _("text"), "integer": _("a whole number"), "number": _("a number"),
+             "boolean": _("true or false"), "array": _("a list"), "object": _("an object of names and values"),
+             "null": "null"}
+    if "enum" in schema:
+        return _("one of %(values)s") % {"values": tr.list([str(v) for v in schema["enum"]], style="or")}
+    kinds = schema.get("type", [])
+    kinds = [kinds] if isinstance(kinds, str) else list(kinds)
+    words = tr.list([types.get(kind, kind) for kind in kinds], style="or")
+    if "items" in schema:
+        words = _("a list of %(items)s") % {"items": expected(schema["items"], tr)}
+    if "minimum" in schema and "maximum" in schema:
+        words += " " + _("from %(min)s to %(max)s") % {"min": schema["minimum"], "max": schema["maximum"]}
+    return words
+
+
+def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr: Any) -> dict[str, Any]:
+    """A tool's arguments checked against its own schema: an argument given
+    under a declared alias (rules/vocabulary.toml [aliases.arguments]) is
+    renamed; an unknown one, a missing required one or one of the wrong type
+    raises InputError naming it and listing what is accepted. Profile fields
+    are left to the value reader (expert/profile.py), which also takes labels
+    and aliases the schema does not list. Returns the arguments by their names."""
+    from .errors import InputError
+    from .freetext import vocabulary
+    from .profile import shown
+    from .values import argument, read_choice
+
+    _ = tr.gettext
+    parameters = spec["parameters"]
+    properties = parameters["properties"]
+    accepted = ", ".join(properties)
+    if arguments is None:
+        arguments = {}
+    if not isinstance(arguments, dict):
+        raise InputError("arguments", _("The arguments of %(tool)s are an object of names and values; accepted: "
+                                        "%(accepted)s.") % {"tool": spec["name"], "accepted": accepted})
+    vocab = vocabulary(kb)
+    named: dict[str, Any] = {}
+    for name, value in arguments.items():
+        target = argument(str(name), properties, vocab)
+        if target not in properties:
+            raise InputError(str(name)[:40], _("%(argument)s: not an argument of %(tool)s; accepted: "
+                                               "%(accepted)s.") % {"argument": shown(str(name)),
+                                                                   "tool": spec["name"], "accepted": accepted})
+        if target in named and value is not None and named[target] is not None:
+            raise InputError(target, _("%(argument)s: given twice, as %(field)s and as %(alias)s; give one.")
+                             % {"argument": target, "field": target, "alias": shown(str(name))})
+        if value is not None or target not in named:
+            named[target] = value
+    for name in parameters.get("required", []):
+        if named.get(name) is None:
+            raise InputError(name, _("%(argument)s: missing; %(tool)s needs %(required)s.") % {
+                "argument": name, "tool": spec["name"], "required": tr.list(parameters["required"])})
+    import jsonschema
+
+    for name, value in list(named.items()):
+        schema = properties[name]
+        if value is None:
+            continue
+        if name in kb.fields:
+            if not isinstance(value, (str, int, float, bool)):
+                raise InputError(name, _("%(argument)s: '%(value)s' is not accepted; expected %(expected)s.") % {
+                    "argument": name, "value": shown(str(value)[:40]), "expected": _("a number, text or true/false")})
+            continue
+        if "enum" in schema and isinstance(value, str):   # "EN", "Summary", "resumen": the value reader
+            words = {str(v): str(v) for v in schema["enum"]}
+            words.update({w: v for v, ws in vocab.value_aliases.get(name, {}).items() for w in ws if v in words})
+            value = named[name] = read_choice(value, words) or value
+        if not jsonschema.Draft202012Validator(schema).is_valid(value):
+            raise InputError(name, _("%(argument)s: '%(value)s' is not accepted; expected %(expected)s.") % {
+                "argument": name, "value": shown(str(value)[:60]), "expected": expected(schema, tr)})
+    return named
+
+
+SHAPES = ("mcp", "openai", "anthropic")
+
+
 def tools(kb: KnowledgeBase, shape: str) -> list[dict[str, Any]]:
-    """Tool definitions in the shape an LLM API takes: ``mcp`` or ``openai``."""
+    """Tool definitions in the shape an LLM API takes: ``mcp``, ``openai`` or
+    ``anthropic`` (the Messages API's ``input_schema``)."""
     specs = tool_specs(kb)
     if shape == "mcp":
         return [{"name": s["name"], "description": s["description"], "inputSchema": s["parameters"]}
+                for s in specs]
+    if shape == "anthropic":
+        return [{"name": s["name"], "description": s["description"], "input_schema": s["parameters"]}
                 for s in specs]
     return [{"type": "function", "function": {"name": s["name"], "description": s["description"],
                                               "parameters": s["parameters"]}} for s in specs]

@@ -1,4 +1,4 @@
-"""Refresh the command examples in docs/*.md: every fenced block that starts
+"""Refresh the command examples in README.md and docs/*.md: every fenced block that starts
 with `$ expert ...` gets the command's current output, trimmed to the same
 section as before (the block's second line names where the excerpt starts).
 
@@ -43,7 +43,7 @@ def excerpt(output: str, old: str) -> str:
 
 
 def main() -> None:
-    for path in sorted((ROOT / "docs").glob("*.md")):
+    for path in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]:
         text = path.read_text(encoding="utf-8")
 
         def refresh(match: re.Match[str]) -> str:

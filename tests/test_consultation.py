@@ -159,7 +159,7 @@ def test_cli_ask_answers_why_and_back() -> None:
 @pytest.mark.parametrize("lang, message", [
     ("en", "Error: fine-tuning method: 'foo' is not accepted; choose full, lora, or qlora. "
            "(the question: Which fine-tuning method will you use?)"),
-    ("es", "Error: método de ajuste: «foo» no es válido; elige full, lora o qlora. "
+    ("es", "Error: método de ajuste: «foo» no es válido; elige ajuste completo (full), lora o qlora. "
            "(la pregunta: ¿Qué método de ajuste vas a usar?)"),
 ])
 def test_a_bad_piped_answer_ends_with_exit_2_naming_the_question(lang: str, message: str) -> None:

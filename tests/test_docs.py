@@ -5,6 +5,8 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
+import pytest
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 
@@ -17,6 +19,44 @@ def test_chatbot_example_runs(capsys) -> None:  # type: ignore[no-untyped-def]
     example = python_blocks("consultation.md")[-1]
     exec(compile(example, "docs/consultation.md", "exec"), {})
     assert "**Recomendación:**" in capsys.readouterr().out
+
+
+CHECKED = re.compile(r"^(?P<expr>\S.*?)\s+# => (?P<shown>.+)$")
+
+
+def python_examples() -> list[tuple[str, list[str]]]:
+    """Every python block of README.md and docs/*.md, by file, in order."""
+    found = []
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
+        blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+        if blocks:
+            found.append((path.name, blocks))
+    return found
+
+
+@pytest.mark.parametrize("name, blocks", python_examples(), ids=[name for name, _ in python_examples()])
+def test_every_python_example_runs_and_shows_what_it_returns(name: str, blocks: list[str], capsys) -> None:  # type: ignore[no-untyped-def]
+    """Every python block of the README and docs/ runs (the blocks of a file
+    in one namespace, in order); a line `expression  # => value` is checked:
+    the expression must equal the value shown. Other comments are prose."""
+    import ast
+
+    namespace: dict = {}
+    checked = 0
+    for block in blocks:
+        lines = []
+        for line in block.splitlines():
+            match = CHECKED.match(line)
+            if match:
+                shown = ast.literal_eval(match.group("shown").strip())
+                lines.append(f"assert ({match.group('expr')}) == {shown!r}, ({match.group('expr')!r}, "
+                             f"{match.group('expr')})")
+                checked += 1
+            else:
+                lines.append(line)
+        exec(compile("\n".join(lines), name, "exec"), namespace)
+    capsys.readouterr()
+    assert checked or name not in ("README.md", "consultation.md")
 
 
 def test_every_command_is_documented() -> None:
@@ -36,7 +76,7 @@ def test_command_examples_in_the_docs_are_real_output() -> None:
 
     block = re.compile(r"```\n\$ (expert [^\n]*)\n(.*?)```", re.DOTALL)
     checked = 0
-    for path in sorted(DOCS.glob("*.md")):
+    for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
         for command, shown in block.findall(path.read_text(encoding="utf-8")):
             args = shlex.split(command)[1:]
             if not {"advise", "explain", "estimate", "check", "rules"} & set(args):

@@ -16,6 +16,8 @@ from golden import CASES, GOLDEN, LANGS, goldens, path, render
 def test_explanation_matches_its_golden_file(case: str, lang: str, fmt: str) -> None:
     expected = path(case, lang, fmt).read_text(encoding="utf-8")
     assert render(case, lang, fmt) == expected, f"regenerate with: python tests/golden.py ({case}.{lang}.{fmt})"
+    if fmt == "markdown":   # once per case and language
+        summaries_fit(case, lang)
 
 
 def test_every_rule_appears_in_a_golden_trace(kb) -> None:  # type: ignore[no-untyped-def]
@@ -40,3 +42,20 @@ def test_the_goldens_are_few_enough_to_read() -> None:
     small enough for a person to read the diff (issue 24: under 500 KB)."""
     assert sorted(GOLDEN.iterdir()) == sorted(path(*key) for key in goldens())
     assert sum(p.stat().st_size for p in GOLDEN.iterdir()) < 500_000
+
+
+def summaries_fit(case: str, lang: str) -> None:
+    """Issue 22: on every golden case, the explanation's summary (JSON and
+    markdown) and the result's summary stay under their documented bounds
+    (checked with the markdown golden file, on the explanation already made)."""
+    from dataclasses import replace
+
+    from expert.explanation import SUMMARY_BYTES
+    from expert.result import SUMMARY_BYTES as RESULT_SUMMARY_BYTES
+    from golden import explained
+
+    full = explained(case, lang)
+    summary = replace(full, detail="summary")
+    assert len(json.dumps(summary.to_dict())) <= SUMMARY_BYTES
+    assert len(summary.render("markdown").encode()) <= 4096
+    assert len(json.dumps(full.result.to_dict("summary"))) <= RESULT_SUMMARY_BYTES

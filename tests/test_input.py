@@ -43,7 +43,7 @@ BAD = [
     ("model_size_b", "7" * 15000 + "?"), ("dataset_examples", 10**400), ("deadline_h", "30 s"), ("vram_gb", 0.5),
     ("deadline_h", 0), ("deadline_h", "-3"), ("deadline_h", "soon"), ("vram_gb", -1), ("vram_gb", "lots"),
     ("dataset_examples", 1.5), ("dataset_examples", "1.5"), ("dataset_examples", 0), ("dataset_examples", "many"),
-    ("method", "foo"), ("method", 3), ("budget", "cheap"), ("purpose", "fun"), ("rocm_ok", "maybe"),
+    ("method", "foo"), ("method", 3), ("budget", "pricey"), ("purpose", "fun"), ("rocm_ok", "maybe"),
     ("interruptible", 2),
 ]
 
@@ -76,7 +76,7 @@ def test_the_message_says_what_is_accepted_in_the_users_language() -> None:
     assert str(en.value) == "fine-tuning method: 'foo' is not accepted; choose full, lora, or qlora."
     with pytest.raises(InputError) as es:
         advise(method="foo", lang="es")
-    assert str(es.value) == "método de ajuste: «foo» no es válido; elige full, lora o qlora."
+    assert str(es.value) == "método de ajuste: «foo» no es válido; elige ajuste completo (full), lora o qlora."
     with pytest.raises(InputError) as big:
         advise(model_size_b=1e30, lang="es")
     assert "como mucho 20.000" in str(big.value)

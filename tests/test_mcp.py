@@ -40,7 +40,7 @@ def test_the_tools_and_their_schemas() -> None:
     tools = {tool.name: tool for tool in session(script)}
     assert list(tools) == ["advise", "explain", "estimate", "models", "consultation_start", "consultation_tell",
                            "consultation_answer", "consultation_back", "consultation_result"]
-    assert tools["advise"].input_schema["properties"]["method"]["anyOf"][0]["enum"] == ["full", "lora", "qlora"]
+    assert tools["advise"].input_schema["properties"]["method"]["enum"] == ["full", "lora", "qlora"]
     assert tools["consultation_answer"].input_schema["required"] == ["consultation_id", "answer"]
 
 
@@ -183,3 +183,61 @@ def test_models_prices_and_training_time_over_mcp() -> None:
     pick = priced.structured_content["recommendations"][0]
     assert pick["gpu"] == "h100-80gb" and pick["cost"]["per_hour"] == 1.0
     assert bad.is_error and bad.content[0].text.startswith("precios por hora: 'h100' no es una tarjeta del catálogo")
+
+
+def test_arguments_are_checked_strictly_and_aliases_are_taken() -> None:
+    """Issue 22: a misnamed, extra, mistyped or missing argument is an error
+    naming it; the declared aliases work; the text content is a markdown
+    summary, the JSON only in the structured content; the tools are small."""
+
+    async def script(client: ClientSession) -> Any:
+        listed = await client.list_tools()
+        calls = [("advise", {"model": "Llama 3 70B", "method": "qlora"}), ("advise", {"vram": 24}),
+                 ("advise", {"model_size": 70}), ("advise", {"colour": "red", "lang": "es"}),
+                 ("consultation_start", {"model": "Llama 3 70B", "gpu": "RTX 3090"}),
+                 ("models", {"names": "mixtral"}), ("consultation_answer", {"consultation_id": "x"}),
+                 ("advise", {"model_size_b": [70]}), ("advise", {"lang": "ES", "detail": "Summary"}),
+                 ("advise", {"model_size_b": 7, "model": 70}),
+                 ("explain", {"model_size_b": 70, "detail": "summary"}),
+                 ("explain", {"model_size_b": "Qwen3-30B-A3B", "method": "full", "deadline_h": 48})]
+        return listed, [await client.call_tool(name, arguments) for name, arguments in calls]
+
+    listed, results = session(script)
+    size = len(listed.model_dump_json(by_alias=True, exclude_none=True).encode())
+    assert size <= 10_000, size
+    (llama, vram, size70, colour, start, names, missing, listed_value, upper, twice, summary, explained) = results
+    assert not llama.is_error and llama.structured_content["profile"]["model_size_b"] > 60
+    assert llama.structured_content["profile"]["method"] == "qlora"
+    assert vram.structured_content["profile"]["vram_gb"] == 24.0
+    assert size70.structured_content["profile"]["model_size_b"] == 70.0
+    assert colour.is_error and colour.structured_content["error"]["field"] == "colour"
+    assert colour.content[0].text.startswith("colour: no es un argumento de advise; se aceptan: model_size_b")
+    assert start.structured_content["question"]["id"] not in ("model_size_b", "vram_gb")
+    assert names.is_error and names.structured_content["error"]["field"] == "names"
+    assert "a list of text" in names.content[0].text
+    assert missing.is_error and missing.structured_content["error"]["field"] == "answer"
+    assert listed_value.is_error and listed_value.structured_content["error"]["field"] == "model_size_b"
+    assert not upper.is_error and upper.structured_content["lang"] == "es"
+    assert upper.structured_content["detail"] == "summary"
+    assert twice.is_error and twice.structured_content["error"]["field"] == "model_size_b"
+    for result in (llama, summary, explained):
+        text = result.content[0].text
+        assert not text.lstrip().startswith("{") and "**" in text       # markdown, not the JSON again
+    for result in (summary, explained):
+        assert result.structured_content["detail"] == "summary"
+        assert len(json.dumps(result.structured_content).encode()) <= 4096
+        assert len(result.content[0].text.encode()) <= 4096
+
+
+def test_the_same_strings_read_the_same_over_mcp() -> None:
+    from test_chat_contract import SAME_EVERYWHERE, _library
+
+    async def script(client: ClientSession) -> Any:
+        return [await client.call_tool("advise", {field: text, "lang": "es"}) for field, text in SAME_EVERYWHERE]
+
+    for (field, text), result in zip(SAME_EVERYWHERE, session(script)):
+        expected = _library(field, text)
+        if isinstance(expected, tuple):
+            assert result.is_error and result.content[0].text == expected[2], (field, text)
+        else:
+            assert result.structured_content["profile"][field] == expected, (field, text)

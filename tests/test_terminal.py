@@ -31,7 +31,7 @@ def test_spanish_session_with_why_bad_answer_and_back() -> None:
     child.expect_exact("Reglas que usan esta respuesta: vram-requirement")
     child.expect_exact("[LoRA] > ")
     child.sendline("sft")
-    child.expect_exact("«sft» no es válido; elige full, lora o qlora.")
+    child.expect_exact("«sft» no es válido; elige ajuste completo (full), lora o qlora.")
     child.expect_exact("[LoRA] > ")
     child.sendline("atrás")
     child.expect_exact("¿Qué tamaño tiene el modelo que quieres ajustar?")

@@ -1,0 +1,264 @@
+"""The chat contract (issues 22 and 26): free text fills the slots a person
+would expect and no others; one value reader gives the same value or the
+same refusal through advise(), the CLI, Consultation.answer and MCP; numbers
+written with fractions, Unicode digits, superscripts or exponents are read
+correctly or refused, never misread."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from expert import advise
+from expert.cli import main
+from expert.consultation import AnswerError, Consultation
+from expert.errors import InputError
+
+# (language, message, the slots it fills exactly, and what else it says:
+#  "refused": fields refused with a message; "asks": fields asked "did you mean?";
+#  "counts": cards counted; "notes": fields said back (an assumption, a value said twice)).
+MESSAGES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
+    # the phrasings of issue 22
+    ("en", "budget high", {"budget": "high"}, {}),
+    ("en", "budget: high", {"budget": "high"}, {}),
+    ("en", "my budget is low", {"budget": "low"}, {}),
+    ("en", "we're ok with ROCm", {"rocm_ok": True}, {}),
+    ("es", "No quiero AMD", {"rocm_ok": False}, {}),
+    ("en", "by friday", {}, {"refused": ["deadline_h"]}),
+    ("es", "para el viernes", {}, {"refused": ["deadline_h"]}),
+    ("en", "in two days", {"deadline_h": 48.0}, {}),
+    ("es", "dos días", {"deadline_h": 48.0}, {}),
+    ("en", "ASAP", {"deadline_h": 24.0}, {"notes": ["deadline_h"]}),
+    ("en", "examples of 512 tokens", {"tokens_per_example": 512}, {}),
+    ("en", "qlroa on a 13B model", {"model_size_b": 13.0}, {"asks": ["method"]}),
+    ("en", "I have two 3090s", {"vram_gb": "rtx-3090"}, {"counts": {"vram_gb": 2}, "notes": ["vram_gb"]}),
+    ("es", "tengo dos 3090", {"vram_gb": "rtx-3090"}, {"counts": {"vram_gb": 2}, "notes": ["vram_gb"]}),
+    ("en", "4x A100", {}, {"refused": ["vram_gb"]}),      # which A100? asked, as every entry point asks
+    ("es", "tengo 4x A100 de 80 GB", {"vram_gb": "a100-80gb"}, {"counts": {"vram_gb": 4}, "notes": ["vram_gb"]}),
+    ("en", "my A100 80GB", {"vram_gb": "a100-80gb"}, {}),
+    # the reproductions of issue 26, item 1
+    ("en", "a 7B model, actually a 70B model", {"model_size_b": 70.0}, {"notes": ["model_size_b"]}),
+    ("en", "in 2 days, no wait, in 5 hours", {"deadline_h": 5.0}, {"notes": ["deadline_h"]}),
+    ("en", "in ½ day", {"deadline_h": 12.0}, {}),
+    ("en", "in 1½ days", {"deadline_h": 36.0}, {}),
+    ("en", "in ١٫٥ days", {"deadline_h": 36.0}, {}),
+    ("en", "with 10⁴ examples", {"dataset_examples": 10000}, {}),
+    ("en", "a 2⁴B model", {"model_size_b": 16.0}, {}),
+    ("en", "in 1e400 hours", {}, {"refused": ["number"]}),
+    ("en", "RTX 4090 vs A100 for a 7B model", {"model_size_b": 7.0}, {}),
+    ("en", "Should I rent 4x A100 for Llama 3 70B?", {"model_size_b": "Llama-3-70B"}, {}),
+    # English as people write it
+    ("en", "I want to fine-tune Mistral-7B with LoRA on my 3090, by tomorrow",
+     {"model_size_b": "Mistral-7B-v0.3", "method": "lora", "deadline_h": 24.0, "vram_gb": "rtx-3090"},
+     {"notes": ["deadline_h"]}),
+    ("en", "Llama 3 70B, full fine-tuning, money is no object",
+     {"model_size_b": "Llama-3-70B", "method": "full", "budget": "high"}, {}),
+    ("en", "QLoRA for a 65B model on my RTX 4090", {"model_size_b": 65.0, "method": "qlora", "vram_gb": "rtx-4090"}, {}),
+    ("en", "no GPU, I'll rent; deadline 1 week", {"deadline_h": 168.0, "vram_gb": None}, {}),
+    ("en", "we need it for production and cannot be interrupted", {"purpose": "production", "interruptible": False}, {}),
+    ("en", "just testing, spot instances are fine", {"purpose": "experiment", "interruptible": True}, {}),
+    ("en", "50k examples, 3 epochs, 2k tokens per example",
+     {"dataset_examples": 50000, "tokens_per_example": 2000, "epochs": 3.0}, {}),
+    ("en", "nvidia only please, no deadline", {"rocm_ok": False, "deadline_h": None}, {}),
+    ("en", "Mixtral 8x7B with qlora, low budget", {"model_size_b": "Mixtral-8x7B", "method": "qlora", "budget": "low"},
+     {}),
+    ("en", "I have a 24 GB GPU", {"vram_gb": 24.0}, {}),
+    ("en", "fine-tune a 13B model in 48h", {"model_size_b": 13.0, "deadline_h": 48.0}, {}),
+    ("en", "within 3 days, medium budget", {"budget": "medium", "deadline_h": 72.0}, {}),
+    ("en", "tight budget, a week", {"budget": "low", "deadline_h": 168.0}, {}),
+    ("en", "by next week, on my A6000", {"deadline_h": 168.0, "vram_gb": "rtx-a6000"}, {"notes": ["deadline_h"]}),
+    ("en", "purpose: production", {"purpose": "production"}, {}),
+    ("en", "budget is medium and AMD is fine", {"budget": "medium", "rocm_ok": True}, {}),
+    ("en", "a 1.5 days deadline", {"deadline_h": 36.0}, {}),
+    ("en", "the dataset has 120,000 rows", {"dataset_examples": 120000}, {}),
+    ("en", "whenever, no rush", {"deadline_h": None}, {}),
+    ("en", "hello there", {}, {}),
+    # Spanish as people write it
+    ("es", "presupuesto alto", {"budget": "high"}, {}),
+    ("es", "presupuesto: bajo", {"budget": "low"}, {}),
+    ("es", "mi presupuesto es bajo", {"budget": "low"}, {}),
+    ("es", "en dos días", {"deadline_h": 48.0}, {}),
+    ("es", "una semana", {"deadline_h": 168.0}, {}),
+    ("es", "lo antes posible", {"deadline_h": 24.0}, {"notes": ["deadline_h"]}),
+    ("es", "tengo una 4090 y quiero usar qlora", {"method": "qlora", "vram_gb": "rtx-4090"}, {}),
+    ("es", "un modelo de 7B, mejor dicho de 70B", {"model_size_b": 70.0}, {"notes": ["model_size_b"]}),
+    ("es", "quiero ajustar Llama-3-8B con LoRA en mi 3090 para mañana",
+     {"model_size_b": "Llama-3-8B", "method": "lora", "deadline_h": 24.0, "vram_gb": "rtx-3090"},
+     {"notes": ["deadline_h"]}),
+    ("es", "es para producción, presupuesto medio", {"budget": "medium", "purpose": "production"}, {}),
+    ("es", "ajuste completo de un modelo de 13B", {"model_size_b": 13.0, "method": "full"}, {}),
+    ("es", "no tengo gpu, voy a alquilar", {"vram_gb": None}, {}),
+    ("es", "50 mil ejemplos de 1024 tokens, 2 épocas",
+     {"dataset_examples": 50000, "tokens_per_example": 1024, "epochs": 2.0}, {}),
+    ("es", "acepto rocm, sin prisa", {"rocm_ok": True, "deadline_h": None}, {}),
+    ("es", "solo nvidia, presupuesto ajustado", {"budget": "low", "rocm_ok": False}, {}),
+    ("es", "en ١٫٥ días", {"deadline_h": 36.0}, {}),
+    ("es", "con 10⁴ ejemplos", {"dataset_examples": 10000}, {}),
+    ("es", "es un experimento, instancias spot", {"purpose": "experiment", "interruptible": True}, {}),
+    ("es", "un modelo de 70 mil millones con qlroa", {"model_size_b": 70.0}, {"asks": ["method"]}),
+    ("es", "en 3 días, no, mejor en 12 horas", {"deadline_h": 12.0}, {"notes": ["deadline_h"]}),
+    ("es", "Qwen2.5-7B con lora, el dinero no es problema",
+     {"model_size_b": "Qwen2.5-7B", "method": "lora", "budget": "high"}, {}),
+    ("es", "hola", {}, {}),
+]
+
+
+def test_the_table_has_at_least_sixty_messages_in_both_languages() -> None:
+    assert len(MESSAGES) >= 60
+    assert {lang for lang, *_ in MESSAGES} == {"en", "es"}
+    assert sum(lang == "es" for lang, *_ in MESSAGES) >= 20
+
+
+@pytest.mark.parametrize("lang, message, slots, said", MESSAGES, ids=[m for _, m, *_ in MESSAGES])
+def test_free_text_fills_the_slots_a_person_expects(lang: str, message: str, slots: dict[str, Any],
+                                                     said: dict[str, Any]) -> None:
+    consultation = Consultation(lang=lang)
+    told = consultation.tell(message)
+    assert told.understood == slots, told.text           # every slot, and nothing invented
+    assert sorted(told.problems) == sorted(said.get("refused", [])), told.text
+    assert sorted(told.questions) == sorted(said.get("asks", [])), told.text
+    assert told.counts == said.get("counts", {})
+    assert sorted(told.notes) == sorted(said.get("notes", [])), told.text
+    question = consultation.next_question()
+    assert question is None or question.id not in slots      # never asks what the text answered
+
+
+def test_a_typo_is_asked_about_and_yes_takes_it() -> None:
+    consultation = Consultation(lang="en")
+    told = consultation.tell("qlroa on a 13B model")
+    assert "did you mean QLoRA (4-bit)?" in told.text and "method" not in told.understood
+    question = consultation.next_question()
+    assert question is not None and question.id == "method" and question.text.startswith("Did you mean QLoRA")
+    restored = Consultation.from_dict(consultation.to_dict())
+    restored.answer("method", "yes")
+    assert restored.answers["method"] == "qlora"
+
+
+def test_what_is_said_back() -> None:
+    told = Consultation(lang="en").tell("in 2 days, no wait, in 5 hours")
+    assert "the later statement is kept (5 hr, not 48 hr)" in told.text
+    told = Consultation(lang="es").tell("lo antes posible")
+    assert "«lo antes posible» se toma como 24 h, una suposición" in told.text
+    told = Consultation(lang="es").tell("para el viernes")
+    assert told.problems["deadline_h"].startswith("plazo: «para el viernes» es un día del calendario")
+
+
+# --- one reader, every entry point -------------------------------------------
+
+# (field, text): the same value, or the same refusal, everywhere.
+SAME_EVERYWHERE = [
+    ("deadline_h", "1 week"), ("deadline_h", "1w"), ("deadline_h", "a week"), ("deadline_h", "2 days"),
+    ("deadline_h", "48h"), ("deadline_h", "dos días"), ("deadline_h", "una semana"), ("deadline_h", "by tomorrow"),
+    ("deadline_h", "by friday"), ("deadline_h", "½ day"), ("deadline_h", "1½ days"), ("deadline_h", "١٫٥ days"),
+    ("dataset_examples", "10⁴"), ("dataset_examples", "1e4"), ("dataset_examples", "RTX 4090"),
+    ("dataset_examples", "1e400"), ("model_size_b", "2⁴B"), ("method", "LoRA"), ("method", "QLoRA (4-bit)"),
+    ("budget", "bajo"), ("budget", "HIGH"), ("purpose", "producción"), ("purpose", "prod"), ("method", "lorax"),
+]
+OPTIONS = {"deadline_h": "--deadline", "dataset_examples": "--dataset", "model_size_b": "--model-size",
+           "method": "--method", "budget": "--budget", "purpose": "--purpose"}
+
+
+def _library(field: str, text: str) -> Any:
+    try:
+        return advise(lang="es", **{field: text}).profile[field]
+    except InputError as error:
+        return ("error", error.field, str(error))
+
+
+def _consultation(field: str, text: str) -> Any:
+    consultation = Consultation(lang="es")
+    try:
+        consultation.answer(field, text)
+    except AnswerError as error:
+        return ("error", error.field, str(error))
+    return advise(lang="es", **{field: consultation.answers[field]}).profile[field]
+
+
+def _cli(field: str, text: str) -> Any:
+    done = CliRunner().invoke(main, ["advise", OPTIONS[field], text, "--format", "json", "--lang", "es"])
+    if done.exit_code == 2:
+        return ("error", field, done.output.strip().removeprefix("Error: "))
+    assert done.exit_code == 0, done.output
+    return json.loads(done.output)["profile"][field]
+
+
+@pytest.mark.parametrize("field, text", SAME_EVERYWHERE)
+def test_the_same_string_gives_the_same_value_everywhere(field: str, text: str) -> None:
+    library = _library(field, text)
+    assert _consultation(field, text) == library
+    assert _cli(field, text) == library
+
+
+def test_readings_are_the_right_ones() -> None:
+    assert [_library("deadline_h", t) for t in ("1 week", "1w", "a week", "dos días", "½ day", "١٫٥ days")] == \
+        [168.0, 168.0, 168.0, 48.0, 12.0, 36.0]
+    assert _library("dataset_examples", "10⁴") == 10000 and _library("model_size_b", "2⁴B") == 16.0
+    assert _library("dataset_examples", "RTX 4090")[0] == "error"      # a card's name is never a count
+    assert _library("budget", "bajo") == "low" and _library("purpose", "producción") == "production"
+    error = _library("budget", "caro")
+    assert error[2] == "presupuesto: «caro» no es válido; elige bajo (low), medio (medium) o alto (high)."
+
+
+def test_argument_aliases_in_the_library_and_the_consultation() -> None:
+    assert advise(model_size=70, vram="RTX 3090").profile["own_gpu"] == "rtx-3090"
+    assert advise(gpu=24).profile["vram_gb"] == 24.0
+    with pytest.raises(InputError) as caught:
+        advise(colour="red")
+    assert caught.value.field == "colour" and "model_size_b" in str(caught.value)
+    with pytest.raises(InputError):
+        advise(model_size_b=7, model_size=70)            # one field under two names: refused, not guessed
+    consultation = Consultation(model="Llama 3 70B", gpu="RTX 3090")
+    assert consultation.known == {"model_size_b": "Llama 3 70B", "vram_gb": "rtx-3090"}
+
+
+def test_cli_choices_and_aliases() -> None:
+    for args in (["--format", "MARKDOWN"], ["--format", "md"], ["--format=Md"]):
+        done = CliRunner().invoke(main, ["advise", "--model-size", "8", *args])
+        assert done.exit_code == 0 and done.output.startswith("**Recommendation:**"), done.output
+    done = CliRunner().invoke(main, ["advise", "--gpu", "24", "--format", "json", "--detail", "resumen"])
+    assert done.exit_code == 0 and json.loads(done.output)["profile"]["vram_gb"] == 24.0
+    assert json.loads(done.output)["detail"] == "summary"
+
+
+def test_explain_summary_stays_small_in_the_library_and_the_cli() -> None:
+    from expert.explanation import SUMMARY_BYTES, explain
+
+    for kwargs in ({"model_size_b": 70}, {"model_size_b": "Qwen3-30B-A3B", "method": "full", "deadline_h": 48},
+                   {"model_size_b": 7, "what_if": {"method": "qlora"}, "lang": "es"}):
+        explanation = explain(detail="summary", **kwargs)
+        assert len(json.dumps(explanation.to_dict())) <= SUMMARY_BYTES <= 4096
+        assert len(explanation.render("markdown").encode()) <= 4096
+        assert explanation.to_dict()["how"] and explanation.to_dict()["detail"] == "summary"
+    done = CliRunner().invoke(main, ["explain", "--model-size", "70", "--detail", "summary"])
+    assert done.exit_code == 0 and len(done.output.encode()) <= 4096 and "Why not" in done.output
+
+
+def test_saved_state_takes_the_other_names_of_fields_too() -> None:
+    state = {"version": 2, "lang": "en", "catalog": [], "known": {"model": "70B"}, "answers": {"vram": 24},
+             "history": ["vram"]}
+    assert Consultation.from_dict(state).facts() == {"model_size_b": 70.0, "vram_gb": 24.0}
+    with pytest.raises(InputError):
+        Consultation.from_dict({**state, "known": {"colour": "red"}})
+
+
+@pytest.mark.parametrize("written, plain", [
+    ("in ½ day", "in 0.5 day"), ("in 1½ days", "in 1.5 days"), ("1 ½ days", "1.5 days"), ("١٫٥", "1.5"),
+    ("１．５ days", "1.5 days"), ("10⁴", "10000"), ("2⁴B", "16B"), ("1.5×10⁴", "15000"), ("1e4", "10000"),
+    ("10^4", "10000"), ("1.5 x 10^4", "15000"), ("2**10", "1024"), ("footnote¹ here", "footnote  here"),
+    ("Mixtral-8x7B", "Mixtral-8x7B"), ("RTX 4090", "RTX 4090"),
+])
+def test_numbers_are_read_as_written(written: str, plain: str) -> None:
+    from expert.values import plain_numbers
+
+    assert plain_numbers(written) == plain
+
+
+@pytest.mark.parametrize("written", ["1e400", "10^400", "9⁹⁹⁹", "10**31"])
+def test_numbers_beyond_any_figure_are_refused(written: str) -> None:
+    from expert.values import Unreadable, plain_numbers
+
+    with pytest.raises(Unreadable):
+        plain_numbers(written)
