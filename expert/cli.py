@@ -356,6 +356,9 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
 
 WHY_WORDS = {"?", "why", "por qué", "por que", "porqué", "porque", "¿por qué?", "¿por qué"}
 BACK_WORDS = {"back", "atrás", "atras", "volver"}
+QUIT_WORDS = {"quit", "exit", "q", "salir", "terminar"}   # end the consultation, exit status 130 like Ctrl-C
+YES_WORDS = {"y", "yes", "s", "sí", "si"}
+NO_WORDS = {"", "n", "no"}
 
 
 # Piped answers are read once: a bad or missing one ends the consultation
@@ -402,9 +405,10 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
     """Answer a few questions and get a recommendation (interactive).
 
     At any question: ? or why (por qué) says why it is asked, back (atrás)
-    returns to the previous one, Enter takes the default. Flags given on the
-    command line are not asked. Answers can be piped in, one per line.
-    Exit status: 0 done, 2 invalid flag, 130 interrupted (Ctrl-C),
+    returns to the previous one, quit (exit, salir) or Ctrl-C ends the
+    consultation, Enter takes the default. Flags given on the command line
+    are not asked. Answers can be piped in, one per line.
+    Exit status: 0 done, 2 invalid flag, 130 ended by quit or Ctrl-C,
     1 input ended early (Ctrl-D).
     """
     from .consultation import AnswerError, Consultation
@@ -428,7 +432,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
     question = None
     try:
         _echo(_wrap(_("Answer a few questions (? or why: why it is asked; back: previous question; "
-                      "Enter: the default in brackets)."), width))
+                      "Enter: the default in brackets; quit or Ctrl-C: stop)."), width))
         while (question := consultation.next_question()) is not None:
             _echo()
             _echo(bold(_wrap(question.text, width)))
@@ -441,6 +445,8 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
             if word in WHY_WORDS:
                 _echo(_wrap(question.why, width, "  ", "  "))
                 continue
+            if word in QUIT_WORDS:
+                raise KeyboardInterrupt
             if word in BACK_WORDS:
                 if consultation.back() is None:
                     _echo(_("This is the first question."))
@@ -456,11 +462,18 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                 _echo(terminal(str(error)), err=True)
         _echo()
         _echo(consultation.result().render("text", width=width))
-        try:
-            reply = source.read(_("Show the full reasoning? (yes/no) [no] > "))
-        except EOFError:
-            reply = ""
-        if reply.strip().lower() in ("y", "yes", "s", "sí", "si"):
+        reply = ""
+        while True:
+            try:
+                reply = " ".join(source.read(_("Show the full reasoning? (yes/no) [no] > ")).strip().lower().split())
+            except EOFError:
+                reply = ""
+            if reply in QUIT_WORDS:
+                raise KeyboardInterrupt
+            if reply in YES_WORDS or reply in NO_WORDS:
+                break
+            _echo(terminal(_("Please answer yes or no (Enter: no).")), err=True)
+        if reply in YES_WORDS:
             from .explanation import explain as run_explain
 
             explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())

@@ -205,3 +205,23 @@ def test_cli_without_a_command_is_the_consultation() -> None:
 def test_cli_ask_rejects_bad_flags_with_exit_2() -> None:
     done = ask("", "--model-size", "-1")
     assert done.exit_code == 2 and "model size:" in done.stderr
+
+
+@pytest.mark.parametrize("word", ["quit", "exit", "q", "salir", "QUIT"])
+def test_quit_ends_the_consultation_like_ctrl_c(word: str) -> None:
+    done = ask(f"70B\n{word}\n2\n")
+    assert done.exit_code == 130, done.output
+    assert done.stdout.count("[LoRA] > ") == 1 and "Recommendation" not in done.stdout
+
+
+@pytest.mark.parametrize("lang, says", [("en", "quit or Ctrl-C: stop"), ("es", "salir o Ctrl-C: terminar")])
+def test_the_opening_says_how_to_quit(lang: str, says: str) -> None:
+    assert says in " ".join(ask("quit\n", "--lang", lang).stdout.split())
+
+
+def test_an_unrecognised_yes_no_is_asked_again() -> None:
+    done = ask("no\n\nmaybe\nyes\n", "--model-size", "7", "--method", "lora", "--purpose", "production",
+               "--budget", "low", "--no-interruptible")
+    assert done.exit_code == 0, done.output
+    assert done.stdout.count("Show the full reasoning? (yes/no) [no] > ") == 2
+    assert "Please answer yes or no" in done.stderr and "How the answer was reached" in done.stdout
