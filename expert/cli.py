@@ -304,7 +304,7 @@ def _prices(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
-    from .errors import InputError
+    from .errors import InputError, nearest
 
     changes = {}
     for pair in pairs:
@@ -312,8 +312,10 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
         key = name.strip().lstrip("-")
         field = WHAT_IF_NAMES.get(key, key if key in WHAT_IF_NAMES.values() else None)
         if not sep or field is None:
-            raise InputError("what_if", "--what-if: '%s' is not FIELD=VALUE with FIELD one of %s" % (
-                quoted(pair), ", ".join(WHAT_IF_NAMES)))
+            close = nearest(key, WHAT_IF_NAMES) if sep else []
+            raise InputError("what_if", "--what-if: '%s' is not FIELD=VALUE with FIELD one of %s.%s" % (
+                quoted(pair), ", ".join(WHAT_IF_NAMES), " Did you mean %s?" % " or ".join(close) if close else ""),
+                close)
         changes[field] = value
     return changes
 

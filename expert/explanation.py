@@ -23,7 +23,7 @@ from .api import Basis, Catalogs, Lang, consult, knowledge_base, model_argument,
 from .profile import is_given
 from .conditions import Leaf
 from .engine import Firing, Run
-from .errors import InputError
+from .errors import InputError, nearest
 from .escape import one_line
 from .i18n import Localizer, resolve_lang
 from .kb import SCALE_OUT, KnowledgeBase
@@ -203,10 +203,11 @@ def explain(
     writer = _Writer(kb, run, tr)
     explainer = _Explainer(kb, run, result, writer, given, basis, model_config)
     if why_not is not None and why_not not in run.options:
-        known = ", ".join(run.options)
-        raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation; "
-                                               "accepted: %(accepted)s.") % {"gpu": str(why_not)[:40],
-                                                                            "accepted": known})
+        close = nearest(why_not, run.options, keys={gpu: (kb.card(gpu).name,) if kb.card(gpu) else ()
+                                                    for gpu in run.options})
+        raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation "
+                                               "(`expert catalogs` lists the cards).") % {"gpu": str(why_not)[:40]}
+                         + tr.did_you_mean(close), close)
     targets = [why_not] if why_not is not None else [r.gpu for r in result.rejected]
     return Explanation(
         result,

@@ -112,6 +112,13 @@ class Localizer:
 
         return format_list(list(items), style=style, locale=self.lang)
 
+    def did_you_mean(self, names: Iterable[str]) -> str:
+        """" Did you mean a, b or c?" for the names :func:`expert.errors.nearest` found; "" for none."""
+        names = list(names)
+        if not names:
+            return ""
+        return " " + self.gettext("Did you mean %(names)s?") % {"names": self.list(names, style="or")}
+
 
 # The same few values are formatted again and again (every message that
 # names the requirement, say): babel re-parses its patterns each time.

@@ -11,18 +11,19 @@ from __future__ import annotations
 
 import math
 import re
-from typing import Any, Mapping
+from typing import Any, Iterable, Mapping
 
-from .errors import InputError
+from .errors import InputError, nearest
 from . import models
 from .escape import quoted
 from .i18n import Localizer
-from .kb import KnowledgeBase, ProfileField, find_cards
+from .kb import KnowledgeBase, ProfileField, find_cards, find_unsupported
 
 _NUMBER = r"(\d+(?:[.,]\d+)?|[.,]\d+)"
 _HOURS = re.compile(r"^" + _NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|d[ií]as?|min|minutes?|minutos?)?$",
                     re.IGNORECASE)
 _WITH_UNIT = re.compile(r"^" + _NUMBER + r"\s*(gb|gib|g)?$", re.IGNORECASE)
+_NAME_AND_VRAM = re.compile(r"^(.*\S)\s+(\d{1,4})\s*(?:gb|gib|g)$", re.IGNORECASE)   # a name, then its VRAM
 _COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
 # A whole number written with thousands separators: "10.000" (Spanish),
 # "10,000" (English), "1.000.000"; never a decimal.
@@ -90,10 +91,12 @@ class _Parser:
         self.resolved: models.Resolved | None = None
         self.card: str | None = None     # the id of the card a name named (fields with cards = true)
 
-    def error(self, template: str, value: Any, **params: Any) -> InputError:
+    def error(self, template: str, value: Any, suggestions: Iterable[str] = (), **params: Any) -> InputError:
+        """The field's error in the user's language; the nearest accepted values (if any) follow as "did you mean"."""
+        suggestions = list(suggestions)
         message = self.tr.gettext(template) % {
             "label": self.tr.gettext(self.spec.label), "field": self.spec.name, "value": shown(value), **params}
-        return InputError(self.spec.name, message)
+        return InputError(self.spec.name, message + self.tr.did_you_mean(suggestions), suggestions)
 
     def number(self, value: Any, pattern: re.Pattern[str] | None, example: str) -> tuple[float, str | None]:
         if isinstance(value, bool):
@@ -183,8 +186,21 @@ class _Parser:
             return self.bounded(found[0][2], value)
         if _WITH_UNIT.match(text):
             return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
+        named = _NAME_AND_VRAM.match(text)      # a card's name, then its VRAM in GB
+        if named:
+            same = [card for card in find_cards(self.kb, named.group(1)) if card[2] == float(named.group(2))]
+            if len(same) == 1:
+                self.card = same[0][0]
+                return self.bounded(same[0][2], value)
+        unsupported = find_unsupported(self.kb, text)
+        if unsupported is not None:
+            raise self.error("%(label)s: %(name)s is not supported: %(reason)s", value, name=unsupported.name,
+                             reason=self.tr.gettext(unsupported.reason))
+        cards = {card.id: card.aliases + (card.name,) for card in self.kb.owned}
+        cards.update({gpu.id: (gpu.name,) for gpu in self.kb.catalog if gpu.id not in cards})
         raise self.error("%(label)s: '%(value)s' is neither a VRAM figure in GB (24, 24 GB) nor a GPU the knowledge "
-                         "base knows: %(cards)s.", value, cards=", ".join(card.id for card in self.kb.owned))
+                         "base knows (`expert catalogs` lists them).", value,
+                         suggestions=nearest(text, cards, keys=cards))
 
     def size(self, value: Any) -> float:
         """A size or a model name, through the one resolver (expert/models.py)."""
@@ -193,9 +209,11 @@ class _Parser:
         if resolved is None and isinstance(value, str) and value.strip():
             close = models.suggestions(self.kb, value)
             if close:
-                raise self.error("%(label)s: '%(value)s' is not a size or a model we know; did you mean "
-                                 "%(names)s? A size in billions (7, 70B) is accepted too.", value,
-                                 names=self.tr.list(close, style="or"))
+                raise InputError(self.spec.name, self.tr.gettext(
+                    "%(label)s: '%(value)s' is not a size or a model we know; did you mean %(names)s? A size in "
+                    "billions (7, 70B) is accepted too.") % {"label": self.tr.gettext(self.spec.label),
+                                                             "value": shown(value),
+                                                             "names": self.tr.list(close, style="or")}, close)
             raise self.error("%(label)s: '%(value)s' is not a size or a model we know; give the size "
                              "in billions (7, 70B) or a model's name (Llama-3.1-8B, Mixtral-8x7B; `expert models` "
                              "lists them).", value)
@@ -230,7 +248,8 @@ class _Parser:
             return value.strip().lower()
         accepted = self.tr.list(self.spec.choices, style="or")
         raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.",
-                         value, accepted=accepted)
+                         value, accepted=accepted, suggestions=nearest(value, self.spec.choices)
+                         if isinstance(value, str) else ())
 
 
 def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,

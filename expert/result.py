@@ -11,7 +11,7 @@ from typing import Any, Iterator, Mapping
 
 from .conditions import COMPARED
 from .engine import Firing, Run, effective
-from .errors import InputError
+from .errors import InputError, nearest
 from .escape import json_text, one_line, quoted
 from .i18n import Localizer
 from .kb import PROFILE_FIELDS, KnowledgeBase, RuleDef, find_cards, load
@@ -39,8 +39,9 @@ SUMMARY_COST = ("currency", "per_hour", "total", "pricing")
 def check_detail(detail: Any, lang: str) -> None:
     if detail not in DETAILS:
         tr = Localizer(lang)
+        close = nearest(detail, DETAILS)
         raise InputError("detail", tr.gettext("detail: '%(value)s' is not accepted; choose %(accepted)s.") % {
-            "value": quoted(str(detail)), "accepted": tr.list(DETAILS, style="or")})
+            "value": quoted(str(detail)), "accepted": tr.list(DETAILS, style="or")} + tr.did_you_mean(close), close)
 
 
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:

@@ -10,7 +10,7 @@ import json
 import re
 from typing import Any, Iterable
 
-from .errors import InputError
+from .errors import InputError, nearest
 from .i18n import Localizer
 from .kb import SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
 
@@ -55,8 +55,9 @@ def describe(kb: KnowledgeBase, tr: Localizer, ids: Iterable[str] = ()) -> list[
     known = [rule.id for rule in kb.rules]
     for rule_id in wanted:
         if rule_id not in known:
-            raise InputError("rule", tr.gettext("unknown rule '%(rule)s'; known: %(known)s.") % {
-                "rule": str(rule_id)[:40], "known": ", ".join(known)})
+            close = nearest(rule_id, known)
+            raise InputError("rule", tr.gettext("unknown rule '%(rule)s' (`expert rules` lists them).") % {
+                "rule": str(rule_id)[:40]} + tr.did_you_mean(close), close)
     sections = list(kb.sections)
     entries = []
     for rule in kb.rules:

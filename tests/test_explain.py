@@ -99,7 +99,8 @@ def test_why_not_the_pick_itself() -> None:
 def test_why_not_an_unknown_card_is_an_input_error() -> None:
     with pytest.raises(InputError) as caught:
         explain(why_not="h200", lang="es")
-    assert caught.value.field == "why_not" and "rtx-4090" in str(caught.value)
+    assert caught.value.field == "why_not" and "`expert catalogs` enumera las tarjetas" in str(caught.value)
+    assert caught.value.suggestions == ("h100-80gb",) and str(caught.value).endswith("¿Quisiste decir h100-80gb?")
 
 
 def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:

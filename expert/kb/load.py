@@ -19,7 +19,7 @@ from .. import paths
 from ..conditions import FIELDS, TRUE, ConditionError, compile_condition
 from ..errors import KnowledgeBaseError
 from .catalog import INTERCONNECTS, _catalog
-from .owned import _owned
+from .owned import _owned, _unsupported
 from .model import (COSTS, VENDORS, DERIVES, EXTRA_PLACEHOLDERS, FIELD_TYPES, H_RE, HELPERS, ID_RE, KINDS,
                     METHODS, ModelDef, OPTIONAL_FIELDS, name_key, PLACEHOLDER_RE, PROFILE_FIELDS, OFF_LADDER, SCALE_OUT, SCOPES, SPREADS, KnowledgeBase,
                     ProfileField, QuestionDef, RuleDef, Section, scope_key)
@@ -75,7 +75,7 @@ SCHEMAS: dict[str, Any] = {
     "explain": {"change": [{"field": str, "value": ANY}]},
     "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str,
                                 "which_text?": str, "which_hint?": str}]},
-    "owned": {"ignore?": [str], "examples": [str], "card": [{"*": ANY}]},
+    "owned": {"ignore?": [str], "examples": [str], "card": [{"*": ANY}], "unsupported?": [{"*": ANY}]},
     "models": {
         "names": {"suffixes": [str], "prefixes": [str], "suggestions": int},
         "model": [{"id": str, "name": str, "family": str, "aliases?": [str], "params_b": float, "active_b?": float,
@@ -194,6 +194,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     changes = _changes(base / "explain.toml", *data["explain"], fields, problems)
     questions = _questions(base / "questions.toml", *data["questions"], fields, problems)
     owned_ignore, owned_examples, owned = _owned(base / "owned.toml", *data["owned"], catalog, problems)
+    unsupported = _unsupported(base / "owned.toml", *data["owned"], owned_ignore, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     estimator = _estimator(base / "estimator.toml", *data["estimator"], problems)
@@ -204,7 +205,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
                          questions, estimator, recipes, models=models, model_names=models_doc["names"],
                          model_config=models_doc["config"], owned=owned, owned_ignore=owned_ignore,
-                         owned_examples=owned_examples)
+                         owned_examples=owned_examples, unsupported=unsupported)
 
 
 _MOE_KEYS = ("experts", "experts_per_token", "expert_ffn")

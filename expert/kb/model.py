@@ -242,6 +242,19 @@ class OwnedCard:
     bf16_tflops: float = 0.0            # its speed, as the catalog's cards give it
     memory_bandwidth_gbs: float = 0.0
     hardware_source: str = ""
+    bf16: bool = True                   # false: no bf16 tensor cores (V100, T4), fp16 recipes
+
+
+@dataclass(frozen=True)
+class UnsupportedDevice:
+    """A device people name as their own that no recipe here runs on (rules/owned.toml [[unsupported]])."""
+
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    reason: str          # why, in English (translated like a rule's message)
+    source: str
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -288,6 +301,7 @@ class KnowledgeBase:
     owned: tuple[OwnedCard, ...] = ()
     owned_ignore: frozenset[str] = frozenset()
     owned_examples: tuple[str, ...] = ()    # card names messages give as examples
+    unsupported: tuple[UnsupportedDevice, ...] = ()   # devices named that no recipe runs on (Apple silicon)
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
@@ -312,4 +326,5 @@ class KnowledgeBase:
         for question in self.questions:
             found += [question.text, question.why] + ([question.hint] if question.hint else [])
             found += [text for text in (question.which_text, question.which_hint) if text]
+        found += [device.reason for device in self.unsupported]
         return list(dict.fromkeys(found))
