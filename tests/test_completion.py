@@ -47,7 +47,7 @@ def values(shell: str, line: str) -> list[str]:
     ("expert explain --why-not a100", ["a100-40gb", "a100-80gb"]),
     ("expert explain --why-not o", ["own"]),
     ("expert explain --catalog current --why-not h", ["h100-80gb", "h200-141gb"]),
-    ("expert advise --vram rtx-30", ["rtx-3060-12gb", "rtx-3060-8gb", "rtx-3080", "rtx-3080-12gb", "rtx-3090"]),
+    ("expert advise --vram rtx-308", ["rtx-3080", "rtx-3080-12gb", "rtx-3080-ti"]),
     ("expert advise --vram v", ["v100-16gb", "v100-32gb"]),
     ("expert rules misses", ["misses-deadline"]),
     ("expert explain --what-if dead", ["deadline="]),
@@ -67,7 +67,8 @@ def test_catalog_completes_shipped_names_and_files_and_rules_a_directory() -> No
 def test_zsh_and_fish_show_what_a_card_id_is() -> None:
     out = CliRunner().invoke(main, [], prog_name="expert", env={
         "_EXPERT_COMPLETE": "zsh_complete", "COMP_WORDS": "expert advise --vram rtx-309", "COMP_CWORD": "3"}).output
-    assert out.splitlines() == ["plain", "rtx-3090", "NVIDIA GeForce RTX 3090"]
+    assert out.splitlines() == ["plain", "rtx-3090", "NVIDIA GeForce RTX 3090", "plain", "rtx-3090-ti",
+                                "NVIDIA GeForce RTX 3090 Ti"]
     out = CliRunner().invoke(main, [], prog_name="expert", env={
         "_EXPERT_COMPLETE": "fish_complete", "COMP_WORDS": "expert explain --why-not mi2", "COMP_CWORD": "mi2"}).output
     assert out.splitlines() == ["plain,mi210\tAMD Instinct MI210", "plain,mi250\tAMD Instinct MI250"]

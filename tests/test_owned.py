@@ -100,7 +100,9 @@ def test_every_owned_card_has_a_datasheet_and_the_cards_people_own_are_there(kb)
         assert re.search(r"https://www\.nvidia\.com/\S+\)$", card.source), card.id
         assert kb_module.find_cards(kb, card.id) == [(card.id, card.name, card.vram_gb)]
     for name in ("RTX 3060 12 GB", "3080", "3090", "4060 Ti 16 GB", "4070", "4080", "4090", "5090", "RTX A5000",
-                 "RTX A6000", "L4", "T4", "V100 16 GB", "V100 32 GB"):
+                 "RTX A6000", "L4", "T4", "V100 16 GB", "V100 32 GB", "RTX 3070", "3060 Ti", "3070 Ti", "3080 Ti",
+                 "3090 Ti", "2080 Ti", "2080", "2070", "2060", "4060", "4070 SUPER", "4070 Ti", "4080 SUPER", "5060 Ti",
+                 "5070", "5070 Ti", "5080", "RTX A4000", "RTX A4500"):
         assert len(kb_module.find_cards(kb, name)) == 1, name
 
 
