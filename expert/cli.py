@@ -496,8 +496,9 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
 @click.argument("names", nargs=-1, metavar="[NAME]...")
 @click.option("-f", "--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
 @click.option("-l", "--lang", metavar="LANG", help="es or en.")
+@click.option("-w", "--wide", is_flag=True, help="Every column (hidden size, MLP, vocabulary, family), however wide.")
 @COLOR_OPTION
-def models(names: tuple[str, ...], fmt: str, lang: str | None, color: str | None = None,
+def models(names: tuple[str, ...], fmt: str, lang: str | None, wide: bool = False, color: str | None = None,
            no_color: bool | None = None) -> None:
     """List the model table: total and active parameters and architecture of
     each model, with its source (markdown and json name the published
@@ -510,6 +511,7 @@ def models(names: tuple[str, ...], fmt: str, lang: str | None, color: str | None
     Examples:
       expert models
       expert models qwen3 mixtral
+      expert models --wide
       expert models --format markdown --lang es
       expert models --format json
     """
@@ -520,7 +522,7 @@ def models(names: tuple[str, ...], fmt: str, lang: str | None, color: str | None
         from .i18n import resolve_lang
         from .render import render_models
 
-        return render_models(knowledge_base(), fmt, resolve_lang(lang), _width(), names)
+        return render_models(knowledge_base(), fmt, resolve_lang(lang), _width(), names, wide=wide)
 
     _run(action, lang)
 

@@ -303,3 +303,20 @@ def test_any_text_resolves_or_is_refused_by_name() -> None:
         assert 0 < profile["model_active_b"] <= profile["model_size_b"]
 
     check()
+
+
+def test_the_model_table_fits_80_columns_and_wide_shows_every_column() -> None:
+    from click.testing import CliRunner
+
+    from expert.cli import main
+
+    env = {"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", "COLUMNS": "80"}
+    for lang in ("en", "es"):
+        narrow = CliRunner().invoke(main, ["models", "-l", lang], env=env)
+        assert narrow.exit_code == 0 and max(len(line) for line in narrow.stdout.splitlines()) <= 80
+        assert "expert models --wide" in " ".join(narrow.stdout.split())
+    narrow = CliRunner().invoke(main, ["models"], env=env).stdout
+    wide = CliRunner().invoke(main, ["models", "--wide"], env=env).stdout
+    assert "vocabulary  " not in narrow and "128,256" not in narrow
+    assert "vocabulary" in wide and "128,256" in wide and "--wide" not in wide
+    assert max(len(line) for line in wide.splitlines()) > 80
