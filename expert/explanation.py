@@ -27,6 +27,7 @@ from .errors import InputError, nearest
 from .escape import one_line
 from .i18n import Localizer, resolve_lang
 from .kb import SCALE_OUT, KnowledgeBase
+from .kb.model import cite_line
 from .result import Result, _Writer
 
 from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose,
@@ -133,7 +134,7 @@ class Explanation:
         """The guide sections the shown steps and reasons cite, in guide order."""
         found = {c["number"]: c for c in [s.cites for h in self.how[:1] for s in h.steps]
                  + [r.cites for w in self.why_not for r in w.reasons] if c}
-        return [{**found[k], "line": f"{k} «{found[k]['heading']}»"} for k in sorted(found, key=lambda n: int(n[1:]))]
+        return [{**found[k], "line": cite_line(found[k])} for k in sorted(found, key=lambda n: int(n[1:]))]
 
     def card_name(self, gpu: str) -> str:
         return next((r.name for r in self.result.recommendations + self.result.rejected if r.gpu == gpu), gpu)
@@ -395,9 +396,10 @@ class _Explainer:
         reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "pick")), [],
                           _("%(pick)s: about %(pick_hours)s, %(pick_cost)s in all; %(this)s: about %(hours)s, "
                             "%(cost)s in all.") % {
-                              "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"]),
+                              "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"], like=mine["hours"]),
                               "pick_cost": tr.money(theirs["total_cost"]), "this": self.w.option_label(mine),
-                              "hours": tr.hours(mine["hours"]), "cost": tr.money(mine["total_cost"])})]
+                              "hours": tr.hours(mine["hours"], like=theirs["hours"]),
+                              "cost": tr.money(mine["total_cost"])})]
         on_pick = {f.rule.id: f for f in self.firings if f.gpu == pick_gpu and f.rule.kind in ("prefer", "demote")}
         on_mine = {f.rule.id: f for f in self.firings if f.gpu == gpu and f.rule.kind in ("prefer", "demote")}
         for rule_id in on_pick.keys() - on_mine.keys():

@@ -94,10 +94,13 @@ class Localizer:
     def gb(self, value: float) -> str:
         return _unit(value, "digital-gigabyte", self.lang)
 
-    def hours(self, value: float) -> str:
-        """A duration; under an hour, in whole minutes (never "0 hr")."""
-        if value < 1:
-            return _unit(max(1, math.ceil(value * 60 - 1e-9)), "duration-minute", self.lang)
+    def hours(self, value: float, like: float | None = None) -> str:
+        """A duration; under an hour, in whole minutes (never "0 hr", never
+        "60 min"). ``like``: another duration written beside it (in the same
+        line), so that both are in one unit: hours when either reaches one."""
+        minutes = max(1, math.ceil(value * 60 - 1e-9))
+        if minutes < 60 and (like is None or math.ceil(like * 60 - 1e-9) < 60):
+            return _unit(minutes, "duration-minute", self.lang)
         return _unit(value, "duration-hour", self.lang)
 
     def money(self, value: float, currency: str = "USD") -> str:

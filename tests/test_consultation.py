@@ -82,7 +82,7 @@ def test_question_shape_and_why() -> None:
     q = c.next_question()
     assert q is not None and q.id == "model_size_b" and q.unit == "B" and q.default == 7
     assert q.text == "¿Qué tamaño tiene el modelo que quieres ajustar?"
-    assert "vram-requirement" in q.rules and "Reglas que usan esta respuesta" in q.why
+    assert "vram-requirement" in q.rules and "Reglas que usan esta respuesta" not in q.why and q.why
     c.answer("model_size_b", "Llama-3-8B")
     q = c.next_question()
     assert q.id == "method" and [ch["value"] for ch in q.choices] == ["full", "lora", "qlora"]
@@ -149,7 +149,7 @@ def test_cli_ask_answers_why_and_back() -> None:
     done = ask("70B\n?\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\nno\n")
     assert done.exit_code == 0, done.output
     out = done.stdout
-    assert "Rules that use this answer: vram-requirement" in out          # why for the method question
+    assert "The model's size sets how much VRAM the run needs" in out and "vram-requirement" not in out  # why
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
     assert "About how many tokens long is one training example?" in out
     assert "Recommendation\n  4 × NVIDIA H100 80 GB with a 16-bit base" in out

@@ -299,7 +299,7 @@ def test_any_text_resolves_or_is_refused_by_name() -> None:
         except InputError as error:
             assert error.field == "model_size_b"
             return
-        assert 0.01 <= profile["model_size_b"] <= 20000
+        assert 0.01 <= profile["model_size_b"] <= 2000
         assert 0 < profile["model_active_b"] <= profile["model_size_b"]
 
     check()

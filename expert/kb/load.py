@@ -39,7 +39,7 @@ STRATEGY_KINDS = {"single": ("single",), "replicated": ("ddp", "zero1", "zero2")
 
 ANY = object()
 SCHEMAS: dict[str, Any] = {
-    "sections": {"section": {"*": {"heading": str, "heuristics?": [str]}}},
+    "sections": {"section": {"*": {"heading": str, "title?": str, "heuristics?": [str]}}},
     "profile": {"field": {"*": {"type": str, "label": str, "default?": ANY, "choices?": [str],
                                 "choice_labels?": {"*": str}, "min?": float, "min_exclusive?": float, "max?": float,
                                 "none_label?": str, "cards?": bool}}},
@@ -370,7 +370,7 @@ def _sections(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -
         if not isinstance(heading, str) or not heading:
             problems.add(str(path), _line(text, f"section.{key}.heading"), "section '%(key)s' needs a heading", key=key)
             continue
-        sections[key] = Section(key, heading, tuple(table.get("heuristics", ())))
+        sections[key] = Section(key, heading, tuple(table.get("heuristics", ())), str(table.get("title") or ""))
     if not sections:
         problems.add(str(path), _line(text, "section"), "no [section.KEY] tables")
     return sections

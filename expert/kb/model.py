@@ -79,6 +79,22 @@ class Section:
     key: str
     heading: str
     heuristics: tuple[str, ...]
+    title: str = ""      # the heading in English (translated like a message); "" for the heading itself
+
+    def cited(self, number: str, gettext: Any) -> dict[str, str]:
+        """How an answer cites it: its number, its title in the answer's
+        language and, when that is not the guide's own words, the heading
+        once beside it (``line``)."""
+        title = gettext(self.title) if self.title else self.heading
+        cites = {"section": self.key, "number": number, "heading": self.heading, "title": title}
+        return {**cites, "line": cite_line(cites)}
+
+
+def cite_line(cites: dict[str, str]) -> str:
+    """A section as an answer cites it: "S1 “title” («heading»)", or "S1 «heading»" in the guide's language."""
+    if cites["title"] == cites["heading"]:
+        return f"{cites['number']} «{cites['heading']}»"
+    return f"{cites['number']} “{cites['title']}” («{cites['heading']}»)"
 
 
 @dataclass(frozen=True)
@@ -327,4 +343,5 @@ class KnowledgeBase:
             found += [question.text, question.why] + ([question.hint] if question.hint else [])
             found += [text for text in (question.which_text, question.which_hint) if text]
         found += [device.reason for device in self.unsupported]
+        found += [section.title for section in self.sections.values() if section.title]
         return list(dict.fromkeys(found))
