@@ -8,7 +8,6 @@ their escape sequences, control or format characters (:mod:`expert.escape`).
 
 from __future__ import annotations
 
-import difflib
 import re
 from typing import Any, Iterable
 
@@ -31,6 +30,8 @@ def nearest(text: Any, names: Iterable[str], most: int = SUGGESTIONS,
     count; a name that the text contains, or that contains it, comes first.
     ``keys`` gives other spellings of a name (a card's aliases). Linear in
     the names; the text is cut at 80 characters."""
+    import difflib   # (here: `expert --help` and completion do not pay for it)
+
     typed = _key(str(text)[:80])
     if not typed:
         return []
