@@ -134,7 +134,14 @@ class Explanation:
         """The guide sections the shown steps and reasons cite, in guide order."""
         found = {c["number"]: c for c in [s.cites for h in self.how[:1] for s in h.steps]
                  + [r.cites for w in self.why_not for r in w.reasons] if c}
-        return [{**found[k], "line": cite_line(found[k])} for k in sorted(found, key=lambda n: int(n[1:]))]
+        sections, gettext = knowledge_base().sections, Localizer(self.lang).gettext
+        cited = []
+        for number in sorted(found, key=lambda n: int(n[1:])):
+            section = sections.get(found[number]["section"])
+            title = gettext(section.title) if section is not None and section.title else found[number]["heading"]
+            cites = {**found[number], "title": title}
+            cited.append({**cites, "line": cite_line(cites)})
+        return cited
 
     def card_name(self, gpu: str) -> str:
         return next((r.name for r in self.result.recommendations + self.result.rejected if r.gpu == gpu), gpu)

@@ -300,8 +300,7 @@ class _Writer:
         name = one_line(card.name)
         if card.origin == "guide":
             return name
-        return self._("%(name)s (%(catalog)s catalog)") % {"name": name,
-                                                          "catalog": self.origin(gpu).removesuffix(".toml")}
+        return f"{name} ({self.origin(gpu).removesuffix('.toml')})"   # the catalog it came from, by its name
 
     def origin(self, gpu: str) -> str:
         return "own" if gpu == "own" else one_line(self.run.cards[gpu].origin)
@@ -386,9 +385,8 @@ class _Writer:
 
     def cites(self, rule: RuleDef) -> dict[str, str]:
         number = list(self.kb.sections).index(rule.section) + 1
-        cites = self.kb.sections[rule.section].cited(f"S{number}", self._)
-        del cites["line"]     # (the JSON carries the parts; explain's text writes the line)
-        return cites
+        # (the JSON's cites are the same in every language: explain's text adds the translated title)
+        return {"section": rule.section, "number": f"S{number}", "heading": self.kb.sections[rule.section].heading}
 
 
 class _Context(Mapping[str, str]):

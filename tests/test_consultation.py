@@ -149,7 +149,7 @@ def test_cli_ask_answers_why_and_back() -> None:
     done = ask("70B\n?\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\nno\n")
     assert done.exit_code == 0, done.output
     out = done.stdout
-    assert "The model's size sets how much VRAM the run needs" in out and "vram-requirement" not in out  # why
+    assert "Full fine-tuning needs far more memory than LoRA" in out and "vram-requirement" not in out  # why
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
     assert "About how many tokens long is one training example?" in out
     assert "Recommendation\n  4 × NVIDIA H100 80 GB with a 16-bit base" in out

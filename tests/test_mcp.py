@@ -182,4 +182,4 @@ def test_models_prices_and_training_time_over_mcp() -> None:
     assert time["gpu"] == "rtx-3090" and time["tokens"] == 50000 * 1024 and not time["speed_assumed"]
     pick = priced.structured_content["recommendations"][0]
     assert pick["gpu"] == "h100-80gb" and pick["cost"]["per_hour"] == 1.0
-    assert bad.is_error and bad.content[0].text.startswith("precios por hora: 'h100' no es una tarjeta del catálogo")
+    assert bad.is_error and bad.content[0].text.startswith("precios por hora: «h100» no es una tarjeta del catálogo")

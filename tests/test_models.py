@@ -247,7 +247,7 @@ def test_a_config_path_that_is_not_a_file(tmp_path: Path) -> None:
 
 
 def test_expert_models_lists_the_table(kb: Any) -> None:
-    text = invoke("models")
+    text = invoke("models", "--wide")
     assert text.exit_code == 0
     assert f"{len(kb.models)} models" in text.stdout and "Mixtral-8x7B" in text.stdout
     mixtral_line = next(line for line in text.stdout.splitlines() if line.startswith("Mixtral-8x7B "))
