@@ -8,11 +8,13 @@ Plain Python, no extra dependency. Reports:
 - advise(): median and p99 over N consultations of varied profiles, and
   consultations per second on one core (budget: median <= 10 ms, p99 <= 30 ms);
 - resident memory growth over M consultations after a warm-up;
-- `expert --help`, `expert advise` and `expert explain --why-not CARD` as
-  whole processes (the installed `expert` script; budget for explain: 0.5 s),
-  beside the time it takes only to import experta (through expert._vendor.experta,
-  since experta 1.9.4 does not import on Python >= 3.10 by itself), jinja2,
-  babel and click.
+- `expert --version`, one Tab press (shell completion), `expert --help`,
+  `expert advise` and `expert explain --why-not CARD` as whole processes (the
+  installed `expert` script; budget for explain: 0.5 s), beside the time it
+  takes only to import experta (through expert._vendor.experta, since experta
+  1.9.4 does not import on Python >= 3.10 by itself), jinja2, babel and click;
+  with the ratios issue 25 budgets: completion <= 1.2 x `expert --version`,
+  `expert advise` <= 1.3 x that import floor (wall clock and CPU time).
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import gc
 import os
 import platform
 import random
+import resource
 import statistics
 import subprocess
 import sys
@@ -91,25 +94,44 @@ def processes(runs: int) -> None:
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
     commands = {
         "floor": [sys.executable, "-c", "import expert._vendor.experta, jinja2, babel, click"],
+        "version": command("--version"),
+        "complete": command(),
         "help": command("--help"),
         "advise": command("advise", "--model-size", "70", "--lang", "es"),
         "explain": command("explain", "--model-size", "70", "--method", "lora", "--lang", "es",
                            "--why-not", "rtx-4090"),
     }
+    # One Tab press: bash completing `expert advise --vram rtx-30`.
+    complete_env = {**env, "_EXPERT_COMPLETE": "bash_complete", "COMP_WORDS": "expert advise --vram rtx-30",
+                    "COMP_CWORD": "3"}
     times: dict[str, list[float]] = {name: [] for name in commands}
-    for args in commands.values():
-        subprocess.run(args, check=True, capture_output=True, env=env)
+    cpu: dict[str, list[float]] = {name: [] for name in commands}
+
+    def run(name: str, args: list[str]) -> None:
+        before = resource.getrusage(resource.RUSAGE_CHILDREN)
+        start = time.perf_counter()
+        subprocess.run(args, check=True, capture_output=True, env=complete_env if name == "complete" else env)
+        times[name].append(time.perf_counter() - start)
+        after = resource.getrusage(resource.RUSAGE_CHILDREN)
+        cpu[name].append(after.ru_utime + after.ru_stime - before.ru_utime - before.ru_stime)
+
+    for name, args in commands.items():
+        run(name, args)
+        times[name].clear(), cpu[name].clear()
     for _ in range(runs):
         for name, args in commands.items():
-            start = time.perf_counter()
-            subprocess.run(args, check=True, capture_output=True, env=env)
-            times[name].append(time.perf_counter() - start)
-    floor, help_, advise, explain = (statistics.median(times[name]) for name in commands)
-    print(f"whole processes, median of {runs} ({' '.join(commands['advise'][:1])}):")
-    print(f"  importing experta, jinja2, babel, click: {floor * 1e3:.0f} ms")
-    print(f"  expert --help: {help_ * 1e3:.0f} ms")
-    print(f"  expert advise: {advise * 1e3:.0f} ms")
-    print(f"  expert explain --why-not: {explain * 1e3:.0f} ms (budget 500 ms)")
+            run(name, args)
+    median = {name: statistics.median(times[name]) for name in commands}
+    used = {name: statistics.median(cpu[name]) for name in commands}
+    print(f"whole processes, median of {runs} ({' '.join(commands['advise'][:1])}), wall clock (CPU time):")
+    for name, label in (("floor", "importing experta, jinja2, babel, click"), ("version", "expert --version"),
+                        ("complete", "one Tab press (completion)"), ("help", "expert --help"),
+                        ("advise", "expert advise"), ("explain", "expert explain --why-not (budget 500 ms)")):
+        print(f"  {label}: {median[name] * 1e3:.0f} ms ({used[name] * 1e3:.0f} ms CPU)")
+    print(f"  completion / --version: {median['complete'] / median['version']:.2f}x "
+          f"({used['complete'] / used['version']:.2f}x CPU; budget 1.2x)")
+    print(f"  expert advise / import floor: {median['advise'] / median['floor']:.2f}x "
+          f"({used['advise'] / used['floor']:.2f}x CPU; budget 1.3x)")
     imported = subprocess.run([sys.executable, "-X", "importtime", "-m", "expert", "--help"], capture_output=True,
                               text=True, env=env).stderr
     heavy = sorted({name for name in ("experta", "jinja2", "babel") if f" {name}\n" in imported})
@@ -159,14 +181,16 @@ def main() -> None:
     parser.add_argument("--memory", type=int, default=20000, help="consultations for the memory check (default 20000)")
     parser.add_argument("--runs", type=int, default=21, help="runs of each whole process (default 21)")
     parser.add_argument("--sizes", action="store_true", help="only the sizes a chat pays for (docs/mcp.md)")
+    parser.add_argument("--processes", action="store_true", help="only the whole-process times")
     args = parser.parse_args()
     print(f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, Python {platform.python_version()}")
     if args.sizes:
         sizes()
         return
-    timing(args.n)
-    memory(args.memory)
+    if not args.processes:
+        timing(args.n)
+        memory(args.memory)
     processes(args.runs)
 
 

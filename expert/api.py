@@ -14,7 +14,7 @@ from typing import Any, Literal
 from . import engine, paths
 from . import kb as kb_module
 from . import profile as profile_module
-from .errors import InputError
+from .errors import InputError, nearest
 from .estimate import Estimate
 from .i18n import Localizer, resolve_lang
 from .kb import PROFILE_FIELDS, KnowledgeBase
@@ -279,8 +279,11 @@ def with_prices(kb: KnowledgeBase, prices: Mapping[str, Any] | None, tr: Localiz
     changed = {}
     for gpu, value in prices.items():
         if gpu not in cards:
-            raise InputError("prices", _("%(label)s: '%(gpu)s' is not a card of the catalog; accepted: %(accepted)s.")
-                             % {"label": argument_label(kb, tr, "prices"), "gpu": profile_module.shown(str(gpu)), "accepted": ", ".join(cards)})
+            close = nearest(gpu, cards)
+            raise InputError("prices", _("%(label)s: '%(gpu)s' is not a card of the catalog (`expert catalogs` lists "
+                                         "them).") % {"label": argument_label(kb, tr, "prices"),
+                                                      "gpu": profile_module.shown(str(gpu))}
+                             + tr.did_you_mean(close), close)
         number = profile_module.price(value)
         if number is None or not 0 <= number <= MAX_PRICE:
             raise InputError("prices", _("%(label)s: the price of %(gpu)s must be a number of USD per card-hour "
@@ -348,8 +351,9 @@ BASES = ("checked", "guide", "estimate")
 
 def check_basis(basis: Any, tr: Localizer) -> str:
     if basis not in BASES:
+        close = nearest(basis, BASES)
         raise InputError("basis", tr.gettext("basis: '%(value)s' is not accepted; choose %(accepted)s.") % {
-            "value": str(basis)[:40], "accepted": tr.list(BASES, style="or")})
+            "value": str(basis)[:40], "accepted": tr.list(BASES, style="or")} + tr.did_you_mean(close), close)
     return str(basis)
 
 

@@ -79,11 +79,10 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
         rows.append(row)
         lines.append(f"  {f'{row.rank}.':<3} {label:<{label_width}}  {hour_text:>{hours_width}} {bar}  "
                      f"{cost_text:>{cost_width}} {row.cost_bar}".rstrip())
-    weights = kb.ranking["budget_weights"][result.profile["budget"]]
-    budget = _("Ranked for a %(budget)s budget: total cost^%(cost)s × hours^%(time)s, times the guide's "
-               "preferences (the + lines), the lowest first; an option beaten on both money and time comes after.") % {
-        "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]]),
-        "cost": tr.number(weights["cost"], 2), "time": tr.number(weights["time"], 2)}
+    budget = _("Ranked for a %(budget)s budget: the total cost weighed against the training time, and the "
+               "guide's preferences (the + lines); the best first, and an option beaten on both money and time "
+               "after it (expert explain shows how each one ranks).") % {
+        "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
     if deadline:
         lines.append(" " * (6 + label_width + 2 + hours_width + 1 + min(deadline_at or 0, bar_width - 1))
                      + DEADLINE_MARK + " " + _("deadline: %(deadline)s") % {"deadline": tr.hours(deadline)})

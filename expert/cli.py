@@ -26,10 +26,10 @@ from .escape import quoted, terminal
 
 LANGS = complete.names_in("i18n", "SUPPORTED")
 PROFILE_OPTIONS = [
-    click.option("--model-size", "--model", "model_size_b", metavar="SIZE",
+    click.option("-s", "--model-size", "-m", "--model", "model_size_b", metavar="SIZE",
                  help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B "
                       "(expert models lists the names known)."),
-    click.option("--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method")),
+    click.option("-M", "--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method")),
     click.option("--budget", metavar="BUDGET", help="low, medium or high.",
                  shell_complete=complete.field_choices("budget")),
     click.option("--rocm-ok/--no-rocm", "rocm_ok", default=None,
@@ -71,9 +71,9 @@ _COLOR_OPTIONS = [
 def COLOR_OPTION(function: Callable[..., Any]) -> Callable[..., Any]:
     return _options(_COLOR_OPTIONS)(function)
 OUTPUT_OPTIONS = [
-    click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True,
+    click.option("-f", "--format", "fmt", metavar="FORMAT", default="text", show_default=True,
                  help="text, markdown or json.", shell_complete=complete.names_in("templating", "FORMATS")),
-    click.option("--lang", metavar="LANG", help="es or en (default: EXPERT_LANG, then LC_ALL/LANG, then en).",
+    click.option("-l", "--lang", metavar="LANG", help="es or en (default: EXPERT_LANG, then LC_ALL/LANG, then en).",
                  shell_complete=LANGS),
 ]
 
@@ -225,6 +225,12 @@ class _Command(click.Command):
             rewritten.append(name + sep + value if sep else name)
             at += 1
         return super().parse_args(ctx, rewritten)
+def _catalogs(catalog: tuple[str, ...]) -> list[str]:
+    """The --catalog files given before the command (`expert --catalog current advise`), then the command's."""
+    context = click.get_current_context(silent=True)
+    root = context.find_root() if context is not None else None
+    before = root.params.get("catalog") or () if root is not None and root is not context else ()
+    return [*before, *catalog]
 
 
 class _Group(click.Group):
@@ -255,12 +261,14 @@ class _Group(click.Group):
 
 
 @click.group(cls=_Group, invoke_without_command=True, context_settings={"help_option_names": ["-h", "--help"]})
-@click.version_option(package_name="expert")
-@click.option("--lang", metavar="LANG", help="es or en, for every command (default: EXPERT_LANG, then LC_ALL/LANG).",
+@click.version_option(None, "-V", "--version", package_name="expert")
+@click.option("-l", "--lang", metavar="LANG", help="es or en, for every command (default: EXPERT_LANG, then LC_ALL/LANG).",
               shell_complete=LANGS)
 @COLOR_OPTION
+@CATALOG_OPTION
 @click.pass_context
-def main(ctx: click.Context, lang: str | None, color: str | None, no_color: bool | None) -> None:
+def main(ctx: click.Context, lang: str | None, color: str | None, no_color: bool | None,
+         catalog: tuple[str, ...]) -> None:
     """Which GPU (or GPUs) to fine-tune a large language model on, and why.
 
     Without a command, `expert` asks you a few questions (the same as
@@ -284,9 +292,10 @@ DETAIL_OPTION = click.option(
 
 @main.command()
 @_options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
-          + [DETAIL_OPTION])
+          + [DETAIL_OPTION, COLOR_OPTION])
 def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, model_config: str | None,
-           prices: tuple[str, ...], detail: str, **profile: Any) -> None:
+           prices: tuple[str, ...], detail: str, color: str | None = None, no_color: bool | None = None,
+           **profile: Any) -> None:
     """Recommend GPUs for a fine-tuning run, with the reasons.
 
     Every flag is optional; what is not given takes a default that the
@@ -308,7 +317,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
     def action() -> str:
         from .api import advise as run_advise
 
-        result = run_advise(lang=lang, catalog=list(catalog), basis=basis, model_config=model_config,
+        result = run_advise(lang=lang, catalog=_catalogs(catalog), basis=basis, model_config=model_config,
                             prices=_prices(prices), **profile)
         return result.render(fmt, width=_width(), detail=detail)
 
@@ -346,7 +355,7 @@ def _prices(pairs: tuple[str, ...]) -> dict[str, str]:
 
 
 def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
-    from .errors import InputError
+    from .errors import InputError, nearest
 
     changes = {}
     for pair in pairs:
@@ -354,8 +363,10 @@ def _what_if(pairs: tuple[str, ...]) -> dict[str, str]:
         key = name.strip().lstrip("-")
         field = WHAT_IF_NAMES.get(key, key if key in WHAT_IF_NAMES.values() else None)
         if not sep or field is None:
-            raise InputError("what_if", "--what-if: '%s' is not FIELD=VALUE with FIELD one of %s" % (
-                quoted(pair), ", ".join(WHAT_IF_NAMES)))
+            close = nearest(key, WHAT_IF_NAMES) if sep else []
+            raise InputError("what_if", "--what-if: '%s' is not FIELD=VALUE with FIELD one of %s.%s" % (
+                quoted(pair), ", ".join(WHAT_IF_NAMES), " Did you mean %s?" % " or ".join(close) if close else ""),
+                close)
         changes[field] = value
     return changes
 
@@ -389,7 +400,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
     def action() -> str:
         from .explanation import explain as run_explain
 
-        explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=list(catalog),
+        explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=_catalogs(catalog),
                                   basis=basis, model_config=model_config, prices=_prices(prices), detail=detail,
                                   **profile)
         return explanation.render(fmt, width=_width(), color=_color())
@@ -399,6 +410,9 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
 
 WHY_WORDS = {"?", "why", "por qué", "por que", "porqué", "porque", "¿por qué?", "¿por qué"}
 BACK_WORDS = {"back", "atrás", "atras", "volver"}
+QUIT_WORDS = {"quit", "exit", "q", "salir", "terminar"}   # end the consultation, exit status 130 like Ctrl-C
+YES_WORDS = {"y", "yes", "s", "sí", "si"}
+NO_WORDS = {"", "n", "no"}
 
 
 # Piped answers are read once: a bad or missing one ends the consultation
@@ -445,16 +459,17 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
     """Answer a few questions and get a recommendation (interactive).
 
     At any question: ? or why (por qué) says why it is asked, back (atrás)
-    returns to the previous one, Enter takes the default. Flags given on the
-    command line are not asked. Answers can be piped in, one per line.
-    Exit status: 0 done, 2 invalid flag, 130 interrupted (Ctrl-C),
+    returns to the previous one, quit (exit, salir) or Ctrl-C ends the
+    consultation, Enter takes the default. Flags given on the command line
+    are not asked. Answers can be piped in, one per line.
+    Exit status: 0 done, 2 invalid flag, 130 ended by quit or Ctrl-C,
     1 input ended early (Ctrl-D).
     """
     from .consultation import AnswerError, Consultation
     from .errors import InputError, KnowledgeBaseError
 
     try:
-        consultation = Consultation(lang=_lang(lang), catalog=list(catalog), **known)
+        consultation = Consultation(lang=_lang(lang), catalog=_catalogs(catalog), **known)
     except InputError as error:
         _fail(f"Error: {error}", 2)
     except KnowledgeBaseError as error:
@@ -471,7 +486,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
     question = None
     try:
         _echo(_wrap(_("Answer a few questions (? or why: why it is asked; back: previous question; "
-                      "Enter: the default in brackets)."), width))
+                      "Enter: the default in brackets; quit or Ctrl-C: stop)."), width))
         while (question := consultation.next_question()) is not None:
             _echo()
             _echo(bold(_wrap(question.text, width)))
@@ -484,6 +499,8 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
             if word in WHY_WORDS:
                 _echo(_wrap(question.why, width, "  ", "  "))
                 continue
+            if word in QUIT_WORDS:
+                raise KeyboardInterrupt
             if word in BACK_WORDS:
                 if consultation.back() is None:
                     _echo(_("This is the first question."))
@@ -499,11 +516,18 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                 _echo(terminal(str(error)), err=True)
         _echo()
         _echo(consultation.result().render("text", width=width))
-        try:
-            reply = source.read(_("Show the full reasoning? (yes/no) [no] > "))
-        except EOFError:
-            reply = ""
-        if reply.strip().lower() in ("y", "yes", "s", "sí", "si"):
+        reply = ""
+        while True:
+            try:
+                reply = " ".join(source.read(_("Show the full reasoning? (yes/no) [no] > ")).strip().lower().split())
+            except EOFError:
+                reply = ""
+            if reply in QUIT_WORDS:
+                raise KeyboardInterrupt
+            if reply in YES_WORDS or reply in NO_WORDS:
+                break
+            _echo(terminal(_("Please answer yes or no (Enter: no).")), err=True)
+        if reply in YES_WORDS:
             from .explanation import explain as run_explain
 
             explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())
@@ -522,9 +546,12 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
 
 @main.command(short_help="List the models the knowledge base knows by name.")
 @click.argument("names", nargs=-1, metavar="[NAME]...")
-@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
-@click.option("--lang", metavar="LANG", help="es or en.")
-def models(names: tuple[str, ...], fmt: str, lang: str | None) -> None:
+@click.option("-f", "--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.")
+@click.option("-l", "--lang", metavar="LANG", help="es or en.")
+@click.option("-w", "--wide", is_flag=True, help="Every column (hidden size, MLP, vocabulary, family), however wide.")
+@COLOR_OPTION
+def models(names: tuple[str, ...], fmt: str, lang: str | None, wide: bool = False, color: str | None = None,
+           no_color: bool | None = None) -> None:
     """List the model table: total and active parameters and architecture of
     each model, with its source (markdown and json name the published
     config.json). Any of these names, written as you like (case, spaces,
@@ -536,6 +563,7 @@ def models(names: tuple[str, ...], fmt: str, lang: str | None) -> None:
     Examples:
       expert models
       expert models qwen3 mixtral
+      expert models --wide
       expert models --format markdown --lang es
       expert models --format json
     """
@@ -546,19 +574,21 @@ def models(names: tuple[str, ...], fmt: str, lang: str | None) -> None:
         from .i18n import resolve_lang
         from .render import render_models
 
-        return render_models(knowledge_base(), fmt, resolve_lang(lang), _width(), names)
+        return render_models(knowledge_base(), fmt, resolve_lang(lang), _width(), names, wide=wide)
 
     _run(action, lang)
 
 
 @main.command(short_help="List the knowledge base's rules, with their citations.")
 @click.argument("ids", nargs=-1, metavar="[ID]...", shell_complete=complete.rule_ids)
-@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.",
+@click.option("-f", "--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text, markdown or json.",
               shell_complete=complete.names_in("templating", "FORMATS"))
-@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
+@click.option("-l", "--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
 @click.option("--rules", "rules_dir", metavar="DIR", help="A knowledge base other than the shipped one.",
               shell_complete=complete.directories)
-def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | None) -> None:
+@COLOR_OPTION
+def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | None, color: str | None = None,
+          no_color: bool | None = None) -> None:
     """List the rules of the knowledge base: id, guide section, conclusion, explanation.
 
     \b
@@ -582,10 +612,11 @@ def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | Non
 
 
 @main.command(short_help="List the cards: the guide's, the shipped catalogs, the cards you can name.")
-@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
+@click.option("-f", "--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
               shell_complete=complete.words("text", "json"))
-@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
-def catalogs(fmt: str, lang: str | None) -> None:
+@click.option("-l", "--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
+@COLOR_OPTION
+def catalogs(fmt: str, lang: str | None, color: str | None = None, no_color: bool | None = None) -> None:
     """List the cards the knowledge base knows.
 
     The guide's cards (always considered), the catalogs that ship with
@@ -615,8 +646,10 @@ def catalogs(fmt: str, lang: str | None) -> None:
 @click.option("--rules", "rules_dir", metavar="DIR", help="The knowledge base to check (default: the shipped one).",
               shell_complete=complete.directories)
 @CATALOG_OPTION
-@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
-def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> None:
+@click.option("-l", "--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
+@COLOR_OPTION
+def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None, color: str | None = None,
+          no_color: bool | None = None) -> None:
     """Validate a knowledge base and user catalogs before they ship.
 
     Prints one line per problem (file:line: what is wrong) and exits 1, or
@@ -638,23 +671,23 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
         tr = Localizer(resolve_lang(_lang(lang)))
     except (InputError, CatalogMissing) as error:
         _fail(f"Error: {error}", 2)
-    problems = run_check(rules_dir, list(catalog))
+    problems = run_check(rules_dir, _catalogs(catalog))
     for problem in problems:
         _echo(terminal(problem.render(tr.gettext), newlines=True))
     if problems:
         sys.exit(1)
     from .api import knowledge_base
 
-    kb = knowledge_base(rules_dir, list(catalog))
+    kb = knowledge_base(rules_dir, _catalogs(catalog))
     _echo(tr.gettext("The knowledge base is sound: %(rules)s rules, %(cards)s cards, no problems found.")
           % {"rules": len(kb.rules), "cards": len(kb.catalog)})
 
 
 @main.command(short_help="Estimate a run's GPU memory from first principles.")
-@click.option("--model-size", "--model", "model_size_b", metavar="SIZE",
+@click.option("-s", "--model-size", "-m", "--model", "model_size_b", metavar="SIZE",
               help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B.")
 @MODEL_CONFIG_OPTION
-@click.option("--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method"))
+@click.option("-M", "--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method"))
 @click.option("--gpus", metavar="N", help="How many GPUs share the run (default 1).")
 @click.option("--strategy", metavar="STRATEGY", help="single, ddp, zero1, zero2, zero3 or fsdp (default: zero3 with several GPUs).",
               shell_complete=complete.names_in("estimate", "STRATEGIES"))
@@ -674,11 +707,13 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None) -> 
 @click.option("--tokens-per-example", "tokens_per_example", metavar="N",
               help="Tokens in one example, for the time (default: the sequence length).")
 @click.option("--epochs", metavar="N", help="Passes over the dataset, for the time (default 1).")
-@click.option("--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
+@click.option("-f", "--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
               shell_complete=complete.words("text", "json"))
-@click.option("--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
+@click.option("-l", "--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
 @CATALOG_OPTION
-def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -> None:
+@COLOR_OPTION
+def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], color: str | None = None,
+             no_color: bool | None = None, **raw: Any) -> None:
     """Estimate from first principles the GPU memory a fine-tuning run needs.
 
     Weights, gradients, optimizer state, activations and framework overhead,
@@ -702,7 +737,7 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
         from .render import render_estimate
 
         tr = Localizer(resolve_lang(lang))
-        kb = knowledge_base(None, list(catalog))
+        kb = knowledge_base(None, _catalogs(catalog))
         setup, run = estimator.from_input(kb, tr, **raw)
         return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, _width(), run)
 
@@ -715,8 +750,9 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], **raw: Any) -
 @click.option("--shape", metavar="SHAPE", default="mcp", show_default=True,
               help="With --what tools: mcp (name, description, inputSchema), openai (function calling) or "
                    "anthropic (input_schema).")
-@click.option("--lang", metavar="LANG", help="es or en, for error messages.")
-def schema(what: str, shape: str, lang: str | None) -> None:
+@click.option("-l", "--lang", metavar="LANG", help="es or en, for error messages.")
+@COLOR_OPTION
+def schema(what: str, shape: str, lang: str | None, color: str | None = None, no_color: bool | None = None) -> None:
     """Print a JSON Schema (draft 2020-12) or tool definitions, as JSON.
 
     The input schema and the tools' parameters come from the profile

@@ -1,20 +1,60 @@
 """Shell completion of flag VALUES for the command line (bash, zsh, fish):
 methods, formats, budgets, card ids, rule ids, shipped catalogs and files.
 
-Part of the CLI layer (it speaks click); the words come from the knowledge
-base, so a new card or rule completes without a change here. Turn it on
-with ``eval "$(_EXPERT_COMPLETE=bash_source expert)"`` (see docs/cli.md).
-A completion never fails loudly: a broken knowledge base completes nothing.
+Part of the CLI layer (it speaks click). A Tab press loads neither the
+knowledge base nor experta, jinja2 or babel: the words come from a small
+index generated from the knowledge base (``expert/completion.json``, written
+by ``python scripts/update_completion_index.py``; a test fails when it is
+stale), so a new card or rule completes once the index is regenerated. Only
+a --catalog file given on the command line is read, for its card ids. Turn
+completion on with ``eval "$(_EXPERT_COMPLETE=bash_source expert)"`` (see
+docs/cli.md). A completion never fails loudly: a broken index completes nothing.
 """
 
 from __future__ import annotations
 
+import json
 from collections.abc import Callable, Iterable
+from functools import lru_cache
+from pathlib import Path
 from typing import Any
 
 from click.shell_completion import CompletionItem
 
 Completer = Callable[[Any, Any, str], list[CompletionItem]]
+INDEX = Path(__file__).resolve().parent / "completion.json"
+
+
+def build_index(kb: Any) -> dict[str, Any]:
+    """The words completion offers, from a loaded knowledge base (what the index file holds)."""
+    from .api import BASES, shipped_catalogs
+    from .estimate import PRECISIONS, STRATEGIES
+    from .i18n import SUPPORTED
+    from .templating import FORMATS
+
+    return {
+        "fields": {name: {"choices": list(spec.choices), "labels": dict(spec.choice_labels), "type": spec.type}
+                   for name, spec in kb.fields.items()},
+        "catalog": {card.id: card.name for card in kb.catalog},
+        "owned": {card.id: card.name for card in kb.owned},
+        "rules": {rule.id: rule.kind for rule in kb.rules},
+        "catalogs": list(shipped_catalogs()),
+        "names": {"templating.FORMATS": list(FORMATS), "api.BASES": list(BASES), "i18n.SUPPORTED": list(SUPPORTED),
+                  "estimate.STRATEGIES": list(STRATEGIES), "estimate.PRECISIONS": list(PRECISIONS)},
+    }
+
+
+def index_text(kb: Any) -> str:
+    return json.dumps(build_index(kb), ensure_ascii=False, indent=1, sort_keys=True) + "\n"
+
+
+@lru_cache(maxsize=1)
+def _index() -> dict[str, Any]:
+    try:
+        data = json.loads(INDEX.read_text(encoding="utf-8"))
+        return data if isinstance(data, dict) else {}
+    except (OSError, ValueError):
+        return {}
 
 
 def _matching(words: Iterable[str], incomplete: str, help_of: Callable[[str], str | None] | None = None
@@ -23,15 +63,18 @@ def _matching(words: Iterable[str], incomplete: str, help_of: Callable[[str], st
             for word in dict.fromkeys(words) if word.startswith(incomplete)]
 
 
-def _kb(ctx: Any) -> Any:
-    """The shipped knowledge base, with the catalogs already on the command line (if they load)."""
-    from .api import knowledge_base
+def _catalog_cards(ctx: Any) -> dict[str, str]:
+    """The catalog's cards (id: name), with those of the --catalog files already on the command line."""
+    cards = dict(_index().get("catalog", {}))
+    files = list(ctx.params.get("catalog") or ()) if ctx is not None else []
+    if files:
+        try:
+            from .api import knowledge_base
 
-    catalogs = list(ctx.params.get("catalog") or ()) if ctx is not None else []
-    try:
-        return knowledge_base(None, catalogs)
-    except Exception:
-        return knowledge_base()
+            cards.update({card.id: card.name for card in knowledge_base(None, files).catalog})
+        except Exception:
+            pass
+    return cards
 
 
 def words(*fixed: str) -> Completer:
@@ -42,49 +85,34 @@ def words(*fixed: str) -> Completer:
 def field_choices(field: str) -> Completer:
     """Complete the choices of a profile field (method, budget, purpose)."""
     def complete(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
-        try:
-            spec = _kb(None).fields[field]
-        except Exception:
-            return []
-        return _matching(spec.choices, incomplete, lambda c: spec.choice_labels.get(c))
+        spec = _index().get("fields", {}).get(field, {})
+        labels = spec.get("labels", {})
+        return _matching(spec.get("choices", []), incomplete, labels.get)
     return complete
 
 
 def catalog_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """--why-not: the catalog's card ids (and those of --catalog given before it), and own."""
-    try:
-        kb = _kb(ctx)
-    except Exception:
-        return []
-    names = {card.id: card.name for card in kb.catalog}
+    names = _catalog_cards(ctx)
     return _matching([*names, "own"], incomplete, names.get)
 
 
 def own_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """--vram: the ids of the cards people own, then the catalog's."""
-    try:
-        kb = _kb(ctx)
-    except Exception:
-        return []
-    names = {card.id: card.name for card in kb.owned}
-    names.update({card.id: card.name for card in kb.catalog if card.id not in names})
+    names = dict(_index().get("owned", {}))
+    names.update({gpu: name for gpu, name in _catalog_cards(ctx).items() if gpu not in names})
     return _matching(names, incomplete, names.get)
 
 
 def rule_ids(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """expert rules ID: the rule ids."""
-    try:
-        kb = _kb(None)
-    except Exception:
-        return []
-    return _matching([rule.id for rule in kb.rules], incomplete, lambda r: kb.rule(r).kind)
+    rules = _index().get("rules", {})
+    return _matching(rules, incomplete, rules.get)
 
 
 def catalogs(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """--catalog: a shipped catalog by name, or a file (the shell completes paths)."""
-    from .api import shipped_catalogs
-
-    return _matching(shipped_catalogs(), incomplete) + [CompletionItem(incomplete, type="file")]
+    return _matching(_index().get("catalogs", []), incomplete) + [CompletionItem(incomplete, type="file")]
 
 
 def directories(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
@@ -99,19 +127,15 @@ def what_if(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     if not sep:
         return _matching([f"{flag}=" for flag in WHAT_IF_NAMES], incomplete)
     field = WHAT_IF_NAMES.get(name.lstrip("-"))
-    try:
-        spec = _kb(None).fields[field] if field else None
-    except Exception:
-        return []
-    choices = list(spec.choices) if spec is not None and spec.choices else (
-        ["yes", "no"] if spec is not None and spec.type == "bool" else [])
+    spec = _index().get("fields", {}).get(field) if field else None
+    choices = list(spec.get("choices") or []) if spec else []
+    if spec and not choices and spec.get("type") == "bool":
+        choices = ["yes", "no"]
     return _matching([f"{name}={choice}" for choice in choices], incomplete)
 
 
 def names_in(module: str, attribute: str) -> Completer:
-    """Complete from a tuple of the package (``templating.FORMATS``), imported only when completing."""
+    """Complete from a tuple of the package (``templating.FORMATS``), as the index records it."""
     def complete(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
-        from importlib import import_module
-
-        return _matching(getattr(import_module(f"expert.{module}"), attribute), incomplete)
+        return _matching(_index().get("names", {}).get(f"{module}.{attribute}", []), incomplete)
     return complete

@@ -423,8 +423,7 @@ class Consultation:
         rules = [rule.id for rule in self._kb.rules
                  if ("profile", spec.field) in rule.condition.fields or ("profile", spec.field) in rule.placeholders
                  or rule.id in self._read_by_helpers().get(spec.field, ())]
-        why = _(spec.why) + " " + _("Rules that use this answer: %(rules)s.") % {"rules": ", ".join(rules)} \
-            if rules else _(spec.why)
+        why = _(spec.why)      # in plain words: the rule ids stay in ``rules`` (and `expert explain`)
         default = field_spec.default
         if default is None:
             default_label = _(field_spec.none_label or "none")

@@ -177,12 +177,15 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
     run it trains (card, examples, tokens per example, epochs) for its time;
     each bad value raises InputError naming the field, in the user's language."""
     from . import profile as profile_module
-    from .errors import InputError
+    from .errors import InputError, nearest
 
-    def refuse(field: str, value: Any, accepted: str) -> InputError:
+    def refuse(field: str, value: Any, accepted: str, among: Any = ()) -> InputError:
+        """The field's error; ``among``: the accepted values, of which the nearest are suggested."""
         label = kb.labels.get("arguments", {}).get(field)
+        close = nearest(value, among)
         return InputError(field, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
-            "field": tr.gettext(label) if label else field, "value": profile_module.shown(value), "accepted": accepted})
+            "field": tr.gettext(label) if label else field, "value": profile_module.shown(value),
+            "accepted": accepted} + tr.did_you_mean(close), close)
 
     def whole(field: str, value: Any, low: int, high: int) -> int:
         try:
@@ -198,7 +201,8 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
     def choice(field: str, value: Any, choices: tuple[str, ...]) -> str:
         text = str(value).strip().lower()
         if text not in choices:
-            raise refuse(field, value, tr.gettext("choose %(accepted)s") % {"accepted": tr.list(choices, style="or")})
+            raise refuse(field, value, tr.gettext("choose %(accepted)s") % {"accepted": tr.list(choices, style="or")},
+                         choices)
         return text
 
     def field(name: str) -> Any:
@@ -241,8 +245,8 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
     from .sizing import named_card
 
     if gpu is not None and named_card(kb, str(gpu).strip().lower()) is None:
-        raise refuse("gpu", gpu, tr.gettext("choose a card of the catalog or one you own: %(accepted)s") % {
-            "accepted": ", ".join([card.id for card in kb.catalog] + [card.id for card in kb.owned])})
+        raise refuse("gpu", gpu, tr.gettext("choose a card of the catalog or one you own (`expert catalogs` lists "
+                                            "them)"), [card.id for card in kb.catalog] + [card.id for card in kb.owned])
     run = {"gpu": str(gpu).strip().lower() if gpu is not None else None,
            "dataset_examples": field("dataset_examples"),
            "tokens_per_example": field("tokens_per_example") if profile_module.is_given(

@@ -34,7 +34,7 @@ from .api import (
 )
 from .conditions import Leaf
 from .engine import Firing, Run
-from .errors import InputError
+from .errors import InputError, nearest
 from .escape import one_line
 from .i18n import Localizer, resolve_lang
 from .kb import (
@@ -42,6 +42,7 @@ from .kb import (
     SCALE_OUT,
     KnowledgeBase,
 )
+from .kb.model import cite_line
 from .profile import is_given
 from .profile_types import (
     Budget,
@@ -214,7 +215,14 @@ class Explanation:
         """The guide sections the shown steps and reasons cite, in guide order."""
         found = {c["number"]: c for c in [s.cites for h in self.how[:1] for s in h.steps]
                  + [r.cites for w in self.why_not for r in w.reasons] if c}
-        return [{**found[k], "line": f"{k} «{found[k]['heading']}»"} for k in sorted(found, key=lambda n: int(n[1:]))]
+        sections, gettext = knowledge_base().sections, Localizer(self.lang).gettext
+        cited = []
+        for number in sorted(found, key=lambda n: int(n[1:])):
+            section = sections.get(found[number]["section"])
+            title = gettext(section.title) if section is not None and section.title else found[number]["heading"]
+            cites = {**found[number], "title": title}
+            cited.append({**cites, "line": cite_line(cites)})
+        return cited
 
     def card_name(self, gpu: str) -> str:
         return next((r.name for r in self.result.recommendations + self.result.rejected if r.gpu == gpu), gpu)
@@ -293,10 +301,11 @@ def explain(
     writer = _Writer(kb, run, tr)
     explainer = _Explainer(kb, run, result, writer, given, basis, model_config)
     if why_not is not None and why_not not in run.options:
-        known = ", ".join(run.options)
-        raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation; "
-                                               "accepted: %(accepted)s.") % {"gpu": str(why_not)[:40],
-                                                                            "accepted": known})
+        close = nearest(why_not, run.options, keys={gpu: (kb.card(gpu).name,) if kb.card(gpu) else ()
+                                                    for gpu in run.options})
+        raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation "
+                                               "(`expert catalogs` lists the cards).") % {"gpu": str(why_not)[:40]}
+                         + tr.did_you_mean(close), close)
     targets = [why_not] if why_not is not None else [r.gpu for r in result.rejected]
     return Explanation(
         result,
@@ -492,9 +501,10 @@ class _Explainer:
         reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "pick")), [],
                           _("%(pick)s: about %(pick_hours)s, %(pick_cost)s in all; %(this)s: about %(hours)s, "
                             "%(cost)s in all.") % {
-                              "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"]),
+                              "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"], like=mine["hours"]),
                               "pick_cost": tr.money(theirs["total_cost"]), "this": self.w.option_label(mine),
-                              "hours": tr.hours(mine["hours"]), "cost": tr.money(mine["total_cost"])})]
+                              "hours": tr.hours(mine["hours"], like=theirs["hours"]),
+                              "cost": tr.money(mine["total_cost"])})]
         on_pick = {f.rule.id: f for f in self.firings if f.gpu == pick_gpu and f.rule.kind in ("prefer", "demote")}
         on_mine = {f.rule.id: f for f in self.firings if f.gpu == gpu and f.rule.kind in ("prefer", "demote")}
         for rule_id in on_pick.keys() - on_mine.keys():

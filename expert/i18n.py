@@ -93,10 +93,13 @@ class Localizer:
     def gb(self, value: float) -> str:
         return _unit(value, "digital-gigabyte", self.lang)
 
-    def hours(self, value: float) -> str:
-        """A duration; under an hour, in whole minutes (never "0 hr")."""
-        if value < 1:
-            return _unit(max(1, math.ceil(value * 60 - 1e-9)), "duration-minute", self.lang)
+    def hours(self, value: float, like: float | None = None) -> str:
+        """A duration; under an hour, in whole minutes (never "0 hr", never
+        "60 min"). ``like``: another duration written beside it (in the same
+        line), so that both are in one unit: hours when either reaches one."""
+        minutes = max(1, math.ceil(value * 60 - 1e-9))
+        if minutes < 60 and (like is None or math.ceil(like * 60 - 1e-9) < 60):
+            return _unit(minutes, "duration-minute", self.lang)
         return _unit(value, "duration-hour", self.lang)
 
     def money(self, value: float, currency: str = "USD") -> str:
@@ -110,6 +113,13 @@ class Localizer:
         from babel.lists import format_list
 
         return format_list(list(items), style=style, locale=self.lang)
+
+    def did_you_mean(self, names: Iterable[str]) -> str:
+        """" Did you mean a, b or c?" for the names :func:`expert.errors.nearest` found; "" for none."""
+        names = list(names)
+        if not names:
+            return ""
+        return " " + self.gettext("Did you mean %(names)s?") % {"names": self.list(names, style="or")}
 
 
 # The same few values are formatted again and again (every message that

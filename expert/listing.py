@@ -9,7 +9,7 @@ import json
 from typing import Any
 
 from . import paths
-from .errors import InputError
+from .errors import InputError, nearest
 from .i18n import Localizer
 from .kb import KnowledgeBase, with_catalogs
 
@@ -32,8 +32,9 @@ def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
     if fmt == "json":
         return json.dumps(data, ensure_ascii=False, indent=2) + "\n"
     if fmt != "text":
+        close = nearest(fmt, ["text", "json"])
         raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.") % {
-            "value": str(fmt)[:40], "accepted": tr.list(["text", "json"], style="or")})
+            "value": str(fmt)[:40], "accepted": tr.list(["text", "json"], style="or")} + tr.did_you_mean(close), close)
     _ = tr.gettext
 
     def rows(cards: list[dict[str, Any]], extra: Any = None) -> list[str]:

@@ -12,19 +12,20 @@ from __future__ import annotations
 import difflib
 import math
 import re
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from . import models, values
-from .errors import InputError
+from .errors import InputError, nearest
 from .escape import quoted
 from .i18n import Localizer
-from .kb import KnowledgeBase, ProfileField, find_cards
+from .kb import KnowledgeBase, ProfileField, find_cards, find_unsupported
 
 _NUMBER = r"(\d+(?:[.,]\d+)?|[.,]\d+)"
 _HOURS = re.compile(r"^" + _NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|d[ií]as?|min|minutes?|minutos?)?$",
                     re.IGNORECASE)
 _WITH_UNIT = re.compile(r"^" + _NUMBER + r"\s*(gb|gib|g)?$", re.IGNORECASE)
+_NAME_AND_VRAM = re.compile(r"^(.*\S)\s+(\d{1,4})\s*(?:gb|gib|g)$", re.IGNORECASE)   # a name, then its VRAM
 _COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
 # A whole number written with thousands separators: "10.000" (Spanish),
 # "10,000" (English), "1.000.000"; never a decimal.
@@ -116,12 +117,14 @@ class _Parser:
         number, unit = self.number(value, _HOURS, "8, 8h, 2 days, 1 week")
         return self.bounded(number * _UNIT_HOURS.get((unit or "h")[:2], 1.0), value)
 
-    def error(self, template: str, value: Any, **params: Any) -> InputError:
+    def error(self, template: str, value: Any, suggestions: Iterable[str] = (), **params: Any) -> InputError:
+        """The field's error in the user's language; the nearest accepted values (if any) follow as "did you mean"."""
+        suggestions = list(suggestions)
         if isinstance(value, str) and self.original is not None:
             value = self.original          # quoted as the person wrote it, not as the reader rewrote it
         message = self.tr.gettext(template) % {
             "label": self.tr.gettext(self.spec.label), "field": self.spec.name, "value": shown(value), **params}
-        return InputError(self.spec.name, message)
+        return InputError(self.spec.name, message + self.tr.did_you_mean(suggestions), suggestions)
 
     def number(self, value: Any, pattern: re.Pattern[str] | None, example: str) -> tuple[float, str | None]:
         if isinstance(value, bool):
@@ -220,8 +223,21 @@ class _Parser:
             return self.bounded(found[0][2], value)
         if _WITH_UNIT.match(text):
             return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
+        named = _NAME_AND_VRAM.match(text)      # a card's name, then its VRAM in GB
+        if named:
+            same = [card for card in find_cards(self.kb, named.group(1)) if card[2] == float(named.group(2))]
+            if len(same) == 1:
+                self.card = same[0][0]
+                return self.bounded(same[0][2], value)
+        unsupported = find_unsupported(self.kb, text)
+        if unsupported is not None:
+            raise self.error("%(label)s: %(name)s is not supported: %(reason)s", value, name=unsupported.name,
+                             reason=self.tr.gettext(unsupported.reason))
+        cards = {card.id: card.aliases + (card.name,) for card in self.kb.owned}
+        cards.update({gpu.id: (gpu.name,) for gpu in self.kb.catalog if gpu.id not in cards})
         raise self.error("%(label)s: '%(value)s' is neither a VRAM figure in GB (24, 24 GB) nor a GPU the knowledge "
-                         "base knows: %(cards)s.", value, cards=", ".join(card.id for card in self.kb.owned))
+                         "base knows (`expert catalogs` lists them).", value,
+                         suggestions=nearest(text, cards, keys=cards))
 
     def size(self, value: Any) -> float:
         """A size or a model name, through the one resolver (expert/models.py)."""
@@ -230,9 +246,11 @@ class _Parser:
         if resolved is None and isinstance(value, str) and value.strip():
             close = models.suggestions(self.kb, value)
             if close:
-                raise self.error("%(label)s: '%(value)s' is not a size or a model we know; did you mean "
-                                 "%(names)s? A size in billions (7, 70B) is accepted too.", value,
-                                 names=self.tr.list(close, style="or"))
+                raise InputError(self.spec.name, self.tr.gettext(
+                    "%(label)s: '%(value)s' is not a size or a model we know; did you mean %(names)s? A size in "
+                    "billions (7, 70B) is accepted too.") % {"label": self.tr.gettext(self.spec.label),
+                                                             "value": shown(value),
+                                                             "names": self.tr.list(close, style="or")}, close)
             raise self.error("%(label)s: '%(value)s' is not a size or a model we know; give the size "
                              "in billions (7, 70B) or a model's name (Llama-3.1-8B, Mixtral-8x7B; `expert models` "
                              "lists them).", value)
@@ -274,12 +292,12 @@ class _Parser:
                 return found
         accepted = accepted_choices(self.tr, self.spec.choices, self.spec.choice_labels)
         words = vocab.choice_words.get(self.spec.name, {}) if vocab is not None else {}
+        # The nearest word in either language ("bajoo" -> low), else the nearest value ("qlroa" -> qlora).
         close = (difflib.get_close_matches(values.fold(value), [w for w in words if len(w) >= 4], n=1, cutoff=0.75)
                  if isinstance(value, str) and len(value) >= 4 else [])
-        if close:
-            raise self.error("%(label)s: '%(value)s' is not accepted; did you mean %(guess)s? Choose %(accepted)s.",
-                             value, guess=words[close[0]], accepted=accepted)
-        raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.", value, accepted=accepted)
+        guesses = [words[close[0]]] if close else nearest(value, self.spec.choices) if isinstance(value, str) else []
+        raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.", value, accepted=accepted,
+                         suggestions=guesses)
 
 
 def accepted_choices(tr: Localizer, choices: Any, labels: Mapping[str, str] | None = None) -> str:

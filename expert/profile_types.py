@@ -13,7 +13,7 @@ from .bounds import Bounds
 
 __all__ = ['ModelSizeB', 'Method', 'Budget', 'RocmOk', 'DeadlineH', 'VramGb', 'DatasetExamples', 'TokensPerExample', 'Epochs', 'Purpose', 'Interruptible', 'FIELD_TYPES']
 
-ModelSizeB = Annotated[float | str, Bounds(min=0.01, max=20000, kind='size')]
+ModelSizeB = Annotated[float | str, Bounds(min=0.01, max=2000, kind='size')]
 Method = Literal['full', 'lora', 'qlora']
 Budget = Literal['low', 'medium', 'high']
 RocmOk = bool

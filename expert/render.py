@@ -120,11 +120,16 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     return text
 
 
-def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = ()) -> str:
+# The text table's columns without --wide: what fits 80 columns.
+NARROW = ("name", "total", "active", "layers", "heads", "context", "experts")
+
+
+def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = (), wide: bool = False) -> str:
     """The model table (rules/models.toml): one row per model, as text,
     markdown (with each row's sources) or JSON; with ``names``, the models
     whose name, alias or family begins with one of them (case, spaces, dashes
-    and dots ignored)."""
+    and dots ignored). As text, the columns of :data:`NARROW` (fewer when
+    even those overflow ``width``), or every column with ``wide``."""
     from .kb.model import name_key
 
     check_format(fmt, lang)
@@ -157,8 +162,10 @@ def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = ()
               "vocab": _("vocabulary"), "context": _("context"), "experts": _("experts")}
     if fmt == "markdown":
         return environment(lang).get_template("models.md.j2").render(rows=rows, header=header, count=len(rows))
-    columns = list(header)
-    widths = {c: max(len(header[c]), *(len(row[c]) for row in rows)) for c in columns}
+    widths = {c: max(len(header[c]), *(len(row[c]) for row in rows)) for c in header}
+    columns = list(header) if wide else [c for c in NARROW if any(row[c] for row in rows)]
+    while not wide and len(columns) > 2 and sum(widths[c] for c in columns) + 2 * (len(columns) - 1) > width:
+        columns.pop()
     numeric = {"total", "active", "layers", "hidden", "ffn", "vocab", "context"}
 
     def line(row: dict[str, str]) -> str:
@@ -166,4 +173,5 @@ def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = ()
         return "  ".join(cells).rstrip()
 
     table = [line(header), *(line(row) for row in rows)]
-    return environment(lang).get_template("models.txt.j2").render(table=table, count=len(rows), width=width)
+    return environment(lang).get_template("models.txt.j2").render(table=table, count=len(rows), width=width,
+                                                                  hidden=[header[c] for c in header if c not in columns])

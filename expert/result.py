@@ -6,19 +6,21 @@ fired, in one language; ``to_dict()`` is the JSON contract of PRODUCT.md.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
 from .conditions import COMPARED
 from .engine import Firing, Run, effective
-from .errors import InputError
+from .errors import InputError, nearest
 from .escape import json_text, one_line, quoted
 from .i18n import Localizer
 from .kb import PROFILE_FIELDS, KnowledgeBase, RuleDef, find_cards, load
 from .schema import DETAILS, SCHEMA_VERSION
 from .templating import check_format, environment
 
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 _HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"} | {f"{which}_hours" for which in COMPARED}
 _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
                  "min_count_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
@@ -40,8 +42,9 @@ SUMMARY_COST = ("currency", "per_hour", "total", "pricing")
 def check_detail(detail: Any, lang: str) -> None:
     if detail not in DETAILS:
         tr = Localizer(lang)
+        close = nearest(detail, DETAILS)
         raise InputError("detail", tr.gettext("detail: '%(value)s' is not accepted; choose %(accepted)s.") % {
-            "value": quoted(str(detail)), "accepted": tr.list(DETAILS, style="or")})
+            "value": quoted(str(detail)), "accepted": tr.list(DETAILS, style="or")} + tr.did_you_mean(close), close)
 
 
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
@@ -296,7 +299,9 @@ class _Writer:
             return self.label("where", "own")
         card = self.run.cards[gpu]
         name = one_line(card.name)
-        return name if card.origin == "guide" else f"{name} [{self.origin(gpu)}]"
+        if card.origin == "guide":
+            return name
+        return f"{name} ({self.origin(gpu).removesuffix('.toml')})"   # the catalog it came from, by its name
 
     def origin(self, gpu: str) -> str:
         return "own" if gpu == "own" else one_line(self.run.cards[gpu].origin)
@@ -319,7 +324,7 @@ class _Writer:
         if option["where"] == "own":
             return _("nothing to rent")
         params = {"on_demand": tr.money(option["on_demand_cost"]), "spot": tr.money(option["spot_cost"]),
-                  "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"])}
+                  "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"], like=option["hours"])}
         if option["pricing"] == "spot":
             text = _("≈ %(spot)s on spot (%(per_hour)s an hour, %(billed)s with the setup; ≈ %(on_demand)s on "
                      "demand)") % params
@@ -373,10 +378,15 @@ class _Writer:
         return _Context(self, env)
 
     def message(self, rule: RuleDef, env: dict[str, Any]) -> str:
-        return sentence(self._(rule.message) % self.context(env))
+        context = self.context(env)
+        hours = [context.raw(key) for key in _PLACEHOLDER.findall(rule.message)
+                 if key.partition("_")[2] in _HOUR_FIELDS]
+        context.like = max((h for h in hours if isinstance(h, (int, float))), default=None)  # one unit of time
+        return sentence(self._(rule.message) % context)
 
     def cites(self, rule: RuleDef) -> dict[str, str]:
         number = list(self.kb.sections).index(rule.section) + 1
+        # (the JSON's cites are the same in every language: explain's text adds the translated title)
         return {"section": rule.section, "number": f"S{number}", "heading": self.kb.sections[rule.section].heading}
 
 
@@ -385,6 +395,11 @@ class _Context(Mapping[str, str]):
 
     def __init__(self, writer: _Writer, env: dict[str, Any]) -> None:
         self.writer, self.env = writer, env
+        self.like: float | None = None     # the longest duration in the message: all of them in its unit
+
+    def raw(self, key: str) -> Any:
+        namespace, _, name = key.partition("_")
+        return (self.env.get(namespace) or {}).get(name)
 
     def __getitem__(self, key: str) -> str:
         namespace, _, name = key.partition("_")
@@ -408,6 +423,8 @@ class _Context(Mapping[str, str]):
             return self.writer.name(values["gpu"])
         if name not in values:
             raise KeyError(key)
+        if name in _HOUR_FIELDS and isinstance(values[name], (int, float)) and not isinstance(values[name], bool):
+            return self.writer.tr.hours(values[name], like=self.like)
         return self.writer.value(namespace, name, values[name])
 
     def __iter__(self) -> Iterator[str]:
@@ -440,7 +457,8 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         params = {
             "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
             "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
-            "strategy": w.label("strategy", option["strategy"]), "hours": tr.hours(option["hours"]),
+            "strategy": w.label("strategy", option["strategy"]),
+            "hours": tr.hours(option["hours"], like=option.get("billed_hours")),
             "money": w.money(option),
         }
         if option["devices"] == 1 and not own and params["device"] not in w.name(gpu):

@@ -11,7 +11,7 @@ import re
 from collections.abc import Iterable
 from typing import Any
 
-from .errors import InputError
+from .errors import InputError, nearest
 from .i18n import Localizer
 from .kb import SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
 
@@ -56,8 +56,9 @@ def describe(kb: KnowledgeBase, tr: Localizer, ids: Iterable[str] = ()) -> list[
     known = [rule.id for rule in kb.rules]
     for rule_id in wanted:
         if rule_id not in known:
-            raise InputError("rule", tr.gettext("unknown rule '%(rule)s'; known: %(known)s.") % {
-                "rule": str(rule_id)[:40], "known": ", ".join(known)})
+            close = nearest(rule_id, known)
+            raise InputError("rule", tr.gettext("unknown rule '%(rule)s' (`expert rules` lists them).") % {
+                "rule": str(rule_id)[:40]} + tr.did_you_mean(close), close)
     sections = list(kb.sections)
     entries = []
     for rule in kb.rules:
@@ -68,8 +69,7 @@ def describe(kb: KnowledgeBase, tr: Localizer, ids: Iterable[str] = ()) -> list[
             "id": rule.id,
             "kind": rule.kind,
             "concludes": concludes(rule, tr),
-            "cites": {"section": rule.section, "number": f"S{sections.index(rule.section) + 1}",
-                      "heading": section.heading},
+            "cites": section.cited(f"S{sections.index(rule.section) + 1}", tr.gettext),
             "heuristics": list(rule.heuristics),
             "gaps": list(rule.gaps),
             "when": rule.condition.source if rule.condition.source != "true" else None,

@@ -22,7 +22,7 @@ from functools import cache
 from typing import TYPE_CHECKING, Any
 
 from . import paths
-from .errors import InputError
+from .errors import InputError, nearest
 from .escape import markdown, quoted, terminal
 from .i18n import Localizer
 
@@ -46,8 +46,10 @@ def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> Non
     """Raise InputError, in the user's language, for a format that is not one of ``formats``."""
     if fmt not in formats:
         tr = Localizer(lang)
+        close = nearest(fmt, formats)
         raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
-                         % {"value": quoted(fmt), "accepted": tr.list(formats, style="or")})
+                         % {"value": quoted(fmt), "accepted": tr.list(formats, style="or")} + tr.did_you_mean(close),
+                         close)
 
 
 def new_environment(loader: Any) -> jinja2.Environment:

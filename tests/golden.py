@@ -39,7 +39,7 @@ CASES: dict[str, dict[str, Any]] = {
     "35b-qlora-own-24gb-tight": dict(model_size_b=35, method="qlora", vram_gb=24),
     "3b-full-1m-deadline-24": dict(model_size_b=3, method="full", dataset_examples=1_000_000, deadline_h=24),
     "405b-full-deadline-1": dict(model_size_b=405, method="full", deadline_h=1, budget="high"),
-    "20000b-full-nothing-fits": dict(model_size_b=20000, method="full"),
+    "2000b-full-nothing-fits": dict(model_size_b=2000, method="full"),
     # models named as people write them (rules/models.toml): a mixture of
     # experts, and an unknown name read by the size in it
     "mixtral-8x7b-qlora": dict(model_size_b="Mixtral 8x7B", method="qlora"),

@@ -59,7 +59,7 @@ def test_assumed_lists_exactly_the_fields_not_given() -> None:
 
 @pytest.mark.parametrize("profile", [
     dict(), dict(model_size_b=70, method="full"), dict(model_size_b=13, vram_gb=24), dict(rocm_ok=True),
-    dict(model_size_b=20000, method="full"), dict(model_size_b=70, method="lora", deadline_h=2, purpose="production"),
+    dict(model_size_b=2000, method="full"), dict(model_size_b=70, method="lora", deadline_h=2, purpose="production"),
 ])
 def test_every_card_is_recommended_or_rejected_with_a_reason(profile) -> None:  # type: ignore[no-untyped-def]
     result = run(**profile)
@@ -100,7 +100,7 @@ def test_70b_lora_deadline_8_uses_several_cards_sharded_on_a_fast_interconnect()
 
 
 def test_nothing_fits_gives_an_empty_list_and_a_warning() -> None:
-    result = run(model_size_b=20000, method="full")
+    result = run(model_size_b=2000, method="full")
     assert result.recommendations == []
     assert [w.id for w in result.warnings][-1] == "nothing-fits"
     assert result.render("text")  # still renders

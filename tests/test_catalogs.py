@@ -33,7 +33,7 @@ def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) ->
     assert (top.gpu, top.count, top.devices, top.source) == ("b200-180gb", 1, 1, "b200-180gb.toml")
     assert top.recipe["base_bits"] == 16 and top.strategy == "single" and top.per_device_gb <= 180 * 0.95
     assert "one-gpu-if-it-fits" in top.rules
-    assert top.text.startswith("1 × NVIDIA B200 180 GB [b200-180gb.toml] with a 16-bit base: about 146.5 GB needed")
+    assert top.text.startswith("1 × NVIDIA B200 180 GB (b200-180gb) with a 16-bit base: about 146.5 GB needed")
 
 
 def test_an_h200_holds_70b_lora_with_an_8_bit_base_and_two_are_quicker_for_no_more(tmp_path: Path) -> None:
@@ -117,7 +117,7 @@ def test_broken_user_catalogs_never_half_load(tmp_path: Path, text: str, expecte
 def test_explanations_and_consultations_name_the_catalog(tmp_path: Path) -> None:
     b200 = one_card(tmp_path, "b200-180gb")
     x = explain(model_size_b=70, method="lora", lang="en", catalog=b200, why_not="h100-80gb")
-    assert "NVIDIA B200 180 GB [b200-180gb.toml]" in x.render("text")
+    assert "NVIDIA B200 180 GB (b200-180gb)" in x.render("text")
     c = Consultation(lang="en", catalog=str(b200), model_size_b=70, method="lora")
     again = Consultation.from_dict(json.loads(json.dumps(c.to_dict())))
     assert again.result().recommendations[0].gpu == "b200-180gb"
@@ -144,7 +144,7 @@ def test_expert_catalogs_lists_the_shipped_ones_from_any_directory(tmp_path, mon
     assert data["shipped"]["current"]["file"] == "rules/catalogs/current.toml"
     assert "h200-141gb" in [c["id"] for c in data["shipped"]["current"]["cards"]]
     assert {"id": "rtx-3090", "name": "NVIDIA GeForce RTX 3090", "vram_gb": 24.0,
-            "aliases": ["3090", "rtx 3090", "3090 ti", "rtx 3090 ti"]} in data["owned"]
+            "aliases": ["3090", "rtx 3090"]} in data["owned"]
     text = subprocess.run([sys.executable, "-m", "expert", "catalogs", "--lang", "es"], cwd=tmp_path, env=env,
                           capture_output=True, text=True, timeout=60).stdout
     assert "Catálogo incluido «current» (--catalog current, rules/catalogs/current.toml):" in text

@@ -47,7 +47,7 @@ def values(shell: str, line: str) -> list[str]:
     ("expert explain --why-not a100", ["a100-40gb", "a100-80gb"]),
     ("expert explain --why-not o", ["own"]),
     ("expert explain --catalog current --why-not h", ["h100-80gb", "h200-141gb"]),
-    ("expert advise --vram rtx-30", ["rtx-3060-12gb", "rtx-3060-8gb", "rtx-3080", "rtx-3080-12gb", "rtx-3090"]),
+    ("expert advise --vram rtx-308", ["rtx-3080", "rtx-3080-12gb", "rtx-3080-ti"]),
     ("expert advise --vram v", ["v100-16gb", "v100-32gb"]),
     ("expert rules misses", ["misses-deadline"]),
     ("expert explain --what-if dead", ["deadline="]),
@@ -67,7 +67,8 @@ def test_catalog_completes_shipped_names_and_files_and_rules_a_directory() -> No
 def test_zsh_and_fish_show_what_a_card_id_is() -> None:
     out = CliRunner().invoke(main, [], prog_name="expert", env={
         "_EXPERT_COMPLETE": "zsh_complete", "COMP_WORDS": "expert advise --vram rtx-309", "COMP_CWORD": "3"}).output
-    assert out.splitlines() == ["plain", "rtx-3090", "NVIDIA GeForce RTX 3090"]
+    assert out.splitlines() == ["plain", "rtx-3090", "NVIDIA GeForce RTX 3090", "plain", "rtx-3090-ti",
+                                "NVIDIA GeForce RTX 3090 Ti"]
     out = CliRunner().invoke(main, [], prog_name="expert", env={
         "_EXPERT_COMPLETE": "fish_complete", "COMP_WORDS": "expert explain --why-not mi2", "COMP_CWORD": "mi2"}).output
     assert out.splitlines() == ["plain,mi210\tAMD Instinct MI210", "plain,mi250\tAMD Instinct MI250"]
@@ -81,3 +82,27 @@ def test_the_installed_command_prints_each_shells_script(shell: str, marker: str
     env = dict(os.environ, _EXPERT_COMPLETE=f"{shell}_source")
     done = subprocess.run([sys.executable, "-m", "expert"], env=env, capture_output=True, text=True, timeout=60)
     assert done.returncode == 0 and marker in done.stdout, done.stdout + done.stderr
+
+
+def test_the_completion_index_is_current() -> None:
+    from expert import completion
+    from expert.api import knowledge_base
+
+    assert completion.INDEX.read_text(encoding="utf-8") == completion.index_text(knowledge_base()), \
+        "run python scripts/update_completion_index.py"
+
+
+@pytest.mark.parametrize("words", ["expert advise --vram rtx-30", "expert rules miss", "expert advise --method q",
+                                   "expert explain --why-not h1", "expert estimate --strategy z"])
+def test_a_tab_press_loads_neither_the_knowledge_base_nor_experta_jinja2_or_babel(words: str) -> None:
+    import subprocess
+    import sys
+
+    code = ("import sys\nfrom expert.cli import main\ntry:\n    main.main(prog_name='expert')\nexcept SystemExit:\n"
+            "    pass\nheavy = [m for m in ('expert._vendor.experta', 'jinja2', 'babel', 'expert.api', 'expert.kb')"
+            " if m in sys.modules]\nprint('HEAVY', heavy, file=sys.stderr)")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={
+        **__import__("os").environ, "_EXPERT_COMPLETE": "bash_complete", "COMP_WORDS": words,
+        "COMP_CWORD": str(len(words.split()) - 1)})
+    assert "HEAVY []" in done.stderr, done.stderr
+    assert done.stdout.strip(), words

@@ -82,7 +82,7 @@ def test_question_shape_and_why() -> None:
     q = c.next_question()
     assert q is not None and q.id == "model_size_b" and q.unit == "B" and q.default == 7
     assert q.text == "¿Qué tamaño tiene el modelo que quieres ajustar?"
-    assert "vram-requirement" in q.rules and "Reglas que usan esta respuesta" in q.why
+    assert "vram-requirement" in q.rules and "Reglas que usan esta respuesta" not in q.why and q.why
     c.answer("model_size_b", "Llama-3-8B")
     q = c.next_question()
     assert q.id == "method" and [ch["value"] for ch in q.choices] == ["full", "lora", "qlora"]
@@ -149,7 +149,7 @@ def test_cli_ask_answers_why_and_back() -> None:
     done = ask("70B\n?\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\nno\n")
     assert done.exit_code == 0, done.output
     out = done.stdout
-    assert "Rules that use this answer: vram-requirement" in out          # why for the method question
+    assert "Full fine-tuning needs far more memory than LoRA" in out and "vram-requirement" not in out  # why
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
     assert "About how many tokens long is one training example?" in out
     assert "Recommendation\n  4 × NVIDIA H100 80 GB with a 16-bit base" in out
@@ -205,3 +205,23 @@ def test_cli_without_a_command_is_the_consultation() -> None:
 def test_cli_ask_rejects_bad_flags_with_exit_2() -> None:
     done = ask("", "--model-size", "-1")
     assert done.exit_code == 2 and "model size:" in done.stderr
+
+
+@pytest.mark.parametrize("word", ["quit", "exit", "q", "salir", "QUIT"])
+def test_quit_ends_the_consultation_like_ctrl_c(word: str) -> None:
+    done = ask(f"70B\n{word}\n2\n")
+    assert done.exit_code == 130, done.output
+    assert done.stdout.count("[LoRA] > ") == 1 and "Recommendation" not in done.stdout
+
+
+@pytest.mark.parametrize("lang, says", [("en", "quit or Ctrl-C: stop"), ("es", "salir o Ctrl-C: terminar")])
+def test_the_opening_says_how_to_quit(lang: str, says: str) -> None:
+    assert says in " ".join(ask("quit\n", "--lang", lang).stdout.split())
+
+
+def test_an_unrecognised_yes_no_is_asked_again() -> None:
+    done = ask("no\n\nmaybe\nyes\n", "--model-size", "7", "--method", "lora", "--purpose", "production",
+               "--budget", "low", "--no-interruptible")
+    assert done.exit_code == 0, done.output
+    assert done.stdout.count("Show the full reasoning? (yes/no) [no] > ") == 2
+    assert "Please answer yes or no" in done.stderr and "How the answer was reached" in done.stdout

@@ -123,3 +123,18 @@ def test_the_console_script_is_the_click_group() -> None:
     assert isinstance(cli.main, click.Group)
     scripts = [ep for ep in entry_points(group="console_scripts") if ep.name == "expert"]
     assert scripts and scripts[0].load() is cli.main
+
+
+def test_the_man_page_is_generated_from_the_click_group() -> None:
+    """man/expert.1 is what scripts/update_man_page.py writes now (every command and option)."""
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("update_man_page", ROOT / "scripts" / "update_man_page.py")
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    current = (ROOT / "man" / "expert.1").read_text(encoding="utf-8")
+    assert current == module.page(), "run python scripts/update_man_page.py"
+    for name in ("advise", "explain", "ask", "models", "rules", "catalogs", "check", "estimate", "schema", "mcp"):
+        assert f".SS expert {name}" in current
+    assert "\\fB\\-s, \\-m, \\-\\-model\\-size, \\-\\-model SIZE\\fR" in current

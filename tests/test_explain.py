@@ -62,7 +62,7 @@ def test_why_not_one_h100_says_which_deadline_would_do() -> None:
     # The conditions of the rule that added the cards, as they held.
     assert w.reasons[0].rule == "scale-out-for-the-deadline"
     assert [c["text"] for c in w.reasons[0].conditions] == [
-        "the configuration tried fits: yes", "can take more cards: yes", "estimated training time 1.1 hr > deadline 18 min",
+        "the configuration before this step fits: yes", "can take more cards: yes", "estimated training time 1.1 hr > deadline 18 min",
         "slowdown of its recipe 1 <= 1"]
 
 
@@ -77,7 +77,7 @@ def test_why_not_a_lower_ranked_card_contrasts_it_with_the_pick() -> None:
     assert w.status == "ranked-lower"
     # The numbers of both, in hours and money.
     assert w.reasons[0].rule == "rank-options" and w.reasons[0].text == (
-        "1 × NVIDIA RTX 4090: about 2.2 hr, $1.60 in all; 1 × NVIDIA H100 80 GB: about 30 min, $2.99 in all.")
+        "1 × NVIDIA RTX 4090: about 2.2 hr, $1.60 in all; 1 × NVIDIA H100 80 GB: about 0.5 hr, $2.99 in all.")
     assert {"cheap-card-for-short-experiments", "table-ideal-use"} <= {r.rule for r in w.reasons}
     # For a high budget time weighs more than money, and the H100's half hour wins.
     assert w.change["fields"] == {"budget": "high"} and w.change["rank"] == 1
@@ -99,7 +99,8 @@ def test_why_not_the_pick_itself() -> None:
 def test_why_not_an_unknown_card_is_an_input_error() -> None:
     with pytest.raises(InputError) as caught:
         explain(why_not="h200", lang="es")
-    assert caught.value.field == "why_not" and "rtx-4090" in str(caught.value)
+    assert caught.value.field == "why_not" and "`expert catalogs` enumera las tarjetas" in str(caught.value)
+    assert caught.value.suggestions == ("h100-80gb",) and str(caught.value).endswith("¿Quisiste decir h100-80gb?")
 
 
 def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:

@@ -6,10 +6,14 @@ reads (tests/golden.py, summary())."""
 from __future__ import annotations
 
 import json
+import re
+from pathlib import Path
 
 import pytest
 
 from golden import CASES, GOLDEN, LANGS, goldens, path, render
+
+GOLDEN = Path(__file__).parent / "golden"
 
 
 @pytest.mark.parametrize("case, lang, fmt", goldens())
@@ -59,3 +63,34 @@ def summaries_fit(case: str, lang: str) -> None:
     assert len(json.dumps(summary.to_dict())) <= SUMMARY_BYTES
     assert len(summary.render("markdown").encode()) <= 4096
     assert len(json.dumps(full.result.to_dict("summary"))) <= RESULT_SUMMARY_BYTES
+
+
+# Issue 25 quoted these from answers: internals, formulas and jargon that no
+# answer may show again (file names, the ladder, the ranking formula, "None",
+# sizes beyond the model table, "60 min", the leaf contradicting "fits").
+QUOTED = ["No configuration on the ladder fits", "rules/timing.toml", "(rules/", ".toml)", "total cost^", "hours^",
+          "[current.toml]", ".toml]", "Recommendation None", "None: no card", "20,000B", "20.000B", "60 min",
+          "the configuration tried fits", "Rules that use this answer", "Reglas que usan esta respuesta",
+          "la escalera"]
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.txt")) + sorted(GOLDEN.glob("*.md")), ids=lambda p: p.name)
+def test_goldens_show_none_of_the_quoted_internals(path: Path) -> None:
+    text = path.read_text(encoding="utf-8")
+    flat = " ".join(text.split())
+    for phrase in QUOTED:
+        assert phrase not in flat, f"{path.name}: {phrase!r}"
+    for sentence in re.split(r"[.;!?:]\s|\s←\s|_\(|\[", flat):   # one unit of time per sentence
+        assert not (re.search(r"\d min\b", sentence) and re.search(r"\d hr\b", sentence)), f"{path.name}: {sentence}"
+
+
+@pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.en.txt")) + sorted(GOLDEN.glob("*.en.md")),
+                         ids=lambda p: p.name)
+def test_english_answers_translate_the_guide_section_titles_and_cite_each_heading_once(path: Path) -> None:
+    from expert.api import knowledge_base
+
+    flat = " ".join(path.read_text(encoding="utf-8").split())
+    for section in knowledge_base().sections.values():
+        assert flat.count(section.heading) <= 1, (path.name, section.heading)
+        if section.heading in flat:
+            assert f"“{section.title}” («{section.heading}»)" in flat, (path.name, section.key)

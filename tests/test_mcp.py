@@ -241,3 +241,6 @@ def test_the_same_strings_read_the_same_over_mcp() -> None:
             assert result.is_error and result.content[0].text == expected[2], (field, text)
         else:
             assert result.structured_content["profile"][field] == expected, (field, text)
+
+
+    assert bad.is_error and bad.content[0].text.startswith("precios por hora: «h100» no es una tarjeta del catálogo")

@@ -247,7 +247,7 @@ def test_a_config_path_that_is_not_a_file(tmp_path: Path) -> None:
 
 
 def test_expert_models_lists_the_table(kb: Any) -> None:
-    text = invoke("models")
+    text = invoke("models", "--wide")
     assert text.exit_code == 0
     assert f"{len(kb.models)} models" in text.stdout and "Mixtral-8x7B" in text.stdout
     mixtral_line = next(line for line in text.stdout.splitlines() if line.startswith("Mixtral-8x7B "))
@@ -299,7 +299,7 @@ def test_any_text_resolves_or_is_refused_by_name() -> None:
         except InputError as error:
             assert error.field == "model_size_b"
             return
-        assert 0.01 <= profile["model_size_b"] <= 20000
+        assert 0.01 <= profile["model_size_b"] <= 2000
         assert 0 < profile["model_active_b"] <= profile["model_size_b"]
 
     check()
@@ -326,3 +326,20 @@ def test_a_zero_in_the_model_table_is_reported_with_its_line(tmp_path: Path, key
     line = broken[:match.start()].count("\n") + 1
     problems = [p.render(Localizer("en").gettext) for p in check(rules)]
     assert problems == [f"{rules}/models.toml:{line}: model 'mistral-7b': '{key}' must be a positive number"]
+
+
+def test_the_model_table_fits_80_columns_and_wide_shows_every_column() -> None:
+    from click.testing import CliRunner
+
+    from expert.cli import main
+
+    env = {"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", "COLUMNS": "80"}
+    for lang in ("en", "es"):
+        narrow = CliRunner().invoke(main, ["models", "-l", lang], env=env)
+        assert narrow.exit_code == 0 and max(len(line) for line in narrow.stdout.splitlines()) <= 80
+        assert "expert models --wide" in " ".join(narrow.stdout.split())
+    narrow = CliRunner().invoke(main, ["models"], env=env).stdout
+    wide = CliRunner().invoke(main, ["models", "--wide"], env=env).stdout
+    assert "vocabulary  " not in narrow and "128,256" not in narrow
+    assert "vocabulary" in wide and "128,256" in wide and "--wide" not in wide
+    assert max(len(line) for line in wide.splitlines()) > 80

@@ -62,12 +62,37 @@ def test_an_ambiguous_name_or_a_bare_yes_asks_which(typed: str, lang: str, messa
     assert str(caught.value) == message and caught.value.field == "vram_gb"
 
 
-def test_an_unknown_name_lists_the_cards_known() -> None:
+def test_an_unknown_name_suggests_at_most_three_cards() -> None:
     with pytest.raises(InputError) as caught:
-        advise(vram_gb="RTX 9999", lang="en")
-    assert "'RTX 9999' is neither a VRAM figure in GB (24, 24 GB) nor a GPU the knowledge base knows" in str(
-        caught.value)
-    assert "rtx-3090" in str(caught.value) and "(vram_gb)" not in str(caught.value)
+        advise(vram_gb="RTX 4099", lang="en")
+    assert str(caught.value) == ("VRAM of your own GPU: 'RTX 4099' is neither a VRAM figure in GB (24, 24 GB) nor a "
+                                 "GPU the knowledge base knows (`expert catalogs` lists them). Did you mean rtx-4090, "
+                                 "rtx-3090, or rtx-4070?")
+    assert caught.value.suggestions == ("rtx-4090", "rtx-3090", "rtx-4070")
+    with pytest.raises(InputError) as caught:
+        advise(vram_gb="Radeon 9999 XTX", lang="es")
+    assert str(caught.value).endswith("(`expert catalogs` las enumera).") and caught.value.suggestions == ()
+
+
+@pytest.mark.parametrize("typed, card", [("4090 24gb", "rtx-4090"), ("RTX 3090 24 GB", "rtx-3090"),
+                                         ("3060 12gb", "rtx-3060-12gb")])
+def test_a_name_followed_by_its_vram_names_the_card(typed: str, card: str) -> None:
+    assert advise(vram_gb=typed, lang="en").to_dict()["profile"]["own_gpu"] == card
+
+
+def test_a_name_with_another_vram_is_not_taken() -> None:
+    with pytest.raises(InputError):
+        advise(vram_gb="4090 48gb", lang="en")
+
+
+@pytest.mark.parametrize("typed", ["M2 Max", "m1", "Apple M4 Ultra", "MacBook Pro", "mlx"])
+@pytest.mark.parametrize("lang, says", [
+    ("en", "Apple silicon (M1 to M4) is not supported: the recipes here are sized and timed for NVIDIA CUDA"),
+    ("es", "Apple silicon (M1 to M4) no está soportado: las recetas de aquí están dimensionadas")])
+def test_apple_silicon_is_not_supported_and_says_why(typed: str, lang: str, says: str) -> None:
+    with pytest.raises(InputError) as caught:
+        advise(vram_gb=typed, lang=lang)
+    assert says in str(caught.value) and "MLX" in str(caught.value) and caught.value.field == "vram_gb"
 
 
 def test_every_owned_card_has_a_datasheet_and_the_cards_people_own_are_there(kb) -> None:  # type: ignore[no-untyped-def]
@@ -75,7 +100,9 @@ def test_every_owned_card_has_a_datasheet_and_the_cards_people_own_are_there(kb)
         assert re.search(r"https://www\.nvidia\.com/\S+\)$", card.source), card.id
         assert kb_module.find_cards(kb, card.id) == [(card.id, card.name, card.vram_gb)]
     for name in ("RTX 3060 12 GB", "3080", "3090", "4060 Ti 16 GB", "4070", "4080", "4090", "5090", "RTX A5000",
-                 "RTX A6000", "L4", "T4", "V100 16 GB", "V100 32 GB"):
+                 "RTX A6000", "L4", "T4", "V100 16 GB", "V100 32 GB", "RTX 3070", "3060 Ti", "3070 Ti", "3080 Ti",
+                 "3090 Ti", "2080 Ti", "2080", "2070", "2060", "4060", "4070 SUPER", "4070 Ti", "4080 SUPER", "5060 Ti",
+                 "5070", "5070 Ti", "5080", "RTX A4000", "RTX A4500"):
         assert len(kb_module.find_cards(kb, name)) == 1, name
 
 
@@ -154,7 +181,7 @@ def broken(tmp_path: Path, old: str, new: str) -> Path:
     ('vram_gb = 24\naliases = ["3090"', 'vram_gb = "24"\naliases = ["3090"',
      ('vram_gb = "24"', "card 5: 'vram_gb' must be a positive number")),
     ('aliases = ["3090", ', 'aliases = ["24", ', ('aliases = ["24"', "card 5: the alias '24' reads as a VRAM figure")),
-    ('aliases = ["3090", ', 'speed = 1\naliases = ["3090", ', ("speed = 1", "unknown key 'card[5].speed' (known: aliases, bf16_tflops, hardware_source, id, memory_bandwidth_gbs, name, source, vram_gb)")),
+    ('aliases = ["3090", ', 'speed = 1\naliases = ["3090", ', ("speed = 1", "unknown key 'card[5].speed' (known: aliases, bf16, bf16_tflops, hardware_source, id, memory_bandwidth_gbs, name, source, vram_gb)")),
     ('id = "rtx-3090"', 'id = "rtx-3080"', ('id = "rtx-3080"\nname = "NVIDIA GeForce RTX 3090"',
                                           "card 5: 'rtx-3080' names card 'rtx-3080' too")),
     ('examples = ["RTX 3090"', 'examples = ["RTX 9999"', ("examples =", "the example 'RTX 9999' names no card")),

@@ -35,6 +35,8 @@ def test_wheel_contains_knowledge_base_catalogs_and_templates(wheel: Path) -> No
     assert "expert/locales/es/LC_MESSAGES/messages.mo" in names
     assert "expert/templates/advise.txt.j2" in names and "expert/templates/advise.md.j2" in names
     assert "expert/py.typed" in names
+    assert "expert/completion.json" in names                              # the words of shell completion
+    assert any(n.endswith(".data/data/share/man/man1/expert.1") for n in names), "the man page"
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "expert = expert.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 

@@ -32,7 +32,7 @@ any_number = st.one_of(st.integers(min_value=-10**30, max_value=10**30), st.floa
 anything = st.one_of(st.none(), any_number, hostile_text, st.booleans(), st.lists(st.integers(), max_size=2))
 
 valid_profiles = st.fixed_dictionaries({}, optional={
-    "model_size_b": st.one_of(st.floats(min_value=0.01, max_value=20_000), st.sampled_from(["7B", "Llama-3-8B", "70b"])),
+    "model_size_b": st.one_of(st.floats(min_value=0.01, max_value=2_000), st.sampled_from(["7B", "Llama-3-8B", "70b"])),
     "method": st.sampled_from(["full", "lora", "qlora"]),
     "budget": st.sampled_from(["low", "medium", "high"]),
     "rocm_ok": st.booleans(),

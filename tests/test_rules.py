@@ -83,7 +83,7 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("own-gpu-too-small", None, dict(model_size_b=13, vram_gb=8), dict(model_size_b=13, vram_gb=48)),
     ("tight-fit", None, dict(model_size_b=34, method="lora"), dict(model_size_b=34, method="qlora")),
     ("deadline-not-met", None, dict(model_size_b=405, method="full", deadline_h=1), dict(model_size_b=405, method="full")),
-    ("nothing-fits", None, dict(model_size_b=20000, method="full"), dict()),
+    ("nothing-fits", None, dict(model_size_b=2000, method="full"), dict()),
     ("spans-nodes", None, dict(model_size_b=70, method="full", deadline_h=1), dict(model_size_b=70, method="full",
                                                                                   deadline_h=3)),
     ("own-speed-assumed", None, dict(vram_gb=24), dict()),

@@ -28,7 +28,7 @@ def test_spanish_session_with_why_bad_answer_and_back() -> None:
     child.sendline("70B")
     child.expect_exact("¿Qué método de ajuste vas a usar?")
     child.sendline("por qué")
-    child.expect_exact("Reglas que usan esta respuesta: vram-requirement")
+    child.expect_exact("El ajuste completo necesita mucha más memoria que LoRA")
     child.expect_exact("[LoRA] > ")
     child.sendline("sft")
     child.expect_exact("«sft» no es válido; elige ajuste completo (full), lora o qlora.")

@@ -26,7 +26,7 @@ from .model import (
            ProfileField,
            RuleDef,
 )
-from .owned import find_cards
+from .owned import find_cards, find_unsupported
 
 # What the rest of the package imports from here; everything else is in the submodules.
 __all__ = [
@@ -43,6 +43,7 @@ __all__ = [
            "ProfileField",
            "RuleDef",
            "find_cards",
+           "find_unsupported",
            "load",
            "with_catalogs",
 ]

@@ -47,7 +47,7 @@ from .model import (
     name_key,
     scope_key,
 )
-from .owned import _owned
+from .owned import _owned, _unsupported
 from .source import _is_number, _LazyLine, _line, _Problems, _read
 
 G_RE = re.compile(r"^G[1-9]\Z")
@@ -64,7 +64,7 @@ STRATEGY_KINDS = {"single": ("single",), "replicated": ("ddp", "zero1", "zero2")
 
 ANY = object()
 SCHEMAS: dict[str, Any] = {
-    "sections": {"section": {"*": {"heading": str, "heuristics?": [str]}}},
+    "sections": {"section": {"*": {"heading": str, "title?": str, "heuristics?": [str]}}},
     "profile": {"field": {"*": {"type": str, "label": str, "default?": ANY, "choices?": [str],
                                 "choice_labels?": {"*": str}, "min?": float, "min_exclusive?": float, "max?": float,
                                 "none_label?": str, "cards?": bool}}},
@@ -100,7 +100,7 @@ SCHEMAS: dict[str, Any] = {
     "explain": {"change": [{"field": str, "value": ANY}]},
     "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str,
                                 "which_text?": str, "which_hint?": str}]},
-    "owned": {"ignore?": [str], "examples": [str], "card": [{"*": ANY}]},
+    "owned": {"ignore?": [str], "examples": [str], "card": [{"*": ANY}], "unsupported?": [{"*": ANY}]},
     "models": {
         "names": {"suffixes": [str], "prefixes": [str], "suggestions": int},
         "model": [{"id": str, "name": str, "family": str, "aliases?": [str], "params_b": float, "active_b?": float,
@@ -220,6 +220,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     changes = _changes(base / "explain.toml", *data["explain"], fields, problems)
     questions = _questions(base / "questions.toml", *data["questions"], fields, problems)
     owned_ignore, owned_examples, owned = _owned(base / "owned.toml", *data["owned"], catalog, problems)
+    unsupported = _unsupported(base / "owned.toml", *data["owned"], owned_ignore, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     estimator = _estimator(base / "estimator.toml", *data["estimator"], problems)
@@ -230,7 +231,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
                          questions, estimator, recipes, models=models, model_names=models_doc["names"],
                          model_config=models_doc["config"], owned=owned, owned_ignore=owned_ignore,
-                         owned_examples=owned_examples)
+                         owned_examples=owned_examples, unsupported=unsupported)
 
 
 _MOE_KEYS = ("experts", "experts_per_token", "expert_ffn")
@@ -395,7 +396,7 @@ def _sections(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -
         if not isinstance(heading, str) or not heading:
             problems.add(str(path), _line(text, f"section.{key}.heading"), "section '%(key)s' needs a heading", key=key)
             continue
-        sections[key] = Section(key, heading, tuple(table.get("heuristics", ())))
+        sections[key] = Section(key, heading, tuple(table.get("heuristics", ())), str(table.get("title") or ""))
     if not sections:
         problems.add(str(path), _line(text, "section"), "no [section.KEY] tables")
     return sections

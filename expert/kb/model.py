@@ -79,6 +79,22 @@ class Section:
     key: str
     heading: str
     heuristics: tuple[str, ...]
+    title: str = ""      # the heading in English (translated like a message); "" for the heading itself
+
+    def cited(self, number: str, gettext: Any) -> dict[str, str]:
+        """How an answer cites it: its number, its title in the answer's
+        language and, when that is not the guide's own words, the heading
+        once beside it (``line``)."""
+        title = gettext(self.title) if self.title else self.heading
+        cites = {"section": self.key, "number": number, "heading": self.heading, "title": title}
+        return {**cites, "line": cite_line(cites)}
+
+
+def cite_line(cites: dict[str, str]) -> str:
+    """A section as an answer cites it: "S1 “title” («heading»)", or "S1 «heading»" in the guide's language."""
+    if cites["title"] == cites["heading"]:
+        return f"{cites['number']} «{cites['heading']}»"
+    return f"{cites['number']} “{cites['title']}” («{cites['heading']}»)"
 
 
 @dataclass(frozen=True)
@@ -242,6 +258,19 @@ class OwnedCard:
     bf16_tflops: float = 0.0            # its speed, as the catalog's cards give it
     memory_bandwidth_gbs: float = 0.0
     hardware_source: str = ""
+    bf16: bool = True                   # false: no bf16 tensor cores (V100, T4), fp16 recipes
+
+
+@dataclass(frozen=True)
+class UnsupportedDevice:
+    """A device people name as their own that no recipe here runs on (rules/owned.toml [[unsupported]])."""
+
+    id: str
+    name: str
+    aliases: tuple[str, ...]
+    reason: str          # why, in English (translated like a rule's message)
+    source: str
+    line: int = 0
 
 
 @dataclass(frozen=True)
@@ -288,6 +317,7 @@ class KnowledgeBase:
     owned: tuple[OwnedCard, ...] = ()
     owned_ignore: frozenset[str] = frozenset()
     owned_examples: tuple[str, ...] = ()    # card names messages give as examples
+    unsupported: tuple[UnsupportedDevice, ...] = ()   # devices named that no recipe runs on (Apple silicon)
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
@@ -312,4 +342,6 @@ class KnowledgeBase:
         for question in self.questions:
             found += [question.text, question.why] + ([question.hint] if question.hint else [])
             found += [text for text in (question.which_text, question.which_hint) if text]
+        found += [device.reason for device in self.unsupported]
+        found += [section.title for section in self.sections.values() if section.title]
         return list(dict.fromkeys(found))

@@ -14,14 +14,14 @@ from pathlib import Path
 from typing import Any
 
 from .catalog import NAME_MAX, TEXT_MAX, _Card
-from .model import Card, OwnedCard
+from .model import Card, OwnedCard, UnsupportedDevice
 from .source import _line, _Problems, _shown
 
 # The keys of an owned card and the values each accepts (see catalog._CARD_KEYS).
 OWNED_KEYS: dict[str, tuple[Any, ...]] = {
     "id": ("id",), "name": ("text", NAME_MAX), "vram_gb": ("number", 1, 1024), "source": ("text", TEXT_MAX),
     "bf16_tflops": ("number", 1, 100_000), "memory_bandwidth_gbs": ("number", 1, 1_000_000),
-    "hardware_source": ("text", TEXT_MAX),
+    "hardware_source": ("text", TEXT_MAX), "bf16": ("bool",),
 }
 ALIASES_MAX = 16
 ALIAS_MAX = 40
@@ -64,7 +64,8 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
                          known=", ".join(sorted([*OWNED_KEYS, "aliases"])))
         for key, spec in OWNED_KEYS.items():
             if key not in entry:
-                card.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
+                if key != "bf16":  # bf16 is optional: true unless the card says false
+                    card.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
             else:
                 card.value(key, entry[key], spec)
         aliases = entry.get("aliases", [])
@@ -88,7 +89,7 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
             names[other] = entry["id"]
         cards.append(OwnedCard(entry["id"], entry["name"], float(entry["vram_gb"]), tuple(aliases), entry["source"],
                                card.line(), float(entry["bf16_tflops"]), float(entry["memory_bandwidth_gbs"]),
-                               entry["hardware_source"]))
+                               entry["hardware_source"], bool(entry.get("bf16", True))))
     catalog_ids = {c.id: c for c in catalog}
     for card in cards:
         same = catalog_ids.get(card.id)
@@ -100,6 +101,46 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
             problems.add(str(path), _line(text, "examples"), "the example '%(name)s' names no card",
                          name=_shown(example))
     return ignore, tuple(examples), tuple(cards)
+
+
+# The keys of a device people name that no recipe here can run on ([[unsupported]]).
+UNSUPPORTED_KEYS: dict[str, tuple[Any, ...]] = {
+    "id": ("id",), "name": ("text", NAME_MAX), "reason": ("text", 4 * TEXT_MAX), "source": ("text", 4 * TEXT_MAX),
+}
+
+
+def _unsupported(path: Path, doc: dict[str, Any], text: str, ignore: frozenset[str],
+                 problems: _Problems) -> tuple[UnsupportedDevice, ...]:
+    """The devices named in ``[[unsupported]]``, checked: each says why no recipe runs on it."""
+    devices = []
+    for index, entry in enumerate(doc.get("unsupported", [])):
+        device = _Card(path, text, index, entry, problems, table="unsupported")
+        for key in entry:
+            if key not in UNSUPPORTED_KEYS and key != "aliases":
+                device.bad(key, "unknown key '%(key)s' (known: %(known)s)", key="unsupported[%d].%s" % (
+                    index + 1, _shown(key)), known=", ".join(sorted([*UNSUPPORTED_KEYS, "aliases"])))
+        for key, spec in UNSUPPORTED_KEYS.items():
+            if key not in entry:
+                device.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
+            else:
+                device.value(key, entry[key], spec)
+        aliases = entry.get("aliases", [])
+        if (not isinstance(aliases, list) or len(aliases) > 4 * ALIASES_MAX
+                or not all(isinstance(a, str) and a.strip() and len(a) <= ALIAS_MAX for a in aliases)):
+            device.bad("aliases", "card %(index)s: 'aliases' must list at most %(max)s names of 1 to %(most)s "
+                                  "characters", max=4 * ALIASES_MAX, most=ALIAS_MAX)
+            aliases = []
+        if device.ok:
+            devices.append(UnsupportedDevice(entry["id"], entry["name"], tuple(aliases), entry["reason"],
+                                             entry["source"], device.line()))
+    return tuple(devices)
+
+
+def find_unsupported(kb: Any, text: str) -> UnsupportedDevice | None:
+    """The device of ``[[unsupported]]`` that ``text`` names (by id, name or alias), if any."""
+    key = normalize(text, kb.owned_ignore)
+    return next((device for device in kb.unsupported if key and any(
+        normalize(name, kb.owned_ignore) == key for name in (device.id, device.name, *device.aliases))), None)
 
 
 def find_cards(kb: Any, text: str) -> list[tuple[str, str, float]]:

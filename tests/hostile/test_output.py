@@ -150,7 +150,7 @@ def test_advise_json_keeps_the_data_parseable_and_writes_no_raw_control_characte
     data = json.loads(rendered)
     card = next(r for r in data["recommendations"] if r["gpu"] == "x")
     # Names are display text: the JSON carries them as every other format shows them.
-    assert card["name"] == f"{one_line(NAMES[case])} [{one_line(ORIGIN)}]"
+    assert card["name"] == f"{one_line(NAMES[case])} ({one_line(ORIGIN).removesuffix('.toml')})"
     assert card["source"] == one_line(ORIGIN)
     assert unsafe_characters(card["name"] + card["text"]) == []
 
