@@ -433,7 +433,7 @@ class _Input:
             # input() edits lines and keeps history once readline is imported;
             # Windows without pyreadline has plain input().
             with contextlib.suppress(ImportError):
-                pass
+                import readline  # noqa: F401 - imported for its effect on input()
 
     def read(self, prompt: str) -> str:
         """One line of input; EOFError at the end of input."""
