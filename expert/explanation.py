@@ -18,9 +18,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any, Mapping
 
-from . import sizing
+from . import engine, sizing
 from .api import Basis, Catalogs, Lang, consult, knowledge_base, model_argument, with_prices
-from .profile import is_given
+from .profile import OWN_GPU, build as build_profile, is_given
 from .conditions import Leaf
 from .engine import Firing, Run
 from .errors import InputError
@@ -35,6 +35,11 @@ from .kb import PROFILE_FIELDS  # declared once, in expert/conditions.py
 
 
 NOTE_KINDS = ("advice", "warning")
+# WHY NOT for every card ruled out covers the first so many (in catalog
+# order); the others are named after them ("and N more"), and each can be
+# asked about alone (why_not=). A large catalog then costs about as much to
+# explain as the shipped one.
+MAX_WHY_NOT = 8
 
 
 @dataclass(frozen=True)
@@ -110,6 +115,7 @@ class Explanation:
     requested: str | None = None
     answers: list[str] = field(default_factory=list)
     assumptions: list[str] = field(default_factory=list)
+    more: list[dict[str, str]] = field(default_factory=list)   # cards ruled out past MAX_WHY_NOT: gpu, name
 
     @property
     def lang(self) -> str:
@@ -124,6 +130,7 @@ class Explanation:
             "assumptions": list(self.assumptions),
             "how": [asdict(h) for h in self.how],
             "why_not": [asdict(w) for w in self.why_not],
+            "why_not_more": [dict(m) for m in self.more],
             "what_if": asdict(self.what_if) if self.what_if else None,
             "trace": trace,
         }
@@ -144,6 +151,21 @@ class Explanation:
     def cost(self, cost: Mapping[str, Any]) -> str:
         """A recommendation's total cost in words: nothing to rent, or the total and its pricing."""
         return total_in_words(Localizer(self.lang), cost, (self.result.kb or knowledge_base()).labels["pricing"])
+
+    def more_text(self) -> str:
+        """The cards ruled out past MAX_WHY_NOT, in a sentence ("" if none)."""
+        if not self.more:
+            return ""
+        tr = Localizer(self.lang)
+        names = [one_line(m["name"]) for m in self.more[:MAX_WHY_NOT]]
+        if len(self.more) > len(names):
+            names.append(tr.ngettext("%(n)s other", "%(n)s others", len(self.more) - len(names)) % {
+                "n": len(self.more) - len(names)})
+        return tr.ngettext("And %(n)s more card ruled out: %(names)s. Ask about it alone (why not, --why-not) "
+                           "to see what would change that.",
+                           "And %(n)s more cards ruled out: %(names)s. Ask about one of them alone (why not, "
+                           "--why-not) to see what would change that.", len(self.more)) % {
+            "n": len(self.more), "names": tr.list(names)}
 
     def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
         from .render import render_explanation
@@ -207,7 +229,9 @@ def explain(
         raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation; "
                                                "accepted: %(accepted)s.") % {"gpu": str(why_not)[:40],
                                                                             "accepted": known})
-    targets = [why_not] if why_not is not None else [r.gpu for r in result.rejected]
+    rejected = [r.gpu for r in result.rejected]
+    targets = [why_not] if why_not is not None else rejected[:MAX_WHY_NOT]
+    more = [] if why_not is not None else rejected[MAX_WHY_NOT:]
     return Explanation(
         result,
         [explainer.how(rec.gpu) for rec in result.recommendations],
@@ -216,6 +240,7 @@ def explain(
         why_not,
         explainer.answers(given=True),
         explainer.answers(given=False),
+        [{"gpu": gpu, "name": writer.name(gpu)} for gpu in more],
     )
 
 
@@ -227,6 +252,8 @@ class _Explainer:
         self.tr = writer.tr
         self._ = writer.tr.gettext
         self.firings = run.sorted_firings()
+        # WHY NOT's consultations with one change made, by change (see smallest_change)
+        self._consulted: dict[tuple[tuple[str, Any], ...], Result] = {}
 
     # --- shared wording ---------------------------------------------------------
 
@@ -413,11 +440,52 @@ class _Explainer:
                     "this": self.w.name(gpu), "text": _embedded(self.w.message(firing.rule, firing.env))}))
         return [reasons[0]] + sorted(reasons[1:], key=lambda r: self.kb.rule(r.rule).index)
 
-    def candidate_changes(self, gpu: str) -> list[dict[str, Any]]:
+    def read_by(self, firings: list[Firing]) -> set[str] | None:
+        """The answers ``firings`` read: directly, or through the facts they
+        matched (the firings that declared them, on the same card or on none),
+        down to the profile. None when that cannot bound a change: a rule that
+        overrides one of them could fire on anything it reads."""
+        failing = {f.rule.id for f in firings}
+        if any(failing & set(rule.overrides) for rule in self.kb.rules):
+            return None
+        declared: dict[str, list[Firing]] = {}
+        for firing in self.firings:
+            declared.setdefault(firing.rule.id, []).append(firing)
+        fields: set[str] = set()
+        seen: set[int] = set()
+        todo = list(firings)
+        while todo:
+            firing = todo.pop()
+            if id(firing) in seen:
+                continue
+            seen.add(id(firing))
+            for matched in firing.matched:
+                if matched["fact"] == "profile":
+                    fields.update(self.answer_of(key) for key in matched["values"])
+                elif matched["from"] in declared:
+                    todo += [f for f in declared[matched["from"]] if f.gpu in (firing.gpu, None)]
+        return fields
+
+    def answer_of(self, key: str) -> str:
+        """The answer a profile key comes from: profile.build derives the
+        model's fields (model_active_b, model_shape ...) from model_size_b, and
+        ``own_gpu`` from the answer that named a card."""
+        if key in self.kb.fields:
+            return key
+        if key == OWN_GPU:
+            return next((name for name, spec in self.kb.fields.items() if spec.cards), key)
+        return "model_size_b"
+
+    def candidate_changes(self, gpu: str, read: set[str] | None = None) -> list[dict[str, Any]]:
+        """The changes of ``rules/explain.toml`` to try for ``gpu``, singles
+        then pairs; with ``read``, only those of the answers the rules that
+        ruled it out read (another answer cannot change what they concluded)."""
         option = self.run.options[gpu]
         profile = self.run.profile
         singles: list[dict[str, Any]] = []
         for name, value in self.kb.changes:
+            if read is not None and name not in read:
+                continue
             if value == "needed":
                 if profile["deadline_h"] is None or option["min_count_hours"] <= profile["deadline_h"]:
                     continue
@@ -432,18 +500,60 @@ class _Explainer:
         pairs = [{**a, **b} for a, b in itertools.combinations(singles, 2) if not a.keys() & b.keys()]
         return singles + pairs
 
+    def failing(self, gpu: str, status: str) -> list[Firing] | None:
+        """The firings a change must undo for ``gpu``: the rejections of a
+        card ruled out, the steps that spread a card over more cards; None
+        for a card ranked lower (its rank depends on every option)."""
+        if status == "rejected":
+            return [f for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
+        if status == "more-cards":
+            return [f for f in self.firings if f.gpu == gpu and f.rule.kind == "configure"]
+        return None
+
+    def given_with(self, change: Mapping[str, Any]) -> dict[str, Any]:
+        """The answers of this consultation with ``change`` made."""
+        given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed},
+                 # the model as named (its resolved total would lose its experts and shape)
+                 "model_size_b": self.given.get("model_size_b"), **change}
+        return {name: given.get(name) for name in PROFILE_FIELDS}
+
+    def consulted(self, change: Mapping[str, Any]) -> Result:
+        """The whole consultation with ``change`` made, run once per change
+        for all the cards asked about."""
+        key = tuple(sorted(change.items()))
+        if key not in self._consulted:
+            self._consulted[key] = consult(self.kb, self.given_with(change), self.tr, self.basis,
+                                           self.model_config)[1]
+        return self._consulted[key]
+
+    def card_alone(self, gpu: str, change: Mapping[str, Any], most: int | None) -> bool:
+        """Whether ``gpu`` stands (with at most ``most`` cards, if given) once ``change``
+        is made, by a consultation of that card alone: a rule that rules a
+        card out or configures it sees only that card's facts, the answers and
+        the requirement (kb.model.SCOPES), so the other cards need not be
+        configured again. A whole consultation confirms what this finds."""
+        if tuple(sorted(change.items())) in self._consulted:
+            return True
+        profile, _ = build_profile(self.kb, self.given_with(change), self.tr, self.model_config)
+        run = engine.infer(self.kb, profile, self.basis, only=(gpu,))
+        return gpu in run.ranking and (most is None or run.options[gpu]["count"] <= most)
+
     def smallest_change(self, gpu: str, status: str) -> dict[str, Any] | None:
         """The first change of ``rules/explain.toml`` (then pairs) that makes ``gpu`` the answer:
         recommended at all if it was ruled out; with fewer cards (one, if one
-        holds the model) if it needed more; first if it ranked lower."""
+        holds the model) if it needed more; first if it ranked lower.
+
+        Only changes of the answers the failing rules read are tried, each
+        first on the card alone, and a whole consultation is run for a change
+        that works there (and once for every card that needs it)."""
         option = self.run.options[gpu]
         most = 1 if option["min_count"] == 1 else option["count"] - 1
-        for change in self.candidate_changes(gpu):
-            given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed},
-                     # the model as named (its resolved total would lose its experts and shape)
-                     "model_size_b": self.given.get("model_size_b"), **change}
-            _, result = consult(self.kb, {name: given.get(name) for name in PROFILE_FIELDS}, self.tr, self.basis,
-                                self.model_config)
+        failing = self.failing(gpu, status)
+        read = self.read_by(failing) if failing else None
+        for change in self.candidate_changes(gpu, read):
+            if status != "ranked-lower" and not self.card_alone(gpu, change, most if status == "more-cards" else None):
+                continue
+            result = self.consulted(change)
             rec = next((r for r in result.recommendations if r.gpu == gpu), None)
             if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
                 continue
