@@ -22,7 +22,8 @@ from typing import Any
 import json
 
 from . import engine, freetext, profile as profile_module
-from .api import Lang, consult, is_registered, knowledge_base, register_catalog, registered_catalog
+from .api import (Lang, check_arguments, check_paths, consult, is_registered, knowledge_base, register_catalog,
+                  registered_catalog)
 from .errors import InputError
 from .i18n import Localizer, resolve_lang
 from .escape import one_line
@@ -105,7 +106,10 @@ class Consultation:
         known_facts.update(unknown)
         self.lang = resolve_lang(lang)
         self._tr = Localizer(self.lang)
+        check_arguments({**known_facts, "catalog": catalog}, self._tr)
+        check_paths(rules_dir, catalog, self._tr)
         self.rules_dir = None if rules_dir is None else str(rules_dir)
+        # a shipped catalog by its name ("current"), as advise() takes it
         given = [catalog] if isinstance(catalog, (str, Path)) else list(catalog or [])
         registered = [c if is_registered(c) else register_catalog(c) for c in given]
         self.catalog = registered
@@ -151,6 +155,7 @@ class Consultation:
     def answer(self, question_id: str, raw: Any) -> None:
         """Validate and store an answer (again to change it). Raises AnswerError; nothing is stored then."""
         self._check_field(question_id)
+        check_arguments({question_id: raw}, self._tr)
         if (self._kb.fields[question_id].cards and question_id != self.which and isinstance(raw, str)
                 and profile_module.says_yes(raw)):
             self.which = question_id       # "yes, I have one": the question asks which
@@ -259,10 +264,11 @@ class Consultation:
 
     # --- helpers --------------------------------------------------------------
 
-    def _check_field(self, name: str) -> None:
-        if name not in self._kb.fields:
-            raise AnswerError(name, self._tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.") % {
-                "field": str(name)[:40], "accepted": ", ".join(self._kb.fields)})
+    def _check_field(self, name: Any) -> None:
+        if not isinstance(name, str) or name not in self._kb.fields:
+            raise AnswerError(name if isinstance(name, str) else "question_id", self._tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.") % {
+                "field": name[:40] if isinstance(name, str) else f"<{type(name).__name__}>",
+                "accepted": ", ".join(self._kb.fields)})
 
     def _given(self, facts: dict[str, Any]) -> dict[str, Any]:
         # An optional field answered "none" is an answer, not a field left out.

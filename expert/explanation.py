@@ -19,7 +19,8 @@ from pathlib import Path
 from typing import Any, Mapping
 
 from . import engine, sizing
-from .api import Basis, Catalogs, Lang, consult, knowledge_base, model_argument, with_prices
+from .api import (Basis, Catalogs, Lang, check_arguments, check_paths, consult, knowledge_base, model_argument,
+                  with_prices)
 from .profile import OWN_GPU, build as build_profile, is_given
 from .conditions import Leaf
 from .engine import Firing, Run
@@ -207,6 +208,12 @@ def explain(
     in ``why_not``.
     """
     tr = Localizer(resolve_lang(lang))
+    check_arguments({name: value for name, value in locals().items() if name != "tr"}, tr)
+    check_paths(rules_dir, catalog, tr)
+    if why_not is not None and not isinstance(why_not, str):
+        raise InputError("why_not", tr.gettext("why_not: a card's id is accepted."))
+    if what_if is not None and not (isinstance(what_if, Mapping) and all(isinstance(k, str) for k in what_if)):
+        raise InputError("what_if", tr.gettext("what_if: a mapping of profile fields to values is accepted."))
     fields = {"model_size_b": model_size_b, "method": method, "budget": budget, "rocm_ok": rocm_ok,
               "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,
               "tokens_per_example": tokens_per_example, "epochs": epochs, "purpose": purpose,

@@ -45,7 +45,7 @@ def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None 
             continue
         lang = _language_of(value) if isinstance(value, str) else None
         if lang not in SUPPORTED:
-            shown = value if isinstance(value, str) else repr(value)
+            shown = value if isinstance(value, str) else f"<{type(value).__name__}>"  # never repr(): 10**5000
             raise InputError(source, f"{source}: '{shown[:40]}' is not a supported language; accepted: "
                                      + ", ".join(SUPPORTED))
         return lang

@@ -22,7 +22,7 @@ from mcp.types import CallToolResult, TextContent
 from mcp.server.mcpserver.tools import Tool
 
 from . import __version__
-from .api import advise, estimate, knowledge_base
+from .api import advise, check_arguments, estimate, knowledge_base
 from .consultation import Consultation
 from .errors import InputError, KnowledgeBaseError
 from .explanation import explain
@@ -149,9 +149,17 @@ def handlers(store: ConsultationStore) -> dict[str, Callable[[dict[str, Any]], d
         consultation = store.get(a.get("consultation_id"), a.get("lang"))
         return consultation.result().to_dict(a.get("detail") or "summary")
 
-    return {"advise": do_advise, "explain": do_explain, "estimate": do_estimate, "models": do_models,
-            "consultation_start": do_start, "consultation_tell": do_tell, "consultation_answer": do_answer,
-            "consultation_back": do_back, "consultation_result": do_result}
+    def checked(work: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        def run(a: dict[str, Any]) -> dict[str, Any]:
+            # what no reader takes (10**5000, data nested deep) is refused before any reads it
+            check_arguments(a, Localizer(resolve_lang(a.get("lang"))))
+            return work(a)
+        return run
+
+    return {name: checked(work) for name, work in (
+        ("advise", do_advise), ("explain", do_explain), ("estimate", do_estimate), ("models", do_models),
+        ("consultation_start", do_start), ("consultation_tell", do_tell), ("consultation_answer", do_answer),
+        ("consultation_back", do_back), ("consultation_result", do_result))}
 
 
 def _error(field: str | None, message: str) -> CallToolResult:

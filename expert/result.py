@@ -40,7 +40,7 @@ def check_detail(detail: Any, lang: str) -> None:
     if detail not in DETAILS:
         tr = Localizer(lang)
         raise InputError("detail", tr.gettext("detail: '%(value)s' is not accepted; choose %(accepted)s.") % {
-            "value": quoted(str(detail)), "accepted": tr.list(DETAILS, style="or")})
+            "value": quoted(detail if isinstance(detail, str) else f"<{type(detail).__name__}>"), "accepted": tr.list(DETAILS, style="or")})
 
 
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:

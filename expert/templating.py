@@ -47,7 +47,7 @@ def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> Non
     if fmt not in formats:
         tr = Localizer(lang)
         raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
-                         % {"value": quoted(fmt), "accepted": tr.list(formats, style="or")})
+                         % {"value": quoted(fmt if isinstance(fmt, str) else f"<{type(fmt).__name__}>"), "accepted": tr.list(formats, style="or")})
 
 
 def new_environment(loader: Any) -> "jinja2.Environment":
