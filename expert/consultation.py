@@ -180,6 +180,10 @@ class Consultation:
         if len(text) > freetext.MAX_TELL:
             raise AnswerError("text", self._tr.gettext(
                 "text: the message is too long; at most %(most)s characters.") % {"most": freetext.MAX_TELL})
+        if freetext.too_long(text):
+            raise AnswerError("text", self._tr.gettext(
+                "text: the message is too long once its symbols and ligatures are spelled out; at most %(most)s "
+                "characters.") % {"most": freetext.MAX_TELL})
         understood: dict[str, Any] = {}
         problems: dict[str, str] = {}
         for name, raw in freetext.extract(text, self._kb).items():

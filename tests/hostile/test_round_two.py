@@ -94,3 +94,19 @@ def test_the_shipped_catalog_by_name_in_a_consultation(tmp_path: Path) -> None:
     with pytest.raises(InputError) as caught:      # a registered name never shadows a shipped one
         register_catalog(CURRENT, name="current")
     assert caught.value.field == "catalog" and "shipped" in str(caught.value)
+
+
+def test_the_free_text_cap_counts_the_text_once_normalised(monkeypatch: pytest.MonkeyPatch) -> None:
+    """U+FDFA spells out to 18 characters: 60 of them are over the cap of
+    1,000 once normalised, and refused before any matching is done."""
+    from expert import freetext
+
+    consultation = Consultation(lang="es")
+    assert len(freetext.normal("\ufdfa")) == 18
+    told = consultation.tell("\ufdfa" * 50 + " 7B")           # 900 + 3 characters: read
+    assert told.understood == {"model_size_b": 7.0}
+    monkeypatch.setattr(freetext, "extract", lambda *a, **k: pytest.fail("matched text over the cap"))
+    for text in ("\ufdfa" * 60, "\ufdfa" * 1000, "x" * 1001):
+        with pytest.raises(InputError) as caught:
+            consultation.tell(text)
+        assert caught.value.field == "text" and "1000" in str(caught.value).replace(".", "")
