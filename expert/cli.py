@@ -704,7 +704,12 @@ def schema(what: str, shape: str, lang: str | None) -> None:
 @click.option("--host", default="127.0.0.1", show_default=True, help="With streamable-http: the address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
               help="With streamable-http: the port.")
-def mcp(transport: str, host: str, port: int) -> None:
+@click.option("--allow-remote", is_flag=True,
+              help="With streamable-http: allow a --host beyond this machine (0.0.0.0, a LAN address).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="With --allow-remote: a name clients use to reach the server (the Host header is checked); "
+                   "repeat for each.")
+def mcp(transport: str, host: str, port: int, allow_remote: bool, allowed_hosts: tuple[str, ...]) -> None:
     """Serve advise, explain, estimate and a consultation as MCP tools.
 
     Needs the mcp extra: pip install 'expert[mcp]'. Each tool answers in
@@ -716,6 +721,10 @@ def mcp(transport: str, host: str, port: int) -> None:
     Examples:
       expert mcp
       expert mcp --transport streamable-http --port 8000
+      expert mcp --transport streamable-http --host 0.0.0.0 --allow-remote --allowed-host gpu.example.org
+
+    Over HTTP the Host and Origin headers are always checked; each client
+    session keeps its own consultations.
     """
     if transport not in ("stdio", "streamable-http"):
         _fail(f"Error: --transport: '{quoted(transport)}' is not accepted; choose stdio or streamable-http.", 2)
@@ -723,7 +732,14 @@ def mcp(transport: str, host: str, port: int) -> None:
         from .mcp_server import serve
     except ImportError as error:
         _fail(f"Error: `expert mcp` needs the mcp package: pip install 'expert[mcp]' ({quoted(str(error))}).", 1)
-    serve(transport, host=host, port=port)
+    if transport == "streamable-http":
+        from .mcp_server import transport_security
+
+        try:
+            transport_security(host, port, allow_remote, allowed_hosts)
+        except ValueError as error:
+            _fail(f"Error: {error}", 2)
+    serve(transport, host=host, port=port, allow_remote=allow_remote, allowed_hosts=allowed_hosts)
 
 
 def _command_gettext() -> Callable[[str], str]:
