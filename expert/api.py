@@ -233,7 +233,7 @@ def check_arguments(arguments: Mapping[str, Any], tr: Localizer) -> None:
     """Refuse, naming the argument, a value no reader could take (see MAX_BITS);
     every other value goes on to its reader."""
     def refuse(name: str, message: str, **params: Any) -> InputError:
-        return InputError(name, tr.gettext(message) % {"field": argument_label(knowledge_base(), tr, name), **params})
+        return InputError(name, message % {"field": argument_label(knowledge_base(), tr, name), **params})
 
     for name, value in arguments.items():
         seen = 0
@@ -242,13 +242,13 @@ def check_arguments(arguments: Mapping[str, Any], tr: Localizer) -> None:
             item, depth = todo.pop()
             seen += 1
             if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > MAX_BITS:
-                raise refuse(name, "%(field)s: a whole number of about %(digits)s digits is not accepted.",
-                             digits=tr.number(int(item.bit_length() * 0.30103), 0))
+                raise refuse(name, tr.gettext("%(field)s: a whole number of about %(digits)s digits is not "
+                                              "accepted."), digits=tr.number(int(item.bit_length() * 0.30103), 0))
             if isinstance(item, (str, bytes, int, float, Path)) or item is None:
                 continue
             if depth >= MAX_DEPTH or seen > MAX_ITEMS:
-                raise refuse(name, "%(field)s: too much data; a value, or a short list or mapping of values, is "
-                                   "accepted.")
+                raise refuse(name, tr.gettext("%(field)s: too much data; a value, or a short list or mapping of "
+                                              "values, is accepted."))
             if isinstance(item, Mapping):
                 todo += [(part, depth + 1) for pair in list(item.items())[:MAX_ITEMS] for part in pair]
             elif isinstance(item, (list, tuple, set, frozenset)):
