@@ -119,13 +119,57 @@ class _OutputError(Exception):
         self.error = error
 
 
-def _echo(message: Any = None, nl: bool = True, err: bool = False) -> None:
-    """click.echo, with a failed write as an _OutputError (reported by run())."""
+# What stands for a character the output's encoding cannot show (a Windows
+# console, PYTHONIOENCODING=cp1252): ASCII that reads the same.
+_ASCII = {"≈": "~", "×": "x", "→": "->", "←": "<-", "≥": ">=", "≤": "<=", "…": "...", "«": "'", "»": "'",
+          "—": "-", "–": "-", "█": "#", "·": "-", "•": "*", "✓": "v", "’": "'", "‘": "'", "“": "'", "”": "'",
+          "\u00a0": " ", "\u202f": " ", "¿": "?", "¡": "!"}
+
+
+def _showable(text: str, stream: Any) -> str:
+    """``text`` as the stream's encoding can write it: each character it
+    cannot, as ASCII that reads the same (≈ as ~, × as x, a bar as #), else
+    without its accent, else '?'."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
     try:
-        if (sys.stderr if err else sys.stdout) is None:   # started with the stream closed (>&-)
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    if text.lstrip().startswith(("{", "[")):    # JSON keeps its values: \u escapes, not look-alikes
+        import json
+
+        try:
+            return json.dumps(json.loads(text), indent=2, ensure_ascii=True) + ("\n" if text.endswith("\n") else "")
+        except ValueError:
+            pass
+    import unicodedata
+
+    def one(char: str) -> str:
+        try:
+            char.encode(encoding)
+            return char
+        except (UnicodeEncodeError, LookupError):
+            pass
+        if char in _ASCII:
+            return _ASCII[char]
+        plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode("ascii")
+        return plain or "?"
+
+    return "".join(one(char) for char in text)
+
+
+def _echo(message: Any = None, nl: bool = True, err: bool = False) -> None:
+    """click.echo, with a failed write as an _OutputError (reported by run());
+    what the output's encoding cannot show is written in ASCII (_showable)."""
+    try:
+        stream = sys.stderr if err else sys.stdout
+        if stream is None:   # started with the stream closed (>&-)
             import errno
 
             raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        if isinstance(message, str):
+            message = _showable(message, stream)
         # click strips escape sequences when the stream is not a terminal; keep them if colour was asked for.
         click.echo(message, nl=nl, err=err, color=True if not err and _color() else None)
     except OSError as error:
@@ -352,20 +396,64 @@ BACK_WORDS = {"back", "atrás", "atras", "volver"}
 MAX_PIPED_LINES = 200
 
 
+class _Unreadable(Exception):
+    """Piped answers that are not text in the input's encoding."""
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__(encoding)
+        self.encoding = encoding
+
+
+class _Quit(KeyboardInterrupt):
+    """Ctrl-\\ (SIGQUIT) at a question: ends the consultation as Ctrl-C does
+    (the terminal restored), with exit status 131."""
+
+
 class _Input:
     """Where answers come from: a person at a terminal (line editing and
     history through the standard library's readline, where the platform has
-    it) or piped lines, read once and echoed."""
+    it) or piped lines, read once and echoed. At a terminal its modes are
+    restored by :meth:`close`, however the consultation ends."""
 
     def __init__(self) -> None:
         stdin, stdout = sys.stdin, sys.stdout
         self.interactive = bool(stdin is not None and stdin.isatty() and stdout is not None and stdout.isatty())
         self.lines = 0
+        self.modes: Any = None
+        self.on_quit: Any = None
         if self.interactive:
             try:   # input() edits lines and keeps history once readline is imported
                 import readline  # noqa: F401
             except ImportError:   # Windows without pyreadline: plain input()
                 pass
+            try:
+                import termios
+
+                self.modes = termios.tcgetattr(stdin.fileno())
+            except (ImportError, OSError, ValueError):   # no termios (Windows)
+                pass
+            import signal
+
+            if hasattr(signal, "SIGQUIT"):    # by default it would end the process with the modes changed
+
+                def quit_(signum: int, frame: Any) -> None:
+                    raise _Quit()
+
+                self.on_quit = signal.signal(signal.SIGQUIT, quit_)
+
+    def close(self) -> None:
+        """The terminal's modes and the SIGQUIT handler as they were."""
+        if self.modes is not None:
+            try:
+                import termios
+
+                termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, self.modes)
+            except (OSError, ValueError, AttributeError):
+                pass
+        if self.on_quit is not None:
+            import signal
+
+            signal.signal(signal.SIGQUIT, self.on_quit)
 
     def read(self, prompt: str) -> str:
         """One line of input; EOFError at the end of input."""
@@ -377,7 +465,14 @@ class _Input:
         _echo(prompt, nl=False)
         sys.stdout.flush()
         self.lines += 1
-        line = sys.stdin.readline(4096) if self.lines <= MAX_PIPED_LINES else ""
+        if sys.stdin is None or self.lines > MAX_PIPED_LINES:    # started with stdin closed (<&-)
+            raise EOFError
+        try:
+            line = sys.stdin.readline(4096)
+        except (OSError, ValueError):           # closed, or not readable: the input has ended
+            raise EOFError from None
+        except UnicodeDecodeError as error:
+            raise _Unreadable(error.encoding) from None
         if not line:
             raise EOFError
         _echo(terminal(line.rstrip("\n")))
@@ -454,9 +549,12 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
 
             explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())
             _echo(explanation.render("text", width=width, color=color))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupted:
+        source.close()     # before anything is written: the modes readline changed
         _echo()
-        sys.exit(130)
+        sys.exit(131 if isinstance(interrupted, _Quit) else 130)
+    except _Unreadable as error:
+        _fail(_("Error: the input is not text in %(encoding)s.") % {"encoding": error.encoding}, 2)
     except EOFError:
         _echo()
         if not source.interactive and question is not None:
@@ -464,6 +562,8 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                 "question": question.text}, 2)
         _echo(_("Input ended before the consultation was complete."), err=True)
         sys.exit(1)
+    finally:
+        source.close()
 
 
 @main.command(short_help="List the models the knowledge base knows by name.")
