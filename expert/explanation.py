@@ -41,6 +41,11 @@ NOTE_KINDS = ("advice", "warning")
 # asked about alone (why_not=). A large catalog then costs about as much to
 # explain as the shipped one.
 MAX_WHY_NOT = 8
+# The whole consultations WHY NOT may run, besides the first, for all the
+# cards of one explanation (a change that works is nearly always found in the
+# first or second; a card ranked lower cannot be tried alone, and finding no
+# change for it would otherwise cost one for every change and pair).
+MAX_CONSULTATIONS = 12
 
 
 @dataclass(frozen=True)
@@ -261,6 +266,7 @@ class _Explainer:
         self.firings = run.sorted_firings()
         # WHY NOT's consultations with one change made, by change (see smallest_change)
         self._consulted: dict[tuple[tuple[str, Any], ...], Result] = {}
+        self._stopped: set[str] = set()     # the cards whose search reached MAX_CONSULTATIONS
 
     # --- shared wording ---------------------------------------------------------
 
@@ -407,6 +413,9 @@ class _Explainer:
         change = None if status == "recommended" else self.smallest_change(gpu, status)
         if change:
             summary += " " + change["text"]
+        elif gpu in self._stopped:
+            summary += " " + _("No change was found within the %(n)s consultations an explanation may run.") % {
+                "n": MAX_CONSULTATIONS}
         elif status != "recommended":
             summary += " " + _("No single change would make it the answer.")
         return WhyNot(gpu, name, status, reasons, change, summary)
@@ -524,11 +533,13 @@ class _Explainer:
                  "model_size_b": self.given.get("model_size_b"), **change}
         return {name: given.get(name) for name in PROFILE_FIELDS}
 
-    def consulted(self, change: Mapping[str, Any]) -> Result:
+    def consulted(self, change: Mapping[str, Any]) -> Result | None:
         """The whole consultation with ``change`` made, run once per change
         for all the cards asked about."""
         key = tuple(sorted(change.items()))
         if key not in self._consulted:
+            if len(self._consulted) >= MAX_CONSULTATIONS:
+                return None
             self._consulted[key] = consult(self.kb, self.given_with(change), self.tr, self.basis,
                                            self.model_config)[1]
         return self._consulted[key]
@@ -561,6 +572,9 @@ class _Explainer:
             if status != "ranked-lower" and not self.card_alone(gpu, change, most if status == "more-cards" else None):
                 continue
             result = self.consulted(change)
+            if result is None:          # MAX_CONSULTATIONS run
+                self._stopped.add(gpu)
+                return None
             rec = next((r for r in result.recommendations if r.gpu == gpu), None)
             if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
                 continue

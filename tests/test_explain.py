@@ -260,7 +260,24 @@ def test_the_bounded_search_finds_the_change_the_exhaustive_one_finds(profile, c
 
     bounded = search()
     assert {status for _, status, _ in bounded} <= {"rejected", "ranked-lower", "more-cards"}
+    monkeypatch.setattr(explanation, "MAX_CONSULTATIONS", 1000)
     monkeypatch.setattr(explanation._Explainer, "read_by", lambda self, firings: None)
     monkeypatch.setattr(explanation._Explainer, "card_alone", lambda self, gpu, change, most: True)
     assert bounded == search()
     assert any(change for *_, change in bounded)
+
+
+def test_a_card_ranked_lower_is_searched_within_a_bounded_number_of_consultations(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from expert import explanation
+
+    catalog = _catalog(tmp_path, 24)
+    recommended = explain(model_size_b=8, method="lora", deadline_h=2, catalog=catalog).result.recommendations
+    last = next(r.gpu for r in reversed(recommended) if r.count == 1 and r.rank > 1)
+    consulted = []
+    real = explanation.consult
+    monkeypatch.setattr(explanation, "consult", lambda *a, **k: consulted.append(1) or real(*a, **k))
+    monkeypatch.setattr(explanation, "MAX_CONSULTATIONS", 3)
+    x = explain(model_size_b=8, method="lora", deadline_h=2, catalog=catalog, why_not=last, lang="en")
+    (w,) = x.why_not
+    assert w.status == "ranked-lower" and len(consulted) <= 1 + 3
+    assert w.change or "No change was found within the 3 consultations an explanation may run." in w.text
