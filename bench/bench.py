@@ -14,7 +14,10 @@ Plain Python, no extra dependency. Reports:
   takes only to import experta (through expert._vendor.experta, since experta
   1.9.4 does not import on Python >= 3.10 by itself), jinja2, babel and click;
   with the ratios issue 25 budgets: completion <= 1.2 x `expert --version`,
-  `expert advise` <= 1.3 x that import floor (wall clock and CPU time).
+  `expert advise` <= 1.3 x that import floor (wall clock and CPU time);
+- explain() beside advise() by catalog size: the guide's 6 cards, the shipped
+  `current` catalog, and generated catalogs of 8 to 64 more cards (issue 26:
+  explain with 64 more cards within 4x explain with the shipped catalog).
 """
 
 from __future__ import annotations
@@ -79,6 +82,53 @@ def memory(m: int) -> None:
     after = rss_kb()
     print(f"memory: {m} consultations after warm-up: RSS {before / 1024:.1f} MB -> {after / 1024:.1f} MB "
           f"({(after - before) / 1024:+.2f} MB)")
+
+
+def bench_catalog(n: int, seed: int = 7) -> str:
+    """A user catalog of ``n`` generated cards (vendors, sizes, links, prices mixed)."""
+    rng = random.Random(seed)
+    cards = []
+    for i in range(n):
+        vendor = rng.choice(["nvidia", "nvidia", "amd"])
+        link = rng.choice(["pcie", "nvlink" if vendor == "nvidia" else "infinity-fabric"])
+        cards.append(f'[[gpu]]\nid = "bench-{i + 1}"\nname = "Bench card {i + 1}"\nvendor = "{vendor}"\n'
+                     f'vram_gb = {rng.choice([16, 24, 32, 40, 48, 64, 80, 96, 128, 141, 192])}\n'
+                     f'cost = "{rng.choice(["low", "medium", "medium-high", "high"])}"\n'
+                     f'segment = "{rng.choice(["consumer", "datacenter"])}"\ninterconnect = "{link}"\n'
+                     f'bf16_tflops = {rng.choice([80, 165, 312, 400, 989])}\n'
+                     f'price_on_demand = {rng.choice([0.4, 0.9, 1.5, 2.5, 4.0])}\n')
+    return "\n".join(cards)
+
+
+def explain_scaling(runs: int) -> None:
+    import tempfile
+
+    from expert import advise
+    from expert.explanation import explain
+
+    cases = [dict(model_size_b=70, method="lora", deadline_h=24),
+             dict(model="Qwen3-30B-A3B", method="full", deadline_h=48),
+             dict(model_size_b=405, method="full", rocm_ok=False, purpose="production")]
+    with tempfile.TemporaryDirectory() as folder:
+        catalogs: dict[str, Any] = {"guide (6 cards)": None, "current (11 cards)": "current"}
+        for n in (8, 16, 32, 64):
+            path = os.path.join(folder, f"bench-{n}.toml")
+            with open(path, "w", encoding="utf-8") as fh:
+                fh.write(bench_catalog(n))
+            catalogs[f"guide + {n} ({n + 6} cards)"] = path
+        print(f"explain() by catalog size, median of {runs} runs of {len(cases)} profiles (seconds per call):")
+        for label, catalog in catalogs.items():
+            for case in cases:  # warm-up: the catalog loaded and cached
+                advise(catalog=catalog, **case)
+            timed: dict[str, list[float]] = {"advise": [], "explain": []}
+            for _ in range(runs):
+                for name, call in (("advise", advise), ("explain", explain)):
+                    start = time.perf_counter()
+                    for case in cases:
+                        call(catalog=catalog, **case)
+                    timed[name].append((time.perf_counter() - start) / len(cases))
+            print(f"  {label:22s} advise {statistics.median(timed['advise']):6.3f}   "
+                  f"explain {statistics.median(timed['explain']):6.3f}")
 
 
 def command(*args: str) -> list[str]:
@@ -182,6 +232,7 @@ def main() -> None:
     parser.add_argument("--runs", type=int, default=21, help="runs of each whole process (default 21)")
     parser.add_argument("--sizes", action="store_true", help="only the sizes a chat pays for (docs/mcp.md)")
     parser.add_argument("--processes", action="store_true", help="only the whole-process times")
+    parser.add_argument("--explain-runs", type=int, default=3, help="runs of explain() by catalog size (default 3)")
     args = parser.parse_args()
     print(f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, Python {platform.python_version()}")
@@ -191,6 +242,7 @@ def main() -> None:
     if not args.processes:
         timing(args.n)
         memory(args.memory)
+        explain_scaling(args.explain_runs)
     processes(args.runs)
 
 

@@ -61,11 +61,20 @@ def register_catalog(path: str | Path, name: str | None = None) -> str:
     state names catalogs by this id; only ids registered in this process are
     accepted back (``Consultation.from_dict``). The file is validated first
     (:class:`KnowledgeBaseError` if it is not a sound catalog)."""
+    tr = Localizer(resolve_lang(None))
+    if not isinstance(path, (str, Path)):
+        raise InputError("catalog", tr.gettext("catalog: a file path or a list of file paths is accepted"))
+    if name is not None and not (isinstance(name, str) and len(name) <= 40 and CATALOG_ID.match(name)):
+        raise InputError("catalog", tr.gettext("catalog: a registered name is kebab-case, at most 40 characters"))
+    if name in shipped_catalogs():
+        raise InputError("catalog", tr.gettext("catalog: '%(id)s' is the name of a shipped catalog; choose another.")
+                         % {"id": name})
     file = Path(path)
     knowledge_base(None, [file])  # validated, and cached for the consultations that use it
-    digest = hashlib.sha256(file.read_bytes()).hexdigest()
-    if name is not None and not (isinstance(name, str) and len(name) <= 40 and CATALOG_ID.match(name)):
-        raise InputError("catalog", "catalog: a registered name is kebab-case, at most 40 characters")
+    digest = _digest(file)
+    if digest is None:      # replaced since it was validated
+        raise InputError("catalog", tr.gettext("catalog: '%(id)s' changed or disappeared since it was registered.")
+                         % {"id": profile_module.shown(str(file))})
     catalog_id = name or f"sha256-{digest[:16]}"
     with _REGISTERED_LOCK:
         _REGISTERED[catalog_id] = (file, digest)
@@ -73,30 +82,52 @@ def register_catalog(path: str | Path, name: str | None = None) -> str:
 
 
 def is_registered(catalog: Any) -> bool:
-    return isinstance(catalog, str) and catalog in _REGISTERED
+    """A catalog id a consultation's saved state may name: one registered in
+    this process, or the name of a shipped catalog ("current")."""
+    return isinstance(catalog, str) and (catalog in _REGISTERED or catalog in shipped_catalogs())
 
 
 def registered_catalog(catalog_id: str, tr: Localizer) -> Path:
-    """The file of a registered catalog id; it must not have changed since."""
+    """The file of a registered catalog id (it must not have changed since),
+    or of a shipped catalog's name."""
+    shipped = shipped_catalogs()
+    if isinstance(catalog_id, str) and catalog_id in shipped and catalog_id not in _REGISTERED:
+        return shipped[catalog_id]
     entry = _REGISTERED.get(catalog_id) if isinstance(catalog_id, str) else None
     if entry is None:
         raise InputError("catalog", tr.gettext(
             "catalog: '%(id)s' is not a registered catalog; the application registers catalogs with "
             "register_catalog().") % {"id": profile_module.shown(catalog_id)})
     path, digest = entry
-    try:
-        unchanged = hashlib.sha256(path.read_bytes()).hexdigest() == digest
-    except OSError:
-        unchanged = False
-    if not unchanged:
+    if _digest(path) != digest:
         raise InputError("catalog", tr.gettext("catalog: '%(id)s' changed or disappeared since it was registered.")
                          % {"id": catalog_id})
     return path
 
 
+def _digest(path: Path) -> str | None:
+    """The SHA-256 of a catalog file, read as the loader reads it (a regular
+    file of at most 2 MB, opened non-blocking, with a bounded read); None if
+    it is not such a file now."""
+    try:
+        return hashlib.sha256(kb_module.read_regular(path, kb_module.MAX_BYTES)).hexdigest()
+    except kb_module.Unreadable:
+        return None
+
+
 def shipped_catalogs() -> dict[str, Path]:
     """The catalogs that ship with the package, by name (``rules/catalogs/NAME.toml``)."""
     return {path.stem: path for path in sorted((paths.RULES / "catalogs").glob("*.toml"))}
+
+
+def check_paths(rules_dir: Any, catalog: Any, tr: Localizer) -> None:
+    """``rules_dir`` a folder path, ``catalog`` a path, a shipped catalog's
+    name or a list of them: InputError otherwise."""
+    if rules_dir is not None and not isinstance(rules_dir, (str, Path)):
+        raise InputError("rules_dir", tr.gettext("rules_dir: a folder path is accepted."))
+    items = [catalog] if isinstance(catalog, (str, Path)) or catalog is None else catalog
+    if not isinstance(items, (list, tuple)) or not all(isinstance(c, (str, Path)) for c in items if c is not None):
+        raise InputError("catalog", tr.gettext("catalog: a file path or a list of file paths is accepted"))
 
 
 def _catalog_paths(catalog: Catalogs) -> tuple[Path, ...]:
@@ -114,7 +145,7 @@ def _stamp(path: Path) -> tuple[str, int, int]:
     try:
         stat = path.stat()
         return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
-    except (OSError, ValueError):  # ValueError: a NUL in the path; the loader reports it
+    except (OSError, RuntimeError, ValueError):  # ValueError: a NUL in the path; the loader reports it
         return (str(path), 0, 0)
 
 
@@ -205,6 +236,8 @@ def advise(
     arguments = locals()     # the parameters before `lang` are PROFILE_FIELDS (tests check the signature)
     given = {name: arguments[name] for name in PROFILE_FIELDS}
     tr = Localizer(resolve_lang(lang))
+    check_bounds({**{k: v for k, v in arguments.items() if k != "aliases"}, **aliases}, tr)
+    check_paths(rules_dir, catalog, tr)
     given = with_aliases(given, aliases, tr, ADVISE_ARGUMENTS)
     given["model_size_b"] = model_argument(model_size_b, model, tr)
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
@@ -243,6 +276,39 @@ def with_aliases(given: dict[str, Any], aliases: Mapping[str, Any], tr: Localize
                                                           "alias": profile_module.shown(str(name))})
         given[field] = value
     return given
+# What no reader takes, refused before any reads it (issue 26): an integer of
+# more than MAX_BITS bits (about 300 digits; a float cannot hold it and Python
+# will not turn one of over 4,300 digits into text), and data nested deeper
+# or holding more items than any argument needs.
+MAX_BITS = 1000
+MAX_DEPTH = 4
+MAX_ITEMS = 1000
+
+
+def check_bounds(arguments: Mapping[str, Any], tr: Localizer) -> None:
+    """Refuse, naming the argument, a value no reader could take (see MAX_BITS);
+    every other value goes on to its reader."""
+    def refuse(name: str, message: str, **params: Any) -> InputError:
+        return InputError(name, message % {"field": argument_label(knowledge_base(), tr, name), **params})
+
+    for name, value in arguments.items():
+        seen = 0
+        todo = [(value, 0)]
+        while todo:
+            item, depth = todo.pop()
+            seen += 1
+            if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > MAX_BITS:
+                raise refuse(name, tr.gettext("%(field)s: a whole number of about %(digits)s digits is not "
+                                              "accepted."), digits=tr.number(int(item.bit_length() * 0.30103), 0))
+            if isinstance(item, (str, bytes, int, float, Path)) or item is None:
+                continue
+            if depth >= MAX_DEPTH or seen > MAX_ITEMS:
+                raise refuse(name, tr.gettext("%(field)s: too much data; a value, or a short list or mapping of "
+                                              "values, is accepted."))
+            if isinstance(item, Mapping):
+                todo += [(part, depth + 1) for pair in list(item.items())[:MAX_ITEMS] for part in pair]
+            elif isinstance(item, (list, tuple, set, frozenset)):
+                todo += [(part, depth + 1) for part in list(item)[:MAX_ITEMS]]
 
 
 def model_argument(model_size_b: Any, model: Any, tr: Localizer) -> Any:
@@ -324,6 +390,8 @@ def estimate(
     from . import estimate as estimator
 
     tr = Localizer(resolve_lang(lang))
+    check_bounds(locals(), tr)
+    check_paths(rules_dir, None, tr)
     kb = knowledge_base(rules_dir)
     raw = {"model_size_b": model_size_b, "method": method, "gpus": gpus, "strategy": strategy, "offload": offload,
            "checkpointing": checkpointing, "seq_len": seq_len, "batch": batch, "optimizer": optimizer,

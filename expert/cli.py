@@ -121,13 +121,57 @@ class _OutputError(Exception):
         self.error = error
 
 
-def _echo(message: Any = None, nl: bool = True, err: bool = False) -> None:
-    """click.echo, with a failed write as an _OutputError (reported by run())."""
+# What stands for a character the output's encoding cannot show (a Windows
+# console, PYTHONIOENCODING=cp1252): ASCII that reads the same.
+_ASCII = {"≈": "~", "×": "x", "→": "->", "←": "<-", "≥": ">=", "≤": "<=", "…": "...", "«": "'", "»": "'",
+          "—": "-", "–": "-", "█": "#", "·": "-", "•": "*", "✓": "v", "’": "'", "‘": "'", "“": "'", "”": "'",
+          "\u00a0": " ", "\u202f": " ", "¿": "?", "¡": "!"}
+
+
+def _showable(text: str, stream: Any) -> str:
+    """``text`` as the stream's encoding can write it: each character it
+    cannot, as ASCII that reads the same (≈ as ~, × as x, a bar as #), else
+    without its accent, else '?'."""
+    encoding = getattr(stream, "encoding", None) or "utf-8"
     try:
-        if (sys.stderr if err else sys.stdout) is None:   # started with the stream closed (>&-)
+        text.encode(encoding)
+        return text
+    except (UnicodeEncodeError, LookupError):
+        pass
+    if text.lstrip().startswith(("{", "[")):    # JSON keeps its values: \u escapes, not look-alikes
+        import json
+
+        try:
+            return json.dumps(json.loads(text), indent=2, ensure_ascii=True) + ("\n" if text.endswith("\n") else "")
+        except ValueError:
+            pass
+    import unicodedata
+
+    def one(char: str) -> str:
+        try:
+            char.encode(encoding)
+            return char
+        except (UnicodeEncodeError, LookupError):
+            pass
+        if char in _ASCII:
+            return _ASCII[char]
+        plain = unicodedata.normalize("NFKD", char).encode("ascii", "ignore").decode("ascii")
+        return plain or "?"
+
+    return "".join(one(char) for char in text)
+
+
+def _echo(message: Any = None, nl: bool = True, err: bool = False) -> None:
+    """click.echo, with a failed write as an _OutputError (reported by run());
+    what the output's encoding cannot show is written in ASCII (_showable)."""
+    try:
+        stream = sys.stderr if err else sys.stdout
+        if stream is None:   # started with the stream closed (>&-)
             import errno
 
             raise OSError(errno.EBADF, os.strerror(errno.EBADF))
+        if isinstance(message, str):
+            message = _showable(message, stream)
         # click strips escape sequences when the stream is not a terminal; keep them if colour was asked for.
         click.echo(message, nl=nl, err=err, color=True if not err and _color() else None)
     except OSError as error:
@@ -420,20 +464,64 @@ NO_WORDS = {"", "n", "no"}
 MAX_PIPED_LINES = 200
 
 
+class _Unreadable(Exception):
+    """Piped answers that are not text in the input's encoding."""
+
+    def __init__(self, encoding: str) -> None:
+        super().__init__(encoding)
+        self.encoding = encoding
+
+
+class _Quit(KeyboardInterrupt):
+    """Ctrl-\\ (SIGQUIT) at a question: ends the consultation as Ctrl-C does
+    (the terminal restored), with exit status 131."""
+
+
 class _Input:
     """Where answers come from: a person at a terminal (line editing and
     history through the standard library's readline, where the platform has
-    it) or piped lines, read once and echoed."""
+    it) or piped lines, read once and echoed. At a terminal its modes are
+    restored by :meth:`close`, however the consultation ends."""
 
     def __init__(self) -> None:
         stdin, stdout = sys.stdin, sys.stdout
         self.interactive = bool(stdin is not None and stdin.isatty() and stdout is not None and stdout.isatty())
         self.lines = 0
+        self.modes: Any = None
+        self.on_quit: Any = None
         if self.interactive:
             # input() edits lines and keeps history once readline is imported;
             # Windows without pyreadline has plain input().
             with contextlib.suppress(ImportError):
                 import readline  # noqa: F401 - imported for its effect on input()
+            try:
+                import termios
+
+                self.modes = termios.tcgetattr(stdin.fileno())
+            except (ImportError, OSError, ValueError):   # no termios (Windows)
+                pass
+            import signal
+
+            if hasattr(signal, "SIGQUIT"):    # by default it would end the process with the modes changed
+
+                def quit_(signum: int, frame: Any) -> None:
+                    raise _Quit()
+
+                self.on_quit = signal.signal(signal.SIGQUIT, quit_)
+
+    def close(self) -> None:
+        """The terminal's modes and the SIGQUIT handler as they were."""
+        if self.modes is not None:
+            try:
+                import termios
+
+                termios.tcsetattr(sys.stdin.fileno(), termios.TCSADRAIN, self.modes)
+            except (OSError, ValueError, AttributeError):
+                pass
+        if self.on_quit is not None:
+            import signal
+
+            signal.signal(signal.SIGQUIT, self.on_quit)
 
     def read(self, prompt: str) -> str:
         """One line of input; EOFError at the end of input."""
@@ -445,7 +533,14 @@ class _Input:
         _echo(prompt, nl=False)
         sys.stdout.flush()
         self.lines += 1
-        line = sys.stdin.readline(4096) if self.lines <= MAX_PIPED_LINES else ""
+        if sys.stdin is None or self.lines > MAX_PIPED_LINES:    # started with stdin closed (<&-)
+            raise EOFError
+        try:
+            line = sys.stdin.readline(4096)
+        except (OSError, ValueError):           # closed, or not readable: the input has ended
+            raise EOFError from None
+        except UnicodeDecodeError as error:
+            raise _Unreadable(error.encoding) from None
         if not line:
             raise EOFError
         _echo(terminal(line.rstrip("\n")))
@@ -532,9 +627,12 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
 
             explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())
             _echo(explanation.render("text", width=width, color=color))
-    except KeyboardInterrupt:
+    except KeyboardInterrupt as interrupted:
+        source.close()     # before anything is written: the modes readline changed
         _echo()
-        sys.exit(130)
+        sys.exit(131 if isinstance(interrupted, _Quit) else 130)
+    except _Unreadable as error:
+        _fail(_("Error: the input is not text in %(encoding)s.") % {"encoding": error.encoding}, 2)
     except EOFError:
         _echo()
         if not source.interactive and question is not None:
@@ -542,6 +640,8 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                 "question": question.text}, 2)
         _echo(_("Input ended before the consultation was complete."), err=True)
         sys.exit(1)
+    finally:
+        source.close()
 
 
 @main.command(short_help="List the models the knowledge base knows by name.")
@@ -796,7 +896,12 @@ def schema(what: str, shape: str, lang: str | None, color: str | None = None, no
 @click.option("--host", default="127.0.0.1", show_default=True, help="With streamable-http: the address to listen on.")
 @click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535),
               help="With streamable-http: the port.")
-def mcp(transport: str, host: str, port: int) -> None:
+@click.option("--allow-remote", is_flag=True,
+              help="With streamable-http: allow a --host beyond this machine (0.0.0.0, a LAN address).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="With --allow-remote: a name clients use to reach the server (the Host header is checked); "
+                   "repeat for each.")
+def mcp(transport: str, host: str, port: int, allow_remote: bool, allowed_hosts: tuple[str, ...]) -> None:
     """Serve advise, explain, estimate and a consultation as MCP tools.
 
     Needs the mcp extra: pip install 'expert[mcp]'. Each tool answers in
@@ -808,6 +913,10 @@ def mcp(transport: str, host: str, port: int) -> None:
     Examples:
       expert mcp
       expert mcp --transport streamable-http --port 8000
+      expert mcp --transport streamable-http --host 0.0.0.0 --allow-remote --allowed-host gpu.example.org
+
+    Over HTTP the Host and Origin headers are always checked; each client
+    session keeps its own consultations.
     """
     if transport not in ("stdio", "streamable-http"):
         _fail(f"Error: --transport: '{quoted(transport)}' is not accepted; choose stdio or streamable-http.", 2)
@@ -815,7 +924,14 @@ def mcp(transport: str, host: str, port: int) -> None:
         from .mcp_server import serve
     except ImportError as error:
         _fail(f"Error: `expert mcp` needs the mcp package: pip install 'expert[mcp]' ({quoted(str(error))}).", 1)
-    serve(transport, host=host, port=port)
+    if transport == "streamable-http":
+        from .mcp_server import transport_security
+
+        try:
+            transport_security(host, port, allow_remote, allowed_hosts)
+        except ValueError as error:
+            _fail(f"Error: {error}", 2)
+    serve(transport, host=host, port=port, allow_remote=allow_remote, allowed_hosts=allowed_hosts)
 
 
 def _command_gettext() -> Callable[[str], str]:

@@ -22,7 +22,16 @@ from typing import Any
 
 from . import engine, freetext
 from . import profile as profile_module
-from .api import Lang, consult, is_registered, knowledge_base, register_catalog, registered_catalog
+from .api import (
+    Lang,
+    check_bounds,
+    check_paths,
+    consult,
+    is_registered,
+    knowledge_base,
+    register_catalog,
+    registered_catalog,
+)
 from .errors import InputError
 from .escape import one_line
 from .i18n import Localizer, resolve_lang
@@ -120,7 +129,10 @@ class Consultation:
             known_facts.setdefault(self._alias(name, lang), value)
         self.lang = resolve_lang(lang)
         self._tr = Localizer(self.lang)
+        check_bounds({**known_facts, "catalog": catalog}, self._tr)
+        check_paths(rules_dir, catalog, self._tr)
         self.rules_dir = None if rules_dir is None else str(rules_dir)
+        # a shipped catalog by its name ("current"), as advise() takes it
         given = [catalog] if isinstance(catalog, (str, Path)) else list(catalog or [])
         registered = [c if is_registered(c) else register_catalog(c) for c in given]
         self.catalog = registered
@@ -170,6 +182,7 @@ class Consultation:
         """Validate and store an answer (again to change it). Raises AnswerError; nothing is stored then."""
         question_id = self._field_name(question_id)
         self._check_field(question_id)
+        check_bounds({question_id: raw}, self._tr)
         if question_id in self.guess and isinstance(raw, str) and profile_module.says_yes(raw):
             raw = self.guess[question_id]
         if (self._kb.fields[question_id].cards and question_id != self.which and isinstance(raw, str)
@@ -197,6 +210,10 @@ class Consultation:
         if len(text) > freetext.MAX_TELL:
             raise AnswerError("text", self._tr.gettext(
                 "text: the message is too long; at most %(most)s characters.") % {"most": freetext.MAX_TELL})
+        if freetext.too_long(text):
+            raise AnswerError("text", self._tr.gettext(
+                "text: the message is too long once its symbols and ligatures are spelled out; at most %(most)s "
+                "characters.") % {"most": freetext.MAX_TELL})
         understood: dict[str, Any] = {}
         problems: dict[str, str] = {}
         notes: dict[str, str] = {}
@@ -341,10 +358,12 @@ class Consultation:
     def _field_name(self, name: Any) -> Any:
         return self._alias(name) if isinstance(name, str) else name
 
-    def _check_field(self, name: str) -> None:
-        if name not in self._kb.fields:
-            raise AnswerError(name, self._tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.") % {
-                "field": str(name)[:40], "accepted": ", ".join(self._kb.fields)})
+    def _check_field(self, name: Any) -> None:
+        if not isinstance(name, str) or name not in self._kb.fields:
+            raise AnswerError(name if isinstance(name, str) else "question_id", self._tr.gettext(
+                "unknown field '%(field)s'; accepted: %(accepted)s.") % {
+                "field": name[:40] if isinstance(name, str) else f"<{type(name).__name__}>",
+                "accepted": ", ".join(self._kb.fields)})
 
     def _given(self, facts: dict[str, Any]) -> dict[str, Any]:
         # An optional field answered "none" is an answer, not a field left out.

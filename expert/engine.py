@@ -27,7 +27,7 @@ from __future__ import annotations
 
 import inspect
 import threading
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Collection, Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -452,10 +452,12 @@ class _Engines(threading.local):
 _ENGINES = _Engines()
 
 
-def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked") -> Run:
+def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
+          only: Collection[str] | None = None) -> Run:
     """Run one consultation through this thread's engine for ``kb``. ``basis``
     says what sizes a configuration: the guide's figure ("guide"), the
-    first-principles estimate ("estimate"), or the larger of both ("checked")."""
+    first-principles estimate ("estimate"), or the larger of both ("checked").
+    ``only``: the ids of the catalog cards to consider (all by default)."""
     cls = engine_class(kb)
     engine = _ENGINES.by_class.get(id(cls))
     if engine is None:
@@ -465,7 +467,7 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked") ->
     engine.consultation = run
     engine.reset()
     engine.declare(Profile(**profile))
-    for card in kb.catalog:
+    for card in kb.catalog if only is None else (card for card in kb.catalog if card.id in only):
         run.cards[card.id] = card
         run.card_ids[card.id] = engine.declare(Card(**card.fact()))["__factid__"]
     engine.run()

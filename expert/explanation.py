@@ -19,12 +19,14 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
-from . import sizing
+from . import engine, sizing
 from .api import (
     ADVISE_ARGUMENTS,
     Basis,
     Catalogs,
     Lang,
+    check_bounds,
+    check_paths,
     consult,
     field_alias,
     knowledge_base,
@@ -43,7 +45,8 @@ from .kb import (
     KnowledgeBase,
 )
 from .kb.model import cite_line
-from .profile import is_given
+from .profile import OWN_GPU, is_given
+from .profile import build as build_profile
 from .profile_types import (
     Budget,
     DatasetExamples,
@@ -62,6 +65,16 @@ from .result import Result, _Writer
 NOTE_KINDS = ("advice", "warning")
 # The most bytes of JSON the summary of an explanation takes (UTF-8): a chat's share.
 SUMMARY_BYTES = 3800
+# WHY NOT for every card ruled out covers the first so many (in catalog
+# order); the others are named after them ("and N more"), and each can be
+# asked about alone (why_not=). A large catalog then costs about as much to
+# explain as the shipped one.
+MAX_WHY_NOT = 8
+# The whole consultations WHY NOT may run, besides the first, for all the
+# cards of one explanation (a change that works is nearly always found in the
+# first or second; a card ranked lower cannot be tried alone, and finding no
+# change for it would otherwise cost one for every change and pair).
+MAX_CONSULTATIONS = 12
 
 
 @dataclass(frozen=True)
@@ -139,6 +152,7 @@ class Explanation:
     assumptions: list[str] = field(default_factory=list)
     detail: str = "full"       # "summary": the compact form for chats (to_dict and render)
     what_if_asked: tuple[str, ...] = ()    # the fields what_if changed, as asked
+    more: list[dict[str, str]] = field(default_factory=list)   # cards ruled out past MAX_WHY_NOT: gpu, name
 
     @property
     def lang(self) -> str:
@@ -157,6 +171,7 @@ class Explanation:
             "assumptions": list(self.assumptions),
             "how": [asdict(h) for h in self.how],
             "why_not": [asdict(w) for w in self.why_not],
+            "why_not_more": [dict(m) for m in self.more],
             "what_if": asdict(self.what_if) if self.what_if else None,
             "trace": trace,
         }
@@ -234,6 +249,21 @@ class Explanation:
         """A recommendation's total cost in words: nothing to rent, or the total and its pricing."""
         return total_in_words(Localizer(self.lang), cost, (self.result.kb or knowledge_base()).labels["pricing"])
 
+    def more_text(self) -> str:
+        """The cards ruled out past MAX_WHY_NOT, in a sentence ("" if none)."""
+        if not self.more:
+            return ""
+        tr = Localizer(self.lang)
+        names = [one_line(m["name"]) for m in self.more[:MAX_WHY_NOT]]
+        if len(self.more) > len(names):
+            names.append(tr.ngettext("%(n)s other", "%(n)s others", len(self.more) - len(names)) % {
+                "n": len(self.more) - len(names)})
+        return tr.ngettext("And %(n)s more card ruled out: %(names)s. Ask about it alone (why not, --why-not) "
+                           "to see what would change that.",
+                           "And %(n)s more cards ruled out: %(names)s. Ask about one of them alone (why not, "
+                           "--why-not) to see what would change that.", len(self.more)) % {
+            "n": len(self.more), "names": tr.list(names)}
+
     def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
         from .render import render_explanation
 
@@ -277,6 +307,13 @@ def explain(
     in ``why_not``.
     """
     tr = Localizer(resolve_lang(lang))
+    check_bounds({**{name: value for name, value in locals().items() if name not in ("tr", "unknown")}, **unknown},
+                    tr)
+    check_paths(rules_dir, catalog, tr)
+    if why_not is not None and not isinstance(why_not, str):
+        raise InputError("why_not", tr.gettext("why_not: a card's id is accepted."))
+    if what_if is not None and not (isinstance(what_if, Mapping) and all(isinstance(k, str) for k in what_if)):
+        raise InputError("what_if", tr.gettext("what_if: a mapping of profile fields to values is accepted."))
     from .values import read_choice
 
     detail = read_choice(detail, {"full": "full", "summary": "summary", **_detail_words()}) or detail
@@ -306,7 +343,9 @@ def explain(
         raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation "
                                                "(`expert catalogs` lists the cards).") % {"gpu": str(why_not)[:40]}
                          + tr.did_you_mean(close), close)
-    targets = [why_not] if why_not is not None else [r.gpu for r in result.rejected]
+    rejected = [r.gpu for r in result.rejected]
+    targets = [why_not] if why_not is not None else rejected[:MAX_WHY_NOT]
+    more = [] if why_not is not None else rejected[MAX_WHY_NOT:]
     return Explanation(
         result,
         [explainer.how(rec.gpu) for rec in result.recommendations],
@@ -317,6 +356,7 @@ def explain(
         explainer.answers(given=False),
         detail,
         tuple(what_if or ()),
+        [{"gpu": gpu, "name": writer.name(gpu)} for gpu in more],
     )
 
 
@@ -336,6 +376,9 @@ class _Explainer:
         self.tr = writer.tr
         self._ = writer.tr.gettext
         self.firings = run.sorted_firings()
+        # WHY NOT's consultations with one change made, by change (see smallest_change)
+        self._consulted: dict[tuple[tuple[str, Any], ...], Result] = {}
+        self._stopped: set[str] = set()     # the cards whose search reached MAX_CONSULTATIONS
 
     # --- shared wording ---------------------------------------------------------
 
@@ -480,6 +523,9 @@ class _Explainer:
         change = None if status == "recommended" else self.smallest_change(gpu, status)
         if change:
             summary += " " + change["text"]
+        elif gpu in self._stopped:
+            summary += " " + _("No change was found within the %(n)s consultations an explanation may run.") % {
+                "n": MAX_CONSULTATIONS}
         elif status != "recommended":
             summary += " " + _("No single change would make it the answer.")
         return WhyNot(gpu, name, status, reasons, change, summary)
@@ -521,11 +567,52 @@ class _Explainer:
                     "this": self.w.name(gpu), "text": _embedded(self.w.message(firing.rule, firing.env))}))
         return [reasons[0]] + sorted(reasons[1:], key=lambda r: self.kb.rule(r.rule).index)
 
-    def candidate_changes(self, gpu: str) -> list[dict[str, Any]]:
+    def read_by(self, firings: list[Firing]) -> set[str] | None:
+        """The answers ``firings`` read: directly, or through the facts they
+        matched (the firings that declared them, on the same card or on none),
+        down to the profile. None when that cannot bound a change: a rule that
+        overrides one of them could fire on anything it reads."""
+        failing = {f.rule.id for f in firings}
+        if any(failing & set(rule.overrides) for rule in self.kb.rules):
+            return None
+        declared: dict[str, list[Firing]] = {}
+        for firing in self.firings:
+            declared.setdefault(firing.rule.id, []).append(firing)
+        fields: set[str] = set()
+        seen: set[int] = set()
+        todo = list(firings)
+        while todo:
+            firing = todo.pop()
+            if id(firing) in seen:
+                continue
+            seen.add(id(firing))
+            for matched in firing.matched:
+                if matched["fact"] == "profile":
+                    fields.update(self.answer_of(key) for key in matched["values"])
+                elif matched["from"] in declared:
+                    todo += [f for f in declared[matched["from"]] if f.gpu in (firing.gpu, None)]
+        return fields
+
+    def answer_of(self, key: str) -> str:
+        """The answer a profile key comes from: profile.build derives the
+        model's fields (model_active_b, model_shape ...) from model_size_b, and
+        ``own_gpu`` from the answer that named a card."""
+        if key in self.kb.fields:
+            return key
+        if key == OWN_GPU:
+            return next((name for name, spec in self.kb.fields.items() if spec.cards), key)
+        return "model_size_b"
+
+    def candidate_changes(self, gpu: str, read: set[str] | None = None) -> list[dict[str, Any]]:
+        """The changes of ``rules/explain.toml`` to try for ``gpu``, singles
+        then pairs; with ``read``, only those of the answers the rules that
+        ruled it out read (another answer cannot change what they concluded)."""
         option = self.run.options[gpu]
         profile = self.run.profile
         singles: list[dict[str, Any]] = []
         for name, value in self.kb.changes:
+            if read is not None and name not in read:
+                continue
             if value == "needed":
                 if profile["deadline_h"] is None or option["min_count_hours"] <= profile["deadline_h"]:
                     continue
@@ -540,18 +627,65 @@ class _Explainer:
         pairs = [{**a, **b} for a, b in itertools.combinations(singles, 2) if not a.keys() & b.keys()]
         return singles + pairs
 
+    def failing(self, gpu: str, status: str) -> list[Firing] | None:
+        """The firings a change must undo for ``gpu``: the rejections of a
+        card ruled out, the steps that spread a card over more cards; None
+        for a card ranked lower (its rank depends on every option)."""
+        if status == "rejected":
+            return [f for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
+        if status == "more-cards":
+            return [f for f in self.firings if f.gpu == gpu and f.rule.kind == "configure"]
+        return None
+
+    def given_with(self, change: Mapping[str, Any]) -> dict[str, Any]:
+        """The answers of this consultation with ``change`` made."""
+        given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed},
+                 # the model as named (its resolved total would lose its experts and shape)
+                 "model_size_b": self.given.get("model_size_b"), **change}
+        return {name: given.get(name) for name in PROFILE_FIELDS}
+
+    def consulted(self, change: Mapping[str, Any]) -> Result | None:
+        """The whole consultation with ``change`` made, run once per change
+        for all the cards asked about."""
+        key = tuple(sorted(change.items()))
+        if key not in self._consulted:
+            if len(self._consulted) >= MAX_CONSULTATIONS:
+                return None
+            self._consulted[key] = consult(self.kb, self.given_with(change), self.tr, self.basis,
+                                           self.model_config)[1]
+        return self._consulted[key]
+
+    def card_alone(self, gpu: str, change: Mapping[str, Any], most: int | None) -> bool:
+        """Whether ``gpu`` stands (with at most ``most`` cards, if given) once ``change``
+        is made, by a consultation of that card alone: a rule that rules a
+        card out or configures it sees only that card's facts, the answers and
+        the requirement (kb.model.SCOPES), so the other cards need not be
+        configured again. A whole consultation confirms what this finds."""
+        if tuple(sorted(change.items())) in self._consulted:
+            return True
+        profile, _ = build_profile(self.kb, self.given_with(change), self.tr, self.model_config)
+        run = engine.infer(self.kb, profile, self.basis, only=(gpu,))
+        return gpu in run.ranking and (most is None or run.options[gpu]["count"] <= most)
+
     def smallest_change(self, gpu: str, status: str) -> dict[str, Any] | None:
         """The first change of ``rules/explain.toml`` (then pairs) that makes ``gpu`` the answer:
         recommended at all if it was ruled out; with fewer cards (one, if one
-        holds the model) if it needed more; first if it ranked lower."""
+        holds the model) if it needed more; first if it ranked lower.
+
+        Only changes of the answers the failing rules read are tried, each
+        first on the card alone, and a whole consultation is run for a change
+        that works there (and once for every card that needs it)."""
         option = self.run.options[gpu]
         most = 1 if option["min_count"] == 1 else option["count"] - 1
-        for change in self.candidate_changes(gpu):
-            given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed},
-                     # the model as named (its resolved total would lose its experts and shape)
-                     "model_size_b": self.given.get("model_size_b"), **change}
-            _, result = consult(self.kb, {name: given.get(name) for name in PROFILE_FIELDS}, self.tr, self.basis,
-                                self.model_config)
+        failing = self.failing(gpu, status)
+        read = self.read_by(failing) if failing else None
+        for change in self.candidate_changes(gpu, read):
+            if status != "ranked-lower" and not self.card_alone(gpu, change, most if status == "more-cards" else None):
+                continue
+            result = self.consulted(change)
+            if result is None:          # MAX_CONSULTATIONS run
+                self._stopped.add(gpu)
+                return None
             rec = next((r for r in result.recommendations if r.gpu == gpu), None)
             if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
                 continue

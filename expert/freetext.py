@@ -23,8 +23,18 @@ from typing import Any
 from .errors import KnowledgeBaseError
 from .kb import KnowledgeBase
 
-# Text longer than this is not read (a chat message, not a document).
+# Text longer than this is not read (a chat message, not a document), counted
+# both as written and once normalised (see too_long).
 MAX_TELL = 1000
+
+
+def too_long(text: str) -> bool:
+    """Whether ``text`` is over MAX_TELL characters as written or once
+    normalised: one character may spell out to many (U+FDFA is four words,
+    18 characters), and the matching works on the normalised text. Text over
+    the cap as written is not normalised at all, so normalising costs at most
+    MAX_TELL characters' worth."""
+    return len(text) > MAX_TELL or len(normal(text)) > MAX_TELL
 
 # A number starts where no digit is before it: scanning a run of digits stays linear.
 # A number as people write it; not part of a word, an exponent ("1e309") or a

@@ -14,6 +14,7 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
+from typing import Any
 
 from . import paths
 from .errors import InputError
@@ -44,7 +45,7 @@ def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None 
             continue
         lang = _language_of(value) if isinstance(value, str) else None
         if lang not in SUPPORTED:
-            shown = value if isinstance(value, str) else repr(value)
+            shown = value if isinstance(value, str) else f"<{type(value).__name__}>"  # never repr(): 10**5000
             raise InputError(source, f"{source}: '{shown[:40]}' is not a supported language; accepted: "
                                      + ", ".join(SUPPORTED))
         return lang
@@ -110,9 +111,32 @@ class Localizer:
         return self.number(value, 2) + "B"
 
     def list(self, items: Iterable[str], style: str = "standard") -> str:
-        from babel.lists import format_list
+        return _babel().format_list(list(items), style=style, locale=self.lang)
 
-        return format_list(list(items), style=style, locale=self.lang)
+
+# babel's formatting functions, imported on first use (``expert --help`` does
+# not need babel) and then once for all threads: under a lock, because a first
+# import of babel submodules from several threads at once was seen to fail
+# with a partially initialised module.
+_BABEL: Any = None
+_BABEL_LOCK = threading.Lock()
+
+
+def _babel() -> Any:
+    global _BABEL
+    if _BABEL is None:
+        with _BABEL_LOCK:
+            if _BABEL is None:
+                from types import SimpleNamespace
+
+                from babel import Locale
+                from babel.lists import format_list
+                from babel.numbers import format_currency, format_decimal
+                from babel.units import format_unit
+
+                _BABEL = SimpleNamespace(Locale=Locale, format_list=format_list, format_currency=format_currency,
+                                         format_decimal=format_decimal, format_unit=format_unit)
+    return _BABEL
 
     def did_you_mean(self, names: Iterable[str]) -> str:
         """" Did you mean a, b or c?" for the names :func:`expert.errors.nearest` found; "" for none."""
@@ -126,25 +150,19 @@ class Localizer:
 # names the requirement, say): babel re-parses its patterns each time.
 @lru_cache(maxsize=4096)
 def _number(value: float, digits: int, lang: str) -> str:
-    from babel.numbers import format_decimal
-
     pattern = "#,##0" + ("." + "#" * digits if digits else "")
-    return format_decimal(value, format=pattern, locale=lang)
+    return _babel().format_decimal(value, format=pattern, locale=lang)
 
 
 @lru_cache(maxsize=4096)
 def _unit(value: float, unit: str, lang: str) -> str:
-    from babel.units import format_unit
-
-    return format_unit(value, unit, length="short", format="#,##0.#", locale=lang)
+    return _babel().format_unit(value, unit, length="short", format="#,##0.#", locale=lang)
 
 
 @lru_cache(maxsize=4096)
 def _money(value: float, currency: str, lang: str) -> str:
-    from babel import Locale
-    from babel.numbers import format_currency
-
-    pattern = Locale.parse(lang).currency_formats["standard"].pattern
+    babel = _babel()
+    pattern = babel.Locale.parse(lang).currency_formats["standard"].pattern
     if value >= 10:   # whole units: "$190", not "$190.00"
         pattern = re.sub(r"\.0+", "", pattern)
-    return format_currency(value, currency, format=pattern, locale=lang, currency_digits=False)
+    return babel.format_currency(value, currency, format=pattern, locale=lang, currency_digits=False)

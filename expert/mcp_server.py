@@ -11,19 +11,22 @@ store keyed by an opaque id; the client keeps only the id.
 from __future__ import annotations
 
 import json
+import re
 import secrets
 import threading
 from collections import OrderedDict
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import replace
 from typing import Any
 
-from mcp.server.mcpserver import MCPServer
+from mcp.server.mcpserver import Context, MCPServer
 from mcp.server.mcpserver.tools import Tool
+from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
 
 from . import __version__
-from .api import advise, estimate, knowledge_base
+from .api import advise, check_bounds, estimate, knowledge_base
 from .consultation import Consultation
 from .errors import InputError, KnowledgeBaseError
 from .escape import markdown
@@ -41,30 +44,60 @@ INSTRUCTIONS = (
     "words) that asks only the questions that matter. explain says how, why not a card, and what if.")
 
 
-class ConsultationStore:
-    """Consultations by opaque id, at most ``size`` of them: the least recently
-    used is forgotten first. Each holds the consultation's saved state (a few
-    hundred bytes, checked again when it is read back)."""
+# Who a tool call came from (set by each tool for the length of the call):
+# consultations are kept per caller. See _caller_of.
+_CALLER: ContextVar[str | None] = ContextVar("expert_mcp_caller", default=None)
+# Over HTTP: at most so many client sessions at once (the SDK ends idle ones
+# after 30 minutes) and callers remembered, each with at most PER_SESSION
+# consultations.
+MAX_SESSIONS = 1000
+PER_SESSION = 50
 
-    def __init__(self, size: int = 1000) -> None:
-        self.size = size
-        self._states: OrderedDict[str, dict[str, Any]] = OrderedDict()
+
+class ConsultationStore:
+    """Consultations by opaque id, kept per caller (a client session over
+    HTTP): at most ``size`` for each caller, its least recently used
+    forgotten first, so that one client can neither evict another's nor read
+    them; at most ``callers`` callers, the least recently active forgotten
+    first. Each holds the consultation's saved state (a few hundred bytes,
+    checked again when it is read back). Calls from no particular caller
+    (stdio, where the process serves one client; the library) share one
+    store of ``size``."""
+
+    def __init__(self, size: int = PER_SESSION, callers: int = MAX_SESSIONS) -> None:
+        self.size, self.callers = size, callers
+        self._callers: OrderedDict[str, OrderedDict[str, dict[str, Any]]] = OrderedDict()
+        self._local: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self._lock = threading.Lock()
+
+    def _states(self) -> OrderedDict[str, dict[str, Any]]:
+        caller = _CALLER.get()
+        if caller is None:
+            return self._local
+        states = self._callers.get(caller)
+        if states is None:
+            states = self._callers[caller] = OrderedDict()
+            while len(self._callers) > self.callers:
+                self._callers.popitem(last=False)
+        self._callers.move_to_end(caller)
+        return states
 
     def put(self, consultation: Consultation, key: str | None = None) -> str:
         key = key or secrets.token_urlsafe(16)
         with self._lock:
-            self._states[key] = consultation.to_dict()
-            self._states.move_to_end(key)
-            while len(self._states) > self.size:
-                self._states.popitem(last=False)
+            states = self._states()
+            states[key] = consultation.to_dict()
+            states.move_to_end(key)
+            while len(states) > self.size:
+                states.popitem(last=False)
         return key
 
     def get(self, key: Any, lang: str | None) -> Consultation:
         with self._lock:
-            state = self._states.get(key) if isinstance(key, str) else None
+            states = self._states()
+            state = states.get(key) if isinstance(key, str) else None
             if state is not None:
-                self._states.move_to_end(key)
+                states.move_to_end(key)
         if state is None:
             tr = Localizer(resolve_lang(lang))
             raise InputError("consultation_id", tr.gettext(
@@ -73,7 +106,9 @@ class ConsultationStore:
         return Consultation.from_dict(state)
 
     def __len__(self) -> int:
-        return len(self._states)
+        """The consultations kept for the current caller."""
+        with self._lock:
+            return len(self._states())
 
 
 def _question(consultation: Consultation, key: str, told: Any = None) -> tuple[dict[str, Any], str]:
@@ -167,9 +202,17 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
         result = consultation.result()
         return result.to_dict(a.get("detail") or "summary"), result.render("markdown", detail="summary")
 
-    return {"advise": do_advise, "explain": do_explain, "estimate": do_estimate, "models": do_models,
-            "consultation_start": do_start, "consultation_tell": do_tell, "consultation_answer": do_answer,
-            "consultation_back": do_back, "consultation_result": do_result}
+    def checked(work: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
+        def run(a: dict[str, Any]) -> dict[str, Any]:
+            # what no reader takes (10**5000, data nested deep) is refused before any reads it
+            check_bounds(a, Localizer(resolve_lang(a.get("lang"))))
+            return work(a)
+        return run
+
+    return {name: checked(work) for name, work in (
+        ("advise", do_advise), ("explain", do_explain), ("estimate", do_estimate), ("models", do_models),
+        ("consultation_start", do_start), ("consultation_tell", do_tell), ("consultation_answer", do_answer),
+        ("consultation_back", do_back), ("consultation_result", do_result))}
 
 
 def _error(field: str | None, message: str) -> CallToolResult:
@@ -195,9 +238,10 @@ def _tool(spec: dict[str, Any], work: Work) -> Tool:
     renamed), then the library reads the values. The text content is a
     markdown summary; the JSON goes only in the structured content."""
 
-    def call(arguments: Any = None) -> Any:
+    def call(arguments: Any = None, ctx: Context | None = None) -> Any:
         lang = arguments.get("lang") if isinstance(arguments, dict) else None
         tr = Localizer(resolve_lang(lang if lang in ("en", "es") else None))
+        caller = _CALLER.set(_caller_of(ctx))
         try:
             checked = check_arguments(spec, arguments, knowledge_base(), tr)
             data, text = work(checked)
@@ -208,10 +252,31 @@ def _tool(spec: dict[str, Any], work: Work) -> Tool:
             return _error(None, error.render(str))
         except Exception as error:
             return _error(None, f"Internal error ({type(error).__name__}); please report it.")
+        finally:
+            _CALLER.reset(caller)
 
     call.__name__ = spec["name"]
-    tool = _RawTool.from_function(call, name=spec["name"], description=spec["description"], structured_output=False)
+    tool = _RawTool.from_function(call, name=spec["name"], description=spec["description"], structured_output=False,
+                                  context_kwarg="ctx")
     return tool.model_copy(update={"parameters": spec["parameters"]})
+
+
+def _caller_of(ctx: Any) -> str | None:
+    """Who a tool call came from: over HTTP, its MCP session (the
+    Mcp-Session-Id header the server gave it), else the client's address;
+    None over stdio and in-process (one client)."""
+    try:
+        request = ctx.request_context.request
+    except (AttributeError, ValueError):       # no request context: a call from outside a session
+        return None
+    headers = getattr(request, "headers", None)
+    if headers is None:
+        return None
+    session = headers.get("mcp-session-id")
+    if session:
+        return "session " + str(session)[:200]
+    client = getattr(request, "client", None)
+    return "address " + str(client.host) if client is not None else None
 
 
 def build_server(store: ConsultationStore | None = None) -> MCPServer:
@@ -221,9 +286,42 @@ def build_server(store: ConsultationStore | None = None) -> MCPServer:
     return MCPServer("expert", instructions=INSTRUCTIONS, version=__version__, tools=tools, log_level="WARNING")
 
 
-def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000) -> None:
-    server = build_server()
+# Host header values a server on the loopback accepts (with any port), as the
+# SDK's own default for the loopback.
+LOOPBACK = ("127.0.0.1", "localhost", "::1")
+
+
+def transport_security(host: str, port: int, allow_remote: bool = False,
+                       allowed_hosts: tuple[str, ...] = ()) -> TransportSecuritySettings:
+    """The Host and Origin checks of streamable HTTP (DNS rebinding
+    protection), always on. On the loopback: the loopback names, with any
+    port. Beyond it: only with ``allow_remote``, and only the names in
+    ``allowed_hosts`` (as clients write them in the URL: "gpu.example.org" or
+    "gpu.example.org:8000"); ValueError otherwise, with what to do."""
+    names = [h for h in allowed_hosts if h]
+    if host not in LOOPBACK:
+        if not allow_remote:
+            raise ValueError(f"--host {host}: listening beyond this machine needs --allow-remote, and --allowed-host "
+                             f"with each name clients use to reach it (the Host header is checked).")
+        if not names:
+            raise ValueError(f"--allow-remote: give --allowed-host with each name clients use to reach {host} "
+                             f"(for example --allowed-host gpu.example.org); no other Host header is accepted.")
+    for name in names:
+        if not re.fullmatch(r"[A-Za-z0-9.\-]+(:(\d{1,5}|\*))?|\[[0-9A-Fa-f:.]+\](:(\d{1,5}|\*))?", name):
+            raise ValueError(f"--allowed-host: '{name[:60]}' is not a host name (with an optional :port).")
+    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"] if host in LOOPBACK else []
+    for name in names:
+        hosts += [name] if re.search(r":(\d+|\*)$", name) else [name, f"{name}:{port}"]
+    origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
+    return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
+                                     allowed_origins=origins)
+
+
+def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
+          allowed_hosts: tuple[str, ...] = ()) -> None:
     if transport == "stdio":
-        server.run()
+        build_server().run()
     else:
-        server.run("streamable-http", host=host, port=port)
+        security = transport_security(host, port, allow_remote, allowed_hosts)
+        build_server().run("streamable-http", host=host, port=port, transport_security=security,
+                           max_sessions=MAX_SESSIONS)

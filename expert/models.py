@@ -22,9 +22,7 @@ from __future__ import annotations
 import difflib
 import json
 import math
-import os
 import re
-import stat
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -32,7 +30,7 @@ from typing import Any
 
 from .errors import InputError
 from .escape import one_line
-from .kb import KnowledgeBase, ModelDef
+from .kb import KnowledgeBase, ModelDef, Unreadable, read_regular
 from .kb.model import name_key
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
@@ -260,21 +258,17 @@ def read_config(kb: KnowledgeBase, path: Any, tr: Any) -> Resolved:
         raise _config_error(tr.gettext("model_config: '%(value)s' is not a file path."), value=quoted(repr(path)))
     shown = quoted(str(file))
     try:
-        info = os.stat(file)
-    except OSError:
+        raw = read_regular(file, spec["max_bytes"])
+    except Unreadable as error:
+        if error.reason == "not-regular":
+            raise _config_error(tr.gettext("model_config: '%(path)s' is not a regular file."), path=shown) from None
+        if error.reason == "too-large":
+            raise _config_error(tr.gettext("model_config: '%(path)s' is larger than %(most)s bytes; a config.json is "
+                                           "a few kilobytes."), path=shown, most=tr.number(spec["max_bytes"], 0)) from None
         raise _config_error(tr.gettext("model_config: '%(path)s' does not exist or cannot be read."), path=shown) from None
-    if not stat.S_ISREG(info.st_mode):
-        raise _config_error(tr.gettext("model_config: '%(path)s' is not a regular file."), path=shown)
-    if info.st_size > spec["max_bytes"]:
-        raise _config_error(tr.gettext("model_config: '%(path)s' is larger than %(most)s bytes; a config.json is a few "
-                            "kilobytes."), path=shown, most=tr.number(spec["max_bytes"], 0))
     try:
-        with open(file, "rb") as handle:
-            raw = handle.read(spec["max_bytes"] + 1)
-        if len(raw) > spec["max_bytes"]:
-            raise ValueError
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
-    except (OSError, UnicodeDecodeError, ValueError, RecursionError):
+    except (UnicodeDecodeError, ValueError, RecursionError):
         raise _config_error(tr.gettext("model_config: '%(path)s' is not a JSON file in UTF-8 of at most %(most)s bytes."),
                             path=shown, most=tr.number(spec["max_bytes"], 0)) from None
     if not isinstance(data, dict):

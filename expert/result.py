@@ -44,7 +44,8 @@ def check_detail(detail: Any, lang: str) -> None:
         tr = Localizer(lang)
         close = nearest(detail, DETAILS)
         raise InputError("detail", tr.gettext("detail: '%(value)s' is not accepted; choose %(accepted)s.") % {
-            "value": quoted(str(detail)), "accepted": tr.list(DETAILS, style="or")} + tr.did_you_mean(close), close)
+            "value": quoted(detail if isinstance(detail, str) else f"<{type(detail).__name__}>"),
+            "accepted": tr.list(DETAILS, style="or")} + tr.did_you_mean(close), close)
 
 
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:

@@ -201,3 +201,84 @@ def test_explanations_are_identical_whatever_the_hash_seed() -> None:
     outputs = {subprocess.run([sys.executable, "-c", SCRIPT], env=dict(os.environ, PYTHONHASHSEED=seed),
                               capture_output=True, text=True, check=True).stdout for seed in ("0", "7", "4242")}
     assert len(outputs) == 1
+
+
+# --- WHY NOT with a large catalog: bounded ------------------------------------
+
+def _catalog(tmp_path, n: int) -> str:  # type: ignore[no-untyped-def]
+    """A user catalog of ``n`` cards of every vendor, size and link."""
+    sizes, links = [16, 24, 32, 48, 80, 141], ["pcie", "nvlink"]
+    cards = [f'[[gpu]]\nid = "card-{i}"\nname = "Card {i}"\nvendor = "{("nvidia", "amd")[i % 2]}"\n'
+             f'vram_gb = {sizes[i % len(sizes)]}\ncost = "{("low", "medium", "high")[i % 3]}"\n'
+             f'interconnect = "{links[i // 2 % 2] if i % 2 == 0 else ("pcie", "infinity-fabric")[i // 2 % 2]}"\n'
+             for i in range(n)]
+    path = tmp_path / "many.toml"
+    path.write_text("\n".join(cards), encoding="utf-8")
+    return str(path)
+
+
+def test_why_not_for_every_card_covers_the_first_cards_and_names_the_others(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from expert import explanation
+
+    consulted = []
+    real = explanation.consult
+    monkeypatch.setattr(explanation, "consult", lambda *a, **k: consulted.append(1) or real(*a, **k))
+    x = explain(model_size_b=70, method="lora", deadline_h=24, catalog=_catalog(tmp_path, 24), lang="en")
+    rejected = [r.gpu for r in x.result.rejected]
+    assert len(rejected) > explanation.MAX_WHY_NOT
+    assert [w.gpu for w in x.why_not] == rejected[:explanation.MAX_WHY_NOT]
+    assert [m["gpu"] for m in x.more] == rejected[explanation.MAX_WHY_NOT:]
+    # the consultation itself, then one whole consultation per change that works, shared by the cards
+    assert len(consulted) <= 1 + explanation.MAX_WHY_NOT
+    found = {tuple(sorted(w.change["fields"].items())) for w in x.why_not if w.change}
+    assert len(consulted) - 1 <= len(found) + 1
+    text = x.render("text", width=200)
+    assert f"And {len(x.more)} more cards ruled out: Card " in text and "(why not, --why-not)" in text
+    assert x.to_dict()["why_not_more"] == x.more
+    # asked about alone, a card past the first ones gets its smallest change
+    one = explain(model_size_b=70, method="lora", deadline_h=24, catalog=_catalog(tmp_path, 24), lang="es",
+                  why_not=x.more[0]["gpu"])
+    assert [w.gpu for w in one.why_not] == [x.more[0]["gpu"]] and one.more == []
+
+
+@pytest.mark.parametrize("profile, catalog, why_not", [
+    (dict(model_size_b=405, method="full", rocm_ok=False, purpose="production"), None, "mi250"),
+    (dict(model_size_b=13, method="full", budget="low", deadline_h=2, vram_gb=24), "current", "mi300x"),
+    (dict(model_size_b=70, method="lora", deadline_h=24), "current", "h100-80gb"),
+    (dict(model_size_b=8, method="lora", deadline_h=0.3), None, "h100-80gb"),
+])
+def test_the_bounded_search_finds_the_change_the_exhaustive_one_finds(profile, catalog, why_not,
+                                                                         monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """Trying only the answers the failing rules read, each on the card alone
+    first, finds the same smallest change as a whole consultation for every
+    change of rules/explain.toml."""
+    from expert import explanation
+
+    def search():  # type: ignore[no-untyped-def]
+        x = explain(catalog=catalog, lang="en", why_not=why_not, **profile)
+        return [(w.gpu, w.status, w.change and (w.change["fields"], w.change["rank"], w.change["count"]))
+                for w in x.why_not]
+
+    bounded = search()
+    assert {status for _, status, _ in bounded} <= {"rejected", "ranked-lower", "more-cards"}
+    monkeypatch.setattr(explanation, "MAX_CONSULTATIONS", 1000)
+    monkeypatch.setattr(explanation._Explainer, "read_by", lambda self, firings: None)
+    monkeypatch.setattr(explanation._Explainer, "card_alone", lambda self, gpu, change, most: True)
+    assert bounded == search()
+    assert any(change for *_, change in bounded)
+
+
+def test_a_card_ranked_lower_is_searched_within_a_bounded_number_of_consultations(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    from expert import explanation
+
+    catalog = _catalog(tmp_path, 24)
+    recommended = explain(model_size_b=8, method="lora", deadline_h=2, catalog=catalog).result.recommendations
+    last = next(r.gpu for r in reversed(recommended) if r.count == 1 and r.rank > 1)
+    consulted = []
+    real = explanation.consult
+    monkeypatch.setattr(explanation, "consult", lambda *a, **k: consulted.append(1) or real(*a, **k))
+    monkeypatch.setattr(explanation, "MAX_CONSULTATIONS", 3)
+    x = explain(model_size_b=8, method="lora", deadline_h=2, catalog=catalog, why_not=last, lang="en")
+    (w,) = x.why_not
+    assert w.status == "ranked-lower" and len(consulted) <= 1 + 3
+    assert w.change or "No change was found within the 3 consultations an explanation may run." in w.text

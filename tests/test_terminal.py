@@ -110,3 +110,19 @@ def test_up_arrow_recalls_an_earlier_answer() -> None:
     child.expect(pexpect.EOF)
     child.close()
     assert child.exitstatus == 130
+
+
+def test_ctrl_backslash_restores_the_terminal_and_exits_131() -> None:
+    """SIGQUIT (Ctrl-\\) at a question ends the consultation as Ctrl-C does:
+    readline's modes undone (echo and line editing back), no core, no traceback."""
+    import termios
+
+    child = spawn("ask", lang="en")
+    child.expect_exact("[7] > ")
+    child.sendcontrol("\\")
+    child.expect(pexpect.EOF)
+    modes = termios.tcgetattr(child.child_fd)
+    child.close()
+    assert child.exitstatus == 131 and child.signalstatus is None
+    assert modes[3] & termios.ECHO and modes[3] & termios.ICANON
+    assert "Traceback" not in (child.before or "")

@@ -27,10 +27,12 @@ from .model import (
            RuleDef,
 )
 from .owned import find_cards, find_unsupported
+from .source import MAX_BYTES, Unreadable, read_regular
 
 # What the rest of the package imports from here; everything else is in the submodules.
 __all__ = [
            "COSTS",
+           "MAX_BYTES",
            "OFF_LADDER",
            "PROFILE_FIELDS",
            "SCALE_OUT",
@@ -42,8 +44,10 @@ __all__ = [
            "ModelDef",
            "ProfileField",
            "RuleDef",
+           "Unreadable",
            "find_cards",
            "find_unsupported",
            "load",
+           "read_regular",
            "with_catalogs",
 ]

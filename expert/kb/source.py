@@ -193,43 +193,63 @@ def _too_deep(text: str) -> int:
     return 0
 
 
+class Unreadable(Exception):
+    """Why :func:`read_regular` did not read a file: ``reason`` is "missing",
+    "not-regular", "too-large" (``size`` then says how large) or "error"
+    (``detail`` then says what the system said)."""
+
+    def __init__(self, reason: str, detail: str = "", size: str = "") -> None:
+        super().__init__(reason)
+        self.reason, self.detail, self.size = reason, detail, size
+
+
+def read_regular(path: str | Path, limit: int) -> bytes:
+    """The bytes of ``path`` if it is a regular file of at most ``limit``
+    bytes; :class:`Unreadable` otherwise. Every read of a file from outside
+    goes through here: it is opened non-blocking (a FIFO does not wait for a
+    writer, a terminal does not become the controlling one), checked on the
+    open descriptor (what the name points to may change between a stat and an
+    open), and read with a bounded read (/dev/zero would fill memory)."""
+    try:
+        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
+                     | getattr(os, "O_BINARY", 0))
+    except FileNotFoundError:
+        raise Unreadable("missing") from None
+    except (OSError, ValueError) as error:       # ValueError: a NUL in the name
+        raise Unreadable("error", getattr(error, "strerror", None) or str(error)) from None
+    try:
+        info = os.fstat(fd)
+        if not stat.S_ISREG(info.st_mode):   # a directory, FIFO or device (even one swapped in since a stat)
+            raise Unreadable("not-regular")
+        if info.st_size > limit:
+            raise Unreadable("too-large", size=str(info.st_size))
+        with os.fdopen(fd, "rb", closefd=False) as handle:
+            data = handle.read(limit + 1)
+    except OSError as error:
+        raise Unreadable("error", error.strerror or str(error)) from None
+    finally:
+        os.close(fd)
+    if len(data) > limit:      # it grew since the fstat
+        raise Unreadable("too-large", size="> %d" % limit)
+    return data
+
+
 def _open(path: Path, problems: _Problems) -> bytes | None:
     """The bytes of ``path`` if it is a regular file of at most MAX_BYTES."""
     try:
-        info = os.stat(path)
-    except FileNotFoundError:
-        problems.add(str(path), 0, "file is missing")
+        return read_regular(path, MAX_BYTES)
+    except Unreadable as error:
+        if error.reason == "missing":
+            problems.add(str(path), 0, "file is missing")
+        elif error.reason == "not-regular":
+            problems.add(str(path), 0, "is not a regular file (a TOML file of at most %(limit)s is accepted)",
+                         limit=MAX_SIZE)
+        elif error.reason == "too-large":
+            problems.add(str(path), 0, "is too large: %(size)s bytes (a TOML file of at most %(limit)s is accepted)",
+                         size=error.size, limit=MAX_SIZE)
+        else:
+            problems.add(str(path), 0, "cannot be read: %(error)s", error=error.detail)
         return None
-    except (OSError, ValueError) as error:       # ValueError: a NUL in the name
-        problems.add(str(path), 0, "cannot be read: %(error)s", error=getattr(error, "strerror", None) or str(error))
-        return None
-    if not stat.S_ISREG(info.st_mode):
-        problems.add(str(path), 0, "is not a regular file (a TOML file of at most %(limit)s is accepted)",
-                     limit=MAX_SIZE)
-        return None
-    if info.st_size > MAX_BYTES:
-        problems.add(str(path), 0, "is too large: %(size)s bytes (a TOML file of at most %(limit)s is accepted)",
-                     size=info.st_size, limit=MAX_SIZE)
-        return None
-    try:
-        # O_NONBLOCK: if the file was replaced by a FIFO since the stat, the
-        # open does not wait for a writer (and the fstat below refuses it).
-        fd = os.open(path, os.O_RDONLY | getattr(os, "O_NONBLOCK", 0) | getattr(os, "O_NOCTTY", 0)
-                     | getattr(os, "O_BINARY", 0))
-        with os.fdopen(fd, "rb") as handle:
-            if not stat.S_ISREG(os.fstat(handle.fileno()).st_mode):
-                problems.add(str(path), 0, "is not a regular file (a TOML file of at most %(limit)s is accepted)",
-                             limit=MAX_SIZE)
-                return None
-            data = handle.read(MAX_BYTES + 1)
-    except OSError as error:
-        problems.add(str(path), 0, "cannot be read: %(error)s", error=error.strerror or str(error))
-        return None
-    if len(data) > MAX_BYTES:      # it grew since the stat
-        problems.add(str(path), 0, "is too large: %(size)s bytes (a TOML file of at most %(limit)s is accepted)",
-                     size="> %d" % MAX_BYTES, limit=MAX_SIZE)
-        return None
-    return data
 
 
 def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
