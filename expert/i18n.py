@@ -113,6 +113,13 @@ class Localizer:
     def list(self, items: Iterable[str], style: str = "standard") -> str:
         return _babel().format_list(list(items), style=style, locale=self.lang)
 
+    def did_you_mean(self, names: Iterable[str]) -> str:
+        """" Did you mean a, b or c?" for the names :func:`expert.errors.nearest` found; "" for none."""
+        names = list(names)
+        if not names:
+            return ""
+        return " " + self.gettext("Did you mean %(names)s?") % {"names": self.list(names, style="or")}
+
 
 # babel's formatting functions, imported on first use (``expert --help`` does
 # not need babel) and then once for all threads: under a lock, because a first
@@ -137,13 +144,6 @@ def _babel() -> Any:
                 _BABEL = SimpleNamespace(Locale=Locale, format_list=format_list, format_currency=format_currency,
                                          format_decimal=format_decimal, format_unit=format_unit)
     return _BABEL
-
-    def did_you_mean(self, names: Iterable[str]) -> str:
-        """" Did you mean a, b or c?" for the names :func:`expert.errors.nearest` found; "" for none."""
-        names = list(names)
-        if not names:
-            return ""
-        return " " + self.gettext("Did you mean %(names)s?") % {"names": self.list(names, style="or")}
 
 
 # The same few values are formatted again and again (every message that
