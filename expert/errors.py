@@ -33,7 +33,9 @@ def nearest(text: Any, names: Iterable[str], most: int = SUGGESTIONS,
     the names; the text is cut at 80 characters."""
     import difflib  # (here: `expert --help` and completion do not pay for it)
 
-    typed = _key(str(text)[:80])
+    if not isinstance(text, str):      # str() of an int of 5,000 digits raises; a number is no name anyway
+        return []
+    typed = _key(text[:80])
     if not typed:
         return []
     scores: dict[str, float] = {}

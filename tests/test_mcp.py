@@ -182,7 +182,7 @@ def test_models_prices_and_training_time_over_mcp() -> None:
     assert time["gpu"] == "rtx-3090" and time["tokens"] == 50000 * 1024 and not time["speed_assumed"]
     pick = priced.structured_content["recommendations"][0]
     assert pick["gpu"] == "h100-80gb" and pick["cost"]["per_hour"] == 1.0
-    assert bad.is_error and bad.content[0].text.startswith("precios por hora: 'h100' no es una tarjeta del catálogo")
+    assert bad.is_error and bad.content[0].text.startswith("precios por hora: «h100» no es una tarjeta del catálogo")
 
 
 def test_arguments_are_checked_strictly_and_aliases_are_taken() -> None:
@@ -241,6 +241,3 @@ def test_the_same_strings_read_the_same_over_mcp() -> None:
             assert result.is_error and result.content[0].text == expected[2], (field, text)
         else:
             assert result.structured_content["profile"][field] == expected, (field, text)
-
-
-    assert bad.is_error and bad.content[0].text.startswith("precios por hora: «h100» no es una tarjeta del catálogo")

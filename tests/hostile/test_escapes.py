@@ -128,9 +128,14 @@ def test_every_mcp_tool_refuses_or_answers() -> None:
     from expert.schema import tool_specs
     from expert.api import knowledge_base
 
+    from expert.i18n import Localizer
+    from expert.schema import check_arguments
+
+    kb = knowledge_base()
     work = handlers(ConsultationStore())
-    names = {spec["name"]: list(spec["parameters"]["properties"]) for spec in tool_specs(knowledge_base())}
-    started = work["consultation_start"]({"lang": "en"})["consultation_id"]
+    specs = {spec["name"]: spec for spec in tool_specs(kb)}
+    names = {name: list(spec["parameters"]["properties"]) for name, spec in specs.items()}
+    started = work["consultation_start"]({"lang": "en"})[0]["consultation_id"]   # (JSON, markdown)
 
     @SETTINGS
     @given_(st.sampled_from(sorted(names)), st.data())
@@ -140,7 +145,8 @@ def test_every_mcp_tool_refuses_or_answers() -> None:
             chosen["consultation_id"] = started
         if tool == "explain":
             chosen.setdefault("why_not", "nothing")
-        refused_or_accepted(lambda **a: work[tool](a), chosen)
+        # as the server calls it: the arguments checked against the tool's schema, then the handler
+        refused_or_accepted(lambda **a: work[tool](check_arguments(specs[tool], a, kb, Localizer("en"))), chosen)
 
     call()
 
