@@ -15,7 +15,7 @@ from .i18n import Localizer, resolve_lang
 from .errors import InputError
 from .estimate import Estimate
 from .kb import PROFILE_FIELDS, KnowledgeBase
-from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose,
+from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose, Stack,
                             RocmOk, TokensPerExample, VramGb)
 from .result import Result, build_result
 
@@ -141,6 +141,7 @@ def advise(
     epochs: Epochs | None = None,
     purpose: Purpose | None = None,
     interruptible: Interruptible | None = None,
+    stack: Stack | None = None,
     *,
     lang: Lang | None = None,
     rules_dir: str | Path | None = None,
@@ -251,6 +252,7 @@ def estimate(
     dataset_examples: DatasetExamples | None = None,
     tokens_per_example: TokensPerExample | None = None,
     epochs: Epochs | None = None,
+    stack: Stack | None = None,
     lang: Lang | None = None,
     rules_dir: str | Path | None = None,
 ) -> Estimate:
@@ -267,7 +269,8 @@ def estimate(
     raw = {"model_size_b": model_size_b, "method": method, "gpus": gpus, "strategy": strategy, "offload": offload,
            "checkpointing": checkpointing, "seq_len": seq_len, "batch": batch, "optimizer": optimizer,
            "precision": precision, "base_bits": base_bits, "lora_rank": lora_rank, "gpu": gpu,
-           "dataset_examples": dataset_examples, "tokens_per_example": tokens_per_example, "epochs": epochs}
+           "dataset_examples": dataset_examples, "tokens_per_example": tokens_per_example, "epochs": epochs,
+           "stack": stack}
     for name, value in raw.items():
         if isinstance(value, str) and len(value) > profile_module.MAX_TEXT:
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
@@ -281,7 +284,7 @@ def estimate(
 
     setup, run = estimator.from_input(kb, tr, **raw)
     card = named_card(kb, run["gpu"]) or own_card(kb, {})
-    time = run_time(kb, setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"])
+    time = run_time(kb, setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"], run["stack"])
     return replace(estimator.estimate(kb, setup), time=time)
 
 

@@ -48,6 +48,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "epochs": NUM,
         "purpose": STR,
         "interruptible": BOOL,
+        "stack": STR,
         # Derived from model_size_b by the model resolver (expert/models.py),
         # not answered: the model as named, its id and name in the model
         # table (or the name a config.json gives), how its size was read, its

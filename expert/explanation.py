@@ -29,7 +29,7 @@ from .i18n import Localizer, resolve_lang
 from .kb import SCALE_OUT, KnowledgeBase
 from .result import Result, _Writer
 
-from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose,
+from .profile_types import (Budget, DatasetExamples, DeadlineH, Epochs, Interruptible, Method, ModelSizeB, Purpose, Stack,
                             RocmOk, TokensPerExample, VramGb)
 from .kb import PROFILE_FIELDS  # declared once, in expert/conditions.py
 
@@ -164,6 +164,7 @@ def explain(
     epochs: Epochs | None = None,
     purpose: Purpose | None = None,
     interruptible: Interruptible | None = None,
+    stack: Stack | None = None,
     why_not: str | None = None,
     what_if: Mapping[str, Any] | None = None,
     lang: Lang | None = None,
@@ -188,7 +189,7 @@ def explain(
     fields = {"model_size_b": model_size_b, "method": method, "budget": budget, "rocm_ok": rocm_ok,
               "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,
               "tokens_per_example": tokens_per_example, "epochs": epochs, "purpose": purpose,
-              "interruptible": interruptible}
+              "interruptible": interruptible, "stack": stack}
     for name in unknown:
         raise InputError(name, tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
                          % {"field": name, "accepted": ", ".join(PROFILE_FIELDS)})
