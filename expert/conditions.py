@@ -119,6 +119,12 @@ FIELDS: dict[str, dict[str, str]] = {
         "on_demand_cost": NUM,
         "spot_cost": NUM,
         "nodes": NUM,
+        "micro_batch": NUM,
+        "gradient_accumulation_steps": NUM,
+        "global_batch": NUM,
+        "batch_settled": BOOL,
+        "sharded": BOOL,
+        "other_stack_hours": NUM,
     },
     "card": {
         "id": STR,

@@ -96,9 +96,14 @@ _NUM = {"type": "number"}
 _NUM_OR_NULL = {"type": ["number", "null"]}
 _NOTE = _object(["id", "rules", "text"], {"id": _STR, "rules": _STRS, "text": _STR})
 _RECIPE = _object(
-    ["strategy", "precision", "optimizer", "base_bits", "checkpointing", "offload"],
+    ["strategy", "precision", "optimizer", "base_bits", "checkpointing", "offload", "micro_batch",
+     "gradient_accumulation_steps", "global_batch"],
     {"id": _STR, "strategy": _STR, "precision": _STR, "optimizer": _STR, "base_bits": {"type": "integer"},
-     "checkpointing": {"type": "boolean"}, "offload": {"type": "boolean"}})
+     "checkpointing": {"type": "boolean"}, "offload": {"type": "boolean"},
+     "micro_batch": {"type": "integer", "minimum": 1, "description": "Sequences per device per forward pass."},
+     "gradient_accumulation_steps": {"type": "integer", "minimum": 1},
+     "global_batch": {"type": "integer", "minimum": 1,
+                      "description": "Sequences per optimizer step across all devices."}})
 
 
 def _recommendation(summary: bool) -> dict[str, Any]:

@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
 from .estimate import estimate, guide_holds_with, shape_for, typical
-from .kb import SCALE_OUT, SPEED_UP, Card, KnowledgeBase
+from .kb import LARGER_BATCH, SCALE_OUT, SPEED_UP, Card, KnowledgeBase
 
 
 def round_up(value: float, digits: int = 1) -> float:
@@ -523,6 +523,37 @@ class Sizer:
             "spot_cost": spot * billed,
         }
 
+    def batched(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int, sharded: bool,
+                config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The configuration at the fastest micro-batch that fits (timing.toml
+        [batch]; a micro-batch of 1 when none larger fits or is faster)."""
+        best = dict(config) if config is not None else self.configuration(card, step, recipe_id, count, sharded)
+        if not best["fits"]:
+            return best
+        for size in micro_batches(self.kb, int(best["devices"]))[1:]:
+            config = self.configuration(card, step, recipe_id, count, sharded, size)
+            if not config["fits"]:
+                break
+            if config["hours"] < best["hours"]:
+                best = config
+        return best
+
+    def settled(self, card: Mapping[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+        """``config`` marked with whether a larger micro-batch would fit and be
+        faster (the rule `larger-micro-batch` raises it when so)."""
+        faster = self.batched(card, config["step"], config["recipe"], int(config["count"]), bool(config["sharded"]),
+                              config)
+        config["batch_settled"] = faster["micro_batch"] == config["micro_batch"]
+        return config
+
+    def larger_batch(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
+        """The candidate at the fastest micro-batch that fits, the same cards and recipe."""
+        found = self.batched(card, LARGER_BATCH, candidate["recipe"], int(candidate["count"]),
+                             bool(candidate["sharded"]))
+        keep = {key: candidate[key] for key in ("next_step", "sped_up", "min_count", "min_count_hours",
+                                                "min_count_cost", "can_scale", "possible")}
+        return {**found, **keep, "step": LARGER_BATCH, "batch_settled": True}
+
     def counts(self, card: Mapping[str, Any], smallest: int, largest: int | None = None) -> list[int]:
         """The card counts of ranking.toml from ``smallest`` up (to ``largest``);
         more than one card only with a fast interconnect."""
@@ -538,7 +569,7 @@ class Sizer:
         entry = ladder_step(self.kb, self.profile["method"], step)
         recipe, spread = entry["recipe"], entry["spread"]
         if spread == "card":
-            return self.configuration(card, step, recipe, 1, sharded=False)
+            return self.settled(card, self.configuration(card, step, recipe, 1, sharded=False))
         # Sharding within one card needs several devices on it (a dual-die card);
         # across cards it needs a fast link.
         smallest = 1 if spread == "fewest" or int(card["devices"]) > 1 else 2
@@ -556,7 +587,7 @@ class Sizer:
         most = on(counts[-1])
         if not most["fits"]:
             return most
-        return next((config for config in map(on, counts[:-1]) if config["fits"]), most)
+        return self.settled(card, next((config for config in map(on, counts[:-1]) if config["fits"]), most))
 
     def speed_up(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
         """A configuration that fits only with a slow recipe (an 8-bit base,
@@ -570,7 +601,7 @@ class Sizer:
         found = None
         for count in self.counts(card, int(candidate["count"]) + 1, int(card["per_node"])):
             found = next((c for recipe in faster for sharded in (False, True)
-                          for c in (self.configuration(card, SPEED_UP, recipe, count, sharded),)
+                          for c in (self.batched(card, SPEED_UP, recipe, count, sharded),)
                           if c["fits"] and c["hours"] < candidate["hours"]
                           and c["total_cost"] <= candidate["total_cost"]), None)
             if found is not None:
@@ -593,7 +624,7 @@ class Sizer:
         best = None
         for count in self.counts(card, int(candidate["count"]) + 1):
             config = next((c for recipe in tried for sharded in (False, True)
-                           for c in (self.configuration(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
+                           for c in (self.batched(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
             if config is None:
                 continue
             if config["hours"] <= deadline:

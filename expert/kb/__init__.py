@@ -13,8 +13,8 @@ from __future__ import annotations
 from .catalog import with_catalogs
 from .load import load
 from .owned import find_cards
-from .model import COSTS, OFF_LADDER, PROFILE_FIELDS, SCALE_OUT, SEGMENTS, SPEED_UP, VENDORS, Card, KnowledgeBase, ModelDef, ProfileField, RuleDef
+from .model import COSTS, LARGER_BATCH, OFF_LADDER, PROFILE_FIELDS, SCALE_OUT, SEGMENTS, SPEED_UP, VENDORS, Card, KnowledgeBase, ModelDef, ProfileField, RuleDef
 
 # What the rest of the package imports from here; everything else is in the submodules.
-__all__ = ["COSTS", "OFF_LADDER", "PROFILE_FIELDS", "SCALE_OUT", "SPEED_UP", "SEGMENTS", "VENDORS", "Card", "KnowledgeBase", "ModelDef", "ProfileField",
+__all__ = ["COSTS", "LARGER_BATCH", "OFF_LADDER", "PROFILE_FIELDS", "SCALE_OUT", "SPEED_UP", "SEGMENTS", "VENDORS", "Card", "KnowledgeBase", "ModelDef", "ProfileField",
            "RuleDef", "find_cards", "load", "with_catalogs"]
