@@ -379,15 +379,11 @@ class _Writer:
         tr, _ = self.tr, self._
         params = {"micro": option["micro_batch"], "steps": option["gradient_accumulation_steps"],
                   "global": option["global_batch"], "other": tr.hours(option["other_stack_hours"])}
-        batch = _("Micro-batch of %(micro)s per device, %(steps)s gradient accumulation steps (%(global)s sequences "
-                  "per optimizer step).") % params
         if stack_of(self.kb, self.run.profile) == "tuned":
-            stack = _("The hours assume a tuned stack (packed sequences, compiled kernels); about %(other)s on a "
-                      "typical one.") % params
-        else:
-            stack = _("The hours assume a typical stack (Hugging Face Trainer and PEFT, padded batches); about "
-                      "%(other)s on a tuned one.") % params
-        return batch + " " + stack
+            return _("Micro-batch %(micro)s × %(steps)s accumulation steps; hours on a tuned stack (packed, "
+                     "compiled), about %(other)s on a typical one.") % params
+        return _("Micro-batch %(micro)s × %(steps)s accumulation steps; hours on a typical stack (Hugging Face "
+                 "Trainer + PEFT), about %(other)s on a tuned one.") % params
 
     def value(self, namespace: str, name: str, value: Any) -> str:
         return format_value(self.kb, self.tr, namespace, name, value)

@@ -240,16 +240,15 @@ def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: 
     stack's MoE efficiency; sharded weights are gathered whole."""
     spec = kb.timing["stack"][stack]
     per_token = flops_per_token(kb, shape, active_b, method, checkpointing, seq)
-    moe = active_b < total_b * 0.99
-    if moe:
-        per_token /= float(spec["moe_efficiency"])
+    # A mixture of experts computes its active parameters' FLOPs at a share of the dense speed.
+    efficiency = float(spec["moe_efficiency"]) if active_b < total_b * 0.99 else 1.0
     card_devices = max(int(card["devices"]), 1)
     peak = float(card["bf16_tflops"]) * 1e12 / card_devices
     utilization = (float(spec["utilization"][method]) * bandwidth_share(kb, card)
                    * kb.timing["vendor_share"].get(card["vendor"], 1.0))
     tokens = micro_batch * seq
     padding = 1 + float(spec["padding_waste"]) * (1 - 1 / micro_batch)
-    compute = tokens * per_token * padding / (peak * utilization) * time_factor
+    compute = tokens * per_token * padding / (peak * utilization * efficiency) * time_factor
     fixed = float(spec["overhead_per_layer_s"]) * int(shape["layers"])
     quantized = kb.timing["quantized"]
     dequantize = (float(quantized["seconds_per_b"]) * total_b * float(quantized["reference_bandwidth_gbs"])
@@ -332,13 +331,13 @@ def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
 
     def rate(card: Card, count: int, method: str, recipe_id: str, strategy: str, size: float, seq: int, *,
              stack: str = default_stack, model: str | None = None, micro_batch: int = 1,
-             checkpointing: bool | None = None) -> float:
+             checkpointing: bool | None = None, active_b: float | None = None) -> float:
         """Tokens per second per card."""
         recipe = kb.recipes["recipe"][recipe_id]
         found = kb.model(model) if model else None
         shape = found.shape() if found else shape_for(kb, size)
         total = found.params_b if found else size
-        active = found.active_b if found else size
+        active = found.active_b if found else (active_b or size)
         speed = throughput(kb, card.fact(), count, count * card.devices, strategy == "sharded", stack=stack,
                            method=method, shape=shape, total_b=total, active_b=active, seq=seq,
                            micro_batch=micro_batch,
@@ -371,6 +370,21 @@ def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
         rows.append({"kind": "measurement", "id": entry["id"], "stack": entry["stack"], "unit": "tokens/s per GPU",
                      "predicted": predicted, "published": [published, published], "ratio": ratio,
                      "holds": 1 / tolerance <= ratio <= tolerance, "source": entry["source"]})
+    for entry in spec.get("moe", []):
+        card = kb.card(entry["gpu"])
+        if card is None:
+            continue
+        size = entry.get("size_b") or kb.model(entry["model"]).params_b
+        dense = kb.model(entry["dense"])
+        mixture = rate(card, entry["count"], "lora", "lora-16bit", "sharded", size, entry["seq_len"],
+                       stack=entry["stack"], model=entry.get("model"), active_b=entry.get("active_b"))
+        plain = rate(card, entry["count"], "lora", "lora-16bit", "sharded", dense.params_b, entry["seq_len"],
+                     stack=entry["stack"], model=entry["dense"])
+        predicted = plain / mixture
+        low, high = entry["published"]
+        rows.append({"kind": "moe", "id": entry["id"], "stack": entry["stack"], "unit": "time, MoE ÷ dense",
+                     "predicted": predicted, "published": [low, high], "ratio": None,
+                     "holds": low / tolerance <= predicted <= high * tolerance, "source": entry["source"]})
     for entry in spec["ratio"]:
         faster, slowest = kb.card(entry["faster"]), kb.card(entry["slower"])
         if faster is None or slowest is None:
