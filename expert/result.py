@@ -357,6 +357,8 @@ class _Writer:
         else:
             text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices, about %(need)s of each "
                      "one's %(device)s") % params
+        if option.get("micro_batch", 1) > 1:
+            text += _(", micro-batch %(micro)s") % {"micro": option["micro_batch"]}
         if option["host_ram_gb"]:
             host = {"host": tr.gb(option["host_ram_gb"])}
             text += (_(", plus %(host)s of host RAM in all") if option["devices"] > 1 else
@@ -379,11 +381,13 @@ class _Writer:
         tr, _ = self.tr, self._
         params = {"micro": option["micro_batch"], "steps": option["gradient_accumulation_steps"],
                   "global": option["global_batch"], "other": tr.hours(option["other_stack_hours"])}
+        batch = (_("Micro-batch %(micro)s per device, without gradient accumulation") if params["steps"] == 1 else
+                 _("Micro-batch %(micro)s × %(steps)s accumulation steps")) % params
         if stack_of(self.kb, self.run.profile) == "tuned":
-            return _("Micro-batch %(micro)s × %(steps)s accumulation steps; hours on a tuned stack (packed, "
-                     "compiled), about %(other)s on a typical one.") % params
-        return _("Micro-batch %(micro)s × %(steps)s accumulation steps; hours on a typical stack (Hugging Face "
-                 "Trainer + PEFT), about %(other)s on a tuned one.") % params
+            stack = _("hours on a tuned stack (packed, compiled), about %(other)s on a typical one") % params
+        else:
+            stack = _("hours on a typical stack (Hugging Face Trainer + PEFT), about %(other)s on a tuned one") % params
+        return _("%(batch)s; %(stack)s.") % {"batch": batch, "stack": stack}
 
     def value(self, namespace: str, name: str, value: Any) -> str:
         return format_value(self.kb, self.tr, namespace, name, value)
