@@ -221,7 +221,7 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
         {"name": "estimate",
          "description": "Estimate from first principles the GPU memory a fine-tuning run needs "
                         "(weights, gradients, optimizer state, activations), per GPU and in all, and how long "
-                        "it trains on a card (gpu, dataset_examples, tokens_per_example, epochs).",
+                        "it trains on a card (gpu, dataset_examples, tokens_per_example, epochs, stack).",
          "parameters": _params({
              "model_size_b": profile["model_size_b"], "method": profile["method"],
              "gpus": {"type": "integer", "minimum": 1, "maximum": 4096},
@@ -235,7 +235,7 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
              "lora_rank": {"type": "integer", "minimum": 1, "maximum": 4096},
              "gpu": _gpu(kb), "dataset_examples": profile["dataset_examples"],
              "tokens_per_example": profile["tokens_per_example"], "epochs": profile["epochs"],
-             "lang": LANG})},
+             "stack": profile["stack"], "lang": LANG})},
         {"name": "models",
          "description": "The open models the knowledge base knows by name (rules/models.toml): total and "
                         "active parameters, architecture and sources; names filter them (\"qwen3\", "

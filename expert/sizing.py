@@ -468,21 +468,17 @@ class Sizer:
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
         where = "own" if card["id"] == "own" else "cloud"
-        speed = throughput(kb, card, count, devices, sharded, stack=stack_of(kb, profile), method=profile["method"],
-                           shape=shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
-                           total_b=profile["model_size_b"], active_b=req["active_b"],
-                           seq=profile["tokens_per_example"], micro_batch=micro_batch,
-                           checkpointing=recipe["checkpointing"], time_factor=recipe["time_factor"],
-                           base_bits=recipe["base_bits"])
+        def on(stack: str) -> dict[str, float]:
+            return throughput(kb, card, count, devices, sharded, stack=stack, method=profile["method"],
+                              shape=shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
+                              total_b=profile["model_size_b"], active_b=req["active_b"],
+                              seq=profile["tokens_per_example"], micro_batch=micro_batch,
+                              checkpointing=recipe["checkpointing"], time_factor=recipe["time_factor"],
+                              base_bits=recipe["base_bits"])
+
+        speed, other = on(stack_of(kb, profile)), on(other_stack(kb, stack_of(kb, profile)))
         per_token = speed["flops_per_token"]
         taken = run_hours(kb, req["tokens"], speed)
-        other = throughput(kb, card, count, devices, sharded, stack=other_stack(kb, stack_of(kb, profile)),
-                           method=profile["method"],
-                           shape=shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
-                           total_b=profile["model_size_b"], active_b=req["active_b"],
-                           seq=profile["tokens_per_example"], micro_batch=micro_batch,
-                           checkpointing=recipe["checkpointing"], time_factor=recipe["time_factor"],
-                           base_bits=recipe["base_bits"])
         steps = accumulation(kb, micro_batch, devices)
         pricing = None if where == "own" else ("spot" if profile["interruptible"] else "on-demand")
         on_demand, spot = count * float(card["price_on_demand"]), count * float(card["price_spot"])
@@ -546,10 +542,9 @@ class Sizer:
             return best
         for size in micro_batches(self.kb, int(best["devices"]))[1:]:
             config = self.configuration(card, step, recipe_id, count, sharded, size)
-            if not config["fits"]:
-                break
-            if config["hours"] < best["hours"]:
-                best = config
+            if not config["fits"] or config["hours"] >= best["hours"]:
+                break  # memory only grows with the micro-batch, and the time per token falls, then rises
+            best = config
         return best
 
     def settled(self, card: Mapping[str, Any], config: dict[str, Any]) -> dict[str, Any]:
