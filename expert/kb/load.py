@@ -539,9 +539,9 @@ def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
         positive(spec["overhead_per_layer_s"], f"stack.{stack}.overhead_per_layer_s", 1)
         positive(spec["moe_efficiency"], f"stack.{stack}.moe_efficiency", 1)
         for key in ("padding_waste", "overlap"):
+            name = f"stack.{stack}.{key}"
             if not (_is_number(spec[key]) and 0 <= spec[key] <= 1):
-                problems.add(str(path), _line(text, f"stack.{stack}.{key}"),
-                             "'%(key)s' must be a number from 0 to 1", key=f"stack.{stack}.{key}")
+                problems.add(str(path), _line(text, name), "'%(key)s' must be a number from 0 to 1", key=name)
     positive(doc["quantized"]["seconds_per_b"], "quantized.seconds_per_b", 10)
     positive(doc["quantized"]["reference_bandwidth_gbs"], "quantized.reference_bandwidth_gbs", 1_000_000)
     positive(doc["batch"]["global_sequences"], "batch.global_sequences", 1_000_000)
