@@ -28,6 +28,7 @@ from .profile_types import (
     ModelSizeB,
     Purpose,
     RocmOk,
+    Stack,
     TokensPerExample,
     VramGb,
 )
@@ -189,6 +190,7 @@ def advise(
     epochs: Epochs | None = None,
     purpose: Purpose | None = None,
     interruptible: Interruptible | None = None,
+    stack: Stack | None = None,
     *,
     lang: Lang | None = None,
     rules_dir: str | Path | None = None,
@@ -378,6 +380,7 @@ def estimate(
     dataset_examples: DatasetExamples | None = None,
     tokens_per_example: TokensPerExample | None = None,
     epochs: Epochs | None = None,
+    stack: Stack | None = None,
     lang: Lang | None = None,
     rules_dir: str | Path | None = None,
 ) -> Estimate:
@@ -396,7 +399,8 @@ def estimate(
     raw = {"model_size_b": model_size_b, "method": method, "gpus": gpus, "strategy": strategy, "offload": offload,
            "checkpointing": checkpointing, "seq_len": seq_len, "batch": batch, "optimizer": optimizer,
            "precision": precision, "base_bits": base_bits, "lora_rank": lora_rank, "gpu": gpu,
-           "dataset_examples": dataset_examples, "tokens_per_example": tokens_per_example, "epochs": epochs}
+           "dataset_examples": dataset_examples, "tokens_per_example": tokens_per_example, "epochs": epochs,
+           "stack": stack}
     for name, value in raw.items():
         if isinstance(value, str) and len(value) > profile_module.MAX_TEXT:
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
@@ -410,7 +414,7 @@ def estimate(
 
     setup, run = estimator.from_input(kb, tr, **raw)
     card = named_card(kb, run["gpu"]) or own_card(kb, {})
-    time = run_time(kb, setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"])
+    time = run_time(kb, setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"], run["stack"])
     return replace(estimator.estimate(kb, setup), time=time)
 
 

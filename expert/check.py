@@ -33,7 +33,7 @@ from . import kb as kb_module
 from . import paths
 from .conditions import BOOL, COMPARED, FIELDS
 from .errors import KnowledgeBaseError
-from .kb import COSTS, SCALE_OUT, SEGMENTS, SPEED_UP, VENDORS, KnowledgeBase, RuleDef
+from .kb import COSTS, LARGER_BATCH, SCALE_OUT, SEGMENTS, SPEED_UP, VENDORS, KnowledgeBase, RuleDef
 
 Atom = tuple[str, str, Any]          # (namespace.field, op, constant)
 Conjunction = tuple[Atom, ...]
@@ -237,7 +237,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "gpu": {card.id for card in kb.catalog} | {"own"}, "vendor": set(VENDORS) | {"unknown"},
         "cost": set(COSTS) | {"own"}, "segment": set(SEGMENTS) | {"own"}, "count": counts, "min_count": counts,
         "strategy": strategies, "where": {"own", "cloud"}, "pricing": {"spot", "on-demand", None},
-        "step": steps | {SCALE_OUT, SPEED_UP}, "time_factor": positive, "sped_up": {True, False}, "next_step": steps | {None}, "recipe": set(recipes),
+        "step": steps | {LARGER_BATCH, SCALE_OUT, SPEED_UP}, "time_factor": positive, "sped_up": {True, False}, "next_step": steps | {None}, "recipe": set(recipes),
         "fits": {True, False}, "possible": {True, False}, "can_scale": {True, False},
         "card_devices": {card.devices for card in kb.catalog} | {1}, "devices": Interval(1, False, inf, False),
         "headroom": Interval(-inf, False, 1, True), "hours": positive, "min_count_hours": positive,
@@ -248,6 +248,9 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "billed_hours": Interval(0, False, inf, False), "min_count_cost": Interval(0, False, inf, False),
         "total_cost": Interval(0, False, inf, False), "on_demand_cost": Interval(0, False, inf, False),
         "spot_cost": Interval(0, False, inf, False),
+        "micro_batch": Interval(1, False, inf, False), "gradient_accumulation_steps": Interval(1, False, inf, False),
+        "global_batch": Interval(1, False, inf, False), "batch_settled": {True, False}, "sharded": {True, False},
+        "other_stack_hours": positive,
     }
     for namespace in ("option", "pick", "candidate", "proposal"):
         for name, domain in option.items():

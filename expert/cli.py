@@ -45,6 +45,8 @@ PROFILE_OPTIONS = [
                  shell_complete=complete.field_choices("purpose")),
     click.option("--interruptible/--no-interruptible", "interruptible", default=None,
                  help="Whether training tolerates interruptions (spot instances)."),
+    click.option("--stack", metavar="STACK", help="typical or tuned: the software the training time assumes.",
+                 shell_complete=complete.field_choices("stack")),
 ]
 MODEL_CONFIG_OPTION = click.option(
     "--model-config", "model_config", metavar="FILE",
@@ -378,7 +380,7 @@ WHAT_IF_NAMES = {
     "model-size": "model_size_b", "method": "method", "budget": "budget", "rocm-ok": "rocm_ok",
     "deadline": "deadline_h", "vram": "vram_gb", "dataset": "dataset_examples",
     "tokens-per-example": "tokens_per_example", "epochs": "epochs",
-    "purpose": "purpose", "interruptible": "interruptible",
+    "purpose": "purpose", "interruptible": "interruptible", "stack": "stack",
 }
 
 
@@ -807,6 +809,8 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None, col
 @click.option("--tokens-per-example", "tokens_per_example", metavar="N",
               help="Tokens in one example, for the time (default: the sequence length).")
 @click.option("--epochs", metavar="N", help="Passes over the dataset, for the time (default 1).")
+@click.option("--stack", metavar="STACK", help="typical or tuned: the software the time assumes (default typical).",
+              shell_complete=complete.field_choices("stack"))
 @click.option("-f", "--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
               shell_complete=complete.words("text", "json"))
 @click.option("-l", "--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)

@@ -50,6 +50,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "epochs": NUM,
         "purpose": STR,
         "interruptible": BOOL,
+        "stack": STR,
         # Derived from model_size_b by the model resolver (expert/models.py),
         # not answered: the model as named, its id and name in the model
         # table (or the name a config.json gives), how its size was read, its
@@ -120,6 +121,12 @@ FIELDS: dict[str, dict[str, str]] = {
         "on_demand_cost": NUM,
         "spot_cost": NUM,
         "nodes": NUM,
+        "micro_batch": NUM,
+        "gradient_accumulation_steps": NUM,
+        "global_batch": NUM,
+        "batch_settled": BOOL,
+        "sharded": BOOL,
+        "other_stack_hours": NUM,
     },
     "card": {
         "id": STR,

@@ -46,6 +46,7 @@ from .profile_types import (
     ModelSizeB,
     Purpose,
     RocmOk,
+    Stack,
     TokensPerExample,
     VramGb,
 )
@@ -115,7 +116,8 @@ class Consultation:
                  rocm_ok: RocmOk | None = None, deadline_h: DeadlineH | None = None, vram_gb: VramGb | None = None,
                  dataset_examples: DatasetExamples | None = None, tokens_per_example: TokensPerExample | None = None,
                  epochs: Epochs | None = None, purpose: Purpose | None = None,
-                 interruptible: Interruptible | None = None, **unknown: Any) -> None:
+                 interruptible: Interruptible | None = None, stack: Stack | None = None,
+                 **unknown: Any) -> None:
         """The profile fields given are known facts: not asked. ``catalog``:
         catalog files of the application, or ids it registered with
         ``register_catalog()``; saved state keeps only the ids. An unknown
@@ -124,7 +126,7 @@ class Consultation:
             ("model_size_b", model_size_b), ("method", method), ("budget", budget), ("rocm_ok", rocm_ok),
             ("deadline_h", deadline_h), ("vram_gb", vram_gb), ("dataset_examples", dataset_examples),
             ("tokens_per_example", tokens_per_example), ("epochs", epochs), ("purpose", purpose),
-            ("interruptible", interruptible)) if value is not None}
+            ("interruptible", interruptible), ("stack", stack)) if value is not None}
         for name, value in unknown.items():      # another name of a field ("model", "vram"): one table
             known_facts.setdefault(self._alias(name, lang), value)
         self.lang = resolve_lang(lang)

@@ -34,7 +34,7 @@ from typing import Any
 from . import sizing
 from ._vendor import experta
 from .conditions import COMPARED_FIELDS
-from .kb import OFF_LADDER, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
+from .kb import LARGER_BATCH, OFF_LADDER, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
 from .kb import Card as CardDef
 
 KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
@@ -75,7 +75,7 @@ VERDICTS = ("reject", "demote", "prefer")
 # What each kind of rule declares (derive rules: what their helper declares).
 DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
             "option": "option", "pick": "pick"}
-SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, SPEED_UP: 82, SCALE_OUT: 80,
+SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, LARGER_BATCH: 83, SPEED_UP: 82, SCALE_OUT: 80,
             "option": 75,
             "reject": 60, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
 INPUT = "input"
@@ -227,9 +227,11 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             card = sizing.own_card(run.kb, seen["profile"])
             run.cards[card.id] = card
             yield "card", card.fact()
-        elif what in ("propose", "configure", SCALE_OUT, SPEED_UP):
+        elif what in ("propose", "configure", LARGER_BATCH, SCALE_OUT, SPEED_UP):
             sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis)
-            if what == SCALE_OUT:
+            if what == LARGER_BATCH:
+                candidate = sizer.larger_batch(seen["card"], seen["candidate"])
+            elif what == SCALE_OUT:
                 candidate = sizer.scale_out(seen["card"], seen["candidate"])
             elif what == SPEED_UP:
                 candidate = sizer.speed_up(seen["card"], seen["candidate"])
@@ -334,7 +336,7 @@ def _compared(run: Run) -> dict[str, Any]:
 # message name: a rule joins exactly the facts it reasons about.
 HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
                 "configure": ("profile", "req", "candidate", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
-                SPEED_UP: ("profile", "req", "candidate", "card"),
+                SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
                 "option": ("profile", "candidate"), "pick": ("profile",)}
 # The fact a rule is about, by its scope.
 _SUBJECTS = ("candidate", "option", "pick", "card", "req", "profile")

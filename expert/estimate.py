@@ -251,7 +251,7 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
            "dataset_examples": field("dataset_examples"),
            "tokens_per_example": field("tokens_per_example") if profile_module.is_given(
                raw.get("tokens_per_example")) else setup.seq_len,
-           "epochs": field("epochs")}
+           "epochs": field("epochs"), "stack": field("stack")}
     return setup, run
 
 

@@ -57,6 +57,7 @@ from .profile_types import (
     ModelSizeB,
     Purpose,
     RocmOk,
+    Stack,
     TokensPerExample,
     VramGb,
 )
@@ -283,6 +284,7 @@ def explain(
     epochs: Epochs | None = None,
     purpose: Purpose | None = None,
     interruptible: Interruptible | None = None,
+    stack: Stack | None = None,
     why_not: str | None = None,
     what_if: Mapping[str, Any] | None = None,
     lang: Lang | None = None,
@@ -323,7 +325,7 @@ def explain(
     fields = {"model_size_b": model_size_b, "method": method, "budget": budget, "rocm_ok": rocm_ok,
               "deadline_h": deadline_h, "vram_gb": vram_gb, "dataset_examples": dataset_examples,
               "tokens_per_example": tokens_per_example, "epochs": epochs, "purpose": purpose,
-              "interruptible": interruptible}
+              "interruptible": interruptible, "stack": stack}
     fields = with_aliases(fields, unknown, tr, ("why_not", "what_if", "detail") + ADVISE_ARGUMENTS)
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
     if what_if:

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from .bounds import Bounds
 
-__all__ = ['ModelSizeB', 'Method', 'Budget', 'RocmOk', 'DeadlineH', 'VramGb', 'DatasetExamples', 'TokensPerExample', 'Epochs', 'Purpose', 'Interruptible', 'FIELD_TYPES']
+__all__ = ['ModelSizeB', 'Method', 'Budget', 'RocmOk', 'DeadlineH', 'VramGb', 'DatasetExamples', 'TokensPerExample', 'Epochs', 'Purpose', 'Interruptible', 'Stack', 'FIELD_TYPES']
 
 ModelSizeB = Annotated[float | str, Bounds(min=0.01, max=2000, kind='size')]
 Method = Literal['full', 'lora', 'qlora']
@@ -24,6 +24,7 @@ TokensPerExample = Annotated[int | str, Bounds(min=1, max=1048576, kind='integer
 Epochs = Annotated[float | str, Bounds(min_exclusive=0, max=1000, kind='amount')]
 Purpose = Literal['experiment', 'production']
 Interruptible = bool
+Stack = Literal['typical', 'tuned']
 
 # Each profile field's type, by field name.
 FIELD_TYPES = {
@@ -38,4 +39,5 @@ FIELD_TYPES = {
     'epochs': Epochs,
     'purpose': Purpose,
     'interruptible': Interruptible,
+    'stack': Stack,
 }

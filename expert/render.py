@@ -7,6 +7,7 @@ format characters escaped (:func:`expert.escape.json_text`)."""
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from .escape import json_text, one_line
@@ -42,7 +43,8 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     time = result.time
     if run is not None:
         card = named_card(kb, run["gpu"]) or own_card(kb, {})
-        time = run_time(kb, result.setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"])
+        time = run_time(kb, result.setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"],
+                        run.get("stack"))
     if time is not None and time["gpu"] is not None:   # can the card named hold it at all?
         named = named_card(kb, time["gpu"])
         time = {**time, "fits": bool(named and named.vram_gb / named.devices >= result.per_gpu_gb)}
@@ -96,6 +98,17 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     return environment(lang).get_template("estimate.txt.j2").render(x=x, e=result, width=width)
 
 
+def stack_sentence(tr: Localizer, time: Mapping[str, Any]) -> str:
+    """Which software stack the time assumes, and the time on the other one."""
+    _ = tr.gettext
+    other = {"other": tr.hours(time["other_stack"]["hours"])}
+    if time["stack"] == "tuned":
+        return _("The time assumes a tuned stack (packed sequences, compiled kernels); about %(other)s on a typical "
+                 "one.") % other
+    return _("The time assumes a typical stack (Hugging Face Trainer and PEFT, padded batches); about %(other)s on "
+             "a tuned one.") % other
+
+
 def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     """The estimate's training time in a sentence: on which cards, how many tokens, how fast."""
     _ = tr.gettext
@@ -106,14 +119,16 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         from .sizing import reference_card
 
         params["card"] = one_line(reference_card(kb).name)
-        return _("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
-                 "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
+        return (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
+                  "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
+                + " " + stack_sentence(tr, time))
     from .sizing import named_card
 
     card = named_card(kb, time["gpu"])
     params["cards"] = "%s × %s" % (time["count"], one_line(card.name))
     text = _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params
+    text += " " + stack_sentence(tr, time)
     if not time.get("fits", True):
         text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s.") % {
             "card": one_line(card.name), "vram": tr.gb(card.vram_gb / card.devices)}

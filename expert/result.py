@@ -51,7 +51,10 @@ def check_detail(detail: Any, lang: str) -> None:
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml)."""
     recipe = kb.recipes["recipe"][option["recipe"]]
-    return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS}}
+    return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS},
+            "micro_batch": int(option["micro_batch"]),
+            "gradient_accumulation_steps": int(option["gradient_accumulation_steps"]),
+            "global_batch": int(option["global_batch"])}
 
 
 def significant(value: float, digits: int = 4) -> float:
@@ -67,11 +70,17 @@ def cost_of(option: Mapping[str, Any]) -> dict[str, Any]:
             "spot_total": round(option["spot_cost"], 2), "price_assumed": option["price_assumed"]}
 
 
-def time_of(req: Mapping[str, Any], option: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON ``time`` of an option: the tokens, the FLOPs each costs, and how fast they go."""
+def time_of(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any],
+            option: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON ``time`` of an option: the tokens, the FLOPs each costs, how
+    fast they go, on which software stack, and the hours on the other one."""
+    from .sizing import other_stack, stack_of
+
+    stack = stack_of(kb, profile)
     return {"tokens": int(req["tokens"]), "flops_per_token": round(option["flops_per_token"]),
             "tokens_per_second": significant(option["tokens_per_second"]), "hours": significant(option["hours"]),
-            "speed_assumed": option["speed_assumed"]}
+            "speed_assumed": option["speed_assumed"], "stack": stack,
+            "other_stack": {"stack": other_stack(kb, stack), "hours": significant(option["other_stack_hours"])}}
 
 
 @dataclass(frozen=True)
@@ -355,6 +364,8 @@ class _Writer:
         else:
             text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices, about %(need)s of each "
                      "one's %(device)s") % params
+        if option.get("micro_batch", 1) > 1:
+            text += _(", micro-batch %(micro)s") % {"micro": option["micro_batch"]}
         if option["host_ram_gb"]:
             host = {"host": tr.gb(option["host_ram_gb"])}
             text += (_(", plus %(host)s of host RAM in all") if option["devices"] > 1 else
@@ -368,6 +379,22 @@ class _Writer:
         if option["fits"]:
             return text + " — " + _("fits")
         return text + " — " + (_("does not fit: %(why)s") % {"why": margin} if margin else _("does not fit"))
+
+    def batch_and_stack(self, option: Mapping[str, Any]) -> str:
+        """The micro-batch an option runs and the stack its hours assume, with
+        the hours on the other stack."""
+        from .sizing import stack_of
+
+        tr, _ = self.tr, self._
+        params = {"micro": option["micro_batch"], "steps": option["gradient_accumulation_steps"],
+                  "global": option["global_batch"], "other": tr.hours(option["other_stack_hours"])}
+        batch = (_("Micro-batch %(micro)s per device, without gradient accumulation") if params["steps"] == 1 else
+                 _("Micro-batch %(micro)s × %(steps)s accumulation steps")) % params
+        if stack_of(self.kb, self.run.profile) == "tuned":
+            stack = _("hours on a tuned stack (packed, compiled), about %(other)s on a typical one") % params
+        else:
+            stack = _("hours on a typical stack (Hugging Face Trainer + PEFT), about %(other)s on a tuned one") % params
+        return _("%(batch)s; %(stack)s.") % {"batch": batch, "stack": stack}
 
     def value(self, namespace: str, name: str, value: Any) -> str:
         return format_value(self.kb, self.tr, namespace, name, value)
@@ -476,6 +503,8 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         else:
             text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices of %(device)s: about "
                      "%(need)s each, about %(hours)s of training; %(money)s.") % params
+        if run.basis != "guide":
+            text += " " + w.batch_and_stack(option)
         if option["nodes"] > 1:
             text += " " + _("It spans %(nodes)s nodes of %(per_node)s cards.") % {
                 "nodes": option["nodes"], "per_node": run.cards[gpu].per_node}
@@ -489,7 +518,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         recommendations.append(Recommendation(
             rank, gpu, w.name(gpu), w.origin(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
             option["strategy"], option["where"], option["pricing"], significant(option["hours"]),
-            cost_of(option), option["cost"], time_of(req, option), meets,
+            cost_of(option), option["cost"], time_of(kb, run.profile, req, option), meets,
             recipe_of(kb, option), option["devices"], option["per_device_gb"],
             option["host_ram_gb"], rules, text,
             [{"rule": f.rule.id, "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",

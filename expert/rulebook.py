@@ -13,7 +13,7 @@ from typing import Any
 
 from .errors import InputError, nearest
 from .i18n import Localizer
-from .kb import SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
+from .kb import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
@@ -30,6 +30,8 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
     if rule.kind == "configure":
         if rule.step == SCALE_OUT:
             return _("proposes the same configuration on more cards")
+        if rule.step == LARGER_BATCH:
+            return _("proposes the same configuration with a larger micro-batch, when memory allows and it is faster")
         if rule.step == SPEED_UP:
             return _("proposes a faster recipe on more cards, when it costs no more")
         if rule.proposes:

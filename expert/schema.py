@@ -103,9 +103,14 @@ _NUM = {"type": "number"}
 _NUM_OR_NULL = {"type": ["number", "null"]}
 _NOTE = _object(["id", "rules", "text"], {"id": _STR, "rules": _STRS, "text": _STR})
 _RECIPE = _object(
-    ["strategy", "precision", "optimizer", "base_bits", "checkpointing", "offload"],
+    ["strategy", "precision", "optimizer", "base_bits", "checkpointing", "offload", "micro_batch",
+     "gradient_accumulation_steps", "global_batch"],
     {"id": _STR, "strategy": _STR, "precision": _STR, "optimizer": _STR, "base_bits": {"type": "integer"},
-     "checkpointing": {"type": "boolean"}, "offload": {"type": "boolean"}})
+     "checkpointing": {"type": "boolean"}, "offload": {"type": "boolean"},
+     "micro_batch": {"type": "integer", "minimum": 1, "description": "Sequences per device per forward pass."},
+     "gradient_accumulation_steps": {"type": "integer", "minimum": 1},
+     "global_batch": {"type": "integer", "minimum": 1,
+                      "description": "Sequences per optimizer step across all devices."}})
 
 
 def _recommendation(summary: bool) -> dict[str, Any]:
@@ -233,7 +238,7 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
                                 "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "estimate",
          "description": "First-principles GPU memory of a fine-tuning run (weights, gradients, optimizer, "
-                        "activations) per GPU, and its training time on a card.",
+                        "activations) per GPU, and its training time on a card and stack.",
          "parameters": _params({
              "model_size_b": profile["model_size_b"], "method": profile["method"],
              "gpus": {"type": "integer", "minimum": 1, "maximum": 4096},
@@ -247,7 +252,7 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
              "lora_rank": {"type": "integer", "minimum": 1, "maximum": 4096},
              "gpu": _gpu(kb), "dataset_examples": profile["dataset_examples"],
              "tokens_per_example": profile["tokens_per_example"], "epochs": profile["epochs"],
-             "lang": LANG})},
+             "stack": profile["stack"], "lang": LANG})},
         {"name": "models",
          "description": "Open models known by name: total and active parameters, architecture, sources.",
          "parameters": _params({"names": {"type": "array", "maxItems": 10,

@@ -16,7 +16,7 @@ from dataclasses import replace
 from typing import Any
 
 from .estimate import estimate, guide_holds_with, shape_for, typical
-from .kb import SCALE_OUT, SPEED_UP, Card, KnowledgeBase
+from .kb import LARGER_BATCH, SCALE_OUT, SPEED_UP, Card, KnowledgeBase
 
 
 def round_up(value: float, digits: int = 1) -> float:
@@ -77,9 +77,12 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     setup = replace(typical(kb, size, method, shape), seq_len=seq_len(kb, profile))
     first_principles = round_up(estimate(kb, setup).per_gpu_gb)
     run_tokens = tokens(profile)
-    per_token = flops_per_token(kb, shape_of(kb, size, shape), active_b(profile), method, setup.checkpointing,
-                                profile["tokens_per_example"])
-    ref_hours = hours(kb, run_tokens, per_token, method, reference_card(kb).fact(), 1, 1, False, 1.0)
+    reference = throughput(kb, reference_card(kb).fact(), 1, 1, False, stack=stack_of(kb, profile), method=method,
+                           shape=shape_of(kb, size, shape), total_b=size, active_b=active_b(profile),
+                           seq=profile["tokens_per_example"], micro_batch=1, checkpointing=setup.checkpointing,
+                           time_factor=1.0, base_bits=16)
+    per_token = reference["flops_per_token"]
+    ref_hours = run_hours(kb, run_tokens, reference)
     if basis == "estimate":
         vram_gb, how = max(first_principles, weights_gb), "estimate"
     return {
@@ -152,6 +155,11 @@ def seq_len(kb: KnowledgeBase, profile: Mapping[str, Any]) -> int:
     return seq
 
 
+def stack_of(kb: KnowledgeBase, profile: Mapping[str, Any]) -> str:
+    """The software stack the hours assume (profile field ``stack``)."""
+    return str(profile.get("stack") or kb.fields["stack"].default)
+
+
 def active_b(profile: Mapping[str, Any]) -> float:
     """Parameters (billions) that compute every token: for a mixture of
     experts the active ones (memory counts them all)."""
@@ -180,116 +188,235 @@ def flops_per_token(kb: KnowledgeBase, shape: Mapping[str, Any], active: float, 
     return count * (2 * active * 1e9 + attention)
 
 
-def scaling(kb: KnowledgeBase, card: Mapping[str, Any], devices: int, count: int, sharded: bool) -> float:
-    """Share of the ideal speed-up ``devices`` keep: per doubling, by link and
-    strategy; beyond one node, also per doubling of the nodes."""
-    if devices <= 1:
-        return 1.0
-    link = kb.timing["scaling"][card["interconnect"]]["sharded" if sharded else "replicated"]
-    value = float(link) ** math.log2(devices)
-    spanned = nodes(card, count)
-    if spanned > 1:
-        value *= float(kb.timing["between_nodes"]) ** math.log2(spanned)
-    return value
-
-
 def nodes(card: Mapping[str, Any], count: int) -> int:
     """The nodes ``count`` cards take (the card's per_node in one)."""
     return math.ceil(count / max(int(card["per_node"]), 1))
 
 
 def bandwidth_share(kb: KnowledgeBase, card: Mapping[str, Any]) -> float:
-    """The share of the method's utilization a card keeps when its peak
+    """The share of the stack's utilization a card keeps when its peak
     outgrows its memory bandwidth (timing.toml [bandwidth])."""
     spec = kb.timing["bandwidth"]
     intensity = float(card["bf16_tflops"]) * 1000 / float(card["memory_bandwidth_gbs"])
     return min(1.0, (spec["reference_flops_per_byte"] / intensity) ** spec["exponent"])
 
 
-def hours(kb: KnowledgeBase, run_tokens: float, per_token: float, method: str, card: Mapping[str, Any],
-          count: int, devices: int, sharded: bool, time_factor: float) -> float:
-    """Training hours on ``count`` cards: the FLOPs over what they sustain."""
-    flops = (count * float(card["bf16_tflops"]) * 1e12 * kb.timing["utilization"][method]
-             * bandwidth_share(kb, card) * kb.timing["vendor_share"].get(card["vendor"], 1.0)
-             * scaling(kb, card, devices, count, sharded) / time_factor)
-    return run_tokens * per_token / flops / 3600
+def link_gbs(kb: KnowledgeBase, card: Mapping[str, Any], spanned: int) -> float:
+    """GB/s one device sustains in a collective (all-gather, reduce-scatter):
+    within a node its link's one-way bandwidth times the share NCCL/RCCL
+    reach on it; across nodes the network's share per GPU (timing.toml
+    [links])."""
+    spec = kb.timing["links"]
+    if spanned > 1:
+        return float(spec["between_nodes_gbs"].get(card["id"], spec["between_nodes_gbs"]["default"]))
+    share = float(spec["share"].get(card["interconnect"], spec["share"]["pcie"]))
+    return max(float(card.get("link_gbs") or 0.0), 1.0) / 2 * share
+
+
+def micro_batches(kb: KnowledgeBase, devices: int) -> list[int]:
+    """The micro-batches a configuration may run, smallest first: powers of
+    two up to timing.toml [batch] most, never more than the global batch
+    spread over the devices needs."""
+    spec = kb.timing["batch"]
+    top = max(1, min(int(spec["most_micro_batch"]), int(spec["global_sequences"]) // max(devices, 1)))
+    sizes, size = [], 1
+    while size <= top:
+        sizes.append(size)
+        size *= 2
+    return sizes
+
+
+def accumulation(kb: KnowledgeBase, micro_batch: int, devices: int) -> int:
+    """Gradient accumulation steps that keep the global batch (timing.toml [batch])."""
+    return max(1, math.ceil(int(kb.timing["batch"]["global_sequences"]) / (micro_batch * max(devices, 1))))
+
+
+def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: int, sharded: bool, *, stack: str,
+               method: str, shape: Mapping[str, Any], total_b: float, active_b: float, seq: float,
+               micro_batch: int, checkpointing: bool, time_factor: float, base_bits: int) -> dict[str, float]:
+    """Tokens per second ``count`` cards train (timing.toml): one micro-step
+    of every device is its fixed overhead, the FLOPs of its tokens at the
+    stack's utilization (less the padding of unpacked batches), the
+    de-quantization of a 4-bit base, and the communication the compute does
+    not hide. A mixture of experts computes by its active parameters at the
+    stack's MoE efficiency; sharded weights are gathered whole."""
+    spec = kb.timing["stack"][stack]
+    per_token = flops_per_token(kb, shape, active_b, method, checkpointing, seq)
+    # A mixture of experts computes its active parameters' FLOPs at a share of the dense speed.
+    efficiency = float(spec["moe_efficiency"]) if active_b < total_b * 0.99 else 1.0
+    card_devices = max(int(card["devices"]), 1)
+    peak = float(card["bf16_tflops"]) * 1e12 / card_devices
+    utilization = (float(spec["utilization"][method]) * bandwidth_share(kb, card)
+                   * kb.timing["vendor_share"].get(card["vendor"], 1.0))
+    tokens = micro_batch * seq
+    padding = 1 + float(spec["padding_waste"]) * (1 - 1 / micro_batch)
+    compute = tokens * per_token * padding / (peak * utilization * efficiency) * time_factor
+    fixed = float(spec["overhead_per_layer_s"]) * int(shape["layers"])
+    quantized = kb.timing["quantized"]
+    dequantize = (float(quantized["seconds_per_b"]) * total_b * float(quantized["reference_bandwidth_gbs"])
+                  / (float(card["memory_bandwidth_gbs"]) / card_devices)) if base_bits == 4 else 0.0
+    communication = 0.0
+    if devices > 1:
+        ring = (devices - 1) / devices
+        params = total_b * 1e9
+        weight_bytes = 2.0 if method == "full" else base_bits / 8
+        if sharded:  # ZeRO-3/FSDP: every layer's weights gathered whole for each pass, gradients reduce-scattered
+            moved = float(kb.timing["sharding"]["gathers"]) * params * weight_bytes
+            if method == "full":
+                moved += params * 2.0
+        elif method == "full":  # whole weights: the gradients all-reduced once per optimizer step
+            moved = 2 * params * 2.0 / accumulation(kb, micro_batch, devices)
+        else:
+            moved = 0.0
+        # Within a node every device moves its share over the card's link; across
+        # nodes each node's share crosses the network, spread over its devices' NICs.
+        spanned = nodes(card, count)
+        local = min(devices, int(card["per_node"]) * card_devices)
+        communication = moved * ring / (link_gbs(kb, card, 1) * 1e9)
+        if spanned > 1:
+            communication = max(communication, moved * (spanned - 1) / spanned
+                                / (link_gbs(kb, card, spanned) * 1e9 * local))
+    exposed = max(0.0, communication - float(spec["overlap"]) * compute)
+    step = compute + fixed + dequantize + exposed
+    return {"tokens_per_second": tokens / step * devices, "flops_per_token": per_token, "step_s": step}
+
+
+def run_hours(kb: KnowledgeBase, run_tokens: float, rate: Mapping[str, float]) -> float:
+    return run_tokens / rate["tokens_per_second"] / 3600
 
 
 def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_per_example: float,
-             epochs: float) -> dict[str, Any]:
+             epochs: float, stack: str | None = None) -> dict[str, Any]:
     """How long ``setup`` (an estimator Setup) trains on ``card``: the JSON
-    ``time`` of ``expert estimate``. The recipe's time_factor is that of the
-    recipe with the same method, base bits and offload (1 when none)."""
+    ``time`` of ``expert estimate``, on ``stack`` and on the other one. The
+    recipe's time_factor is that of the recipe with the same method, base
+    bits and offload (1 when none)."""
+    stack = stack or str(kb.fields["stack"].default)
     recipe = next((r for r in kb.recipes["recipe"].values() if r["method"] == setup.method
                    and r["base_bits"] == setup.base_bits and r["offload"] == setup.offload), None)
     count = max(1, math.ceil(setup.gpus / card.devices))
     run_tokens = examples * tokens_per_example * epochs
     shape = shape_of(kb, setup.model_size_b, setup.shape)
-    per_token = flops_per_token(kb, shape, float(shape.get("active_b") or setup.model_size_b), setup.method,
-                                setup.checkpointing, tokens_per_example)
     fact = card.fact()
-    taken = hours(kb, run_tokens, per_token, setup.method, fact, count, setup.gpus,
-                  setup.strategy in ("zero3", "fsdp"), recipe["time_factor"] if recipe else 1.0)
+
+    def on(which: str) -> dict[str, float]:
+        return throughput(kb, fact, count, setup.gpus, setup.strategy in ("zero3", "fsdp"), stack=which,
+                          method=setup.method, shape=shape, total_b=setup.model_size_b,
+                          active_b=float(shape.get("active_b") or setup.model_size_b), seq=tokens_per_example,
+                          micro_batch=setup.batch, checkpointing=setup.checkpointing,
+                          time_factor=recipe["time_factor"] if recipe else 1.0, base_bits=setup.base_bits)
+
+    rate, other = on(stack), on(other_stack(kb, stack))
+    taken = run_hours(kb, run_tokens, rate)
     return {"gpu": None if card.id == "own" else card.id, "count": count, "tokens": int(run_tokens),
-            "flops_per_token": round(per_token), "tokens_per_second": round(run_tokens / (taken * 3600), 1),
-            "hours": round(taken, 3), "speed_assumed": card.speed_assumed}
+            "flops_per_token": round(rate["flops_per_token"]), "tokens_per_second": round(rate["tokens_per_second"], 1),
+            "hours": round(taken, 3), "speed_assumed": card.speed_assumed, "stack": stack,
+            "other_stack": {"stack": other_stack(kb, stack), "hours": round(run_hours(kb, run_tokens, other), 3)}}
+
+
+def other_stack(kb: KnowledgeBase, stack: str) -> str:
+    """The stack the answer compares with: the next one of profile.toml's choices."""
+    choices = list(kb.fields["stack"].choices)
+    return choices[(choices.index(stack) + 1) % len(choices)]
 
 
 def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
     """The time model against timing.toml [calibration]: the guide's anchors
-    (hours), published throughput (tokens per GPU per second) and speed
-    ratios, each with what the model predicts, the published range and
-    whether the prediction is within tolerance. Rows whose cards are not in
-    ``kb``'s catalog are left out."""
+    (hours, on the typical stack), published throughput (tokens per GPU per
+    second, each on its own stack) and speed ratios, each with what the model
+    predicts, the published figure and whether the prediction is within
+    tolerance. Rows whose cards are not in ``kb``'s catalog are left out."""
     spec = kb.timing["calibration"]
-    tolerance, slower = spec["tolerance"], spec["limits"]["measurement_slower"]
+    tolerance = spec["tolerance"]
+    default_stack = str(kb.fields["stack"].default)
     rows = []
 
-    def rate(card: Card, count: int, method: str, recipe_id: str, strategy: str, size: float, seq: int,
-             checkpointing: bool | None = None) -> float:
-        """Tokens per second per GPU."""
+    def rate(card: Card, count: int, method: str, recipe_id: str, strategy: str, size: float, seq: int, *,
+             stack: str = default_stack, model: str | None = None, micro_batch: int = 1,
+             checkpointing: bool | None = None, active_b: float | None = None) -> float:
+        """Tokens per second per card."""
         recipe = kb.recipes["recipe"][recipe_id]
-        per_token = flops_per_token(kb, shape_for(kb, size), size, method, recipe["checkpointing"] if checkpointing is None
-                                    else checkpointing, seq)
-        taken = hours(kb, 1.0, per_token, method, card.fact(), count, count * card.devices, strategy == "sharded",
-                      recipe["time_factor"])
-        return 1 / (taken * 3600) / count
+        found = kb.model(model) if model else None
+        shape = found.shape() if found else shape_for(kb, size)
+        total = found.params_b if found else size
+        active = found.active_b if found else (active_b or size)
+        speed = throughput(kb, card.fact(), count, count * card.devices, strategy == "sharded", stack=stack,
+                           method=method, shape=shape, total_b=total, active_b=active, seq=seq,
+                           micro_batch=micro_batch,
+                           checkpointing=recipe["checkpointing"] if checkpointing is None else checkpointing,
+                           time_factor=recipe["time_factor"], base_bits=recipe["base_bits"])
+        return speed["tokens_per_second"] / count
 
     for entry in spec["anchor"]:
         card = kb.card(entry["gpu"])
         if card is None:
             continue
-        per_gpu = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
-                       entry["model_size_b"], int(kb.fields["tokens_per_example"].default))
+        per_card = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
+                        entry["model_size_b"], int(kb.fields["tokens_per_example"].default))
         run_tokens = entry["dataset_examples"] * kb.fields["tokens_per_example"].default * kb.fields["epochs"].default
-        predicted = run_tokens / (per_gpu * entry["count"]) / 3600
+        predicted = run_tokens / (per_card * entry["count"]) / 3600
         low, high = entry["hours"]
-        rows.append({"kind": "anchor", "id": entry["id"], "unit": "hours", "predicted": predicted,
-                     "published": [low, high], "holds": low / tolerance <= predicted <= high * tolerance,
-                     "source": entry["source"]})
+        rows.append({"kind": "anchor", "id": entry["id"], "stack": default_stack, "unit": "hours",
+                     "predicted": predicted, "published": [low, high], "ratio": None,
+                     "holds": low / tolerance <= predicted <= high * tolerance, "source": entry["source"]})
     for entry in spec["measurement"]:
         card = kb.card(entry["gpu"])
         if card is None:
             continue
         predicted = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
-                         entry["model_size_b"], entry["seq_len"], entry.get("checkpointing"))
+                         entry["model_size_b"], entry["seq_len"], stack=entry["stack"], model=entry.get("model"),
+                         micro_batch=entry["micro_batch"], checkpointing=entry.get("checkpointing"))
         published = entry["tokens_per_second"]
-        rows.append({"kind": "measurement", "id": entry["id"], "unit": "tokens/s per GPU", "predicted": predicted,
-                     "published": [published, published],
-                     "holds": published / slower <= predicted <= published * tolerance, "source": entry["source"]})
+        # predicted time over published time: above 1, the model is slower than the run
+        ratio = published / predicted
+        rows.append({"kind": "measurement", "id": entry["id"], "stack": entry["stack"], "unit": "tokens/s per GPU",
+                     "predicted": predicted, "published": [published, published], "ratio": ratio,
+                     "holds": 1 / tolerance <= ratio <= tolerance, "source": entry["source"]})
+    for entry in spec.get("moe", []):
+        card = kb.card(entry["gpu"])
+        if card is None:
+            continue
+        size = entry.get("size_b") or kb.model(entry["model"]).params_b
+        dense = kb.model(entry["dense"])
+        mixture = rate(card, entry["count"], "lora", "lora-16bit", "sharded", size, entry["seq_len"],
+                       stack=entry["stack"], model=entry.get("model"), active_b=entry.get("active_b"))
+        plain = rate(card, entry["count"], "lora", "lora-16bit", "sharded", dense.params_b, entry["seq_len"],
+                     stack=entry["stack"], model=entry["dense"])
+        predicted = plain / mixture
+        low, high = entry["published"]
+        rows.append({"kind": "moe", "id": entry["id"], "stack": entry["stack"], "unit": "time, MoE ÷ dense",
+                     "predicted": predicted, "published": [low, high], "ratio": None,
+                     "holds": low / tolerance <= predicted <= high * tolerance, "source": entry["source"]})
     for entry in spec["ratio"]:
         faster, slowest = kb.card(entry["faster"]), kb.card(entry["slower"])
         if faster is None or slowest is None:
             continue
         count = entry.get("faster_count", 1)
         strategy = "sharded" if count > 1 else "single"
-        predicted = (rate(faster, count, "full", "mixed-adamw", strategy, 7.0, 1024) * count
-                     / rate(slowest, 1, "full", "mixed-adamw", "single", 7.0, 1024))
+        stack = entry.get("stack", default_stack)
+        predicted = (rate(faster, count, "full", "mixed-adamw", strategy, 7.0, 2048, stack=stack,
+                          micro_batch=entry.get("micro_batch", 1)) * count
+                     / rate(slowest, 1, "full", "mixed-adamw", "single", 7.0, 2048, stack=stack,
+                            micro_batch=entry.get("micro_batch", 1)))
         low, high = entry["published"]
-        rows.append({"kind": "ratio", "id": entry["id"], "unit": "ratio", "predicted": predicted,
-                     "published": [low, high], "holds": low / tolerance <= predicted <= high * tolerance,
-                     "source": entry["source"]})
+        rows.append({"kind": "ratio", "id": entry["id"], "stack": stack, "unit": "ratio", "predicted": predicted,
+                     "published": [low, high], "ratio": None,
+                     "holds": low / tolerance <= predicted <= high * tolerance, "source": entry["source"]})
     return rows
+
+
+def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per stack, over the published measurements: how many, the geometric
+    mean of predicted over published time, and the spread (the geometric
+    standard deviation)."""
+    summary = {}
+    for stack in sorted({row["stack"] for row in rows if row["kind"] == "measurement"}):
+        logs = [math.log(row["ratio"]) for row in rows if row["kind"] == "measurement" and row["stack"] == stack]
+        mean = sum(logs) / len(logs)
+        spread = math.sqrt(sum((x - mean) ** 2 for x in logs) / len(logs))
+        summary[stack] = {"count": len(logs), "geometric_mean": math.exp(mean), "spread": math.exp(spread),
+                          "within": sum(1 for x in logs if abs(x) <= math.log(1.5)) / len(logs)}
+    return summary
 
 
 def ladder_after(kb: KnowledgeBase, method: str, step: str) -> str | None:
@@ -318,9 +445,10 @@ class Sizer:
         return str(self.strategies["sharded" if sharded else "replicated"])
 
     def configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
-                      sharded: bool) -> dict[str, Any]:
+                      sharded: bool, micro_batch: int = 1) -> dict[str, Any]:
         """One configuration: ``count`` cards of ``card`` running ``recipe_id``,
-        whole weights on every device or sharded (ZeRO-3/FSDP)."""
+        whole weights on every device or sharded (ZeRO-3/FSDP), at a
+        micro-batch of ``micro_batch`` sequences per device."""
         kb, profile, req = self.kb, self.profile, self.req
         recipe = kb.recipes["recipe"][recipe_id]
         devices = count * int(card["devices"])
@@ -329,7 +457,7 @@ class Sizer:
                         precision=recipe["precision"],
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
                         checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
-                        strategy=strategy, seq_len=seq_len(kb, profile))
+                        strategy=strategy, seq_len=seq_len(kb, profile), batch=micro_batch)
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])
@@ -342,11 +470,18 @@ class Sizer:
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
         where = "own" if card["id"] == "own" else "cloud"
-        per_token = flops_per_token(kb, shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
-                                    req["active_b"], profile["method"], recipe["checkpointing"],
-                                    profile["tokens_per_example"])
-        taken = hours(kb, req["tokens"], per_token, profile["method"], card, count, devices, sharded,
-                      recipe["time_factor"])
+        def on(stack: str) -> dict[str, float]:
+            return throughput(kb, card, count, devices, sharded, stack=stack, method=profile["method"],
+                              shape=shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
+                              total_b=profile["model_size_b"], active_b=req["active_b"],
+                              seq=profile["tokens_per_example"], micro_batch=micro_batch,
+                              checkpointing=recipe["checkpointing"], time_factor=recipe["time_factor"],
+                              base_bits=recipe["base_bits"])
+
+        speed, other = on(stack_of(kb, profile)), on(other_stack(kb, stack_of(kb, profile)))
+        per_token = speed["flops_per_token"]
+        taken = run_hours(kb, req["tokens"], speed)
+        steps = accumulation(kb, micro_batch, devices)
         pricing = None if where == "own" else ("spot" if profile["interruptible"] else "on-demand")
         on_demand, spot = count * float(card["price_on_demand"]), count * float(card["price_spot"])
         per_hour = {None: 0.0, "spot": spot, "on-demand": on_demand}[pricing]
@@ -374,6 +509,12 @@ class Sizer:
             "headroom": 1 - need / device_gb,
             "host_ram_gb": round_up(result.cpu_gb) if recipe["offload"] else None,
             "hours": taken,
+            "other_stack_hours": run_hours(kb, req["tokens"], other),
+            "micro_batch": micro_batch,
+            "gradient_accumulation_steps": steps,
+            "global_batch": micro_batch * devices * steps,
+            "sharded": sharded,
+            "batch_settled": True,
             "min_count": count,
             "min_count_hours": taken,
             "min_count_cost": per_hour * billed,
@@ -394,6 +535,36 @@ class Sizer:
             "spot_cost": spot * billed,
         }
 
+    def batched(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int, sharded: bool,
+                config: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """The configuration at the fastest micro-batch that fits (timing.toml
+        [batch]; a micro-batch of 1 when none larger fits or is faster)."""
+        best = dict(config) if config is not None else self.configuration(card, step, recipe_id, count, sharded)
+        if not best["fits"]:
+            return best
+        for size in micro_batches(self.kb, int(best["devices"]))[1:]:
+            config = self.configuration(card, step, recipe_id, count, sharded, size)
+            if not config["fits"] or config["hours"] >= best["hours"]:
+                break  # memory only grows with the micro-batch, and the time per token falls, then rises
+            best = config
+        return best
+
+    def settled(self, card: Mapping[str, Any], config: dict[str, Any]) -> dict[str, Any]:
+        """``config`` marked with whether a larger micro-batch would fit and be
+        faster (the rule `larger-micro-batch` raises it when so)."""
+        faster = self.batched(card, config["step"], config["recipe"], int(config["count"]), bool(config["sharded"]),
+                              config)
+        config["batch_settled"] = faster["micro_batch"] == config["micro_batch"]
+        return config
+
+    def larger_batch(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
+        """The candidate at the fastest micro-batch that fits, the same cards and recipe."""
+        found = self.batched(card, LARGER_BATCH, candidate["recipe"], int(candidate["count"]),
+                             bool(candidate["sharded"]))
+        keep = {key: candidate[key] for key in ("next_step", "sped_up", "min_count", "min_count_hours",
+                                                "min_count_cost", "can_scale", "possible")}
+        return {**found, **keep, "step": LARGER_BATCH, "batch_settled": True}
+
     def counts(self, card: Mapping[str, Any], smallest: int, largest: int | None = None) -> list[int]:
         """The card counts of ranking.toml from ``smallest`` up (to ``largest``);
         more than one card only with a fast interconnect."""
@@ -409,7 +580,7 @@ class Sizer:
         entry = ladder_step(self.kb, self.profile["method"], step)
         recipe, spread = entry["recipe"], entry["spread"]
         if spread == "card":
-            return self.configuration(card, step, recipe, 1, sharded=False)
+            return self.settled(card, self.configuration(card, step, recipe, 1, sharded=False))
         # Sharding within one card needs several devices on it (a dual-die card);
         # across cards it needs a fast link.
         smallest = 1 if spread == "fewest" or int(card["devices"]) > 1 else 2
@@ -427,7 +598,7 @@ class Sizer:
         most = on(counts[-1])
         if not most["fits"]:
             return most
-        return next((config for config in map(on, counts[:-1]) if config["fits"]), most)
+        return self.settled(card, next((config for config in map(on, counts[:-1]) if config["fits"]), most))
 
     def speed_up(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
         """A configuration that fits only with a slow recipe (an 8-bit base,
@@ -441,7 +612,7 @@ class Sizer:
         found = None
         for count in self.counts(card, int(candidate["count"]) + 1, int(card["per_node"])):
             found = next((c for recipe in faster for sharded in (False, True)
-                          for c in (self.configuration(card, SPEED_UP, recipe, count, sharded),)
+                          for c in (self.batched(card, SPEED_UP, recipe, count, sharded),)
                           if c["fits"] and c["hours"] < candidate["hours"]
                           and c["total_cost"] <= candidate["total_cost"]), None)
             if found is not None:
@@ -464,7 +635,7 @@ class Sizer:
         best = None
         for count in self.counts(card, int(candidate["count"]) + 1):
             config = next((c for recipe in tried for sharded in (False, True)
-                           for c in (self.configuration(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
+                           for c in (self.batched(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
             if config is None:
                 continue
             if config["hours"] <= deadline:

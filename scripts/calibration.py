@@ -25,16 +25,24 @@ MARKERS = re.compile(r"(<!-- calibration:start -->\n).*?(<!-- calibration:end --
 def table() -> str:
     sys.path.insert(0, str(ROOT))
     from expert.api import knowledge_base
-    from expert.sizing import calibration
+    from expert.sizing import calibration, calibration_summary
 
     rows = calibration(knowledge_base(None, ["current"]))
-    lines = ["| what | unit | predicted | published | within tolerance | source |", "|---|---|---|---|---|---|"]
+    lines = ["| what | stack | unit | predicted | published | predicted time ÷ published | within tolerance | source |",
+             "|---|---|---|---|---|---|---|---|"]
     for row in rows:
         low, high = row["published"]
         published = f"{low:,.2f}" if low == high else f"{low:,.2f}–{high:,.2f}"
         source = row["source"].replace("|", "\\|")
-        lines.append(f"| {row['id']} ({row['kind']}) | {row['unit']} | {row['predicted']:,.2f} | {published} | "
-                     f"{'yes' if row['holds'] else 'NO'} | {source} |")
+        ratio = f"{row['ratio']:.2f}" if row["ratio"] is not None else "—"
+        holds = "yes" if row["holds"] else ("shown, not held" if row["kind"] == "anchor" else "NO")
+        lines.append(f"| {row['id']} ({row['kind']}) | {row['stack']} | {row['unit']} | {row['predicted']:,.2f} | "
+                     f"{published} | {ratio} | {holds} | {source} |")
+    lines += ["", "| stack | measurements | geometric mean of predicted ÷ published time | spread (geometric SD) | "
+              "within ×/÷1.5 |", "|---|---|---|---|---|"]
+    for stack, figures in calibration_summary(rows).items():
+        lines.append(f"| {stack} | {figures['count']} | {figures['geometric_mean']:.2f} | {figures['spread']:.2f} | "
+                     f"{figures['within'] * 100:.0f} % |")
     return "\n".join(lines) + "\n"
 
 

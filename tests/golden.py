@@ -37,12 +37,16 @@ CASES: dict[str, dict[str, Any]] = {
                                      rocm_ok=True),
     "8b-lora-deadline-20-min": dict(model_size_b=8, method="lora", deadline_h="20 min"),
     "35b-qlora-own-24gb-tight": dict(model_size_b=35, method="qlora", vram_gb=24),
-    "3b-full-1m-deadline-24": dict(model_size_b=3, method="full", dataset_examples=1_000_000, deadline_h=24),
-    "405b-full-deadline-1": dict(model_size_b=405, method="full", deadline_h=1, budget="high"),
+    "3b-full-1m-deadline-24-h100-at-2.50": dict(model_size_b=3, method="full", dataset_examples=1_000_000,
+                                                deadline_h=24, prices={"h100-80gb": 2.5}),
+    "405b-full-deadline-12-min": dict(model_size_b=405, method="full", deadline_h="12 min", budget="high"),
     "2000b-full-nothing-fits": dict(model_size_b=2000, method="full"),
     # models named as people write them (rules/models.toml): a mixture of
     # experts, and an unknown name read by the size in it
     "mixtral-8x7b-qlora": dict(model_size_b="Mixtral 8x7B", method="qlora"),
+    # issue 20: a larger micro-batch before more cards, one node before four
+    "70b-lora-500k-2k-deadline-48": dict(model_size_b="Llama-3.3-70B", method="lora", budget="high",
+                                         dataset_examples=500_000, tokens_per_example=2048, deadline_h=48),
     "mymodel-13b-lora": dict(model_size_b="MyModel-13B-Instruct", method="lora"),
     "13b-full-200k-low-budget-what-if-qlora": dict(model_size_b=13, method="full", dataset_examples=200_000,
                                                    budget="low", what_if={"method": "qlora"}),

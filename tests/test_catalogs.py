@@ -33,16 +33,20 @@ def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) ->
     assert (top.gpu, top.count, top.devices, top.source) == ("b200-180gb", 1, 1, "b200-180gb.toml")
     assert top.recipe["base_bits"] == 16 and top.strategy == "single" and top.per_device_gb <= 180 * 0.95
     assert "one-gpu-if-it-fits" in top.rules
-    assert top.text.startswith("1 × NVIDIA B200 180 GB (b200-180gb) with a 16-bit base: about 146.5 GB needed")
+    # with room left for a micro-batch of 8 (its activations counted), within the 5 % margin
+    assert top.text.startswith("1 × NVIDIA B200 180 GB (b200-180gb) with a 16-bit base: about 161.4 GB needed")
+    assert top.recipe["micro_batch"] == 8 and "Micro-batch 8 × 4 accumulation steps" in top.text
 
 
 def test_an_h200_holds_70b_lora_with_an_8_bit_base_and_two_are_quicker_for_no_more(tmp_path: Path) -> None:
     after = advise(model_size_b=70, method="lora", lang="en", catalog=one_card(tmp_path, "h200-141gb"))
     h200 = next(r for r in after.recommendations if r.gpu == "h200-141gb")
     ladder = [s for s in after.trace if s.kind == "configure" and s.derived[0]["values"]["gpu"] == "h200-141gb"]
-    assert [s.rule for s in ladder] == ["propose-one-card", "eight-bit-base-for-lora", "faster-recipe-on-more-cards"]
-    one = ladder[1].derived[0]["values"]
-    assert (one["count"], one["recipe"]) == (1, "lora-8bit")
+    # the 8-bit base on one card, at the larger micro-batch that fits, then two cards in 16 bits
+    assert [s.rule for s in ladder] == ["propose-one-card", "eight-bit-base-for-lora", "larger-micro-batch",
+                                        "faster-recipe-on-more-cards"]
+    one = ladder[2].derived[0]["values"]
+    assert (one["count"], one["recipe"]) == (1, "lora-8bit") and one["micro_batch"] > 1
     # 16-bit weights on two, sharded: quicker than the 8-bit base on one, and no dearer
     assert (h200.count, h200.recipe["base_bits"], h200.strategy) == (2, 16, "zero3")
     assert h200.hours < one["hours"] and h200.cost["total"] <= one["total_cost"] + 0.01

@@ -17,7 +17,7 @@ from expert.consultation import AnswerError, Consultation
 BRANCHES: dict[str, list[Any]] = {
     "model_size_b": ["7B", "70"], "method": ["2", "full fine-tuning"], "vram_gb": ["no", "80 GB"],
     "dataset_examples": ["10k"], "tokens_per_example": ["2k"], "epochs": ["2"], "purpose": ["experiment", "2"], "budget": ["low"], "rocm_ok": ["sí"],
-    "deadline_h": ["8h"], "interruptible": ["yes"],
+    "deadline_h": ["8h"], "interruptible": ["yes"], "stack": ["tuned"],
 }
 
 
@@ -70,11 +70,12 @@ def test_questions_are_asked_only_when_they_matter(paths) -> None:  # type: igno
     # 7B LoRA on one rented card in about 3 h: no deadline question.
     assert ("model_size_b", "method", "vram_gb", "dataset_examples", "purpose", "budget", "rocm_ok",
             "interruptible") in sequences
-    # 70B: the deadline matters.
+    # 70B: the deadline matters, and with it the software stack the hours assume.
     assert any("deadline_h" in seq for seq in sequences)
+    assert all("stack" in seq for seq in sequences if "deadline_h" in seq)
     longest = max(len(seq) for seq in sequences)
     shortest = min(len(seq) for seq in sequences)
-    assert (shortest, longest) == (4, 11)
+    assert (shortest, longest) == (4, 12)
 
 
 def test_question_shape_and_why() -> None:
@@ -145,13 +146,15 @@ def ask(input_text: str, *args: str):  # type: ignore[no-untyped-def]
 
 
 def test_cli_ask_answers_why_and_back() -> None:
-    # Tokens per example and epochs are asked too: 70B is a long run (Enter takes the defaults).
-    done = ask("70B\n?\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\nno\n")
+    # Tokens per example and epochs are asked too: 70B is a long run (Enter takes the defaults);
+    # with a deadline, the software stack as well (Enter: typical).
+    done = ask("70B\n?\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\n\nno\n")
     assert done.exit_code == 0, done.output
     out = done.stdout
     assert "Full fine-tuning needs far more memory than LoRA" in out and "vram-requirement" not in out  # why
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
     assert "About how many tokens long is one training example?" in out
+    assert "Which training software will you run" in out
     assert "Recommendation\n  4 × NVIDIA H100 80 GB with a 16-bit base" in out
     assert "Show the full reasoning?" in out and "How the answer was reached" not in out
 

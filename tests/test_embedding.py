@@ -24,7 +24,8 @@ def mixed_profiles(n: int, seed: int = 7) -> list[dict[str, Any]]:
                  deadline_h=rng.choice([None, 1, 8, 24, 100]), vram_gb=rng.choice([None, 8, 24, 48, 80]),
                  dataset_examples=rng.choice([1000, 10_000, 100_000]), tokens_per_example=rng.choice([256, 1024, 4096]),
                  epochs=rng.choice([1, 3]), purpose=rng.choice(PURPOSES),
-                 interruptible=rng.random() < 0.5, lang=rng.choice(["en", "es"]))
+                 interruptible=rng.random() < 0.5, stack=rng.choice(["typical", "tuned"]),
+                 lang=rng.choice(["en", "es"]))
             for _ in range(n)]
 
 

@@ -56,10 +56,13 @@ def ladder(result: engine.Run, gpu: str) -> list[tuple[str, str, bool]]:
 def test_the_ladder_stops_at_the_first_configuration_that_fits() -> None:
     result = run(model_size_b=7, method="full")
     # 16 bytes per parameter do not fit on 80 GB; 6 do.
-    assert ladder(result, "a100-80gb") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", True)]
+    # Then, with memory left over, a larger micro-batch (timing.toml [batch]).
+    assert ladder(result, "a100-80gb") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", True),
+                                           ("larger-micro-batch", "bf16-adamw8bit", True)]
     # The 4090 has no fast link: no sharding, so offload is the last resort, and it fits.
     assert ladder(result, "rtx-4090") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", False),
-                                          ("shard", "bf16-adamw8bit", False), ("offload", "mixed-adamw-offload", True)]
+                                          ("shard", "bf16-adamw8bit", False), ("offload", "mixed-adamw-offload", True),
+                                          ("larger-micro-batch", "mixed-adamw-offload", True)]
     assert result.candidates["rtx-4090"][2]["possible"] is False
     assert result.options["rtx-4090"]["host_ram_gb"] > 90   # 14 bytes per parameter in CPU memory
 

@@ -22,8 +22,8 @@ def chat(answers: str, state: Path) -> list[str]:
 
 def test_the_terminal_chatbot_takes_an_opening_sentence(tmp_path: Path) -> None:
     state = tmp_path / "chat.json"
-    # a 3090 takes about 5 h: tokens per example, epochs and the deadline are asked (Enter: the defaults)
-    lines = chat("Quiero ajustar Mistral-7B con LoRA en mi 3090\n?\nmucho\n10k\n\n\n\n", state)
+    # a 3090 takes about 3 h at a micro-batch of 8: no time questions follow the dataset's size
+    lines = chat("Quiero ajustar Mistral-7B con LoRA en mi 3090\n?\nmucho\n10k\n", state)
     assert lines[0].startswith("¿Qué tamaño tiene el modelo")
     assert lines[1] == ("Entendido: tamaño del modelo: Mistral-7B-v0.3 (7,25B); método de ajuste: LoRA; VRAM de tu GPU: "
                         "NVIDIA GeForce RTX 3090 (24 GB).")
@@ -34,13 +34,12 @@ def test_the_terminal_chatbot_takes_an_opening_sentence(tmp_path: Path) -> None:
     assert sum("¿Qué tamaño" in line for line in lines) == 1
     saved = json.loads(state.read_text())
     assert saved["answers"] == {"model_size_b": "Mistral-7B-v0.3", "method": "lora", "vram_gb": "rtx-3090",
-                                "dataset_examples": 10000, "tokens_per_example": 1024, "epochs": 1.0,
-                                "deadline_h": None}
+                                "dataset_examples": 10000}
 
 
 def test_the_terminal_chatbot_answers_one_question_at_a_time(tmp_path: Path) -> None:
     state = tmp_path / "chat.json"
-    lines = chat("70B\n?\nmucho\nlora\nno\n10k\n1024\n1\nexperimento\nbajo\nno\n8 horas\nsí\n", state)
+    lines = chat("70B\n?\nmucho\nlora\nno\n10k\n1024\n1\nexperimento\nbajo\nno\n8 horas\nsí\ntípico\n", state)
     assert lines[2].startswith("¿Qué método") and lines[3].startswith("El ajuste completo necesita")
     assert any("método de ajuste: «mucho»" in line for line in lines)
     assert any(line.startswith("**Recomendación:**") for line in lines) and "### Avisos" in lines

@@ -20,16 +20,19 @@ def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> 
     top = x.how[0]
     assert (top.gpu, top.rank) == (x.result.recommendations[0].gpu, 1)
     rules = [step.rule for step in top.steps]
-    # The configuration, rule by rule: one card, more cards for the deadline, settled.
-    assert rules[:4] == ["vram-requirement", "propose-one-card", "scale-out-for-the-deadline", "configuration-chosen"]
+    # The configuration, rule by rule: one card, a larger micro-batch, more cards for the deadline, settled.
+    assert rules[:5] == ["vram-requirement", "propose-one-card", "larger-micro-batch", "scale-out-for-the-deadline",
+                         "configuration-chosen"]
     assert "rank-options" in rules and {"fast-interconnect", "one-gpu-would-do"} <= set(rules)
     first = top.steps[0]
     assert first.cites["heading"] == "Requisitos de GPU para ajuste fino de LLM: la VRAM manda"
     assert "model size: 8B" in first.sources and "training examples: 10,000 (assumed)" in first.sources
     assert top.steps[1].builds_on == ["vram-requirement"]
     assert top.steps[2].builds_on == ["vram-requirement", "propose-one-card"]
-    assert top.steps[3].builds_on == ["scale-out-for-the-deadline"]
-    assert "about 30 min, more than your deadline of 18 min, so add cards: 2 × NVIDIA H100" in top.steps[2].text
+    assert top.steps[3].builds_on == ["vram-requirement", "larger-micro-batch"]
+    assert top.steps[4].builds_on == ["scale-out-for-the-deadline"]
+    assert "Memory is left over at a micro-batch of 1" in top.steps[2].text
+    assert "more than your deadline of 18 min, so add cards: 4 × NVIDIA A100 80 GB" in top.steps[3].text
     assert len(x.how) == len(x.result.recommendations)
 
 
@@ -57,13 +60,13 @@ def test_why_not_by_default_covers_every_rejected_card_with_its_failed_condition
 def test_why_not_one_h100_says_which_deadline_would_do() -> None:
     w = explain(model_size_b=8, method="lora", deadline_h=0.3, why_not="a100-80gb", lang="en").why_not[0]
     assert w.status == "more-cards"
-    assert w.change["fields"] == {"deadline_h": 1.2} and w.change["count"] == 1
-    assert "deadline: 18 min → 1.2 hr" in w.text
+    assert w.change["fields"] == {"deadline_h": 0.9} and w.change["count"] == 1
+    assert "deadline: 18 min → 54 min" in w.text
     # The conditions of the rule that added the cards, as they held.
     assert w.reasons[0].rule == "scale-out-for-the-deadline"
     assert [c["text"] for c in w.reasons[0].conditions] == [
-        "the configuration before this step fits: yes", "can take more cards: yes", "estimated training time 1.1 hr > deadline 18 min",
-        "slowdown of its recipe 1 <= 1"]
+        "the configuration before this step fits: yes", "the micro-batch is already the fastest that fits: yes",
+        "can take more cards: yes", "estimated training time 50 min > deadline 18 min", "slowdown of its recipe 1 <= 1"]
 
 
 def test_why_not_a_card_that_needs_more_vram_than_one_has() -> None:
@@ -77,9 +80,9 @@ def test_why_not_a_lower_ranked_card_contrasts_it_with_the_pick() -> None:
     assert w.status == "ranked-lower"
     # The numbers of both, in hours and money.
     assert w.reasons[0].rule == "rank-options" and w.reasons[0].text == (
-        "1 × NVIDIA RTX 4090: about 2.2 hr, $1.60 in all; 1 × NVIDIA H100 80 GB: about 0.5 hr, $2.99 in all.")
+        "1 × NVIDIA RTX 4090: about 1.6 hr, $1.27 in all; 1 × NVIDIA H100 80 GB: about 23 min, $2.63 in all.")
     assert {"cheap-card-for-short-experiments", "table-ideal-use"} <= {r.rule for r in w.reasons}
-    # For a high budget time weighs more than money, and the H100's half hour wins.
+    # For a high budget time weighs more than money, and the H100's 23 minutes win.
     assert w.change["fields"] == {"budget": "high"} and w.change["rank"] == 1
 
 
@@ -87,7 +90,7 @@ def test_why_not_a_card_that_misses_the_deadline_finds_the_deadline_it_needs() -
     w = explain(model_size_b=7, method="full", deadline_h=2, why_not="rtx-4090", lang="en").why_not[0]
     assert w.status == "ranked-lower"
     demoted = next(r for r in w.reasons if r.rule == "misses-deadline")
-    assert [c["text"] for c in demoted.conditions] == ["estimated training time 5.6 hr > deadline 2 hr"]
+    assert [c["text"] for c in demoted.conditions] == ["estimated training time 4.5 hr > deadline 2 hr"]
     assert w.change["fields"] == {"method": "lora"} and w.change["rank"] == 1
 
 
@@ -123,9 +126,9 @@ def test_what_if_puts_the_rules_about_cards_before_advice_and_warnings() -> None
     assert set(kinds[:first_note]) <= {"reject", "demote", "prefer"} and first_note > 0
     assert set(kinds[first_note:]) <= {"advice", "warning"}
     assert x.what_if.because() + x.what_if.notes() == x.what_if.why
-    # the cards recommended before (A100 80 GB) and after (H100) lead
+    # the cards recommended before (A100 80 GB) and after (the RTX 4090, with QLoRA on one card) lead
     leading = [w["gpu"] for w in x.what_if.because()[:3]]
-    assert set(leading[:2]) == {"a100-80gb", "h100-80gb"}
+    assert set(leading[:2]) == {"a100-80gb", "rtx-4090"}
     text = x.render("text")
     text = text[text.index("What if"):]
     assert text.index("Because:") < text.index("[one-gpu-if-it-fits") < text.index(
@@ -144,8 +147,8 @@ def test_what_if_validates_its_values_and_fields() -> None:
 def test_plural_forms_follow_the_count() -> None:
     x = explain(model_size_b=13, method="full", what_if={"method": "qlora"}, lang="es")
     changed = {c["what"]: (c["before"], c["after"]) for c in x.what_if.changed}
-    assert changed["NVIDIA A100 80 GB"] == ("puesto 1 (2 tarjetas, en torno a 1,3 h, ≈ 4,27\xa0US$)",
-                                            "puesto 2 (1 tarjeta, en torno a 2,3 h, ≈ 3,35\xa0US$)")
+    assert changed["NVIDIA A100 80 GB"] == ("puesto 1 (2 tarjetas, en torno a 53 min, ≈ 3,31\xa0US$)",
+                                            "puesto 3 (1 tarjeta, en torno a 1,7 h, ≈ 2,62\xa0US$)")
 
 
 def test_color_only_when_asked() -> None:

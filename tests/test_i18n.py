@@ -62,7 +62,7 @@ def test_numbers_and_units_follow_the_language() -> None:
 def test_spanish_output_is_spanish_throughout() -> None:
     text = advise(model_size_b=8, method="full", lang="es").render("text")
     flat = " ".join(text.split())
-    assert "Recomendación" in flat and "Consejos" in flat and "en torno a 0,6 h de entrenamiento" in flat and "US$ bajo demanda" in flat
+    assert "Recomendación" in flat and "Consejos" in flat and "en torno a 1,1 h" in flat and "US$ bajo demanda" in flat
     for english in ("Recommendation", "needed", "Advice", "rented", "cost", "about"):
         assert not re.search(rf"\b{english}\b", text), english
 

@@ -172,7 +172,8 @@ def test_without_the_mcp_extra_the_command_says_how_to_install_it() -> None:
 def test_models_prices_and_training_time_over_mcp() -> None:
     async def script(client: ClientSession) -> Any:
         return [await client.call_tool("models", {"names": ["mixtral"]}),
-                await client.call_tool("estimate", {"model_size_b": 8, "gpu": "rtx-3090", "dataset_examples": 50000}),
+                await client.call_tool("estimate", {"model_size_b": 8, "gpu": "rtx-3090", "dataset_examples": 50000,
+                                                    "stack": "tuned"}),
                 await client.call_tool("advise", {"model_size_b": 13, "prices": {"h100-80gb": 1.0}}),
                 await client.call_tool("advise", {"prices": {"h100": 1.0}, "lang": "es"})]
 
@@ -180,6 +181,7 @@ def test_models_prices_and_training_time_over_mcp() -> None:
     assert [m["name"] for m in models.structured_content["models"]] == ["Mixtral-8x7B", "Mixtral-8x22B"]
     time = estimated.structured_content["time"]
     assert time["gpu"] == "rtx-3090" and time["tokens"] == 50000 * 1024 and not time["speed_assumed"]
+    assert time["stack"] == "tuned" and time["other_stack"]["stack"] == "typical"
     pick = priced.structured_content["recommendations"][0]
     assert pick["gpu"] == "h100-80gb" and pick["cost"]["per_hour"] == 1.0
     assert bad.is_error and bad.content[0].text.startswith("precios por hora: «h100» no es una tarjeta del catálogo")

@@ -93,8 +93,16 @@ def hours(result, gpu):  # type: ignore[no-untyped-def]
 
 
 def test_h15_one_4090_fine_tunes_8b_with_lora_in_2_to_4_hours() -> None:
-    count, h = hours(run(model_size_b=8, method="lora", dataset_examples=10_000), "rtx-4090")
-    assert count == 1 and 2 <= h <= 4
+    result = run(model_size_b=8, method="lora", dataset_examples=10_000)
+    count, h = hours(result, "rtx-4090")
+    # The guide's 2-4 h within timing.toml's tolerance, on the typical stack it describes;
+    # a micro-batch of 2 fits and is a little faster than the guide's.
+    assert count == 1 and 2 / 1.5 <= h <= 4
+    card = next(r for r in result.recommendations if r.gpu == "rtx-4090")
+    assert card.time["stack"] == "typical" and card.recipe["micro_batch"] >= 1
+    # on a tuned stack (packed, compiled) well under the guide's lower end
+    _, tuned = hours(run(model_size_b=8, method="lora", dataset_examples=10_000, stack="tuned"), "rtx-4090")
+    assert tuned < h / 1.3 and card.time["other_stack"] == {"stack": "tuned", "hours": pytest.approx(tuned, rel=0.01)}
 
 
 def test_h16_full_fine_tuning_there_fits_only_with_offload_and_takes_8_to_12_hours() -> None:
@@ -102,18 +110,23 @@ def test_h16_full_fine_tuning_there_fits_only_with_offload_and_takes_8_to_12_hou
     # 8B full fine-tuning fits in 24 GB only with its state offloaded to CPU memory, which is slower.
     card = next(r for r in result.recommendations if r.gpu == "rtx-4090")
     assert card.count == 1 and card.recipe["offload"] and card.host_ram_gb > 100
-    # The guide's 8-12 h, within timing.toml's tolerance (1.5x).
-    assert 8 / 1.5 <= card.hours <= 12 * 1.5
+    # The guide's 8-12 h are slower than published runs (timing.toml [calibration]);
+    # the model, on the guide's typical stack, gives a little over half of them.
+    assert 8 / 2 <= card.hours <= 12
 
 
 def test_h23_four_a100_80gb_for_70b_lora_and_what_an_h100_takes() -> None:
-    count, h = hours(run(model_size_b=70, method="lora", deadline_h=7), "a100-80gb")
-    assert count == 4 and 5 / 1.5 <= h <= 7 * 1.5   # the guide's "about 6 h", within tolerance
+    result = run(model_size_b=70, method="lora", deadline_h=7)
+    count, h = hours(result, "a100-80gb")
+    # The guide's "about 6 h" is slower than Qwen's published Qwen-72B LoRA run on 4 A100s
+    # under ZeRO-3 (about 2.5 h for these 10M tokens at a micro-batch of 1); the warning says so.
+    assert count == 4 and 1.2 <= h <= 3.5
+    assert "guide-timing-differs" in {w.id for w in result.warnings}
     # The guide's one H100 holds 70B LoRA only on the strict guide reading (80 GB of 80);
     # there it takes about as long as the four A100s, not "a little over 20 h": an H100
     # is about 2.2 times an A100 (timing.toml [calibration]).
     count, one_h100 = hours(run(model_size_b=70, method="lora", basis="guide"), "h100-80gb")
-    assert count == 1 and one_h100 < 1.5 * h < 20 / 2
+    assert count == 1 and one_h100 < 2 * h < 20 / 2
     # With 16-bit weights it takes four, sharded.
     count, four = hours(run(model_size_b=70, method="lora"), "h100-80gb")
     assert count == 4 and four < h / 2

@@ -123,7 +123,8 @@ def test_the_summary_of_a_common_case_is_under_3_kb(profile: dict, lang: str) ->
     result = advise(**profile, lang=lang)
     summary = result.to_dict("summary")
     assert "trace" not in summary and "rejected" not in summary
-    assert len(json.dumps(summary, ensure_ascii=False).encode()) < 3072
+    # 3 KB, and half a kilobyte more since each option states its micro-batch and its stack
+    assert len(json.dumps(summary, ensure_ascii=False).encode()) < 3584
     assert summary["recommendations"][0]["gpu"] == result.recommendations[0].gpu
     assert [n["id"] for n in summary["warnings"]] == [n.id for n in result.warnings]
     assert len(result.render("markdown", detail="summary")) < len(result.render("markdown"))

@@ -14,6 +14,7 @@ from .catalog import with_catalogs
 from .load import load
 from .model import (
            COSTS,
+           LARGER_BATCH,
            OFF_LADDER,
            PROFILE_FIELDS,
            SCALE_OUT,
@@ -32,6 +33,7 @@ from .source import MAX_BYTES, Unreadable, read_regular
 # What the rest of the package imports from here; everything else is in the submodules.
 __all__ = [
            "COSTS",
+           "LARGER_BATCH",
            "MAX_BYTES",
            "OFF_LADDER",
            "PROFILE_FIELDS",

@@ -72,19 +72,30 @@ SCHEMAS: dict[str, Any] = {
     "requirements": {"class_band": float, "table": {"*": [[float]]}, "qlora": {"of": str, "factor": float},
                      "floor_bytes_per_param": {"*": float}},
     "timing": {"passes": {"forward": float, "backward": float, "backward_frozen": float, "recompute": float},
-               "attention_per_pass": float, "utilization": {"*": float},
+               "attention_per_pass": float,
+               "stack": {"*": {"utilization": {"*": float}, "overhead_per_layer_s": float, "padding_waste": float,
+                               "moe_efficiency": float, "overlap": float}},
+               "quantized": {"seconds_per_b": float, "reference_bandwidth_gbs": float},
+               "batch": {"global_sequences": int, "most_micro_batch": int},
                "bandwidth": {"reference_flops_per_byte": float, "exponent": float}, "vendor_share": {"*": float},
-               "scaling": {"between_nodes": float, "*": ANY}, "unknown_card": {"bf16_tflops": float},
+               "sharding": {"gathers": float},
+               "links": {"share": {"*": float}, "between_nodes_gbs": {"*": float}},
+               "unknown_card": {"bf16_tflops": float},
                "own": {"as_fast_as": str},
-               "calibration": {"tolerance": float, "limits": {"measurement_slower": float},
+               "calibration": {"tolerance": float, "limits": {"stack_mean": float},
                                "anchor": [{"id": str, "method": str, "model_size_b": float, "dataset_examples": int,
                                            "gpu": str, "count": int, "recipe": str, "strategy": str,
                                            "hours": [float], "source": str}],
-                               "measurement": [{"id": str, "gpu": str, "count": int, "method": str, "recipe": str,
-                                                "strategy": str, "model_size_b": float, "seq_len": int,
+                               "measurement": [{"id": str, "stack": str, "gpu": str, "count": int, "method": str,
+                                                "recipe": str, "strategy": str, "model_size_b": float,
+                                                "model?": str, "seq_len": int, "micro_batch": int,
                                                 "checkpointing?": bool,
                                                 "tokens_per_second": float, "source": str}],
+                               "moe": [{"id": str, "stack": str, "gpu": str, "count": int, "model?": str,
+                                        "size_b?": float, "active_b?": float, "dense": str, "seq_len": int,
+                                        "published": [float], "source": str}],
                                "ratio": [{"id": str, "faster": str, "faster_count?": int, "slower": str,
+                                          "stack?": str, "micro_batch?": int,
                                           "published": [float], "source": str}]}},
     "ranking": {"counts": [int], "strategy": {"single": str, "replicated": str, "sharded": str},
                 "class_price": {"*": float}, "billing": {"setup_hours": float}, "ranking": {"dominated_last": bool},
@@ -467,11 +478,16 @@ def _consistency(base: Path, texts: dict[str, str], fields: dict[str, ProfileFie
         if method not in requirements["table"] and method != "qlora":
             problems.add(file("requirements"), _line(texts["requirements"], "table"), "table '%(method)s' is missing",
                          method=method)
-        for key, table, name in (("floor_bytes_per_param", requirements["floor"], "requirements"),
-                                 ("utilization", timing["utilization"], "timing")):
+        tables = [("floor_bytes_per_param", requirements["floor"], "requirements")] + [
+            (f"stack.{stack}.utilization", spec["utilization"], "timing") for stack, spec in timing["stack"].items()]
+        for key, table, name in tables:
             if method not in table:
                 problems.add(file(name), _line(texts[name], key), "[%(key)s] needs a number for '%(method)s'", key=key,
                              method=method)
+    for stack in fields["stack"].choices if "stack" in fields else ():
+        if stack not in timing["stack"]:
+            problems.add(file("timing"), _line(texts["timing"], "stack"), "[stack.%(stack)s] is missing",
+                         stack=stack)
     for budget in fields["budget"].choices if "budget" in fields else ():
         if budget not in ranking["budget_weights"]:
             problems.add(file("ranking"), _line(texts["ranking"], "budget_weights"),
@@ -543,28 +559,33 @@ def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
             problems.add(str(path), _line(text, f"passes.{key}"), "'%(key)s' must be a number from 0 to 10",
                          key="passes." + key)
     positive(doc["attention_per_pass"], "attention_per_pass", 100)
-    utilization = _per_method(path, doc, text, "utilization", problems)
-    for method, value in utilization.items():
-        positive(value, f"utilization.{method}", 1)
-    scaling = doc["scaling"]
-    positive(scaling["between_nodes"], "scaling.between_nodes", 1)
-    links = {}
-    for link, table in scaling.items():
-        if link == "between_nodes":
-            continue
+    for stack, spec in doc["stack"].items():
+        utilization = _per_method(path, spec, text, "utilization", problems)
+        for method, value in utilization.items():
+            positive(value, f"stack.{stack}.utilization.{method}", 1)
+        positive(spec["overhead_per_layer_s"], f"stack.{stack}.overhead_per_layer_s", 1)
+        positive(spec["moe_efficiency"], f"stack.{stack}.moe_efficiency", 1)
+        for key in ("padding_waste", "overlap"):
+            name = f"stack.{stack}.{key}"
+            if not (_is_number(spec[key]) and 0 <= spec[key] <= 1):
+                problems.add(str(path), _line(text, name), "'%(key)s' must be a number from 0 to 1", key=name)
+    positive(doc["quantized"]["seconds_per_b"], "quantized.seconds_per_b", 10)
+    positive(doc["quantized"]["reference_bandwidth_gbs"], "quantized.reference_bandwidth_gbs", 1_000_000)
+    positive(doc["batch"]["global_sequences"], "batch.global_sequences", 1_000_000)
+    positive(doc["batch"]["most_micro_batch"], "batch.most_micro_batch", 4096)
+    positive(doc["sharding"]["gathers"], "sharding.gathers", 10)
+    for link, value in doc["links"]["share"].items():
         if link not in INTERCONNECTS:
-            problems.add(str(path), _line(text, f"scaling.{link}"), "[scaling] '%(key)s' is not a link; known: "
+            problems.add(str(path), _line(text, "links.share"), "[links] '%(key)s' is not a link; known: "
                          "%(known)s", key=link, known=", ".join(INTERCONNECTS))
-        elif not (isinstance(table, dict) and set(table) == {"replicated", "sharded"}):
-            problems.add(str(path), _line(text, f"scaling.{link}"), "[scaling] '%(key)s' needs numbers replicated "
-                         "and sharded", key=link)
-        else:
-            for kind, value in table.items():
-                positive(value, f"scaling.{link}.{kind}", 1)
-            links[link] = table
+        positive(value, f"links.share.{link}", 1)
     for link in INTERCONNECTS:
-        if link not in links and not problems.items:
-            problems.add(str(path), _line(text, "scaling"), "[scaling] needs the link '%(key)s'", key=link)
+        if link not in doc["links"]["share"] and not problems.items:
+            problems.add(str(path), _line(text, "links.share"), "[links] share needs the link '%(key)s'", key=link)
+    if "default" not in doc["links"]["between_nodes_gbs"]:
+        problems.add(str(path), _line(text, "links.between_nodes_gbs"), "[links] between_nodes_gbs needs 'default'")
+    for key, value in doc["links"]["between_nodes_gbs"].items():
+        positive(value, f"links.between_nodes_gbs.{key}", 100_000)
     positive(doc["bandwidth"]["reference_flops_per_byte"], "bandwidth.reference_flops_per_byte", 100_000)
     positive(doc["bandwidth"]["exponent"], "bandwidth.exponent", 5)
     shares = _per_method(path, doc, text, "vendor_share", problems, VENDORS)
@@ -572,9 +593,9 @@ def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
         positive(value, f"vendor_share.{vendor}", 1)
     positive(doc["unknown_card"]["bf16_tflops"], "unknown_card.bf16_tflops", 100_000)
     positive(doc["calibration"]["tolerance"], "calibration.tolerance", 10)
-    return {"passes": doc["passes"], "attention_per_pass": doc["attention_per_pass"], "utilization": utilization,
-            "bandwidth": doc["bandwidth"], "vendor_share": shares, "scaling": links, "between_nodes": scaling["between_nodes"],
-            "unknown_card": doc["unknown_card"],
+    return {"passes": doc["passes"], "attention_per_pass": doc["attention_per_pass"], "stack": doc["stack"],
+            "quantized": doc["quantized"], "batch": doc["batch"], "sharding": doc["sharding"], "links": doc["links"],
+            "bandwidth": doc["bandwidth"], "vendor_share": shares, "unknown_card": doc["unknown_card"],
             "own": doc["own"], "calibration": doc["calibration"]}
 
 

@@ -34,7 +34,9 @@ HELPERS = ("requirement", "own-card", "option", "pick")
 SCALE_OUT = "scale-out"
 # The other: a faster recipe on more cards, when the one that fits is slow.
 SPEED_UP = "speed-up"
-OFF_LADDER = (SPEED_UP, SCALE_OUT)
+# And one that keeps the cards: a larger micro-batch where memory allows.
+LARGER_BATCH = "larger-micro-batch"
+OFF_LADDER = (LARGER_BATCH, SPEED_UP, SCALE_OUT)
 SPREADS = ("card", "shard", "fewest")
 
 # The stages rules run in (the helpers, proposing and configuring, and the
