@@ -46,7 +46,11 @@ def check_detail(detail: Any, lang: str) -> None:
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml)."""
     recipe = kb.recipes["recipe"][option["recipe"]]
-    return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS}}
+    return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS},
+            # the optimizer step fused into the backward pass, and the framework
+            # that implements the recipe (None: any of them)
+            "optimizer_in_backward": bool(recipe.get("optimizer_in_backward", False)),
+            "framework": recipe.get("framework")}
 
 
 def significant(value: float, digits: int = 4) -> float:
@@ -59,7 +63,8 @@ def cost_of(option: Mapping[str, Any]) -> dict[str, Any]:
     used, and both totals (nothing for a card the person owns)."""
     return {"currency": "USD", "per_hour": round(option["per_hour"], 2), "total": round(option["total_cost"], 2),
             "pricing": option["pricing"], "billed_hours": significant(option["billed_hours"]), "on_demand_total": round(option["on_demand_cost"], 2),
-            "spot_total": round(option["spot_cost"], 2), "price_assumed": option["price_assumed"]}
+            "spot_total": None if option["spot_cost"] is None else round(option["spot_cost"], 2),
+            "price_assumed": option["price_assumed"]}
 
 
 def time_of(req: Mapping[str, Any], option: Mapping[str, Any]) -> dict[str, Any]:
@@ -317,9 +322,13 @@ class _Writer:
         tr, _ = self.tr, self._
         if option["where"] == "own":
             return _("nothing to rent")
-        params = {"on_demand": tr.money(option["on_demand_cost"]), "spot": tr.money(option["spot_cost"]),
+        params = {"on_demand": tr.money(option["on_demand_cost"]),
+                  "spot": None if option["spot_cost"] is None else tr.money(option["spot_cost"]),
                   "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"])}
-        if option["pricing"] == "spot":
+        if params["spot"] is None:  # the price basis lists no spot price for it
+            text = _("≈ %(on_demand)s on demand (%(per_hour)s an hour, %(billed)s with the setup; no spot price "
+                     "listed)") % params
+        elif option["pricing"] == "spot":
             text = _("≈ %(spot)s on spot (%(per_hour)s an hour, %(billed)s with the setup; ≈ %(on_demand)s on "
                      "demand)") % params
         else:
@@ -459,9 +468,12 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         if option["nodes"] > 1:
             text += " " + _("It spans %(nodes)s nodes of %(per_node)s cards.") % {
                 "nodes": option["nodes"], "per_node": run.cards[gpu].per_node}
-        if option["host_ram_gb"]:
+        if option["host_ram_gb"] and self.kb.recipes["recipe"][option["recipe"]]["offload"]:
             text += " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
                 "host": tr.gb(option["host_ram_gb"])}
+        elif option["host_ram_gb"]:  # paged optimizer states
+            text += " " + _("Its paged optimizer states need up to %(host)s of CPU memory (host RAM) when the GPU "
+                            "runs short.") % {"host": tr.gb(option["host_ram_gb"])}
         if meets is False:
             text += " " + _("It misses your deadline of %(deadline)s: an option only if you can wait.") % {
                 "deadline": tr.hours(deadline)}

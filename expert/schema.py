@@ -98,7 +98,8 @@ _NOTE = _object(["id", "rules", "text"], {"id": _STR, "rules": _STRS, "text": _S
 _RECIPE = _object(
     ["strategy", "precision", "optimizer", "base_bits", "checkpointing", "offload"],
     {"id": _STR, "strategy": _STR, "precision": _STR, "optimizer": _STR, "base_bits": {"type": "integer"},
-     "checkpointing": {"type": "boolean"}, "offload": {"type": "boolean"}})
+     "checkpointing": {"type": "boolean"}, "offload": {"type": "boolean"},
+     "optimizer_in_backward": {"type": "boolean"}, "framework": {"type": ["string", "null"]}})
 
 
 def _recommendation(summary: bool) -> dict[str, Any]:

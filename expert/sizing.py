@@ -112,7 +112,8 @@ def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
     like = named or reference_card(kb)
     return Card("own", "own", named.vendor if named else "unknown", float(profile.get("vram_gb") or 0.0), 1, "own",
                 "own", False, like.bf16_tflops, like.memory_bandwidth_gbs, "pcie", 0.0, 1, like.hardware_source,
-                0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=named is None)
+                0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=named is None,
+                bf16=named.bf16 if named else True)
 
 
 def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:
@@ -128,7 +129,7 @@ def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:
         return None
     return Card(owned.id, owned.name, "nvidia", owned.vram_gb, 1, "own", "consumer", False, owned.bf16_tflops,
                 owned.memory_bandwidth_gbs, "pcie", 0.0, 1, owned.hardware_source, 0.0, 0.0, "", (), 0.0, 0.0, (),
-                "owned.toml", "owned")
+                "owned.toml", "owned", bf16=owned.bf16)
 
 
 def reference_card(kb: KnowledgeBase) -> Card:
@@ -321,13 +322,19 @@ class Sizer:
         whole weights on every device or sharded (ZeRO-3/FSDP)."""
         kb, profile, req = self.kb, self.profile, self.req
         recipe = kb.recipes["recipe"][recipe_id]
+        if not card["bf16"] and recipe.get("fp16"):  # a card without bf16 runs the recipe's fp16 twin
+            recipe_id = recipe["fp16"]
+            recipe = kb.recipes["recipe"][recipe_id]
         devices = count * int(card["devices"])
         strategy = self.strategy(devices, sharded)
+        # A recipe that needs bf16 or one device cannot run here at all.
+        runs = (card["bf16"] or not recipe.get("needs_bf16")) and (devices == 1 or not recipe.get("single_device"))
         setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
                         precision=recipe["precision"],
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
                         checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
-                        strategy=strategy, seq_len=seq_len(kb, profile))
+                        strategy=strategy, seq_len=seq_len(kb, profile),
+                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")))
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])
@@ -339,13 +346,17 @@ class Sizer:
             need, fits = round_up(guide_share), guide_share <= device_gb
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
+        fits = fits and bool(runs)
         where = "own" if card["id"] == "own" else "cloud"
         per_token = flops_per_token(kb, shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
                                     req["active_b"], profile["method"], recipe["checkpointing"],
                                     profile["tokens_per_example"])
         taken = hours(kb, req["tokens"], per_token, profile["method"], card, count, devices, sharded,
                       recipe["time_factor"])
-        pricing = None if where == "own" else ("spot" if profile["interruptible"] else "on-demand")
+        # Spot when the run tolerates interruptions and the price basis lists a
+        # spot price for the card; on demand otherwise.
+        spot_market = bool(card["spot_market"]) or where == "own"
+        pricing = None if where == "own" else ("spot" if profile["interruptible"] and spot_market else "on-demand")
         on_demand, spot = count * float(card["price_on_demand"]), count * float(card["price_spot"])
         per_hour = {None: 0.0, "spot": spot, "on-demand": on_demand}[pricing]
         # A rented card bills its setup too (ranking.toml [billing]); one's own bills nothing.
@@ -358,8 +369,9 @@ class Sizer:
             "where": where,
             "step": step,
             "next_step": ladder_after(kb, profile["method"], step),
-            "possible": True,
+            "possible": bool(runs),
             "recipe": recipe_id,
+            "precision": recipe["precision"],
             "strategy": strategy,
             "count": count,
             "card_devices": int(card["devices"]),
@@ -370,7 +382,7 @@ class Sizer:
             "per_device_gb": need,
             "fits": fits,
             "headroom": 1 - need / device_gb,
-            "host_ram_gb": round_up(result.cpu_gb) if recipe["offload"] else None,
+            "host_ram_gb": round_up(result.cpu_gb) if result.cpu_gb > 0 else None,
             "hours": taken,
             "min_count": count,
             "min_count_hours": taken,
@@ -389,7 +401,7 @@ class Sizer:
             "billed_hours": billed,
             "total_cost": per_hour * billed,
             "on_demand_cost": on_demand * billed,
-            "spot_cost": spot * billed,
+            "spot_cost": spot * billed if spot_market else None,
         }
 
     def counts(self, card: Mapping[str, Any], smallest: int, largest: int | None = None) -> list[int]:

@@ -127,6 +127,10 @@ class Card:
     origin: str = "guide"    # "guide", or the file name of the user catalog it came from
     speed_assumed: bool = False  # a user card without bf16_tflops: timing.toml's default
     price_assumed: bool = False  # a user card without prices: its cost class's (ranking.toml)
+    bf16: bool = True            # has bf16 tensor cores; without them training runs in fp16 (V100, T4)
+    priced: bool = True          # has an hourly price: the price basis's, a user catalog's or --price
+    spot_market: bool = True     # the price basis lists a spot (interruptible) price for it
+    chip: str = ""               # the GPU die: cards of one chip differ only in memory (expert check)
 
     @cached_property
     def _fact(self) -> dict[str, Any]:
@@ -242,6 +246,7 @@ class OwnedCard:
     bf16_tflops: float = 0.0            # its speed, as the catalog's cards give it
     memory_bandwidth_gbs: float = 0.0
     hardware_source: str = ""
+    bf16: bool = True                   # false: no bf16 tensor cores (V100, T4), fp16 recipes
 
 
 @dataclass(frozen=True)

@@ -21,7 +21,7 @@ from .source import _line, _Problems, _shown
 OWNED_KEYS: dict[str, tuple[Any, ...]] = {
     "id": ("id",), "name": ("text", NAME_MAX), "vram_gb": ("number", 1, 1024), "source": ("text", TEXT_MAX),
     "bf16_tflops": ("number", 1, 100_000), "memory_bandwidth_gbs": ("number", 1, 1_000_000),
-    "hardware_source": ("text", TEXT_MAX),
+    "hardware_source": ("text", TEXT_MAX), "bf16": ("bool",),
 }
 ALIASES_MAX = 16
 ALIAS_MAX = 40
@@ -64,7 +64,8 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
                          known=", ".join(sorted([*OWNED_KEYS, "aliases"])))
         for key, spec in OWNED_KEYS.items():
             if key not in entry:
-                card.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
+                if key != "bf16":  # bf16 is optional: true unless the card says false
+                    card.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
             else:
                 card.value(key, entry[key], spec)
         aliases = entry.get("aliases", [])
@@ -88,7 +89,7 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
             names[other] = entry["id"]
         cards.append(OwnedCard(entry["id"], entry["name"], float(entry["vram_gb"]), tuple(aliases), entry["source"],
                                card.line(), float(entry["bf16_tflops"]), float(entry["memory_bandwidth_gbs"]),
-                               entry["hardware_source"]))
+                               entry["hardware_source"], bool(entry.get("bf16", True))))
     catalog_ids = {c.id: c for c in catalog}
     for card in cards:
         same = catalog_ids.get(card.id)
