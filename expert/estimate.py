@@ -181,7 +181,8 @@ def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_
     for spec in kb.estimator["setup"]:
         if method not in spec["methods"]:
             continue
-        changes = {k: spec[k] for k in ("optimizer", "precision", "offload", "base_bits") if k in spec}
+        changes = {k: spec[k] for k in ("optimizer", "precision", "offload", "base_bits", "optimizer_in_backward")
+                   if k in spec}
         if estimate(kb, typical(kb, model_size_b, method, shape, **changes)).per_gpu_gb <= guide_gb:
             return str(spec["id"])
     return None

@@ -18,9 +18,9 @@ from .kb import PROFILE_FIELDS, KnowledgeBase, RuleDef, find_cards, load
 from .schema import DETAILS, SCHEMA_VERSION
 from .templating import check_format, environment
 
-_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"} | {f"{which}_hours" for which in COMPARED}
+_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours"} | {f"{which}_hours" for which in COMPARED}
 _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
-                 "min_count_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
+                 "min_count_cost", "cheapest_total_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}
@@ -444,7 +444,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         fired = by_gpu.get(gpu, [])
         rules = [r for r in (derive_rules.get("requirement"), derive_rules.get("own-card") if own else None) if r]
         rules += [f.rule.id for f in fired] + [r for r in (derive_rules.get("pick"),) if r]
-        meets = None if deadline is None else option["hours"] <= deadline
+        meets = None if deadline is None else option["elapsed_hours"] <= deadline
         params = {
             "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
             "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
@@ -468,7 +468,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         if option["nodes"] > 1:
             text += " " + _("It spans %(nodes)s nodes of %(per_node)s cards.") % {
                 "nodes": option["nodes"], "per_node": run.cards[gpu].per_node}
-        if option["host_ram_gb"] and self.kb.recipes["recipe"][option["recipe"]]["offload"]:
+        if option["host_ram_gb"] and kb.recipes["recipe"][option["recipe"]]["offload"]:
             text += " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
                 "host": tr.gb(option["host_ram_gb"])}
         elif option["host_ram_gb"]:  # paged optimizer states

@@ -80,7 +80,7 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     ref_hours = hours(kb, run_tokens, per_token, method, reference_card(kb).fact(), 1, 1, False, 1.0)
     if basis == "estimate":
         vram_gb, how = max(first_principles, weights_gb), "estimate"
-    return {
+    req = {
         "vram_gb": vram_gb,
         "table_gb": table_gb,
         "weights_gb": weights_gb,
@@ -102,6 +102,22 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         # the sequence memory is sized for (seq_len below)
         "seq_len": setup.seq_len,
     }
+    req.update(own_qlora(kb, profile, req, basis))
+    return req
+
+
+def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> dict[str, Any]:
+    """The person's own GPU running the same model with QLoRA's recipe
+    (recipes.toml: the first step of the qlora ladder): whether it fits, the
+    memory it needs and its training hours; None without an own GPU."""
+    if not profile.get("vram_gb"):
+        return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_hours": None}
+    entry = kb.recipes["ladder"]["qlora"][0]
+    qlora = {**profile, "method": "qlora"}
+    config = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis).configuration(own_card(kb, profile).fact(), entry["step"], entry["recipe"],
+                                                        1, sharded=False)
+    return {"own_qlora_fits": config["fits"], "own_qlora_gb": config["per_device_gb"],
+            "own_qlora_hours": config["hours"]}
 
 
 def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
@@ -399,6 +415,9 @@ class Sizer:
             "pricing": pricing,
             "per_hour": per_hour,
             "billed_hours": billed,
+            # when the result is there: the training and, on a rented card, the
+            # setup the bill counts (ranking.toml [billing])
+            "elapsed_hours": taken + kb.ranking["setup_hours"] if where == "cloud" else taken,
             "total_cost": per_hour * billed,
             "on_demand_cost": on_demand * billed,
             "spot_cost": spot * billed if spot_market else None,
@@ -477,7 +496,7 @@ class Sizer:
                            for c in (self.configuration(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
             if config is None:
                 continue
-            if config["hours"] <= deadline:
+            if config["elapsed_hours"] <= deadline:
                 best = config
                 break
             if best is None or config["hours"] < best["hours"]:

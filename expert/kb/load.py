@@ -62,7 +62,7 @@ SCHEMAS: dict[str, Any] = {
                                "ratio": [{"id": str, "faster": str, "faster_count?": int, "slower": str,
                                           "published": [float], "source": str}]}},
     "ranking": {"counts": [int], "strategy": {"single": str, "replicated": str, "sharded": str},
-                "class_price": {"*": float}, "billing": {"setup_hours": float}, "ranking": {"dominated_last": bool},
+                "class_price": {"*": float}, "billing": {"setup_hours": float},
                 "budget_weights": {"*": {"cost": float, "time": float}}},
     "labels": {"*": {"*": str}},
     "recipes": {"fit": {"margin": float},
@@ -102,6 +102,7 @@ SCHEMAS: dict[str, Any] = {
         "typical": {"seq_len": int, "batch": int, "checkpointing": bool, "lora_rank": int, "optimizer": str,
                     "precision": str, "base_bits": {method: int for method in METHODS}},
         "setup": [{"id": str, "optimizer?": str, "precision?": str, "offload?": bool, "base_bits?": int,
+                   "optimizer_in_backward?": bool,
                    "methods": [str]}],
         "shape": [{"size_b": float, "name": str, "hidden": int, "layers": int, "heads": int, "kv_heads": int,
                    "ffn": int, "vocab": int, "tied?": bool}],
@@ -580,7 +581,6 @@ def _ranking(path: Path, doc: dict[str, Any], text: str, problems: _Problems) ->
         problems.add(str(path), _line(text, "billing.setup_hours"), "'%(key)s' must be a number from 0 to 24",
                      key="billing.setup_hours")
     return {"counts": counts, "strategy": strategy, "class_price": prices, "setup_hours": setup,
-            "dominated_last": doc["ranking"]["dominated_last"],
             "budget_weights": weights}
 
 

@@ -29,7 +29,7 @@ COSTS = ("low", "medium", "medium-high", "high")
 SEGMENTS = ("consumer", "datacenter")
 # Rule kinds, and the helpers a derive rule names.
 KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning")
-HELPERS = ("requirement", "own-card", "option", "pick")
+HELPERS = ("requirement", "own-card", "option", "market", "pick")
 # The configuration step that is not on a ladder: more cards for a deadline.
 SCALE_OUT = "scale-out"
 # The other: a faster recipe on more cards, when the one that fits is slow.
@@ -46,15 +46,16 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "propose": ("profile", "req", "card"),
     "configure": ("profile", "req", "candidate", "card"),
     "option": ("profile", "req", "candidate", "card"),
+    "market": ("profile", "req"),
     "pick": ("profile", "req"),
     "reject": ("profile", "req", "option", "card"),
-    "demote": ("profile", "req", "option", "card"),
+    "demote": ("profile", "req", "option", "card", "market"),
     "prefer": ("profile", "req", "option", "card"),
     "advice": ("profile", "req", "pick"),
     "warning": ("profile", "req", "pick"),
 }
 # The fact each helper declares: a derive rule's message may also name it.
-DERIVES = {"requirement": "req", "pick": "pick", "option": "option"}
+DERIVES = {"requirement": "req", "pick": "pick", "option": "option", "market": "market"}
 # Placeholders a message may use besides the fact fields.
 EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick")}
 EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in COMPARED}
