@@ -47,7 +47,9 @@ def lower_bound_gb(size_b: float, method: str, recipe: dict[str, Any], devices: 
         weights, gradients = 2.0, 2.0
         mixed = recipe["precision"] == "mixed"
         optimizer = (2.0 + (4.0 if mixed else 0.0)) if "8bit" in recipe["optimizer"] else (12.0 if mixed else 4.0)
-        if recipe["offload"]:
+        if recipe["offload"] or "paged" in recipe["optimizer"]:
+            # offloaded; or paged 8-bit states (they move to host memory) with the
+            # optimizer step in the backward pass (no full set of gradients)
             gradients = optimizer = 0.0
     else:
         weights, gradients, optimizer = recipe["base_bits"] / 8, 0.0, 0.0
