@@ -295,6 +295,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     domains["req.guide_holds_with"] = {setup["id"] for setup in kb.estimator.get("setup", [])} | {None}
     domains["req.floor_binds"] = {True, False}
     domains["req.own_qlora_fits"] = {True, False, None}
+    domains["req.sized_by"] = {"checked", "estimate", "guide"}
     for name in ("own_qlora_gb", "own_qlora_hours"):
         domains[f"req.{name}"] = Interval(0, False, inf, False, True)
     domains["market.cheapest_total_cost"] = Interval(0, False, inf, False, True)

@@ -76,6 +76,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "flops_per_token": NUM,
         "active_b": NUM,
         "seq_len": NUM,
+        "sized_by": STR,
         # The person's own GPU running the same model with QLoRA (a 4-bit base,
         # recipes.toml qlora-4bit): whether it fits, what it needs, how long.
         "own_qlora_fits": BOOL,

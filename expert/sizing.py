@@ -101,6 +101,8 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "active_b": active_b(profile),
         # the sequence memory is sized for (seq_len below)
         "seq_len": setup.seq_len,
+        # what sizes the configurations: checked, estimate or guide
+        "sized_by": basis,
     }
     req.update(own_qlora(kb, profile, req, basis))
     return req
@@ -358,8 +360,9 @@ class Sizer:
         # unless the weights are sharded (used only by the strict guide reading).
         guide_share = req["vram_gb"] / (devices if sharded else 1)
         estimate_gb = round_up(result.per_gpu_gb)
-        if self.basis == "guide":  # the strict guide reading: its figure, whatever the recipe
-            need, fits = round_up(guide_share), guide_share <= device_gb
+        if self.basis == "guide":  # the guide's figure must fit, and the recipe must be able to start
+            need = max(round_up(guide_share), estimate_gb)
+            fits = guide_share <= device_gb and estimate_gb <= usable
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
         fits = fits and bool(runs)

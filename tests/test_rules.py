@@ -101,6 +101,7 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("spans-nodes", None, dict(model_size_b=70, method="full", deadline_h=1), dict(model_size_b=70, method="full",
                                                                                   deadline_h=3)),
     ("own-speed-assumed", None, dict(vram_gb=24), dict()),
+    ("guide-basis", None, dict(basis="guide"), dict()),
     ("guide-timing-differs", None, dict(model_size_b=70, method="lora"), dict(model_size_b=1, method="full",
                                                                             budget="low")),
     ("card-speed-assumed", None, dict(catalog=PARTIAL, prices={"no-price-80gb": 100}), dict(catalog=PARTIAL)),
