@@ -18,7 +18,7 @@ from .kb import PROFILE_FIELDS, KnowledgeBase, RuleDef, find_cards, load
 from .schema import DETAILS, SCHEMA_VERSION
 from .templating import check_format, environment
 
-_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours"} | {f"{which}_hours" for which in COMPARED}
+_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours"} | {f"{which}_hours" for which in COMPARED}
 _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
                  "min_count_cost", "cheapest_total_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
@@ -203,9 +203,14 @@ class Result:
             "requirement": {"vram_gb": self.requirement["vram_gb"], "text": self.requirement["text"]},
             "recommendations": recommendations,
             "more_recommendations": max(0, len(self.recommendations) - SUMMARY_OPTIONS),
-            "advice": [{"id": n.id, "text": n.text} for n in self.advice],
-            "warnings": [{"id": n.id, "text": n.text} for n in self.warnings],
+            "advice": [{"id": n.id, "text": n.text} for n in self.advice if self._in_summary(n)],
+            "warnings": [{"id": n.id, "text": n.text} for n in self.warnings if self._in_summary(n)],
         }
+
+    def _in_summary(self, note: Note) -> bool:
+        """A note is in the summary form unless its rule says it is not (rules.toml ``summary``)."""
+        kb = self.kb or load()
+        return all(rule.in_summary for rule in kb.rules if rule.id in note.rules)
 
     def render(self, fmt: str = "text", width: int = 80, detail: str = "full") -> str:
         """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``;

@@ -123,7 +123,7 @@ def test_back_from_which_card_returns_to_the_question() -> None:
 
 
 def test_cli_piped_yes_then_a_card() -> None:
-    done = CliRunner().invoke(main, ["ask", "--lang", "en"], input="13\nlora\nyes\nRTX 3090\n" + "\n" * 10,
+    done = CliRunner().invoke(main, ["ask", "--lang", "en"], input="8\nlora\nyes\nRTX 3090\n" + "\n" * 10,
                               env={"NO_COLOR": "1"})
     assert done.exit_code == 0, done.output
     assert "Which GPU do you have?" in done.stdout
@@ -154,7 +154,7 @@ def broken(tmp_path: Path, old: str, new: str) -> Path:
     ('vram_gb = 24\naliases = ["3090"', 'vram_gb = "24"\naliases = ["3090"',
      ('vram_gb = "24"', "card 5: 'vram_gb' must be a positive number")),
     ('aliases = ["3090", ', 'aliases = ["24", ', ('aliases = ["24"', "card 5: the alias '24' reads as a VRAM figure")),
-    ('aliases = ["3090", ', 'speed = 1\naliases = ["3090", ', ("speed = 1", "unknown key 'card[5].speed' (known: aliases, bf16_tflops, hardware_source, id, memory_bandwidth_gbs, name, source, vram_gb)")),
+    ('aliases = ["3090", ', 'speed = 1\naliases = ["3090", ', ("speed = 1", "unknown key 'card[5].speed' (known: aliases, bf16, bf16_tflops, hardware_source, id, memory_bandwidth_gbs, name, source, vram_gb)")),
     ('id = "rtx-3090"', 'id = "rtx-3080"', ('id = "rtx-3080"\nname = "NVIDIA GeForce RTX 3090"',
                                           "card 5: 'rtx-3080' names card 'rtx-3080' too")),
     ('examples = ["RTX 3090"', 'examples = ["RTX 9999"', ("examples =", "the example 'RTX 9999' names no card")),

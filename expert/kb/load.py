@@ -73,7 +73,7 @@ SCHEMAS: dict[str, Any] = {
                 "ladder": {"*": [{"step": str, "recipe": str, "spread": str}]}},
     "rules": {"rule": [{"id": str, "kind": str, "derive?": str, "step?": str, "section": str, "heuristics": [str],
                         "gaps?": [str], "when?": str, "message": str, "factor?": float, "opposes?": [str],
-                        "overrides?": [str]}]},
+                        "overrides?": [str], "summary?": bool}]},
     "explain": {"change": [{"field": str, "value": ANY}]},
     "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str,
                                 "which_text?": str, "which_hint?": str}]},
@@ -592,7 +592,7 @@ def _labels(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
 
 
 _RULE_KEYS = ("id", "kind", "derive", "step", "section", "heuristics", "gaps", "when", "message", "factor",
-              "opposes", "overrides")
+              "opposes", "overrides", "summary")
 
 
 def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Section], recipes: dict[str, Any],
@@ -671,9 +671,13 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
                 bad(key, "%(key)s must list rule ids", key=key)
                 value = []
             links[key] = tuple(value)
+        in_summary = entry.get("summary", True)
+        if not isinstance(in_summary, bool) or (not in_summary and kind not in ("advice", "warning")):
+            bad("summary", "summary = false is for advice and warnings only (their note is left out of the summary form)")
+            in_summary = True
         rules.append(RuleDef(str(rule_id), kind, str(section), tuple(heuristics), tuple(gaps), condition,
                              message, None if factor is None else float(factor), derive, index, str(path), line,
-                             links["opposes"], links["overrides"], step, proposes))
+                             links["opposes"], links["overrides"], step, proposes, in_summary))
     if not rules:
         problems.add(str(path), _line(text, "rule"), "no [[rule]] tables")
     ids = {rule.id for rule in rules}

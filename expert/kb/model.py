@@ -215,6 +215,7 @@ class RuleDef:
     overrides: tuple[str, ...] = ()
     step: str | None = None      # configure rules: the ladder step (or scale-out) they take
     proposes: bool = False       # configure rules: the first step of every ladder (no candidate yet)
+    in_summary: bool = True      # its note is in the summary form (rules.toml `summary = false`: full form only)
 
     @property
     def scope(self) -> tuple[str, ...]:
