@@ -51,9 +51,9 @@ def test_why_not_by_default_covers_every_rejected_card_with_its_failed_condition
     assert [c["text"] for c in rtx.reasons[0].conditions] == [
         "fits: no", "its last step could be applied: no", "where: rented in the cloud", "fast link between cards: no"]
     assert rtx.change is None
-    mi250 = x.why_not[2]
-    # Accepting ROCm lets it in, but at today's prices not to the top.
-    assert mi250.change["fields"] == {"rocm_ok": True} and mi250.change["rank"] == 4
+    mi250 = x.why_not[3]
+    # The price basis has no MI250: accepting ROCm alone does not let it in.
+    assert "no-rental-price" in {r.rule for r in mi250.reasons} and mi250.change is None
 
 
 def test_why_not_one_h100_says_which_deadline_would_do() -> None:
