@@ -10,6 +10,7 @@ the rules of ``rules.toml`` do, step by step.
 from __future__ import annotations
 
 import math
+from collections import ChainMap
 from dataclasses import replace
 from typing import Any, Mapping, Sequence
 
@@ -115,7 +116,7 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
     if not profile.get("vram_gb"):
         return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_hours": None}
     entry = kb.recipes["ladder"]["qlora"][0]
-    qlora = {**profile, "method": "qlora"}
+    qlora = ChainMap({"method": "qlora"}, profile)  # reads of the profile stay the fields used
     config = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis).configuration(own_card(kb, profile).fact(), entry["step"], entry["recipe"],
                                                         1, sharded=False)
     return {"own_qlora_fits": config["fits"], "own_qlora_gb": config["per_device_gb"],
