@@ -1,4 +1,4 @@
-"""The golden explanations: seventeen representative consultations, each rendered by
+"""The golden explanations: nineteen representative consultations, each rendered by
 `expert explain` in both languages and all three formats.
 
 Regenerate them after an intended change, then read the diff before
@@ -30,8 +30,10 @@ CASES: dict[str, dict[str, Any]] = {
                                                    prices={"mi250": 0.5}),
     "70b-full-production-spot": dict(model_size_b=70, method="full", purpose="production", interruptible=True,
                                      rocm_ok=True),
-    "8b-lora-deadline-20-min": dict(model_size_b=8, method="lora", deadline_h="20 min"),
-    "35b-qlora-own-24gb-tight": dict(model_size_b=35, method="qlora", vram_gb=24),
+    "8b-lora-deadline-48-min": dict(model_size_b=8, method="lora", deadline_h="48 min"),
+    "34b-qlora-own-24gb-tight": dict(model_size_b=34, method="qlora", vram_gb=24),
+    "7b-qlora-own-t4-fp16": dict(model_size_b=7, method="qlora", vram_gb="T4"),
+    "70b-lora-guide-basis": dict(model_size_b=70, method="lora", basis="guide"),
     "3b-full-1m-deadline-24": dict(model_size_b=3, method="full", dataset_examples=1_000_000, deadline_h=24),
     "405b-full-deadline-1": dict(model_size_b=405, method="full", deadline_h=1, budget="high"),
     "20000b-full-nothing-fits": dict(model_size_b=20000, method="full"),
@@ -39,8 +41,8 @@ CASES: dict[str, dict[str, Any]] = {
     # experts, and an unknown name read by the size in it
     "mixtral-8x7b-qlora": dict(model_size_b="Mixtral 8x7B", method="qlora"),
     "mymodel-13b-lora": dict(model_size_b="MyModel-13B-Instruct", method="lora"),
-    "13b-full-200k-low-budget-what-if-qlora": dict(model_size_b=13, method="full", dataset_examples=200_000,
-                                                   budget="low", what_if={"method": "qlora"}),
+    "7b-full-200k-low-budget-what-if-qlora": dict(model_size_b=7, method="full", dataset_examples=200_000,
+                                                  budget="low", what_if={"method": "qlora"}),
     "catalog-without-speed": dict(catalog=PARTIAL, prices={"no-price-80gb": 100}),
     "catalog-without-price": dict(catalog=PARTIAL),
 }
