@@ -222,12 +222,7 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
         if unpriced and not price_assumed:
             card.bad("public_price", "card %(index)s: a card with public_price = false gives no prices")
             continue
-        if "price_spot" in entry and price_assumed:
-            card.bad("price_spot", "card %(index)s: price_spot needs price_on_demand")
-            continue
-        if "price_spot" in entry and entry["price_spot"] > entry["price_on_demand"]:
-            card.bad("price_spot", "card %(index)s: price_spot must not be above price_on_demand")
-            continue
+        # A spot price above the on-demand one is `expert check`'s to report.
         on_demand = entry.get("price_on_demand", class_prices[entry["cost"]] if class_prices else 0.0)
         # A catalog that says fast_interconnect = true without naming the link gets NVLink.
         fast = entry.get("fast_interconnect", INTERCONNECTS[entry["interconnect"]])
