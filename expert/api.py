@@ -358,7 +358,7 @@ def with_prices(kb: KnowledgeBase, prices: Mapping[str, Any] | None, tr: Localiz
                                          "from 0 to %(max)s, not '%(value)s'.")
                              % {"label": argument_label(kb, tr, "prices"), "gpu": gpu, "max": tr.number(MAX_PRICE, 0), "value": profile_module.shown(str(value))})
         changed[gpu] = replace(cards[gpu], price_on_demand=number, price_spot=number, price_source="given",
-                               price_assumed=False)
+                               price_assumed=False, priced=True, spot_market=True)
     return replace(kb, catalog=tuple(changed.get(card.id, card) for card in kb.catalog))
 
 

@@ -9,7 +9,10 @@ line each). On a loaded knowledge base this module adds what needs analysis:
 - rules that can never fire given the fact domains (unreachable);
 - opposing rules (``opposes``) that can fire on the same facts with no
   declared precedence (``overrides``): a conflict;
-- rules subsumed by another with the same conclusion (redundant).
+- rules subsumed by another with the same conclusion (redundant);
+- prices that contradict each other: a spot price above the on-demand one,
+  or, within one chip (a catalog card's ``chip``), a card with more memory
+  that costs less than one with less.
 
 The analysis is static: each condition is turned into disjunctive normal form
 over comparisons of a field with a constant, and each conjunction is checked
@@ -84,6 +87,7 @@ class _Checker:
 
     def run(self) -> list[Problem]:
         self.translations()
+        self.prices()
         dnf = {rule.id: _dnf(rule.condition.tree) if rule.condition.tree is not None else [()] for rule in self.kb.rules}
         for rule in self.kb.rules:
             self.card_references(rule, dnf[rule.id])
@@ -103,6 +107,32 @@ class _Checker:
                     self.add(a, "is redundant: '%(other)s' reaches the same conclusion whenever it fires",
                              other=b.id)
         return self.problems
+
+    # --- prices -------------------------------------------------------------
+
+    def prices(self) -> None:
+        """Spot never dearer than on demand; within one chip, more memory never
+        costs less (on demand, and on spot where both have a spot price)."""
+        priced = [card for card in self.kb.catalog if card.priced and not card.price_assumed]
+        for card in priced:
+            if card.spot_market and card.price_spot > card.price_on_demand:
+                self.problems.append(Problem(card.source, 0, "card '%(card)s': its spot price (%(spot)s) is above its "
+                                             "on-demand price (%(on_demand)s)",
+                                             {"card": card.id, "spot": card.price_spot,
+                                              "on_demand": card.price_on_demand}))
+        for big, small in itertools.permutations(priced, 2):
+            if not big.chip or big.chip != small.chip or big.vram_gb <= small.vram_gb:
+                continue
+            for kind, theirs, ours in (("on-demand", big.price_on_demand, small.price_on_demand),
+                                       ("spot", big.price_spot if big.spot_market else None,
+                                        small.price_spot if small.spot_market else None)):
+                if theirs is not None and ours is not None and theirs < ours:
+                    self.problems.append(Problem(big.source, 0, "card '%(card)s' (%(vram)s GB) costs less %(kind)s "
+                                                 "(%(price)s) than '%(other)s' (%(other_vram)s GB, %(other_price)s), "
+                                                 "the same chip with less memory",
+                                                 {"card": big.id, "vram": big.vram_gb, "kind": kind, "price": theirs,
+                                                  "other": small.id, "other_vram": small.vram_gb,
+                                                  "other_price": ours}))
 
     # --- translations -------------------------------------------------------
 
@@ -247,7 +277,8 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "price_assumed": {True, False}, "per_hour": Interval(0, False, inf, False),
         "billed_hours": Interval(0, False, inf, False), "min_count_cost": Interval(0, False, inf, False),
         "total_cost": Interval(0, False, inf, False), "on_demand_cost": Interval(0, False, inf, False),
-        "spot_cost": Interval(0, False, inf, False),
+        "spot_cost": Interval(0, False, inf, False, True), "elapsed_hours": positive,
+        "precision": {recipe["precision"] for recipe in recipes.values()},
         "micro_batch": Interval(1, False, inf, False), "gradient_accumulation_steps": Interval(1, False, inf, False),
         "global_batch": Interval(1, False, inf, False), "batch_settled": {True, False}, "sharded": {True, False},
         "other_stack_hours": positive,
@@ -267,6 +298,12 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     domains["req.source"] = set(kb.labels.get("basis", {}))
     domains["req.guide_holds_with"] = {setup["id"] for setup in kb.estimator.get("setup", [])} | {None}
     domains["req.floor_binds"] = {True, False}
+    domains["req.own_qlora_fits"] = {True, False, None}
+    domains["req.sized_by"] = {"checked", "estimate", "guide"}
+    for name in ("own_qlora_gb", "own_qlora_hours"):
+        domains[f"req.{name}"] = Interval(0, False, inf, False, True)
+    domains["market.cheapest_total_cost"] = Interval(0, False, inf, False, True)
+    domains["market.cheapest_gpu"] = {card.id for card in kb.catalog} | {None}
     for name in ("id", "vendor", "cost", "segment", "fast_interconnect", "devices"):
         domains[f"card.{name}"] = {getattr(card, name) for card in kb.catalog} | (
             {"own", "unknown", False, 1} if name in ("id", "vendor", "cost", "segment", "fast_interconnect", "devices")

@@ -79,6 +79,12 @@ FIELDS: dict[str, dict[str, str]] = {
         "flops_per_token": NUM,
         "active_b": NUM,
         "seq_len": NUM,
+        "sized_by": STR,
+        # The person's own GPU running the same model with QLoRA (a 4-bit base,
+        # recipes.toml qlora-4bit): whether it fits, what it needs, how long.
+        "own_qlora_fits": BOOL,
+        "own_qlora_gb": NUM,
+        "own_qlora_hours": NUM,
     },
     # One configuration of one card, as the configuration rules propose it
     # (candidate) and as it stands once chosen (option): the same fields.
@@ -92,6 +98,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "next_step": STR,
         "possible": BOOL,
         "recipe": STR,
+        "precision": STR,
         "strategy": STR,
         "count": NUM,
         "card_devices": NUM,
@@ -117,6 +124,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "pricing": STR,
         "per_hour": NUM,
         "billed_hours": NUM,
+        "elapsed_hours": NUM,
         "total_cost": NUM,
         "on_demand_cost": NUM,
         "spot_cost": NUM,
@@ -146,12 +154,20 @@ FIELDS: dict[str, dict[str, str]] = {
         "price_spot": NUM,
         "speed_assumed": BOOL,
         "price_assumed": BOOL,
+        "bf16": BOOL,
+        "priced": BOOL,
+        "spot_market": BOOL,
         "ideal_methods": LIST,
         "ideal_min_b": NUM,
         "ideal_max_b": NUM,
     },
 }
 FIELDS["option"] = dict(FIELDS["candidate"])
+# The options that stand (fit, not ruled out) weighed against each other
+# before the ranking: the cheapest rented one that meets the deadline (of all
+# rented ones when none does) and the cards whose option another beats on
+# both money and time.
+FIELDS["market"] = {"cheapest_gpu": STR, "cheapest_total_cost": NUM, "beaten": LIST}
 # What a configuration rule proposes (its messages may name it).
 FIELDS["proposal"] = dict(FIELDS["candidate"])
 # The chosen option: every option field, and whether there is one at all.

@@ -65,19 +65,23 @@ class Verdict(Fact):  # type: ignore[misc,valid-type]
     """A ruling on one card's option (reject, demote or prefer), consumed by the ranking."""
 
 
+class Market(Fact):  # type: ignore[misc,valid-type]
+    """The standing options weighed against each other, before the ranking."""
+
+
 class Pick(Fact):  # type: ignore[misc,valid-type]
     """The best option, or found=False."""
 
 
 FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate": Candidate, "option": Option,
-                "verdict": Verdict, "pick": Pick}
+                "verdict": Verdict, "market": Market, "pick": Pick}
 VERDICTS = ("reject", "demote", "prefer")
 # What each kind of rule declares (derive rules: what their helper declares).
 DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
-            "option": "option", "pick": "pick"}
+            "option": "option", "market": "market", "pick": "pick"}
 SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, LARGER_BATCH: 83, SPEED_UP: 82, SCALE_OUT: 80,
             "option": 75,
-            "reject": 60, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
+            "reject": 60, "market": 58, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
 INPUT = "input"
 
 
@@ -245,6 +249,9 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             option = dict(seen["candidate"].values)
             run.options[option["gpu"]] = option
             yield "option", option
+        elif what == "market":
+            verdicts = [(run.kb.rule(f["rule"]), f["gpu"]) for f in self.facts.values() if isinstance(f, Verdict)]
+            yield "market", _market(run, seen["profile"], verdicts)
         elif what == "pick":
             verdicts = [(run.kb.rule(f["rule"]), f["gpu"]) for f in self.facts.values() if isinstance(f, Verdict)]
             yield "pick", _pick(run, seen["profile"], verdicts)
@@ -263,7 +270,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             if namespace in facts:  # which card the fact is about
                 uses.setdefault(namespace, set()).add(key)
         matched = []
-        for namespace in ("profile", "req", "card", "candidate", "option", "pick"):
+        for namespace in ("profile", "req", "card", "candidate", "option", "market", "pick"):
             if namespace not in facts or not uses.get(namespace):
                 continue
             fact = facts[namespace]
@@ -283,26 +290,44 @@ def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleD
     return [(rule, gpu) for rule, gpu in conclusions if (rule.id, gpu) not in overridden or (rule.id, gpu) not in fired]
 
 
+def _standing(run: Run, verdicts: list[tuple[RuleDef, str | None]]) -> dict[str, dict[str, Any]]:
+    """The options no reject verdict ruled out."""
+    rejected = {gpu for rule, gpu in effective(verdicts) if rule.kind == "reject"}
+    return {gpu: option for gpu, option in run.options.items() if gpu not in rejected}
+
+
+def _market(run: Run, profile: Mapping[str, Any], verdicts: list[tuple[RuleDef, str | None]]) -> dict[str, Any]:
+    """The standing options that fit, weighed against each other: the
+    cheapest rented one that meets the deadline (of all rented ones when none
+    does), and the cards whose option another beats on both money and time.
+    Arithmetic only: demote rules decide what follows from it."""
+    standing = {gpu: option for gpu, option in _standing(run, verdicts).items() if option["fits"]}
+    deadline = profile["deadline_h"]
+    rented = [option for option in standing.values() if option["where"] == "cloud"]
+    meeting = [o for o in rented if deadline is None or o["elapsed_hours"] <= deadline] or rented
+    cheapest = min(meeting, key=lambda o: (o["total_cost"], o["hours"], run.order(o["gpu"])), default=None)
+    beaten = sorted(gpu for gpu, option in standing.items()
+                    if any(other != gpu and _beats(theirs, option) for other, theirs in standing.items()))
+    return {"cheapest_gpu": cheapest["gpu"] if cheapest else None,
+            "cheapest_total_cost": cheapest["total_cost"] if cheapest else None, "beaten": beaten}
+
+
 def _pick(run: Run, profile: Mapping[str, Any], verdicts: list[tuple[RuleDef, str | None]]) -> dict[str, Any]:
-    """Rank the options no verdict ruled out: demoted ones last, then by score
-    (sizing.score with the factors of the preference verdicts on each); ties
-    go to fewer devices, then catalog order."""
+    """Rank the options no verdict ruled out: by the demote verdicts on each
+    (an option a demote rule matched ranks after those it did not; rules
+    earlier in rules.toml weigh more), then by score (sizing.score with the
+    factors of the preference verdicts on each); ties go to fewer devices,
+    then catalog order."""
     conclusions = effective(verdicts)
-    rejected = {gpu for rule, gpu in conclusions if rule.kind == "reject"}
-    demoted = {gpu for rule, gpu in conclusions if rule.kind == "demote"}
+    demotions = [rule for rule in run.kb.rules if rule.kind == "demote"]
+    demoted = {(rule.id, gpu) for rule, gpu in conclusions if rule.kind == "demote"}
     factors: dict[str, list[float]] = {}
     for rule, gpu in conclusions:
         if rule.kind == "prefer" and gpu is not None:
             factors.setdefault(gpu, []).append(rule.factor)  # type: ignore[arg-type]
-    standing = {gpu: option for gpu, option in run.options.items() if gpu not in rejected}
-    # ranking.toml [ranking] dominated_last: an option another beats on both
-    # money and time (and not demoted when it is not) ranks after the others,
-    # whatever the preferences: a person never sees a dearer, slower option first.
-    beaten = {gpu for gpu, option in standing.items()
-              if run.kb.ranking["dominated_last"] and any(
-                  o != gpu and (gpu in demoted or o not in demoted) and _beats(other, option)
-                  for o, other in standing.items())}
-    scored = [(gpu in demoted, gpu in beaten, sizing.score(run.kb, profile, option, sorted(factors.get(gpu, []))),
+    standing = _standing(run, verdicts)
+    scored = [(tuple((rule.id, gpu) in demoted for rule in demotions),
+               sizing.score(run.kb, profile, option, sorted(factors.get(gpu, []))),
                option["devices"], run.order(gpu), gpu) for gpu, option in standing.items()]
     run.ranking = [gpu for *_, gpu in sorted(scored)]
     if run.ranking:
@@ -321,11 +346,12 @@ def _beats(one: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
 def _compared(run: Run) -> dict[str, Any]:
     """The rented options the pick is weighed against, as pick fields
     (conditions.COMPARED): the next in the ranking, the fastest, and the
-    cheapest per hour; None when there is no other."""
+    cheapest in all (the cheaper per hour of two that cost the same); None
+    when there is no other."""
     others = [run.options[gpu] for gpu in run.ranking[1:] if run.options[gpu]["where"] == "cloud"]
     chosen = {"next": others[0] if others else None,
               "fastest": min(others, key=lambda o: o["hours"], default=None),
-              "cheap": min(others, key=lambda o: o["per_hour"], default=None)}
+              "cheap": min(others, key=lambda o: (o["total_cost"], o["per_hour"]), default=None)}
     return {f"{which}_{name}": (option[name] if option else None)
             for which, option in chosen.items() for name in COMPARED_FIELDS}
 
@@ -337,9 +363,9 @@ def _compared(run: Run) -> dict[str, Any]:
 HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
                 "configure": ("profile", "req", "candidate", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
                 SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
-                "option": ("profile", "candidate"), "pick": ("profile",)}
+                "option": ("profile", "candidate"), "market": ("profile",), "pick": ("profile",)}
 # The fact a rule is about, by its scope.
-_SUBJECTS = ("candidate", "option", "pick", "card", "req", "profile")
+_SUBJECTS = ("candidate", "option", "market", "pick", "card", "req", "profile")
 
 
 def joined(rule: RuleDef) -> tuple[str, ...]:
@@ -357,7 +383,7 @@ def joined(rule: RuleDef) -> tuple[str, ...]:
     return tuple(ns for ns in _JOIN_ORDER if ns in wanted)
 
 
-_JOIN_ORDER = ("candidate", "option", "pick", "card", "req", "profile")
+_JOIN_ORDER = ("candidate", "option", "pick", "card", "market", "req", "profile")
 
 
 def _patterns(rule: RuleDef) -> list[Any]:

@@ -19,7 +19,7 @@ from typing import Any
 from .kb import KnowledgeBase
 
 GB = 1e9
-PRECISIONS = ("mixed", "bf16")
+PRECISIONS = ("mixed", "bf16", "fp16")
 STRATEGIES = ("single", "ddp", "zero1", "zero2", "zero3", "fsdp")
 TARGETS = ("all", "qv")
 COMPONENTS = ("weights", "gradients", "optimizer", "activations", "overhead")
@@ -31,7 +31,7 @@ class Setup:
 
     model_size_b: float
     method: str = "lora"
-    precision: str = "mixed"          # mixed (bf16 with fp32 master) or bf16 (pure)
+    precision: str = "mixed"          # mixed (bf16 with fp32 master), bf16 (pure) or fp16 (with fp32 master)
     optimizer: str = "adamw"
     base_bits: int = 16               # frozen weights of LoRA/QLoRA: 16, 8 or 4 (NF4)
     lora_rank: int = 16
@@ -42,6 +42,9 @@ class Setup:
     gpus: int = 1
     strategy: str = "single"
     offload: bool = False             # optimizer state and gradients in CPU memory
+    # The optimizer steps each parameter as soon as its gradient is ready and
+    # frees it (torchtune's optimizer_in_bwd): no full set of gradients is kept.
+    optimizer_in_backward: bool = False
     # The model's own architecture (rules/models.toml or a config.json); without
     # one, the typical shape of estimator.toml nearest in size.
     shape: Mapping[str, Any] | None = field(default=None, compare=False)
@@ -112,6 +115,11 @@ def adapter_params(shape: Mapping[str, Any], rank: int, targets: str) -> float:
     return rank * (sum(attention.values()) * layers + dense_mlp * (layers - moe_layers) + every_expert * moe_layers)
 
 
+def embedding_params(shape: Mapping[str, Any]) -> float:
+    """Parameters of the input embeddings and the output head (one matrix when tied)."""
+    return float(shape["vocab"]) * float(shape["hidden"]) * (1 if shape.get("tied") else 2)
+
+
 def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     constants = kb.estimator
     size = constants["bytes"]
@@ -124,9 +132,17 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     else:
         trainable = adapter_params(shape, setup.lora_rank, setup.lora_targets)
         base = {16: size["bf16"], 8: size["int8"], 4: size["nf4"]}[setup.base_bits]
-        weights = params * base + trainable * size["bf16"]
+        # A quantized base keeps its embeddings and output head in 16 bits
+        # (estimator.toml [quantized]).
+        kept = min(params, embedding_params(shape)) if setup.base_bits < 16 else 0.0
+        weights = ((params - kept) * base + kept * constants["quantized"]["embeddings_bits"] / 8
+                   + trainable * size["bf16"])
     gradients = trainable * size["bf16"]
+    if setup.optimizer_in_backward and setup.method == "full":
+        # one parameter's gradient at a time: the largest, the embedding matrix
+        gradients = min(trainable, shape["vocab"] * shape["hidden"]) * size["bf16"]
     optimizer = trainable * state_bytes
+    paged = trainable * constants["paged"]["host_bytes"] if setup.optimizer.startswith("paged") else 0.0
 
     n = setup.gpus
     shards = {"single": (1, 1, 1), "ddp": (1, 1, 1), "zero1": (1, 1, n), "zero2": (1, n, n),
@@ -135,9 +151,9 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     weights, gradients, optimizer = weights / shards[0], gradients / shards[1], optimizer / shards[2]
     if shards[0] > 1:  # ZeRO-3/FSDP: the layers being used and prefetched are whole on every GPU
         weights += whole_weights / shape["layers"] * constants["sharding"]["gathered_layers"]
-    cpu = 0.0
+    cpu = paged
     if setup.offload:  # ZeRO-Offload: every GPU's gradients and optimizer state go to CPU memory
-        cpu = (gradients + optimizer) * n
+        cpu += (gradients + optimizer) * n
         gradients = optimizer = 0.0
 
     act = constants["activations"]
@@ -166,7 +182,8 @@ def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_
     for spec in kb.estimator["setup"]:
         if method not in spec["methods"]:
             continue
-        changes = {k: spec[k] for k in ("optimizer", "precision", "offload", "base_bits") if k in spec}
+        changes = {k: spec[k] for k in ("optimizer", "precision", "offload", "base_bits", "optimizer_in_backward")
+                   if k in spec}
         if estimate(kb, typical(kb, model_size_b, method, shape, **changes)).per_gpu_gb <= guide_gb:
             return str(spec["id"])
     return None

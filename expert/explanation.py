@@ -616,9 +616,12 @@ class _Explainer:
             if read is not None and name not in read:
                 continue
             if value == "needed":
-                if profile["deadline_h"] is None or option["min_count_hours"] <= profile["deadline_h"]:
+                # the deadline counts the setup the bill counts (ranking.toml [billing])
+                elapsed = option["min_count_hours"] + (self.kb.ranking["setup_hours"] if option["where"] == "cloud"
+                                                       else 0.0)
+                if profile["deadline_h"] is None or elapsed <= profile["deadline_h"]:
                     continue
-                value = sizing.round_up(option["min_count_hours"])
+                value = sizing.round_up(elapsed)
             elif value == "none":
                 if profile[name] is None:
                     continue

@@ -546,7 +546,9 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
             if word in words or any(word in phrase.split() for phrase, _, _ in vocab.phrases[:0]):
                 continue
             close = difflib.get_close_matches(word, candidates, n=1, cutoff=0.75)
-            if close:
+            # a word that only starts or ends another ("tune" in "fine-tune" and "tuned")
+            # is another word, not a misspelling of it
+            if close and not (close[0].startswith(word) or word.startswith(close[0])):
                 reading.guesses[field] = (word, words[close[0]])
                 break
     return reading

@@ -21,9 +21,10 @@ from .schema import DETAILS, SCHEMA_VERSION
 from .templating import check_format, environment
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-_HOUR_FIELDS = {"hours", "ref_hours", "deadline_h", "min_count_hours"} | {f"{which}_hours" for which in COMPARED}
+_HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours"}
+                | {f"{which}_hours" for which in COMPARED})
 _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
-                 "min_count_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
+                 "min_count_cost", "cheapest_total_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}
@@ -54,7 +55,11 @@ def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
     return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS},
             "micro_batch": int(option["micro_batch"]),
             "gradient_accumulation_steps": int(option["gradient_accumulation_steps"]),
-            "global_batch": int(option["global_batch"])}
+            "global_batch": int(option["global_batch"]),
+            # the optimizer step fused into the backward pass, and the framework
+            # that implements the recipe (None: any of them)
+            "optimizer_in_backward": bool(recipe.get("optimizer_in_backward", False)),
+            "framework": recipe.get("framework")}
 
 
 def significant(value: float, digits: int = 4) -> float:
@@ -67,7 +72,8 @@ def cost_of(option: Mapping[str, Any]) -> dict[str, Any]:
     used, and both totals (nothing for a card the person owns)."""
     return {"currency": "USD", "per_hour": round(option["per_hour"], 2), "total": round(option["total_cost"], 2),
             "pricing": option["pricing"], "billed_hours": significant(option["billed_hours"]), "on_demand_total": round(option["on_demand_cost"], 2),
-            "spot_total": round(option["spot_cost"], 2), "price_assumed": option["price_assumed"]}
+            "spot_total": None if option["spot_cost"] is None else round(option["spot_cost"], 2),
+            "price_assumed": option["price_assumed"]}
 
 
 def time_of(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any],
@@ -212,9 +218,14 @@ class Result:
             "requirement": {"vram_gb": self.requirement["vram_gb"], "text": self.requirement["text"]},
             "recommendations": recommendations,
             "more_recommendations": max(0, len(self.recommendations) - SUMMARY_OPTIONS),
-            "advice": [{"id": n.id, "text": n.text} for n in self.advice],
-            "warnings": [{"id": n.id, "text": n.text} for n in self.warnings],
+            "advice": [{"id": n.id, "text": n.text} for n in self.advice if self._in_summary(n)],
+            "warnings": [{"id": n.id, "text": n.text} for n in self.warnings if self._in_summary(n)],
         })
+
+    def _in_summary(self, note: Note) -> bool:
+        """A note is in the summary form unless its rule says it is not (rules.toml ``summary``)."""
+        kb = self.kb or load()
+        return all(rule.in_summary for rule in kb.rules if rule.id in note.rules)
 
     def render(self, fmt: str = "text", width: int = 80, detail: str = "full") -> str:
         """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``;
@@ -333,9 +344,13 @@ class _Writer:
         tr, _ = self.tr, self._
         if option["where"] == "own":
             return _("nothing to rent")
-        params = {"on_demand": tr.money(option["on_demand_cost"]), "spot": tr.money(option["spot_cost"]),
+        params = {"on_demand": tr.money(option["on_demand_cost"]),
+                  "spot": None if option["spot_cost"] is None else tr.money(option["spot_cost"]),
                   "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"], like=option["hours"])}
-        if option["pricing"] == "spot":
+        if params["spot"] is None:  # the price basis lists no spot price for it
+            text = _("≈ %(on_demand)s on demand (%(per_hour)s an hour, %(billed)s with the setup; no spot price "
+                     "listed)") % params
+        elif option["pricing"] == "spot":
             text = _("≈ %(spot)s on spot (%(per_hour)s an hour, %(billed)s with the setup; ≈ %(on_demand)s on "
                      "demand)") % params
         else:
@@ -481,7 +496,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         fired = by_gpu.get(gpu, [])
         rules = [r for r in (derive_rules.get("requirement"), derive_rules.get("own-card") if own else None) if r]
         rules += [f.rule.id for f in fired] + [r for r in (derive_rules.get("pick"),) if r]
-        meets = None if deadline is None else option["hours"] <= deadline
+        meets = None if deadline is None else option["elapsed_hours"] <= deadline
         params = {
             "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
             "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
@@ -508,9 +523,12 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         if option["nodes"] > 1:
             text += " " + _("It spans %(nodes)s nodes of %(per_node)s cards.") % {
                 "nodes": option["nodes"], "per_node": run.cards[gpu].per_node}
-        if option["host_ram_gb"]:
+        if option["host_ram_gb"] and kb.recipes["recipe"][option["recipe"]]["offload"]:
             text += " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
                 "host": tr.gb(option["host_ram_gb"])}
+        elif option["host_ram_gb"]:  # paged optimizer states
+            text += " " + _("Its paged optimizer states need up to %(host)s of CPU memory (host RAM) when the GPU "
+                            "runs short.") % {"host": tr.gb(option["host_ram_gb"])}
         if meets is False:
             text += " " + _("It misses your deadline of %(deadline)s: an option only if you can wait.") % {
                 "deadline": tr.hours(deadline)}

@@ -25,6 +25,7 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             "requirement": _("declares the VRAM requirement"),
             "own-card": _("declares your own GPU as a card"),
             "option": _("declares the configuration that stands for the card"),
+            "market": _("weighs the options against each other"),
             "pick": _("ranks the options and declares the pick"),
         }[rule.derive or ""]
     if rule.kind == "configure":

@@ -110,7 +110,8 @@ _RECIPE = _object(
      "micro_batch": {"type": "integer", "minimum": 1, "description": "Sequences per device per forward pass."},
      "gradient_accumulation_steps": {"type": "integer", "minimum": 1},
      "global_batch": {"type": "integer", "minimum": 1,
-                      "description": "Sequences per optimizer step across all devices."}})
+                      "description": "Sequences per optimizer step across all devices."},
+     "optimizer_in_backward": {"type": "boolean"}, "framework": {"type": ["string", "null"]}})
 
 
 def _recommendation(summary: bool) -> dict[str, Any]:

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import itertools
 import math
+from collections import ChainMap
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from typing import Any
@@ -85,7 +86,7 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     ref_hours = run_hours(kb, run_tokens, reference)
     if basis == "estimate":
         vram_gb, how = max(first_principles, weights_gb), "estimate"
-    return {
+    req = {
         "vram_gb": vram_gb,
         "table_gb": table_gb,
         "weights_gb": weights_gb,
@@ -106,7 +107,25 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "active_b": active_b(profile),
         # the sequence memory is sized for (seq_len below)
         "seq_len": setup.seq_len,
+        # what sizes the configurations: checked, estimate or guide
+        "sized_by": basis,
     }
+    req.update(own_qlora(kb, profile, req, basis))
+    return req
+
+
+def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> dict[str, Any]:
+    """The person's own GPU running the same model with QLoRA's recipe
+    (recipes.toml: the first step of the qlora ladder): whether it fits, the
+    memory it needs and its training hours; None without an own GPU."""
+    if not profile.get("vram_gb"):
+        return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_hours": None}
+    entry = kb.recipes["ladder"]["qlora"][0]
+    qlora = ChainMap({"method": "qlora"}, profile)  # reads of the profile stay the fields used
+    config = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis).configuration(own_card(kb, profile).fact(), entry["step"], entry["recipe"],
+                                                        1, sharded=False)
+    return {"own_qlora_fits": config["fits"], "own_qlora_gb": config["per_device_gb"],
+            "own_qlora_hours": config["hours"]}
 
 
 def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
@@ -117,7 +136,8 @@ def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
     like = named or reference_card(kb)
     return Card("own", "own", named.vendor if named else "unknown", float(profile.get("vram_gb") or 0.0), 1, "own",
                 "own", False, like.bf16_tflops, like.memory_bandwidth_gbs, "pcie", 0.0, 1, like.hardware_source,
-                0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=named is None)
+                0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=named is None,
+                bf16=named.bf16 if named else True)
 
 
 def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:
@@ -133,7 +153,7 @@ def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:
         return None
     return Card(owned.id, owned.name, "nvidia", owned.vram_gb, 1, "own", "consumer", False, owned.bf16_tflops,
                 owned.memory_bandwidth_gbs, "pcie", 0.0, 1, owned.hardware_source, 0.0, 0.0, "", (), 0.0, 0.0, (),
-                "owned.toml", "owned")
+                "owned.toml", "owned", bf16=owned.bf16)
 
 
 def reference_card(kb: KnowledgeBase) -> Card:
@@ -451,13 +471,19 @@ class Sizer:
         micro-batch of ``micro_batch`` sequences per device."""
         kb, profile, req = self.kb, self.profile, self.req
         recipe = kb.recipes["recipe"][recipe_id]
+        if not card["bf16"] and recipe.get("fp16"):  # a card without bf16 runs the recipe's fp16 twin
+            recipe_id = recipe["fp16"]
+            recipe = kb.recipes["recipe"][recipe_id]
         devices = count * int(card["devices"])
         strategy = self.strategy(devices, sharded)
+        # A recipe that needs bf16 or one device cannot run here at all.
+        runs = (card["bf16"] or not recipe.get("needs_bf16")) and (devices == 1 or not recipe.get("single_device"))
         setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
                         precision=recipe["precision"],
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
                         checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
-                        strategy=strategy, seq_len=seq_len(kb, profile), batch=micro_batch)
+                        strategy=strategy, seq_len=seq_len(kb, profile), batch=micro_batch,
+                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")))
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])
@@ -465,10 +491,12 @@ class Sizer:
         # unless the weights are sharded (used only by the strict guide reading).
         guide_share = req["vram_gb"] / (devices if sharded else 1)
         estimate_gb = round_up(result.per_gpu_gb)
-        if self.basis == "guide":  # the strict guide reading: its figure, whatever the recipe
-            need, fits = round_up(guide_share), guide_share <= device_gb
+        if self.basis == "guide":  # the guide's figure must fit, and the recipe must be able to start
+            need = max(round_up(guide_share), estimate_gb)
+            fits = guide_share <= device_gb and estimate_gb <= usable
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
+        fits = fits and bool(runs)
         where = "own" if card["id"] == "own" else "cloud"
         def on(stack: str) -> dict[str, float]:
             return throughput(kb, card, count, devices, sharded, stack=stack, method=profile["method"],
@@ -481,8 +509,13 @@ class Sizer:
         speed, other = on(stack_of(kb, profile)), on(other_stack(kb, stack_of(kb, profile)))
         per_token = speed["flops_per_token"]
         taken = run_hours(kb, req["tokens"], speed)
-        steps = accumulation(kb, micro_batch, devices)
-        pricing = None if where == "own" else ("spot" if profile["interruptible"] else "on-demand")
+        # An optimizer step fused into the backward pass has no gradients to
+        # accumulate (torchtune's single-device recipe): one micro-batch a step.
+        steps = 1 if recipe.get("optimizer_in_backward") else accumulation(kb, micro_batch, devices)
+        # Spot when the run tolerates interruptions and the price basis lists a
+        # spot price for the card; on demand otherwise.
+        spot_market = bool(card["spot_market"]) or where == "own"
+        pricing = None if where == "own" else ("spot" if profile["interruptible"] and spot_market else "on-demand")
         on_demand, spot = count * float(card["price_on_demand"]), count * float(card["price_spot"])
         per_hour = {None: 0.0, "spot": spot, "on-demand": on_demand}[pricing]
         # A rented card bills its setup too (ranking.toml [billing]); one's own bills nothing.
@@ -495,8 +528,9 @@ class Sizer:
             "where": where,
             "step": step,
             "next_step": ladder_after(kb, profile["method"], step),
-            "possible": True,
+            "possible": bool(runs),
             "recipe": recipe_id,
+            "precision": recipe["precision"],
             "strategy": strategy,
             "count": count,
             "card_devices": int(card["devices"]),
@@ -507,7 +541,7 @@ class Sizer:
             "per_device_gb": need,
             "fits": fits,
             "headroom": 1 - need / device_gb,
-            "host_ram_gb": round_up(result.cpu_gb) if recipe["offload"] else None,
+            "host_ram_gb": round_up(result.cpu_gb) if result.cpu_gb > 0 else None,
             "hours": taken,
             "other_stack_hours": run_hours(kb, req["tokens"], other),
             "micro_batch": micro_batch,
@@ -530,9 +564,12 @@ class Sizer:
             "pricing": pricing,
             "per_hour": per_hour,
             "billed_hours": billed,
+            # when the result is there: the training and, on a rented card, the
+            # setup the bill counts (ranking.toml [billing])
+            "elapsed_hours": taken + kb.ranking["setup_hours"] if where == "cloud" else taken,
             "total_cost": per_hour * billed,
             "on_demand_cost": on_demand * billed,
-            "spot_cost": spot * billed,
+            "spot_cost": spot * billed if spot_market else None,
         }
 
     def batched(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int, sharded: bool,
@@ -638,7 +675,7 @@ class Sizer:
                            for c in (self.batched(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
             if config is None:
                 continue
-            if config["hours"] <= deadline:
+            if config["elapsed_hours"] <= deadline:
                 best = config
                 break
             if best is None or config["hours"] < best["hours"]:

@@ -69,7 +69,7 @@ def test_unknown_and_missing_fields(tmp_path: Path) -> None:
 
 def test_wrong_types_and_units(tmp_path: Path) -> None:
     found = problems(rules_dir(tmp_path, replace=("vram_gb = 40\n", 'vram_gb = "40 GB"\n'), filename="catalog.toml"))
-    assert found == [f"{tmp_path}/rules/catalog.toml:47: card 2: 'vram_gb' must be a positive number"]
+    assert found == [f"{tmp_path}/rules/catalog.toml:59: card 2: 'vram_gb' must be a positive number"]
 
 
 def test_duplicate_ids(tmp_path: Path) -> None:
@@ -150,7 +150,7 @@ def test_broken_user_catalog(tmp_path: Path) -> None:
 def test_cli_check_exit_codes_and_spanish(tmp_path: Path) -> None:
     runner = CliRunner()
     ok = runner.invoke(main, ["check"], env={"EXPERT_LANG": "en"})
-    assert ok.exit_code == 0 and ok.stdout.startswith("The knowledge base is sound: 64 rules, 6 cards")
+    assert ok.exit_code == 0 and ok.stdout.startswith("The knowledge base is sound: 73 rules, 6 cards")
     base = rules_dir(tmp_path, replace=('id = "tight-fit"', 'id = "monitor-usage"'))
     bad = runner.invoke(main, ["check", "--rules", str(base), "--lang", "es"])
     assert bad.exit_code == 1

@@ -55,16 +55,21 @@ def ladder(result: engine.Run, gpu: str) -> list[tuple[str, str, bool]]:
 
 def test_the_ladder_stops_at_the_first_configuration_that_fits() -> None:
     result = run(model_size_b=7, method="full")
-    # 16 bytes per parameter do not fit on 80 GB; 6 do.
-    # Then, with memory left over, a larger micro-batch (timing.toml [batch]).
+    # 16 bytes per parameter do not fit on 80 GB; 6 do, and then a larger micro-batch (timing.toml [batch]).
     assert ladder(result, "a100-80gb") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", True),
                                            ("larger-micro-batch", "bf16-adamw8bit", True)]
-    # The 4090 has no fast link: no sharding, so offload is the last resort, and it fits.
+    # On the 4090 8-bit AdamW states do not fit beside the weights; torchtune's
+    # single-device recipe does (its paged states in host RAM, 2 bytes per parameter).
     assert ladder(result, "rtx-4090") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", False),
-                                          ("shard", "bf16-adamw8bit", False), ("offload", "mixed-adamw-offload", True),
-                                          ("larger-micro-batch", "mixed-adamw-offload", True)]
-    assert result.candidates["rtx-4090"][2]["possible"] is False
-    assert result.options["rtx-4090"]["host_ram_gb"] > 90   # 14 bytes per parameter in CPU memory
+                                          ("single-device", "bf16-paged-adamw8bit-in-backward", True),
+                                          ("larger-micro-batch", "bf16-paged-adamw8bit-in-backward", True)]
+    assert 12 < result.options["rtx-4090"]["host_ram_gb"] < 16
+    # 13B does not: the 4090 has no fast link, no sharding, so offload is the last resort.
+    bigger = run(model_size_b=13, method="full")
+    assert [step for step, _, _ in ladder(bigger, "rtx-4090")] == ["one-card", "lean-optimizer", "single-device",
+                                                                   "shard", "offload"]
+    assert bigger.candidates["rtx-4090"][3]["possible"] is False
+    assert bigger.options["rtx-4090"]["host_ram_gb"] > 150   # 14 bytes per parameter in CPU memory
 
 
 def test_scale_out_only_for_a_deadline_and_only_on_a_fast_link() -> None:

@@ -35,7 +35,10 @@ PUBLISHED: list[tuple[str, str, float, float, str, dict[str, Any]]] = [
     # Hugging Face Llama 3.1 blog, "How much memory does Llama 3.1 need?" (estimates; full = bf16 with AdamW).
     ("HF Llama 3.1 blog", "8B full, bf16", 60, 8.03, "full", dict(precision="bf16")),
     ("HF Llama 3.1 blog", "8B LoRA", 16, 8.03, "lora", {}),
-    ("HF Llama 3.1 blog", "8B QLoRA", 6, 8.03, "qlora", {}),
+    # The blog's 6 GB quantizes every weight; bitsandbytes keeps the embeddings and
+    # the output head in 16 bits (estimator.toml [quantized]), as torchtune's QLoRA
+    # does: 7.4 GiB peak on one RTX 4090 (pytorch/torchtune README.md, batch 2 of 2,048 tokens).
+    ("torchtune README", "Llama 3.1 8B QLoRA, one RTX 4090", 7.95, 8.03, "qlora", {}),
     ("HF Llama 3.1 blog", "70B full, bf16", 500, 70.6, "full", dict(precision="bf16")),
     ("HF Llama 3.1 blog", "70B LoRA", 160, 70.6, "lora", {}),
     ("HF Llama 3.1 blog", "70B QLoRA", 48, 70.6, "qlora", {}),
@@ -60,7 +63,7 @@ def test_matches_published_figures(kb, source, setting, published, size, method,
 def test_qlora_paper_65b_on_one_48_gb_gpu(kb) -> None:  # type: ignore[no-untyped-def]
     # Guanaco 65B: NF4 with double quantization, LoRA r=64 on every linear
     # layer, paged optimizer, 512 tokens (Dettmers et al. 2023).
-    ours = estimate(kb, typical(kb, 65.2, "qlora", lora_rank=64, optimizer="paged-adamw8bit", seq_len=512))
+    ours = estimate(kb, typical(kb, 65.2, "qlora", lora_rank=64, optimizer="paged_adamw8bit", seq_len=512))
     assert 0.75 * 48 <= ours.per_gpu_gb <= 48
 
 
@@ -113,7 +116,7 @@ def test_the_cross_check_warns_with_numbers_and_the_way_out() -> None:
     assert "80 GB" in warning.text and "146.5 GB" in warning.text and "8-bit base weights" in warning.text
     seven = next(w for w in advise(model_size_b=7, method="full", lang="es").warnings
                  if w.id == "guide-figure-optimistic")
-    assert "24 GB" in seven.text and "113,6 GB" in seven.text and "ZeRO-Offload" in seven.text
+    assert "24 GB" in seven.text and "113,6 GB" in seven.text and "torchtune" in seven.text
 
 
 def test_basis_estimate_drives_the_choice() -> None:
@@ -122,8 +125,10 @@ def test_basis_estimate_drives_the_choice() -> None:
     estimated = advise(model_size_b=70, method="lora", lang="en", basis="estimate")
     assert checked.requirement["source"] == "checked" and guide.requirement["source"] == "guide"
     assert estimated.requirement["source"] == "estimate"
-    # The strict guide reading takes the guide's 80 GB at its word: one 80 GB card.
-    assert guide.recommendations[0].count == 1 and guide.recommendations[0].vram_gb == 80
+    # The guide reading takes the guide's 80 GB, and the recipe must start too:
+    # 16-bit base weights (146.5 GB) do not fit one 80 GB card, so it is sharded.
+    assert guide.recommendations[0].count > 1 and "guide-basis" in {w.id for w in guide.warnings}
+    assert all(r.per_device_gb <= r.vram_gb for r in guide.recommendations)
     assert estimated.requirement["vram_gb"] == pytest.approx(146.5)
     assert "first-principles estimate" in estimated.requirement["text"]
     top = estimated.recommendations[0]

@@ -16,7 +16,7 @@ from expert.explanation import explain
 
 
 def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> None:
-    x = explain(model_size_b=8, method="lora", deadline_h=0.3, lang="en")
+    x = explain(model_size_b=8, method="lora", deadline_h=0.8, lang="en")
     top = x.how[0]
     assert (top.gpu, top.rank) == (x.result.recommendations[0].gpu, 1)
     rules = [step.rule for step in top.steps]
@@ -32,7 +32,8 @@ def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> 
     assert top.steps[3].builds_on == ["vram-requirement", "larger-micro-batch"]
     assert top.steps[4].builds_on == ["scale-out-for-the-deadline"]
     assert "Memory is left over at a micro-batch of 1" in top.steps[2].text
-    assert "more than your deadline of 18 min, so add cards: 4 × NVIDIA A100 80 GB" in top.steps[3].text
+    assert ("about 53 min with the setup, more than your deadline of 48 min, so add cards: 2 × NVIDIA H100"
+            in top.steps[3].text)
     assert len(x.how) == len(x.result.recommendations)
 
 
@@ -45,34 +46,38 @@ def test_every_step_is_a_recorded_firing() -> None:
 
 def test_why_not_by_default_covers_every_rejected_card_with_its_failed_conditions() -> None:
     x = explain(model_size_b=70, method="lora", deadline_h=8, lang="en")
-    assert [w.gpu for w in x.why_not] == [r.gpu for r in x.result.rejected] == ["rtx-4090", "mi210", "mi250"]
+    assert [w.gpu for w in x.why_not] == [r.gpu for r in x.result.rejected] == ["rtx-4090", "a100-40gb", "mi210",
+                                                                                "mi250"]
     rtx = x.why_not[0]
     assert rtx.status == "rejected"
     assert rtx.reasons[0].rule == "no-scale-out-without-fast-link"
     assert [c["text"] for c in rtx.reasons[0].conditions] == [
         "fits: no", "its last step could be applied: no", "where: rented in the cloud", "fast link between cards: no"]
     assert rtx.change is None
-    mi250 = x.why_not[2]
-    # Accepting ROCm lets it in, but at today's prices not to the top.
-    assert mi250.change["fields"] == {"rocm_ok": True} and mi250.change["rank"] == 4
+    mi250 = x.why_not[3]
+    # The price basis has no MI250: accepting ROCm alone does not let it in.
+    assert "no-rental-price" in {r.rule for r in mi250.reasons} and mi250.change is None
 
 
 def test_why_not_one_h100_says_which_deadline_would_do() -> None:
-    w = explain(model_size_b=8, method="lora", deadline_h=0.3, why_not="a100-80gb", lang="en").why_not[0]
+    w = explain(model_size_b=8, method="lora", deadline_h=0.8, why_not="a100-80gb", lang="en").why_not[0]
     assert w.status == "more-cards"
-    assert w.change["fields"] == {"deadline_h": 0.9} and w.change["count"] == 1
-    assert "deadline: 18 min → 54 min" in w.text
+    # one card takes about 0.8 hr of training and half an hour of setup the bill counts
+    assert w.change["fields"] == {"deadline_h": 1.4} and w.change["count"] == 1
+    assert "deadline: 48 min → 1.4 hr" in w.text
     # The conditions of the rule that added the cards, as they held.
     assert w.reasons[0].rule == "scale-out-for-the-deadline"
     assert [c["text"] for c in w.reasons[0].conditions] == [
         "the configuration before this step fits: yes", "the micro-batch is already the fastest that fits: yes",
-        "can take more cards: yes", "estimated training time 50 min > deadline 18 min", "slowdown of its recipe 1 <= 1"]
+        "can take more cards: yes", "time until the result, setup included 1.3 hr > deadline 48 min",
+        "slowdown of its recipe 1 <= 1"]
 
 
 def test_why_not_a_card_that_needs_more_vram_than_one_has() -> None:
     w = explain(model_size_b=13, method="full", why_not="rtx-4090", lang="en").why_not[0]
     assert w.status == "rejected"
-    assert w.change["fields"] == {"method": "lora"}
+    # 13B LoRA in 16 bits does not fit 24 GB either (no 8-bit base on the ladder); QLoRA does
+    assert w.change["fields"] == {"method": "qlora"}
 
 
 def test_why_not_a_lower_ranked_card_contrasts_it_with_the_pick() -> None:
@@ -80,7 +85,7 @@ def test_why_not_a_lower_ranked_card_contrasts_it_with_the_pick() -> None:
     assert w.status == "ranked-lower"
     # The numbers of both, in hours and money.
     assert w.reasons[0].rule == "rank-options" and w.reasons[0].text == (
-        "1 × NVIDIA RTX 4090: about 1.6 hr, $1.27 in all; 1 × NVIDIA H100 80 GB: about 23 min, $2.63 in all.")
+        "1 × NVIDIA RTX 4090: about 1.6 hr, $0.72 in all; 1 × NVIDIA H100 80 GB: about 0.4 hr, $2.37 in all.")
     assert {"cheap-card-for-short-experiments", "table-ideal-use"} <= {r.rule for r in w.reasons}
     # For a high budget time weighs more than money, and the H100's 23 minutes win.
     assert w.change["fields"] == {"budget": "high"} and w.change["rank"] == 1
@@ -90,8 +95,9 @@ def test_why_not_a_card_that_misses_the_deadline_finds_the_deadline_it_needs() -
     w = explain(model_size_b=7, method="full", deadline_h=2, why_not="rtx-4090", lang="en").why_not[0]
     assert w.status == "ranked-lower"
     demoted = next(r for r in w.reasons if r.rule == "misses-deadline")
-    assert [c["text"] for c in demoted.conditions] == ["estimated training time 4.5 hr > deadline 2 hr"]
-    assert w.change["fields"] == {"method": "lora"} and w.change["rank"] == 1
+    # torchtune's single-device recipe: 1.8 hr of training and half an hour of setup
+    assert [c["text"] for c in demoted.conditions] == ["time until the result, setup included 2.3 hr > deadline 2 hr"]
+    assert w.change["fields"] == {"deadline_h": 2.6} and w.change["rank"] == 1
 
 
 def test_why_not_the_pick_itself() -> None:
@@ -120,15 +126,15 @@ def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:
 
 
 def test_what_if_puts_the_rules_about_cards_before_advice_and_warnings() -> None:
-    x = explain(model_size_b=13, method="full", what_if={"method": "qlora"}, lang="en")
+    x = explain(model_size_b=70, method="full", what_if={"method": "qlora"}, lang="en")
     kinds = [w["kind"] for w in x.what_if.why]
     first_note = next(i for i, kind in enumerate(kinds) if kind in ("advice", "warning"))
     assert set(kinds[:first_note]) <= {"reject", "demote", "prefer"} and first_note > 0
     assert set(kinds[first_note:]) <= {"advice", "warning"}
     assert x.what_if.because() + x.what_if.notes() == x.what_if.why
-    # the cards recommended before (A100 80 GB) and after (the RTX 4090, with QLoRA on one card) lead
+    # the card recommended before and after (the H100: eight cards, then one) leads
     leading = [w["gpu"] for w in x.what_if.because()[:3]]
-    assert set(leading[:2]) == {"a100-80gb", "rtx-4090"}
+    assert leading[:2] == ["h100-80gb", "h100-80gb"]
     text = x.render("text")
     text = text[text.index("What if"):]
     assert text.index("Because:") < text.index("[one-gpu-if-it-fits") < text.index(
@@ -145,10 +151,10 @@ def test_what_if_validates_its_values_and_fields() -> None:
 
 
 def test_plural_forms_follow_the_count() -> None:
-    x = explain(model_size_b=13, method="full", what_if={"method": "qlora"}, lang="es")
+    x = explain(model_size_b=70, method="full", what_if={"method": "qlora"}, lang="es")
     changed = {c["what"]: (c["before"], c["after"]) for c in x.what_if.changed}
-    assert changed["NVIDIA A100 80 GB"] == ("puesto 1 (2 tarjetas, en torno a 53 min, ≈ 3,31\xa0US$)",
-                                            "puesto 3 (1 tarjeta, en torno a 1,7 h, ≈ 2,62\xa0US$)")
+    assert changed["NVIDIA A100 80 GB"] == ("puesto 2 (8 tarjetas, en torno a 1,2 h, ≈ 18\xa0US$)",
+                                            "puesto 2 (1 tarjeta, en torno a 9,1 h, ≈ 13\xa0US$)")
 
 
 def test_color_only_when_asked() -> None:
@@ -245,8 +251,10 @@ def test_why_not_for_every_card_covers_the_first_cards_and_names_the_others(tmp_
 
 
 @pytest.mark.parametrize("profile, catalog, why_not", [
-    (dict(model_size_b=405, method="full", rocm_ok=False, purpose="production"), None, "mi250"),
-    (dict(model_size_b=13, method="full", budget="low", deadline_h=2, vram_gb=24), "current", "mi300x"),
+    # the price basis lists no MI250: priced here, so that accepting ROCm is the change that lets it in
+    (dict(model_size_b=405, method="full", rocm_ok=False, purpose="production", prices={"mi250": 1.35}), None,
+     "mi250"),
+    (dict(model_size_b=13, method="full", budget="low", deadline_h=2, vram_gb=24), "current", "b200-180gb"),
     (dict(model_size_b=70, method="lora", deadline_h=24), "current", "h100-80gb"),
     (dict(model_size_b=8, method="lora", deadline_h=0.3), None, "h100-80gb"),
 ])

@@ -175,7 +175,7 @@ def test_rule_problems_name_the_line(tmp_path: Path) -> None:
     ("timing.toml", "overhead_per_layer_s = 0.005", "overhead_per_layer_s = 0",
      "'stack.typical.overhead_per_layer_s' must be a number above 0", None),
     ("timing.toml", "exponent = 0.55", "exponent = -1", "'bandwidth.exponent' must be a number above 0", None),
-    ("catalog.toml", "price_spot = 2.14", "price_spot = -2", "'price_spot' must be a positive number", None),
+    ("catalog.toml", "price_spot = 0.81", "price_spot = -2", "'price_spot' must be a positive number", None),
     ("estimator.toml", 'optimizer = "adamw"\nprecision = "mixed"', 'optimizer = "lion"\nprecision = "mixed"',
      "[typical] names an unknown optimizer", None),
     ("profile.toml", 'type = "choice"', 'type = "pick-one"', "type must be one of", None),

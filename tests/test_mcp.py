@@ -77,7 +77,7 @@ def test_a_consultation_held_through_the_tools() -> None:
         for answer in ["70B", "lora"]:
             seen.append(await client.call_tool("consultation_answer", {"consultation_id": key, "answer": answer}))
         seen.append(await client.call_tool("consultation_back", {"consultation_id": key}))
-        for answer in ["qlora", "no", "10k", "1024", "1", "bajo", "no", "no", "no"]:
+        for answer in ["qlora", "no", "10k", "1024", "1", "bajo", "no", "no", "típico", "no"]:
             last = await client.call_tool("consultation_answer", {"consultation_id": key, "answer": answer})
             seen.append(last)
             if last.structured_content.get("done"):

@@ -150,7 +150,7 @@ def test_back_from_which_card_returns_to_the_question() -> None:
 
 
 def test_cli_piped_yes_then_a_card() -> None:
-    done = CliRunner().invoke(main, ["ask", "--lang", "en"], input="13\nlora\nyes\nRTX 3090\n" + "\n" * 10,
+    done = CliRunner().invoke(main, ["ask", "--lang", "en"], input="8\nlora\nyes\nRTX 3090\n" + "\n" * 10,
                               env={"NO_COLOR": "1"})
     assert done.exit_code == 0, done.output
     assert "Which GPU do you have?" in done.stdout

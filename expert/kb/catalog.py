@@ -39,12 +39,14 @@ _CARD_KEYS: dict[str, tuple[Any, ...]] = {
     "per_node": ("whole", 1, 64), "bf16_tflops": ("number", 1, 100_000),
     "memory_bandwidth_gbs": ("number", 1, 1_000_000), "hardware_source": ("text", TEXT_MAX),
     "price_on_demand": ("number", 0.01, 1000), "price_spot": ("number", 0.01, 1000),
-    "price_source": ("text", TEXT_MAX),
+    "price_source": ("text", TEXT_MAX), "bf16": ("bool",), "chip": ("text", NAME_MAX),
+    "public_price": ("bool",),
     "ideal_methods": ("list", "methods"), "ideal_min_b": ("number", 0, MAX_SIZE_B),
     "ideal_max_b": ("number", 0, MAX_SIZE_B), "heuristics": ("list", "hids"),
 }
 # The guide's catalog gives every key but the prices (a card nobody rents has none).
-GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot"))
+GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot", "bf16", "chip",
+                                                              "public_price"))
 # A user catalog needs only these; the rest take the defaults below, and a
 # card without bf16_tflops or prices is marked (a rule warns when it is picked).
 USER_REQUIRED = ("id", "name", "vendor", "vram_gb", "cost")
@@ -217,6 +219,11 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
             card.bad("ideal_min_b", "card %(index)s: 'ideal_min_b' must not be above 'ideal_max_b'")
             continue
         speed_assumed, price_assumed = "bf16_tflops" not in entry, "price_on_demand" not in entry
+        unpriced = entry.get("public_price") is False
+        if unpriced and not price_assumed:
+            card.bad("public_price", "card %(index)s: a card with public_price = false gives no prices")
+            continue
+        # A spot price above the on-demand one is `expert check`'s to report.
         on_demand = entry.get("price_on_demand", class_prices[entry["cost"]] if class_prices else 0.0)
         # A catalog that says fast_interconnect = true without naming the link gets NVLink.
         fast = entry.get("fast_interconnect", INTERCONNECTS[entry["interconnect"]])
@@ -229,7 +236,11 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
             entry["hardware_source"], float(on_demand), float(entry.get("price_spot", on_demand)),
             entry["price_source"], tuple(entry["ideal_methods"]), float(entry["ideal_min_b"]),
             float(entry["ideal_max_b"]), tuple(entry["heuristics"]), str(path), path.name if user else "guide",
-            speed_assumed, price_assumed))
+            # public_price = false: no public rental price (the card is not
+            # priced, and a rule says so); otherwise a card without prices
+            # takes its cost class's, marked assumed.
+            speed_assumed, price_assumed and unpriced is False, bool(entry.get("bf16", True)),
+            not unpriced, "price_spot" in entry, str(entry.get("chip", ""))))
     seen.update({card_id: (str(path), line) for card_id, line in here.items()})
     return tuple(cards)
 

@@ -98,16 +98,18 @@ SCHEMAS: dict[str, Any] = {
                                           "stack?": str, "micro_batch?": int,
                                           "published": [float], "source": str}]}},
     "ranking": {"counts": [int], "strategy": {"single": str, "replicated": str, "sharded": str},
-                "class_price": {"*": float}, "billing": {"setup_hours": float}, "ranking": {"dominated_last": bool},
+                "class_price": {"*": float}, "billing": {"setup_hours": float},
                 "budget_weights": {"*": {"cost": float, "time": float}}},
     "labels": {"*": {"*": str}},
     "recipes": {"fit": {"margin": float},
                 "recipe": [{"id": str, "method": str, "precision": str, "optimizer": str, "base_bits": int,
-                            "checkpointing": bool, "offload": bool, "time_factor": float, "source": str}],
+                            "checkpointing": bool, "offload": bool, "optimizer_in_backward?": bool,
+                            "framework?": str, "needs_bf16?": bool, "single_device?": bool, "fp16?": str, "time_factor": float,
+                            "source": str}],
                 "ladder": {"*": [{"step": str, "recipe": str, "spread": str}]}},
     "rules": {"rule": [{"id": str, "kind": str, "derive?": str, "step?": str, "section": str, "heuristics": [str],
                         "gaps?": [str], "when?": str, "message": str, "factor?": float, "opposes?": [str],
-                        "overrides?": [str]}]},
+                        "overrides?": [str], "summary?": bool}]},
     "explain": {"change": [{"field": str, "value": ANY}]},
     "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str,
                                 "which_text?": str, "which_hint?": str}]},
@@ -125,7 +127,9 @@ SCHEMAS: dict[str, Any] = {
     },
     "estimator": {
         "bytes": {"fp32": float, "bf16": float, "int8": float, "nf4": float},
-        "optimizer": {"mixed": {"*": float}, "bf16": {"*": float}},
+        "optimizer": {"mixed": {"*": float}, "bf16": {"*": float}, "fp16": {"*": float}},
+        "paged": {"host_bytes": float},
+        "quantized": {"embeddings_bits": int},
         "activations": {"per_layer": float, "checkpointed_per_layer": float, "logits_bytes": float,
                         "kv_per_layer": float},
         "overhead": {"per_gpu_gb": float},
@@ -133,9 +137,10 @@ SCHEMAS: dict[str, Any] = {
         "typical": {"seq_len": int, "batch": int, "checkpointing": bool, "lora_rank": int, "optimizer": str,
                     "precision": str, "base_bits": dict.fromkeys(METHODS, int)},
         "setup": [{"id": str, "optimizer?": str, "precision?": str, "offload?": bool, "base_bits?": int,
+                   "optimizer_in_backward?": bool,
                    "methods": [str]}],
         "shape": [{"size_b": float, "name": str, "hidden": int, "layers": int, "heads": int, "kv_heads": int,
-                   "ffn": int, "vocab": int}],
+                   "ffn": int, "vocab": int, "tied?": bool}],
     },
 }
 
@@ -309,9 +314,9 @@ def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
 def _estimator(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
     """The estimator's constants, checked beyond their types."""
     optimizers = set(doc["optimizer"]["mixed"])
-    if optimizers != set(doc["optimizer"]["bf16"]) or not optimizers:
+    if optimizers != set(doc["optimizer"]["bf16"]) or optimizers != set(doc["optimizer"]["fp16"]) or not optimizers:
         problems.add(str(path), _line(text, "optimizer.bf16" if optimizers else "optimizer.mixed"),
-                     "[optimizer.mixed] and [optimizer.bf16] must name the same optimizers")
+                     "[optimizer.mixed], [optimizer.bf16] and [optimizer.fp16] must name the same optimizers")
     typical = doc["typical"]
     if typical["optimizer"] not in optimizers or typical["precision"] not in ("mixed", "bf16"):
         problems.add(str(path), _line(text, "typical.optimizer" if typical["optimizer"] not in optimizers
@@ -330,7 +335,8 @@ def _estimator(path: Path, doc: dict[str, Any], text: str, problems: _Problems) 
                              "[[shape]] %(index)s: '%(key)s' must be a positive number", index=index + 1, key=key)
     # Sizes, byte counts and allowances: the estimate multiplies and divides by them.
     constants = [(f"bytes.{k}", v) for k, v in doc["bytes"].items()]
-    constants += [(f"optimizer.{p}.{k}", v) for p in ("mixed", "bf16") for k, v in doc["optimizer"][p].items()]
+    constants += [(f"optimizer.{p}.{k}", v) for p in ("mixed", "bf16", "fp16") for k, v in doc["optimizer"][p].items()]
+    constants += [("paged.host_bytes", doc["paged"]["host_bytes"])]
     constants += [(f"activations.{k}", v) for k, v in doc["activations"].items()]
     constants += [("overhead.per_gpu_gb", doc["overhead"]["per_gpu_gb"]),
                   ("sharding.gathered_layers", doc["sharding"]["gathered_layers"])]
@@ -623,7 +629,6 @@ def _ranking(path: Path, doc: dict[str, Any], text: str, problems: _Problems) ->
         problems.add(str(path), _line(text, "billing.setup_hours"), "'%(key)s' must be a number from 0 to 24",
                      key="billing.setup_hours")
     return {"counts": counts, "strategy": strategy, "class_price": prices, "setup_hours": setup,
-            "dominated_last": doc["ranking"]["dominated_last"],
             "budget_weights": weights}
 
 
@@ -635,7 +640,7 @@ def _labels(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
 
 
 _RULE_KEYS = ("id", "kind", "derive", "step", "section", "heuristics", "gaps", "when", "message", "factor",
-              "opposes", "overrides")
+              "opposes", "overrides", "summary")
 
 
 def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Section], recipes: dict[str, Any],
@@ -714,9 +719,13 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
                 bad(key, "%(key)s must list rule ids", key=key)
                 value = []
             links[key] = tuple(value)
+        in_summary = entry.get("summary", True)
+        if not isinstance(in_summary, bool) or (not in_summary and kind not in ("advice", "warning")):
+            bad("summary", "summary = false is for advice and warnings only (their note is left out of the summary form)")
+            in_summary = True
         rules.append(RuleDef(str(rule_id), kind, str(section), tuple(heuristics), tuple(gaps), condition,
                              message, None if factor is None else float(factor), derive, index, str(path), line,
-                             links["opposes"], links["overrides"], step, proposes))
+                             links["opposes"], links["overrides"], step, proposes, in_summary))
     if not rules:
         problems.add(str(path), _line(text, "rule"), "no [[rule]] tables")
     ids = {rule.id for rule in rules}
@@ -765,6 +774,11 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
             bad("time_factor", "recipe '%(id)s': time_factor must be a number above 0 and at most 100")
         if len(problems.items) == problems_before:
             recipes[str(where)] = dict(entry)
+    for where, recipe in recipes.items():
+        twin = recipes.get(str(recipe.get("fp16")))
+        if "fp16" in recipe and (twin is None or twin["method"] != recipe["method"] or twin["precision"] != "fp16"):
+            problems.add(str(path), _line(text, "recipe"), "recipe '%(id)s': fp16 must name an fp16 recipe of its "
+                         "method", id=where)
     ladders: dict[str, list[dict[str, Any]]] = {}
     for method in METHODS:
         ladder = doc.get("ladder", {}).get(method)

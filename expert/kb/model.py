@@ -29,7 +29,7 @@ COSTS = ("low", "medium", "medium-high", "high")
 SEGMENTS = ("consumer", "datacenter")
 # Rule kinds, and the helpers a derive rule names.
 KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning")
-HELPERS = ("requirement", "own-card", "option", "pick")
+HELPERS = ("requirement", "own-card", "option", "market", "pick")
 # The configuration step that is not on a ladder: more cards for a deadline.
 SCALE_OUT = "scale-out"
 # The other: a faster recipe on more cards, when the one that fits is slow.
@@ -48,15 +48,16 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "propose": ("profile", "req", "card"),
     "configure": ("profile", "req", "candidate", "card"),
     "option": ("profile", "req", "candidate", "card"),
+    "market": ("profile", "req"),
     "pick": ("profile", "req"),
     "reject": ("profile", "req", "option", "card"),
-    "demote": ("profile", "req", "option", "card"),
+    "demote": ("profile", "req", "option", "card", "market"),
     "prefer": ("profile", "req", "option", "card"),
     "advice": ("profile", "req", "pick"),
     "warning": ("profile", "req", "pick"),
 }
 # The fact each helper declares: a derive rule's message may also name it.
-DERIVES = {"requirement": "req", "pick": "pick", "option": "option"}
+DERIVES = {"requirement": "req", "pick": "pick", "option": "option", "market": "market"}
 # Placeholders a message may use besides the fact fields.
 EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick")}
 EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in COMPARED}
@@ -145,6 +146,10 @@ class Card:
     origin: str = "guide"    # "guide", or the file name of the user catalog it came from
     speed_assumed: bool = False  # a user card without bf16_tflops: timing.toml's default
     price_assumed: bool = False  # a user card without prices: its cost class's (ranking.toml)
+    bf16: bool = True            # has bf16 tensor cores; without them training runs in fp16 (V100, T4)
+    priced: bool = True          # has an hourly price: the price basis's, a user catalog's or --price
+    spot_market: bool = True     # the price basis lists a spot (interruptible) price for it
+    chip: str = ""               # the GPU die: cards of one chip differ only in memory (expert check)
 
     @cached_property
     def _fact(self) -> dict[str, Any]:
@@ -228,6 +233,7 @@ class RuleDef:
     overrides: tuple[str, ...] = ()
     step: str | None = None      # configure rules: the ladder step (or scale-out) they take
     proposes: bool = False       # configure rules: the first step of every ladder (no candidate yet)
+    in_summary: bool = True      # its note is in the summary form (rules.toml `summary = false`: full form only)
 
     @property
     def scope(self) -> tuple[str, ...]:
