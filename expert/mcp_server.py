@@ -108,6 +108,14 @@ def handlers(store: ConsultationStore) -> dict[str, Callable[[dict[str, Any]], d
         data.pop("trace", None)     # the steps of `how` already cite the rules; the trace is for programs
         return data
 
+    def do_launch(a: dict[str, Any]) -> dict[str, Any]:
+        # The files' contents only: a tool that wrote on the server's disk would let a
+        # client choose paths there.
+        from .launch import launch
+
+        result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a))
+        return launch(result, 1 if a.get("option") is None else a["option"], model=a.get("model")).to_dict()
+
     def do_estimate(a: dict[str, Any]) -> dict[str, Any]:
         return estimate(**{k: v for k, v in a.items() if v is not None}).to_dict()
 
@@ -151,7 +159,7 @@ def handlers(store: ConsultationStore) -> dict[str, Callable[[dict[str, Any]], d
 
     return {"advise": do_advise, "explain": do_explain, "estimate": do_estimate, "models": do_models,
             "consultation_start": do_start, "consultation_tell": do_tell, "consultation_answer": do_answer,
-            "consultation_back": do_back, "consultation_result": do_result}
+            "consultation_back": do_back, "consultation_result": do_result, "launch": do_launch}
 
 
 def _error(field: str | None, message: str) -> CallToolResult:

@@ -261,6 +261,15 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
          "description": "The recommendation of a consultation from its answers so far (defaults for "
                         "the rest).",
          "parameters": _params({"consultation_id": consultation, "detail": DETAIL}, ["consultation_id"])},
+        {"name": "launch",
+         "description": "The files that run a recommended configuration (docs/launch.md): a TRL training "
+                        "script with its accelerate (and DeepSpeed) config, or a torchtune command, a README "
+                        "and pinned requirements. Returns their contents; nothing is written on the server. "
+                        "option is the rank (default 1, the pick); model the local path or Hugging Face id "
+                        "the files load.",
+         "parameters": _params({**profile, "prices": _PRICES, "lang": LANG,
+                                "option": {"type": "integer", "minimum": 1, "maximum": 100},
+                                "model": {"type": "string", "minLength": 1, "maxLength": 300}})},
     ]
 
 

@@ -39,7 +39,7 @@ def test_the_tools_and_their_schemas() -> None:
 
     tools = {tool.name: tool for tool in session(script)}
     assert list(tools) == ["advise", "explain", "estimate", "models", "consultation_start", "consultation_tell",
-                           "consultation_answer", "consultation_back", "consultation_result"]
+                           "consultation_answer", "consultation_back", "consultation_result", "launch"]
     assert tools["advise"].input_schema["properties"]["method"]["anyOf"][0]["enum"] == ["full", "lora", "qlora"]
     assert tools["consultation_answer"].input_schema["required"] == ["consultation_id", "answer"]
 

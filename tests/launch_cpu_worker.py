@@ -1,0 +1,74 @@
+"""Runs inside the launch test's own venv (torch CPU, transformers, peft, trl,
+accelerate; tests/test_launch_cpu.py): builds the tiny model, or loads the
+emitted configs with the libraries' own parsers. Never imported by the
+project's suite.
+
+    python launch_cpu_worker.py tiny DIR          a tiny random Llama and its tokenizer in DIR
+    python launch_cpu_worker.py configs DIR       accelerate.yaml / ds_config.json of DIR parsed
+"""
+
+import json
+import os
+import sys
+
+
+def tiny(directory):
+    from tokenizers import Tokenizer, models, pre_tokenizers, trainers
+    from transformers import LlamaConfig, LlamaForCausalLM, PreTrainedTokenizerFast
+
+    words = "the a model learns from data text tokens fine tuning gpu memory batch step".split()
+    tokenizer = Tokenizer(models.WordLevel(unk_token="<unk>"))
+    tokenizer.pre_tokenizer = pre_tokenizers.Whitespace()
+    tokenizer.train_from_iterator([" ".join(words)] * 4, trainers.WordLevelTrainer(
+        special_tokens=["<unk>", "<s>", "</s>", "<pad>"]))
+    fast = PreTrainedTokenizerFast(tokenizer_object=tokenizer, unk_token="<unk>", bos_token="<s>",
+                                   eos_token="</s>", pad_token="<pad>")
+    fast.save_pretrained(directory)
+    config = LlamaConfig(vocab_size=len(fast), hidden_size=64, intermediate_size=128, num_hidden_layers=2,
+                         num_attention_heads=4, num_key_value_heads=2, max_position_embeddings=256,
+                         bos_token_id=fast.bos_token_id, eos_token_id=fast.eos_token_id,
+                         pad_token_id=fast.pad_token_id)
+    LlamaForCausalLM(config).save_pretrained(directory)
+    with open(os.path.join(directory, "train.jsonl"), "w", encoding="utf-8") as out:
+        for i in range(32):
+            out.write(json.dumps({"text": " ".join(words[i % 5:] + words[:i % 5])}) + "\n")
+
+
+def configs(directory):
+    """What each parser said, as JSON on stdout."""
+    from accelerate.commands.config.config_args import load_config_from_file
+
+    said = {}
+    cluster = load_config_from_file(os.path.join(directory, "accelerate.yaml"))   # unknown keys are refused
+    said["accelerate"] = {"distributed_type": str(cluster.distributed_type), "num_processes": cluster.num_processes,
+                          "mixed_precision": str(cluster.mixed_precision)}
+    ds_path = os.path.join(directory, "ds_config.json")
+    if os.path.exists(ds_path):
+        from accelerate.utils import DeepSpeedPlugin
+
+        plugin = DeepSpeedPlugin(hf_ds_config=ds_path)
+        said["accelerate_deepspeed"] = {"zero_stage": plugin.zero_stage,
+                                        "offload_optimizer": plugin.offload_optimizer_device}
+        try:
+            from deepspeed.runtime.zero.config import DeepSpeedZeroConfig
+        except ImportError as error:
+            said["deepspeed"] = f"not installed: {error}"
+        else:
+            with open(ds_path, encoding="utf-8") as f:
+                config = json.load(f)
+            zero = DeepSpeedZeroConfig(**config["zero_optimization"])   # extra keys are refused
+            said["deepspeed"] = {"stage": int(zero.stage),
+                                 "offload_optimizer": str(zero.offload_optimizer.device) if zero.offload_optimizer else None}
+            from transformers import TrainingArguments
+
+            args = TrainingArguments(output_dir=os.path.join(directory, "out"), deepspeed=ds_path, use_cpu=True,
+                                     per_device_train_batch_size=config["train_micro_batch_size_per_gpu"],
+                                     gradient_accumulation_steps=config["gradient_accumulation_steps"],
+                                     bf16="bf16" in config, fp16="fp16" in config,
+                                     learning_rate=config.get("optimizer", {}).get("params", {}).get("lr", 5e-5))
+            said["transformers_deepspeed"] = args.hf_deepspeed_config.config["zero_optimization"]["stage"]
+    print(json.dumps(said))
+
+
+if __name__ == "__main__":
+    {"tiny": tiny, "configs": configs}[sys.argv[1]](sys.argv[2])
