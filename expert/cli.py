@@ -279,8 +279,8 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
         elif launch_option is not None or launch_model is not None or force:
             from .errors import InputError
 
-            raise InputError("launch", _command_gettext()(
-                "--launch-option, --launch-model and --force go with --launch DIR."))
+            _ = _command_gettext()
+            raise InputError("launch", _("--launch-option, --launch-model and --force go with --launch DIR."))
         return output
 
     _run(action, lang)
