@@ -322,3 +322,26 @@ def test_cli_writes_refuses_a_non_empty_directory_and_overwrites_with_force(tmp_
     assert lonely.exit_code == 2 and "--launch DIR" in lonely.stderr
     wrong = runner.invoke(main, args[:-2] + ["--launch", str(tmp_path / "x"), "--launch-option", "nine"])
     assert wrong.exit_code == 2 and "nine" in wrong.stderr and not (tmp_path / "x").exists()
+
+
+def test_docs_show_what_the_library_writes_now() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("update_launch_docs", Path(__file__).parent.parent / "scripts" /
+                                                  "update_launch_docs.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    text = module.DOC.read_text(encoding="utf-8")
+    assert len(module.MARKER.findall(text)) >= 8
+    assert module.refreshed(text) == text, "python scripts/update_launch_docs.py"
+    # The refusal the doc shows, and its Python example.
+    refused = CliRunner().invoke(main, ["advise", "--model", "8B", "--method", "full", "--budget", "high",
+                                        "--launch", "/nonexistent/never", "--launch-option", "3"])
+    assert refused.exit_code == 2 and refused.stderr.strip() in text
+    block = text.split("```python\n")[1].split("```")[0]
+    for line in block.splitlines():
+        if line.startswith("print(") and "#" in line:
+            expression, shown = line[6:].split(")  ", 1)[0], line.split("# ", 1)[1]
+            scope: dict[str, Any] = {}
+            exec(block.split("print(")[0], scope)
+            assert str(eval(expression, scope)) == shown
