@@ -183,3 +183,20 @@ def test_models_prices_and_training_time_over_mcp() -> None:
     pick = priced.structured_content["recommendations"][0]
     assert pick["gpu"] == "h100-80gb" and pick["cost"]["per_hour"] == 1.0
     assert bad.is_error and bad.content[0].text.startswith("precios por hora: 'h100' no es una tarjeta del catálogo")
+
+
+def test_launch_files_over_mcp_are_contents_not_writes() -> None:
+    async def script(client: ClientSession) -> Any:
+        return [await client.call_tool("launch", {"model_size_b": "Llama-3.1-70B", "method": "lora"}),
+                await client.call_tool("launch", {"model_size_b": 8, "method": "qlora", "vram_gb": 24, "option": 2,
+                                                  "model": "$(touch pwned)", "lang": "es"}),
+                await client.call_tool("launch", {"model_size_b": 8, "option": 99, "lang": "es"})]
+
+    seventy, eight, bad = session(script)
+    files = {f["name"]: f["content"] for f in seventy.structured_content["files"]}
+    assert sorted(files) == ["README.md", "accelerate.yaml", "ds_config.json", "requirements.txt", "train.py"]
+    assert json.loads(files["ds_config.json"])["zero_optimization"]["stage"] == 3
+    assert seventy.structured_content["framework"] == "trl" and seventy.structured_content["option"] == 1
+    readme = next(f["content"] for f in eight.structured_content["files"] if f["name"] == "README.md")
+    assert eight.structured_content["option"] == 2 and "## Lanzamiento" in readme
+    assert bad.is_error and "opción de lanzamiento" in bad.content[0].text
