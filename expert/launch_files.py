@@ -285,7 +285,7 @@ def _readme(plan: Plan, doc: Mapping[str, Any], tr: Localizer, command: str, fil
         plan=plan, tr=tr, command=command, files=sorted(set(files) | {"README.md"}),
         versions=[(name, versions[name]) for name in packages(plan)], date=versions["date"],
         code=code_span, per_device=tr.gb(plan.per_device_gb), vram=tr.gb(plan.vram_gb),
-        host_ram=tr.gb(plan.host_ram_gb) if plan.host_ram_gb else None, hours=tr.hours(plan.hours),
+        host_ram=tr.gb(plan.host_ram_gb) if plan.offload and plan.host_ram_gb else None, hours=tr.hours(plan.hours),
         deepspeed=plan.framework == "trl" and uses_deepspeed(plan))
 
 
