@@ -271,7 +271,8 @@ def packages(plan: Plan) -> list[str]:
 
 def _requirements(plan: Plan, doc: Mapping[str, Any]) -> str:
     versions = doc["versions"]
-    lines = [f"# Written by expert for option {plan.rank}; the versions the files were written and tested against.",
+    lines = [f"# Written by expert for option {plan.rank}: the versions the files were written for, "
+             "and that its opt-in CPU test ran (docs/launch.md).",
              *(f"{name}=={versions[name]}" for name in packages(plan))]
     return "\n".join(lines) + "\n"
 

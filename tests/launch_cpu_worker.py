@@ -5,6 +5,7 @@ project's suite.
 
     python launch_cpu_worker.py tiny DIR          a tiny random Llama and its tokenizer in DIR
     python launch_cpu_worker.py configs DIR       accelerate.yaml / ds_config.json of DIR parsed
+    python launch_cpu_worker.py torchtune DIR     run_torchtune.sh's config and overrides, validated by `tune`
 """
 
 import json
@@ -70,5 +71,34 @@ def configs(directory):
     print(json.dumps(said))
 
 
+def torchtune(directory):
+    """torchtune's shipped config (tune cp), the command's overrides merged as
+    its command line merges them (OmegaConf dotlist), then `tune validate`."""
+    import shlex
+    import subprocess
+
+    from omegaconf import OmegaConf
+
+    with open(os.path.join(directory, "run_torchtune.sh"), encoding="utf-8") as f:
+        words = shlex.split(f.read().strip().splitlines()[-1])
+    at = words.index("--config")
+    config, overrides = words[at + 1], words[at + 2:]
+    tune = os.path.join(os.path.dirname(sys.executable), "tune")
+    base = os.path.join(directory, "base.yaml")
+    subprocess.run([tune, "cp", config, base], check=True, capture_output=True)
+    shipped = OmegaConf.load(base)
+    new_keys = [word.split("=", 1)[0] for word in overrides
+                if OmegaConf.select(shipped, word.split("=", 1)[0], default="<missing>") == "<missing>"]
+    merged = OmegaConf.merge(shipped, OmegaConf.from_dotlist(overrides))
+    path = os.path.join(directory, "merged.yaml")
+    OmegaConf.save(merged, path)
+    done = subprocess.run([tune, "validate", path], capture_output=True, text=True)
+    print(json.dumps({"config": config, "validate": done.returncode, "said": done.stdout.strip()[-300:],
+                      "new_keys": new_keys,
+                      "values": {word.split("=", 1)[0]: OmegaConf.to_container(merged, resolve=False).get(
+                          word.split("=", 1)[0]) for word in overrides if "." not in word.split("=", 1)[0]},
+                      "optimizer": merged.optimizer._component_}))
+
+
 if __name__ == "__main__":
-    {"tiny": tiny, "configs": configs}[sys.argv[1]](sys.argv[2])
+    {"tiny": tiny, "configs": configs, "torchtune": torchtune}[sys.argv[1]](sys.argv[2])

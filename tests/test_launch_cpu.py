@@ -15,7 +15,11 @@ the launch files of the issue's four examples through the library, runs each
 single-process script for two optimizer steps on the CPU (``--cpu``), and has
 accelerate, DeepSpeed and transformers parse the accelerate and DeepSpeed
 configs. DeepSpeed's own training loop needs a GPU: the DeepSpeed scripts are
-compiled, their configs parsed, not run.
+compiled, their configs parsed, not run. The torchtune commands (tuned stack)
+are validated by torchtune itself: its shipped config (`tune cp`), the
+command's overrides merged as its command line merges them, `tune validate`
+(every component's arguments bound to its signature); not run, since
+torchtune's checkpointers need a real model's files.
 """
 
 from __future__ import annotations
@@ -25,6 +29,7 @@ import os
 import re
 import subprocess
 import sys
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -73,6 +78,10 @@ def python() -> Path:
     if wanted:
         done = run([str(PYTHON), "-m", "pip", "install", "-q", *wanted])
         assert done.returncode == 0, done.stderr[-2000:]
+    tuned = [f"{name}=={versions[name]}" for name in ("torchtune", "torchao") if have.get(name) != versions[name]]
+    if tuned:
+        done = run([str(PYTHON), "-m", "pip", "install", "-q", *tuned])
+        assert done.returncode == 0, done.stderr[-2000:]
     if have.get("deepspeed") != versions["deepspeed"]:
         # Optional: parsed with DeepSpeed's own config classes when it builds here.
         run([str(PYTHON), "-m", "pip", "install", "-q", "--no-build-isolation", f"deepspeed=={versions['deepspeed']}"],
@@ -94,9 +103,9 @@ def test_the_venv_has_the_versions_the_files_pin(python: Path) -> None:
     versions = table()["versions"]
     listed = json.loads(run([str(python), "-m", "pip", "list", "--format", "json"]).stdout)
     have = {p["name"].lower(): p["version"] for p in listed}
-    for name in ("torch", *PACKAGES):
+    for name in ("torch", *PACKAGES, "torchtune", "torchao"):
         assert have[name].split("+")[0] == versions[name], name
-    print("versions:", {name: have.get(name) for name in ("torch", *PACKAGES, "deepspeed")})
+    print("versions:", {name: have.get(name) for name in ("torch", *PACKAGES, "torchtune", "torchao", "deepspeed")})
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -128,3 +137,34 @@ def test_the_files_run_or_load(name: str, python: Path, tiny: Path, tmp_path: Pa
     saved = {p.name for p in (directory / "out").iterdir()}
     assert saved & {"adapter_model.safetensors", "model.safetensors"}, saved
     print(name, "losses:", losses[:2])
+
+
+def tuned(profile: dict[str, Any], **recipe: Any) -> Any:
+    """An answer on the tuned stack (issue 20's profile field) with the recipe changed (issue 21's recipes)."""
+    result = advise(**profile)
+    rec = result.recommendations[0]
+    return replace(result, profile={**result.profile, "stack": "tuned"},
+                   recommendations=[replace(rec, recipe={**rec.recipe, **recipe})])
+
+
+TUNED = {
+    "8b-full-paged-adamw8bit-in-backward": (dict(model="Llama-3.1-8B", method="full", vram_gb=24),
+                                            dict(precision="bf16", optimizer="paged_adamw8bit", offload=False,
+                                                 optimizer_in_backward=True)),
+    "8b-qlora-tuned": (dict(model="Llama-3.1-8B", method="qlora", vram_gb=24), dict(precision="bf16")),
+    "8b-lora-tuned": (dict(model="Llama-3.1-8B", method="lora", vram_gb=24), dict(precision="bf16")),
+    "70b-lora-4x80gb-tuned": (dict(model="Llama-3.1-70B", method="lora"), dict(precision="bf16")),
+}
+
+
+@pytest.mark.parametrize("name", list(TUNED))
+def test_torchtune_validates_the_command(name: str, python: Path, tmp_path: Path) -> None:
+    profile, recipe = TUNED[name]
+    files = launch(tuned(profile, **recipe), directory=tmp_path)
+    assert files.framework == "torchtune"
+    said = run([str(python), str(WORKER), "torchtune", str(tmp_path)])
+    assert said.returncode == 0, said.stderr[-3000:]
+    parsed = json.loads(said.stdout.strip().splitlines()[-1])
+    assert parsed["validate"] == 0 and "well-formed" in parsed["said"], parsed
+    assert parsed["new_keys"] == [], parsed
+    print(name, parsed)
