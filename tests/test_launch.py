@@ -345,3 +345,28 @@ def test_docs_show_what_the_library_writes_now() -> None:
             scope: dict[str, Any] = {}
             exec(block.split("print(")[0], scope)
             assert str(eval(expression, scope)) == shown
+
+
+def test_the_table_translates_every_value_the_knowledge_base_can_choose(kb) -> None:  # type: ignore[no-untyped-def]
+    doc = table()
+    for recipe_id, recipe in kb.recipes["recipe"].items():
+        assert recipe["optimizer"] in doc["optimizer"], recipe_id
+        assert recipe["precision"] in doc["precision"], recipe_id
+        assert str(recipe["base_bits"]) in doc["base_bits"], recipe_id
+    for strategy in kb.ranking["strategy"].values():
+        assert strategy in doc["strategy"]
+    # Issue 21's values are there before its recipes land.
+    assert doc["optimizer"]["paged_adamw8bit"]["trl"] == "paged_adamw_8bit"
+    assert doc["precision"]["fp16"]["trl_flag"] == "fp16"
+
+
+def test_a_broken_table_is_a_knowledge_base_error(tmp_path: Path) -> None:
+    from expert import KnowledgeBaseError
+
+    broken = tmp_path / "launch.toml"
+    broken.write_text("[versions]\ntorch = '2.13.0'\n[optimizer.adamw]\ntrl = 'adamw_torch'\n", encoding="utf-8")
+    with pytest.raises(KnowledgeBaseError, match=r"\[versions\] needs transformers"):
+        table(broken)
+    broken.write_text("[versions\n", encoding="utf-8")
+    with pytest.raises(KnowledgeBaseError, match="cannot be read"):
+        table(broken)
