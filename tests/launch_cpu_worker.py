@@ -60,15 +60,47 @@ def configs(directory):
             zero = DeepSpeedZeroConfig(**config["zero_optimization"])   # extra keys are refused
             said["deepspeed"] = {"stage": int(zero.stage),
                                  "offload_optimizer": str(zero.offload_optimizer.device) if zero.offload_optimizer else None}
-            from transformers import TrainingArguments
-
-            args = TrainingArguments(output_dir=os.path.join(directory, "out"), deepspeed=ds_path, use_cpu=True,
-                                     per_device_train_batch_size=config["train_micro_batch_size_per_gpu"],
-                                     gradient_accumulation_steps=config["gradient_accumulation_steps"],
-                                     bf16="bf16" in config, fp16="fp16" in config,
-                                     learning_rate=config.get("optimizer", {}).get("params", {}).get("lr", 5e-5))
-            said["transformers_deepspeed"] = args.hf_deepspeed_config.config["zero_optimization"]["stage"]
+            processes = cluster.num_processes
+            if processes > 1:
+                # This CPU is one process: the same JSON with the global batch of one process
+                # (the test checks the original is micro-batch x accumulation x processes).
+                config["train_batch_size"] //= processes
+                ds_path = os.path.join(directory, "ds_config.one-process.json")
+                with open(ds_path, "w", encoding="utf-8") as f:
+                    json.dump(config, f)
+            said["transformers_deepspeed"] = script_against_deepspeed(directory, ds_path)
     print(json.dumps(said))
+
+
+def script_against_deepspeed(directory, ds_path):
+    """The script's own SFTConfig values (its literal keyword arguments) with
+    the DeepSpeed JSON, through transformers' DeepSpeed integration: the values
+    it reports as mismatching the JSON (trainer_config_finalize), at world
+    size 1 (this CPU)."""
+    import ast
+
+    import torch
+    from transformers import AutoModelForCausalLM
+    from trl import SFTConfig
+
+    with open(os.path.join(directory, "train.py"), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                and getattr(node.func, "id", "") == "SFTConfig")
+    kwargs = {kw.arg: ast.literal_eval(kw.value) for kw in call.keywords
+              if kw.arg not in ("output_dir", "max_steps", "use_cpu", "deepspeed")}
+    # Loaded before the config: under ZeRO-3 a later load would be partitioned, which needs processes.
+    model = AutoModelForCausalLM.from_pretrained(os.environ["TINY_MODEL"], dtype=torch.float32)
+    args = SFTConfig(output_dir=os.path.join(directory, "out"), max_steps=2, use_cpu=True, deepspeed=ds_path,
+                     **kwargs)
+    ds = args.hf_deepspeed_config
+    try:
+        ds.trainer_config_finalize(args, model, 2)
+        mismatches = []
+    except ValueError as error:
+        mismatches = [line.split("=")[0].strip("- ").replace("ds ", "") for line in str(error).splitlines()
+                      if line.startswith("- ")]
+    return {"stage": ds.config["zero_optimization"]["stage"], "mismatches": mismatches, "world_size": args.world_size}
 
 
 def torchtune(directory):

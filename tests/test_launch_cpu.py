@@ -58,8 +58,8 @@ CASES = {
 PACKAGES = ("transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes")
 
 
-def run(args: list[str], **kwargs: Any) -> subprocess.CompletedProcess[str]:
-    env = {**os.environ, "CUDA_VISIBLE_DEVICES": "", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+def run(args: list[str], env_extra: dict[str, str] | None = None, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **(env_extra or {}), "CUDA_VISIBLE_DEVICES": "", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
            "TOKENIZERS_PARALLELISM": "false", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
     return subprocess.run(args, capture_output=True, text=True, env=env, timeout=STEP_TIMEOUT, **kwargs)
 
@@ -115,7 +115,7 @@ def test_the_files_run_or_load(name: str, python: Path, tiny: Path, tmp_path: Pa
     directory = tmp_path / "run"
     compiled = run([str(python), "-m", "py_compile", str(directory / "train.py")])
     assert compiled.returncode == 0, compiled.stderr
-    said = run([str(python), str(WORKER), "configs", str(directory)])
+    said = run([str(python), str(WORKER), "configs", str(directory)], env_extra={"TINY_MODEL": str(tiny)})
     assert said.returncode == 0, said.stderr[-3000:]
     parsed = json.loads(said.stdout.strip().splitlines()[-1])
     accelerate = parsed["accelerate"]
@@ -125,7 +125,11 @@ def test_the_files_run_or_load(name: str, python: Path, tiny: Path, tmp_path: Pa
         assert parsed["accelerate_deepspeed"]["zero_stage"] == ds["zero_optimization"]["stage"]
         if isinstance(parsed["deepspeed"], dict):
             assert parsed["deepspeed"]["stage"] == ds["zero_optimization"]["stage"]
-            assert parsed["transformers_deepspeed"] == ds["zero_optimization"]["stage"]
+            checked = parsed["transformers_deepspeed"]
+            assert checked["stage"] == ds["zero_optimization"]["stage"]
+            assert checked["mismatches"] == [], checked
+            assert ds["train_batch_size"] == ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] \
+                * accelerate["num_processes"]
         print(name, "configs:", parsed)
     if not runs:
         return
