@@ -16,9 +16,7 @@ written by serializers (``repr`` for Python, ``yaml.safe_dump``, ``json``,
 
 from __future__ import annotations
 
-import json
 import re
-import shlex
 from dataclasses import dataclass, field
 from functools import lru_cache
 from pathlib import Path
@@ -161,7 +159,7 @@ class Plan:
     lora_rank: int
 
 
-def _refuse(tr: Localizer, field_name: str, value: Any, accepted: Any) -> InputError:
+def refuse(tr: Localizer, field_name: str, value: Any, accepted: Any) -> InputError:
     accepted_text = tr.list([str(a) for a in accepted], style="or") if isinstance(accepted, (list, tuple)) else accepted
     return InputError(field_name, tr.gettext(
         "%(field)s: '%(value)s' cannot be written as launch files; accepted: %(accepted)s.")
@@ -172,14 +170,14 @@ def _entry(doc: Mapping[str, Any], section: str, value: Any, field_name: str, tr
     entries = doc[section]
     key = str(value)
     if isinstance(value, bool) or key not in entries:
-        raise _refuse(tr, field_name, value, list(entries))
+        raise refuse(tr, field_name, value, list(entries))
     return dict(entries[key])
 
 
 def _count(recipe: Mapping[str, Any], key: str, default: int, tr: Localizer) -> int:
     value = recipe.get(key, default)
     if isinstance(value, bool) or not isinstance(value, int) or not 1 <= value <= 1_000_000:
-        raise _refuse(tr, f"recipe.{key}", value, tr.gettext("a whole number from 1 to 1,000,000"))
+        raise refuse(tr, f"recipe.{key}", value, tr.gettext("a whole number from 1 to 1,000,000"))
     return value
 
 
@@ -225,26 +223,26 @@ def plan(result: Any, option: Any = 1, model: Any = None) -> Plan:
     recipe = dict(rec.recipe)
     for key in recipe:
         if key not in RECIPE_KEYS:
-            raise _refuse(tr, "recipe", key, list(RECIPE_KEYS))
+            raise refuse(tr, "recipe", key, list(RECIPE_KEYS))
     profile = result.profile
     stack = profile.get("stack", defaults["stack"])
     if stack not in STACKS:
-        raise _refuse(tr, "stack", stack, list(STACKS))
+        raise refuse(tr, "stack", stack, list(STACKS))
     method = profile.get("method")
     if method not in ("full", "lora", "qlora"):
-        raise _refuse(tr, "method", method, ["full", "lora", "qlora"])
+        raise refuse(tr, "method", method, ["full", "lora", "qlora"])
     in_backward = recipe.get("optimizer_in_backward", False)
     if not isinstance(in_backward, bool):
-        raise _refuse(tr, "recipe.optimizer_in_backward", in_backward, ["true", "false"])
+        raise refuse(tr, "recipe.optimizer_in_backward", in_backward, ["true", "false"])
     framework = recipe.get("framework", "torchtune" if stack == "tuned" or in_backward else "trl")
     if framework not in FRAMEWORKS:
-        raise _refuse(tr, "recipe.framework", framework, list(FRAMEWORKS))
+        raise refuse(tr, "recipe.framework", framework, list(FRAMEWORKS))
     if in_backward and framework != "torchtune":
-        raise _refuse(tr, "recipe.optimizer_in_backward", in_backward, tr.gettext(
+        raise refuse(tr, "recipe.optimizer_in_backward", in_backward, tr.gettext(
             "only with torchtune (its optimizer_in_bwd); TRL has no optimizer step inside the backward pass"))
     for key in ("checkpointing", "offload"):
         if not isinstance(recipe.get(key), bool):
-            raise _refuse(tr, f"recipe.{key}", recipe.get(key), ["true", "false"])
+            raise refuse(tr, f"recipe.{key}", recipe.get(key), ["true", "false"])
     optimizer = _entry(doc, "optimizer", recipe.get("optimizer"), "recipe.optimizer", tr)
     precision = _entry(doc, "precision", recipe.get("precision"), "recipe.precision", tr)
     quantization = _entry(doc, "base_bits", recipe.get("base_bits"), "recipe.base_bits", tr)
@@ -260,7 +258,7 @@ def plan(result: Any, option: Any = 1, model: Any = None) -> Plan:
             "%(devices)s devices; the launch files keep the effective batch, so they are not written.")
             % {"global": global_batch, "micro": micro, "steps": accumulation, "devices": devices})
     if strategy["backend"] == "none" and devices != 1:
-        raise _refuse(tr, "recipe.strategy", recipe["strategy"], tr.gettext("one device for 'single'"))
+        raise refuse(tr, "recipe.strategy", recipe["strategy"], tr.gettext("one device for 'single'"))
     given = check_model(model, tr)
     kb = getattr(result, "kb", None)
     repo = _model_repo(kb, profile)

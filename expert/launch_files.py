@@ -15,7 +15,7 @@ from typing import Any, Mapping
 
 from .errors import InputError
 from .i18n import Localizer
-from .launch import ACCELERATE_YAML, DS_JSON, LaunchFiles, Plan, _refuse
+from .launch import ACCELERATE_YAML, DS_JSON, LaunchFiles, Plan, refuse
 
 TRAIN_PY = "train.py"
 TORCHTUNE_SH = "run_torchtune.sh"
@@ -24,7 +24,7 @@ LORA_MODULES_TORCHTUNE = ["q_proj", "k_proj", "v_proj", "output_proj"]   # every
 
 def build(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> LaunchFiles:
     if plan.method == "full" and plan.base_bits != 16:
-        raise _refuse(tr, "recipe.base_bits", plan.base_bits, ["16"])
+        raise refuse(tr, "recipe.base_bits", plan.base_bits, ["16"])
     if plan.framework == "torchtune":
         files, command = _torchtune(plan, doc, tr)
     else:
@@ -90,11 +90,11 @@ def sft_kwargs(plan: Plan, doc: Mapping[str, Any]) -> dict[str, Any]:
 def deepspeed_config(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> dict[str, Any]:
     section = plan.precision["deepspeed"]
     if not section:
-        raise _refuse(tr, "recipe.precision", plan.recipe["precision"], tr.gettext(
+        raise refuse(tr, "recipe.precision", plan.recipe["precision"], tr.gettext(
             "mixed or fp16 with DeepSpeed (ZeRO keeps an fp32 master copy, so pure bf16 is not what it runs)"))
     stage = plan.strategy["offload_stage"] if plan.offload else plan.strategy["stage"]
     if not stage:
-        raise _refuse(tr, "recipe.strategy", plan.strategy["name"], tr.gettext("a ZeRO stage to offload with"))
+        raise refuse(tr, "recipe.strategy", plan.strategy["name"], tr.gettext("a ZeRO stage to offload with"))
     zero: dict[str, Any] = {"stage": stage, "overlap_comm": True, "contiguous_gradients": True}
     config: dict[str, Any] = {section: {"enabled": True}}
     if section == "fp16":
@@ -103,7 +103,7 @@ def deepspeed_config(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> dict[
         zero["offload_optimizer"] = {"device": "cpu", "pin_memory": True}
         optimizer = plan.optimizer["deepspeed"]
         if not optimizer:
-            raise _refuse(tr, "recipe.optimizer", plan.recipe["optimizer"], tr.gettext(
+            raise refuse(tr, "recipe.optimizer", plan.recipe["optimizer"], tr.gettext(
                 "adamw when the optimizer is offloaded (DeepSpeed runs its own CPU Adam)"))
         config["optimizer"] = {"type": optimizer, "params": {"lr": _learning_rate(plan, doc), "betas": [0.9, 0.999],
                                                              "eps": 1e-8, "weight_decay": 0.0}}
@@ -152,7 +152,7 @@ def _trl(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, s
     if deepspeed:
         files[DS_JSON] = json.dumps(deepspeed_config(plan, doc, tr), indent=2, ensure_ascii=True) + "\n"
     elif plan.strategy["backend"] == "deepspeed":
-        raise _refuse(tr, "recipe.strategy", plan.strategy["name"], "")
+        raise refuse(tr, "recipe.strategy", plan.strategy["name"], "")
     files[ACCELERATE_YAML] = _yaml(accelerate_config(plan))
     quantization = quantization_kwargs(plan)
     lora = lora_kwargs(plan, doc)
@@ -216,18 +216,18 @@ def _override_word(key: str, value: Any) -> str:
 def _torchtune(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, str], str]:
     tune = doc.get("torchtune", {})
     if not plan.precision["torchtune"]:
-        raise _refuse(tr, "recipe.precision", plan.recipe["precision"], tr.gettext(
+        raise refuse(tr, "recipe.precision", plan.recipe["precision"], tr.gettext(
             "bf16 with torchtune (it trains in bf16 or fp32, without an fp32 master copy)"))
     if plan.offload:
-        raise _refuse(tr, "recipe.offload", True, tr.gettext("false with torchtune"))
+        raise refuse(tr, "recipe.offload", True, tr.gettext("false with torchtune"))
     where = {"single": "single", "zero3": "distributed"}.get(plan.strategy["name"])
     if where is None or (where == "single" and plan.devices != 1):
-        raise _refuse(tr, "recipe.strategy", plan.strategy["name"], tr.gettext(
+        raise refuse(tr, "recipe.strategy", plan.strategy["name"], tr.gettext(
             "single (one device) or zero3 (torchtune's FSDP) with torchtune"))
     if plan.base_bits == 8:
-        raise _refuse(tr, "recipe.base_bits", 8, tr.gettext("16 or 4 with torchtune (it has no 8-bit base)"))
+        raise refuse(tr, "recipe.base_bits", 8, tr.gettext("16 or 4 with torchtune (it has no 8-bit base)"))
     if plan.in_backward and (plan.accumulation != 1 or where != "single" or plan.method != "full"):
-        raise _refuse(tr, "recipe.optimizer_in_backward", True, tr.gettext(
+        raise refuse(tr, "recipe.optimizer_in_backward", True, tr.gettext(
             "only for full fine-tuning on one device with gradient accumulation 1 (torchtune's optimizer_in_bwd)"))
     if plan.epochs != int(plan.epochs) or plan.epochs < 1:
         raise InputError("epochs", tr.gettext("epochs: torchtune runs whole epochs, not %(value)s.")
@@ -238,7 +238,7 @@ def _torchtune(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[
     if not config:
         accepted = [f"{model} ({plan.method})" for model, entry in models.items()
                     if (entry.get(plan.method) or {}).get(where)]
-        raise _refuse(tr, "model", plan.model_label, accepted or tr.gettext("none for this method and strategy"))
+        raise refuse(tr, "model", plan.model_label, accepted or tr.gettext("none for this method and strategy"))
     recipe_name = tune["recipes"][plan.method][where]
     local = plan.model is not None and plan.model != plan.model_repo
     model_dir = plan.model if local else "./model"
