@@ -54,6 +54,7 @@ CASES = {
     "8b-full-h100-8bit-adamw": (dict(model="8B", method="full", vram_gb=24), 2, True),
     "70b-lora-4x80gb": (dict(model="Llama-3.1-70B", method="lora"), 1, False),         # 4 processes, ZeRO-3
     "70b-qlora-48gb": (dict(model="70B", method="qlora", vram_gb=48), 1, True),
+    "13b-lora-8bit-base-24gb": (dict(model="13B", method="lora", vram_gb=24), 1, True),       # LLM.int8() base
 }
 PACKAGES = ("transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes")
 
