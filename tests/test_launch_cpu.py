@@ -3,7 +3,9 @@
     EXPERT_LAUNCH_CPU_TEST=1 python -m pytest -p no:xdist tests/test_launch_cpu.py
 
 In a venv of its own (``EXPERT_LAUNCH_VENV``, default ``.launch-venv`` at the
-repository's root; made when missing) it installs the versions of
+repository's root; made when missing; torchtune in a second one,
+``EXPERT_LAUNCH_TUNE_VENV``, default ``.launch-venv-torchtune``, since PEFT
+refuses the torchao that torchtune 0.6.1 needs) it installs the versions of
 rules/launch.toml [versions] from PyPI: torch 2.13.0 (the CPU build on this
 workplace's disk; never a CUDA build), transformers, peft, trl, accelerate,
 datasets, bitsandbytes, and deepspeed when it builds (``--no-build-isolation``
@@ -42,6 +44,9 @@ ROOT = Path(__file__).resolve().parent.parent
 WORKER = Path(__file__).with_name("launch_cpu_worker.py")
 VENV = Path(os.environ.get("EXPERT_LAUNCH_VENV", ROOT / ".launch-venv"))
 PYTHON = VENV / "bin" / "python"
+# torchtune 0.6.1 needs a torchao that PEFT 0.21 refuses to run beside: a venv of its own,
+# as the files' two requirements.txt are two environments.
+TUNE_VENV = Path(os.environ.get("EXPERT_LAUNCH_TUNE_VENV", ROOT / ".launch-venv-torchtune"))
 STEP_TIMEOUT = 1200
 
 pytestmark = pytest.mark.skipif(os.environ.get("EXPERT_LAUNCH_CPU_TEST") != "1",
@@ -79,10 +84,6 @@ def python() -> Path:
     if wanted:
         done = run([str(PYTHON), "-m", "pip", "install", "-q", *wanted])
         assert done.returncode == 0, done.stderr[-2000:]
-    tuned = [f"{name}=={versions[name]}" for name in ("torchtune", "torchao") if have.get(name) != versions[name]]
-    if tuned:
-        done = run([str(PYTHON), "-m", "pip", "install", "-q", *tuned])
-        assert done.returncode == 0, done.stderr[-2000:]
     if have.get("deepspeed") != versions["deepspeed"]:
         # Optional: parsed with DeepSpeed's own config classes when it builds here.
         run([str(PYTHON), "-m", "pip", "install", "-q", "--no-build-isolation", f"deepspeed=={versions['deepspeed']}"],
@@ -90,6 +91,25 @@ def python() -> Path:
     check = run([str(PYTHON), "-c", "import torch; assert not torch.cuda.is_available(); print(torch.__version__)"])
     assert check.returncode == 0 and check.stdout.startswith(versions["torch"]), check.stderr[-2000:]
     return PYTHON
+
+
+@pytest.fixture(scope="module")
+def tune_python() -> Path:
+    versions = table()["versions"]
+    python = TUNE_VENV / "bin" / "python"
+    if not python.exists():
+        assert run([sys.executable, "-m", "venv", str(TUNE_VENV)]).returncode == 0
+    listed = json.loads(run([str(python), "-m", "pip", "list", "--format", "json"]).stdout or "[]")
+    have = {p["name"].lower(): p["version"] for p in listed}
+    if not have.get("torch", "").startswith(versions["torch"]):
+        done = run([str(python), "-m", "pip", "install", "-q", f"torch=={versions['torch']}"])
+        assert done.returncode == 0, done.stderr[-2000:]
+    wanted = [f"{name}=={versions[name]}" for name in ("torchtune", "torchao", "bitsandbytes")
+              if have.get(name) != versions[name]]
+    if wanted:
+        done = run([str(python), "-m", "pip", "install", "-q", *wanted])
+        assert done.returncode == 0, done.stderr[-2000:]
+    return python
 
 
 @pytest.fixture(scope="module")
@@ -104,9 +124,19 @@ def test_the_venv_has_the_versions_the_files_pin(python: Path) -> None:
     versions = table()["versions"]
     listed = json.loads(run([str(python), "-m", "pip", "list", "--format", "json"]).stdout)
     have = {p["name"].lower(): p["version"] for p in listed}
-    for name in ("torch", *PACKAGES, "torchtune", "torchao"):
+    for name in ("torch", *PACKAGES):
         assert have[name].split("+")[0] == versions[name], name
-    print("versions:", {name: have.get(name) for name in ("torch", *PACKAGES, "torchtune", "torchao", "deepspeed")})
+    assert "torchao" not in have     # PEFT refuses the torchao that torchtune 0.6.1 needs
+    print("versions:", {name: have.get(name) for name in ("torch", *PACKAGES, "deepspeed")})
+
+
+def test_the_torchtune_venv_has_the_versions_its_files_pin(tune_python: Path) -> None:
+    versions = table()["versions"]
+    listed = json.loads(run([str(tune_python), "-m", "pip", "list", "--format", "json"]).stdout)
+    have = {p["name"].lower(): p["version"] for p in listed}
+    for name in ("torch", "torchtune", "torchao", "bitsandbytes"):
+        assert have[name].split("+")[0] == versions[name], name
+    print("torchtune versions:", {name: have[name] for name in ("torch", "torchtune", "torchao", "bitsandbytes")})
 
 
 @pytest.mark.parametrize("name", list(CASES))
@@ -163,11 +193,11 @@ TUNED = {
 
 
 @pytest.mark.parametrize("name", list(TUNED))
-def test_torchtune_validates_the_command(name: str, python: Path, tmp_path: Path) -> None:
+def test_torchtune_validates_the_command(name: str, tune_python: Path, tmp_path: Path) -> None:
     profile, recipe = TUNED[name]
     files = launch(tuned(profile, **recipe), directory=tmp_path)
     assert files.framework == "torchtune"
-    said = run([str(python), str(WORKER), "torchtune", str(tmp_path)])
+    said = run([str(tune_python), str(WORKER), "torchtune", str(tmp_path)])
     assert said.returncode == 0, said.stderr[-3000:]
     parsed = json.loads(said.stdout.strip().splitlines()[-1])
     assert parsed["validate"] == 0 and "well-formed" in parsed["said"], parsed
