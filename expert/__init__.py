@@ -15,13 +15,14 @@ from typing import TYPE_CHECKING, Any
 
 from .errors import InputError, KnowledgeBaseError
 
-__all__ = ["Consultation", "InputError", "KnowledgeBaseError", "Result", "advise", "explain", "register_catalog"]
+__all__ = ["Consultation", "InputError", "KnowledgeBaseError", "Result", "advise", "explain", "launch", "register_catalog"]
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
     from .api import advise, register_catalog
     from .consultation import Consultation
     from .explanation import explain
+    from .launch import launch
     from .result import Result
 
 
@@ -42,6 +43,10 @@ def __getattr__(name: str) -> Any:
         from .explanation import explain
 
         return explain
+    if name == "launch":
+        from .launch import launch
+
+        return launch
     if name == "Result":
         from .result import Result
 

@@ -336,11 +336,22 @@ DETAIL_OPTION = click.option(
     help="full, or summary (the pick, alternatives, advice and warnings; no trace, no reasons): for chat.")
 
 
+LAUNCH_OPTIONS = [
+    click.option("--launch", "launch_dir", metavar="DIR",
+                 help="Also write the files that run the recommended configuration into DIR (docs/launch.md)."),
+    click.option("--launch-option", metavar="N", help="With --launch: the rank of the option to write (default 1, the pick)."),
+    click.option("--launch-model", metavar="MODEL",
+                 help="With --launch: the model's local path or Hugging Face id the files load."),
+    click.option("--force", is_flag=True, default=False, help="With --launch: write into a directory that is not empty."),
+]
+
+
 @main.command()
 @_options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
-          + [DETAIL_OPTION, COLOR_OPTION])
+          + [DETAIL_OPTION, COLOR_OPTION] + LAUNCH_OPTIONS)
 def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, model_config: str | None,
-           prices: tuple[str, ...], detail: str, color: str | None = None, no_color: bool | None = None,
+           prices: tuple[str, ...], detail: str, launch_dir: str | None, launch_option: str | None,
+           launch_model: str | None, force: bool, color: str | None = None, no_color: bool | None = None,
            **profile: Any) -> None:
     """Recommend GPUs for a fine-tuning run, with the reasons.
 
@@ -365,7 +376,15 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
 
         result = run_advise(lang=lang, catalog=_catalogs(catalog), basis=basis, model_config=model_config,
                             prices=_prices(prices), **profile)
-        return result.render(fmt, width=_width(), detail=detail)
+        output = result.render(fmt, width=_width(), detail=detail)
+        if launch_dir is not None:
+            _write_launch(result, launch_dir, launch_option, launch_model, force)
+        elif launch_option is not None or launch_model is not None or force:
+            from .errors import InputError
+
+            _ = _command_gettext()
+            raise InputError("launch", _("--launch-option, --launch-model and --force go with --launch DIR."))
+        return output
 
     _run(action, lang)
 
@@ -373,6 +392,18 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
 EXPLAIN_DETAIL_OPTION = click.option(
     "--detail", metavar="DETAIL", default="full", show_default=True,
     help="full, or summary (under 4 KB: the answer, how, why not and what if in a sentence each): for chat.")
+
+
+def _write_launch(result: Any, directory: str, option: str | None, model: str | None, force: bool) -> None:
+    """--launch: the library writes the files; a line on stderr says where (stdout keeps the answer)."""
+    from .launch import launch
+
+    rank: Any = 1 if option is None else (int(option) if option.strip().isdigit() and len(option) < 6 else option)
+    files = launch(result, rank, model=model, directory=directory, overwrite=force)
+    _ = _command_gettext()
+    _echo(terminal(_("Launch files for option %(rank)s written to %(dir)s: %(files)s. Start with: %(command)s")
+          % {"rank": files.option, "dir": quoted(directory, 200), "files": ", ".join(files.files),
+             "command": files.command}), err=True)
 
 
 # --what-if accepts a profile field name or its flag's name.

@@ -154,6 +154,20 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
         summary = explanation if explanation.detail == "summary" else replace(explanation, detail="summary")
         return data, summary.render("markdown")
 
+    def do_launch(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
+        # The files' contents only: a tool that wrote on the server's disk would let a
+        # client choose paths there.
+        from .launch import launch
+
+        result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a))
+        files = launch(result, 1 if a.get("option") is None else a["option"], model=a.get("model"))
+        data = files.to_dict()
+        # markdown: the file names, then the command in a fence (no fence inside it)
+        fence = "`" * 3
+        text = "\n".join([*(f"- {markdown(name)}" for name in files.files), "", fence + "sh",
+                          files.command.replace(fence, "'" * 3), fence])
+        return data, text
+
     def do_estimate(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
         from .render import render_estimate
 
@@ -212,7 +226,7 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
     return {name: checked(work) for name, work in (
         ("advise", do_advise), ("explain", do_explain), ("estimate", do_estimate), ("models", do_models),
         ("consultation_start", do_start), ("consultation_tell", do_tell), ("consultation_answer", do_answer),
-        ("consultation_back", do_back), ("consultation_result", do_result))}
+        ("consultation_back", do_back), ("consultation_result", do_result), ("launch", do_launch))}
 
 
 def _error(field: str | None, message: str) -> CallToolResult:

@@ -227,8 +227,8 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     consultation = {"type": "string", "minLength": 1, "maxLength": 64, "description": "From consultation_start."}
     return [
         {"name": "advise",
-         "description": "Recommend GPUs for fine-tuning an LLM, with the reasons (rule-based, citing a "
-                        "practical guide). Every field is optional; model, vram, gpu, deadline are aliases.",
+         "description": "Recommend GPUs for fine-tuning an LLM, with reasons (rules citing a practical "
+                        "guide). All fields optional; model, vram, gpu, deadline are aliases.",
          "parameters": _params({**profile, "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "explain",
          "description": "Explain a recommendation: how it was reached, why not a card (why_not), what if "
@@ -260,13 +260,12 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
                                           "items": {"type": "string", "minLength": 1, "maxLength": MAX_TEXT},
                                           "description": "Filters, such as [\"qwen3\", \"llama 3.1\"]."}})},
         {"name": "consultation_start",
-         "description": "Start a consultation that asks only the questions that matter. Known facts go as "
-                        "fields (as in advise) or as the person's message (text). Returns its id and the first "
-                        "question.",
+         "description": "Start a consultation that asks only what matters; known facts as fields or as the "
+                        "person's message (text). Returns its id and the first question.",
          "parameters": _params({**bare, "text": _TEXT, "lang": LANG})},
         {"name": "consultation_tell",
-         "description": "Give a consultation the person's message (\"Mistral-7B with LoRA on my 3090\"): "
-                        "what it says is taken; returns what was understood and the next question.",
+         "description": "The person's message (\"Mistral-7B with LoRA on my 3090\"): what it says is "
+                        "taken; returns what was understood and the next question.",
          "parameters": _params({"consultation_id": consultation, "text": _TEXT},
                                ["consultation_id", "text"])},
         {"name": "consultation_answer",
@@ -280,6 +279,12 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
         {"name": "consultation_result",
          "description": "The recommendation from the answers so far (defaults for the rest).",
          "parameters": _params({"consultation_id": consultation, "detail": DETAIL}, ["consultation_id"])},
+        {"name": "launch",
+         "description": "Launch files (contents only) of advice option `option` (default 1); model: the id "
+                        "they load.",
+         "parameters": _params({**profile, "lang": LANG,
+                                "option": {"type": "integer", "minimum": 1, "maximum": 100},
+                                "model": {"type": "string", "minLength": 1, "maxLength": 300}})},
     ]
 
 
@@ -348,7 +353,7 @@ def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr:
         if name in kb.fields:
             if not isinstance(value, (str, int, float, bool)):
                 raise InputError(name, _("%(argument)s: '%(value)s' is not accepted; expected %(expected)s.") % {
-                    "argument": name, "value": shown(str(value)[:40]), "expected": _("a number, text or true/false")})
+                    "argument": name, "value": shown(_text(value)[:40]), "expected": _("a number, text or true/false")})
             continue
         if "enum" in schema and isinstance(value, str):   # "EN", "Summary", "resumen": the value reader
             words = {str(v): str(v) for v in schema["enum"]}
@@ -356,8 +361,16 @@ def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr:
             value = named[name] = read_choice(value, words) or value
         if not jsonschema.Draft202012Validator(schema).is_valid(value):
             raise InputError(name, _("%(argument)s: '%(value)s' is not accepted; expected %(expected)s.") % {
-                "argument": name, "value": shown(str(value)[:60]), "expected": expected(schema, tr)})
+                "argument": name, "value": shown(_text(value)[:60]), "expected": expected(schema, tr)})
     return named
+
+
+def _text(value: Any) -> str:
+    """A value as an error quotes it: never str() of a whole number too long to print (10**5000)."""
+    if isinstance(value, int) and value.bit_length() > 1000:
+        return f"<a whole number of about {int(value.bit_length() * 0.30103)} digits>"
+    return value if isinstance(value, str) else repr(value)[:200] if isinstance(value, (int, float, bool)) \
+        else f"<{type(value).__name__}>"
 
 
 SHAPES = ("mcp", "openai", "anthropic")

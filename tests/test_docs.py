@@ -25,10 +25,11 @@ CHECKED = re.compile(r"^(?P<expr>\S.*?)\s+# => (?P<shown>.+)$")
 
 
 def python_examples() -> list[tuple[str, list[str]]]:
-    """Every python block of README.md and docs/*.md, by file, in order."""
+    """Every python block of README.md and docs/*.md, by file, in order (a block
+    fenced with four backticks is a generated file shown, not an example)."""
     found = []
     for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]:
-        blocks = re.findall(r"```python\n(.*?)```", path.read_text(encoding="utf-8"), flags=re.DOTALL)
+        blocks = re.findall(r"^```python\n(.*?)^```$", path.read_text(encoding="utf-8"), flags=re.DOTALL | re.M)
         if blocks:
             found.append((path.name, blocks))
     return found

@@ -39,7 +39,7 @@ def test_the_tools_and_their_schemas() -> None:
 
     tools = {tool.name: tool for tool in session(script)}
     assert list(tools) == ["advise", "explain", "estimate", "models", "consultation_start", "consultation_tell",
-                           "consultation_answer", "consultation_back", "consultation_result"]
+                           "consultation_answer", "consultation_back", "consultation_result", "launch"]
     assert tools["advise"].input_schema["properties"]["method"]["enum"] == ["full", "lora", "qlora"]
     assert tools["consultation_answer"].input_schema["required"] == ["consultation_id", "answer"]
 
@@ -243,3 +243,20 @@ def test_the_same_strings_read_the_same_over_mcp() -> None:
             assert result.is_error and result.content[0].text == expected[2], (field, text)
         else:
             assert result.structured_content["profile"][field] == expected, (field, text)
+
+
+def test_launch_files_over_mcp_are_contents_not_writes() -> None:
+    async def script(client: ClientSession) -> Any:
+        return [await client.call_tool("launch", {"model_size_b": "Llama-3.1-70B", "method": "lora"}),
+                await client.call_tool("launch", {"model_size_b": 8, "method": "qlora", "vram_gb": 24, "option": 2,
+                                                  "model": "$(touch pwned)", "lang": "es"}),
+                await client.call_tool("launch", {"model_size_b": 8, "option": 99, "lang": "es"})]
+
+    seventy, eight, bad = session(script)
+    files = {f["name"]: f["content"] for f in seventy.structured_content["files"]}
+    assert sorted(files) == ["README.md", "accelerate.yaml", "ds_config.json", "requirements.txt", "train.py"]
+    assert json.loads(files["ds_config.json"])["zero_optimization"]["stage"] == 3
+    assert seventy.structured_content["framework"] == "trl" and seventy.structured_content["option"] == 1
+    readme = next(f["content"] for f in eight.structured_content["files"] if f["name"] == "README.md")
+    assert eight.structured_content["option"] == 2 and "## Lanzamiento" in readme
+    assert bad.is_error and "opción de lanzamiento" in bad.content[0].text

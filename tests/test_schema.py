@@ -151,7 +151,7 @@ def test_tool_definitions_in_both_shapes(kb, shape: str, key: str) -> None:  # t
     defined = tools(kb, shape)
     names = [t["name"] if shape == "mcp" else t["function"]["name"] for t in defined]
     assert names == ["advise", "explain", "estimate", "models", "consultation_start", "consultation_tell",
-                     "consultation_answer", "consultation_back", "consultation_result"]
+                     "consultation_answer", "consultation_back", "consultation_result", "launch"]
     for tool in defined:
         assert key in tool
         parameters = tool["inputSchema"] if shape == "mcp" else tool["function"]["parameters"]

@@ -105,7 +105,7 @@ def test_up_arrow_recalls_an_earlier_answer() -> None:
     child.expect_exact("«70x» no es un tamaño")        # asked again at a terminal
     child.expect_exact("[7] > ")
     child.send(UP + "\x7f\r")                             # the last answer, its last character erased: 70
-    child.expect_exact("¿Qué método de ajuste vas a usar?")
+    child.expect_exact("[LoRA] > ")                       # 70 taken: the method is asked next
     child.sendintr()
     child.expect(pexpect.EOF)
     child.close()

@@ -1,0 +1,386 @@
+"""Launch files (expert/launch.py, rules/launch.toml, docs/launch.md): what
+they say matches the answer's recipe line by line, every key is one the
+target library documents (tests/launch_schema.py), values are quoted for
+their language, and what cannot be expressed is refused."""
+
+from __future__ import annotations
+
+import ast
+import json
+import shlex
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+import yaml
+from click.testing import CliRunner
+
+import launch_schema as schema
+from expert import InputError, advise
+from expert.cli import main
+from expert.launch import launch, table
+from expert.launch_files import TORCHTUNE_SH
+
+# The issue's four examples, as a person asks them.
+EXAMPLES = {
+    "8b-lora-rtx4090": dict(model="8B", method="lora", vram_gb="RTX 4090"),
+    # torchtune's single-device recipe (issue 21): the model must be one torchtune has a config for
+    "8b-full-24gb": dict(model="Llama-3.1-8B", method="full", vram_gb=24),
+    "70b-lora-4x80gb": dict(model="Llama-3.1-70B", method="lora"),
+    "70b-qlora-48gb": dict(model="70B", method="qlora", vram_gb=48),
+}
+HOSTILE = [
+    "x'); import os; os.system('touch pwned') #",
+    '"""; import os #',
+    "$(touch pwned) `id` ; rm -rf / && echo",
+    "{{ 7*7 }} {% raw %} ${HOME}",
+    "- [x]: &a *a !!python/object/apply:os.system ['id']",
+    "a\\b\\\\'\"c",
+    "```\n",   # rejected: a newline
+]
+
+
+def calls(source: str) -> dict[str, dict[str, ast.expr]]:
+    """The keyword arguments of each call of the script, by the called name."""
+    found: dict[str, dict[str, ast.expr]] = {}
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Call):
+            name = node.func.attr if isinstance(node.func, ast.Attribute) else getattr(node.func, "id", "")
+            found[name] = {kw.arg: kw.value for kw in node.keywords if kw.arg}
+    return found
+
+
+def constant(source: str, name: str) -> Any:
+    for node in ast.parse(source).body:
+        if isinstance(node, ast.Assign) and getattr(node.targets[0], "id", None) == name:
+            return ast.literal_eval(node.value)
+    raise KeyError(name)
+
+
+def check_kind(value: ast.expr, kind: Any, where: str) -> None:
+    if kind == "name":
+        assert isinstance(value, (ast.Attribute, ast.Name)), where
+    elif kind == "dtype":
+        assert isinstance(value, ast.Attribute) and value.value.id == "torch" and value.attr in (  # type: ignore[attr-defined]
+            "bfloat16", "float16", "float32"), where
+    elif kind == "expr":
+        assert isinstance(value, ast.Call), where
+    else:
+        literal = ast.literal_eval(value)
+        assert type(literal) is kind, f"{where}: {literal!r} is not {kind.__name__}"
+
+
+def check_dict(data: dict[str, Any], allowed: dict[str, Any], where: str) -> None:
+    for key, value in data.items():
+        assert key in allowed, f"{where}: {key} is not a documented key"
+        assert type(value) is allowed[key], f"{where}.{key}: {value!r} is not {allowed[key].__name__}"
+
+
+def check_files(files: dict[str, str]) -> None:
+    """Every emitted file against the documented keys and types."""
+    if "train.py" in files:
+        found = calls(files["train.py"])
+        for call, allowed in schema.CALLS.items():
+            for key, value in found.get(call, {}).items():
+                assert key in allowed, f"{call}: {key} is not a documented argument"
+                check_kind(value, allowed[key], f"{call}.{key}")
+        assert ast.literal_eval(found["SFTConfig"]["optim"]) in schema.OPTIM
+        config = yaml.safe_load(files["accelerate.yaml"])
+        check_dict(config, schema.ACCELERATE, "accelerate.yaml")
+        assert config["distributed_type"] in schema.DISTRIBUTED_TYPES
+        assert config["mixed_precision"] in schema.MIXED_PRECISION
+        if "deepspeed_config" in config:
+            check_dict(config["deepspeed_config"], schema.ACCELERATE_DEEPSPEED, "deepspeed_config")
+            assert config["deepspeed_config"]["deepspeed_config_file"] in files
+    if "ds_config.json" in files:
+        ds = json.loads(files["ds_config.json"])
+        check_dict(ds, schema.DEEPSPEED, "ds_config.json")
+        check_dict(ds["zero_optimization"], schema.DEEPSPEED_ZERO, "zero_optimization")
+        assert ds["zero_optimization"]["stage"] in (1, 2, 3)
+        for key in ("offload_optimizer", "offload_param"):
+            if key in ds["zero_optimization"]:
+                check_dict(ds["zero_optimization"][key], schema.DEEPSPEED_OFFLOAD, key)
+        for key in ("bf16", "fp16"):
+            if key in ds:
+                check_dict(ds[key], schema.DEEPSPEED_PRECISION, key)
+        if "optimizer" in ds:
+            check_dict(ds["optimizer"], schema.DEEPSPEED_OPTIMIZER, "optimizer")
+            check_dict(ds["optimizer"]["params"], schema.DEEPSPEED_ADAM, "optimizer.params")
+        assert ds["train_batch_size"] == ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] * \
+            yaml.safe_load(files["accelerate.yaml"])["num_processes"]
+    if TORCHTUNE_SH in files:
+        words = shlex.split(files[TORCHTUNE_SH].splitlines()[-1])
+        assert words[:2] == ["tune", "run"]
+        recipe = words[4] if words[2] == "--nproc_per_node" else words[2]
+        assert recipe in schema.TORCHTUNE_RECIPES
+        overrides = dict(word.split("=", 1) for word in words[words.index("--config") + 2:])
+        assert set(overrides) <= schema.TORCHTUNE, set(overrides) - schema.TORCHTUNE
+        assert overrides["optimizer._component_"] in schema.TORCHTUNE_COMPONENTS
+    for name in ("requirements.txt",):
+        for line in files[name].splitlines()[1:]:
+            package, version = line.split("==")
+            assert table()["versions"][package] == version
+
+
+@pytest.fixture(scope="module")
+def examples() -> dict[str, Any]:
+    return {name: advise(**profile) for name, profile in EXAMPLES.items()}
+
+
+def test_the_four_examples_match_the_recipe_line_by_line(examples: dict[str, Any]) -> None:
+    doc = table()
+    for name, result in examples.items():
+        rec = result.recommendations[0]
+        files = launch(result).files
+        check_files(files)
+        recipe = rec.recipe
+        if recipe["framework"] == "torchtune":     # the optimizer step in the backward pass
+            words = shlex.split(files[TORCHTUNE_SH].splitlines()[-1])
+            overrides = dict(word.split("=", 1) for word in words[words.index("--config") + 2:])
+            assert words[2] == "full_finetune_single_device" and overrides["optimizer_in_bwd"] == "True"
+            assert overrides["batch_size"] == str(recipe["micro_batch"]) and overrides["gradient_accumulation_steps"] == "1"
+            assert overrides["optimizer._component_"] == "bitsandbytes.optim.PagedAdamW8bit"
+            assert overrides["dtype"] == "bf16" and "train.py" not in files
+            continue
+        script = files["train.py"]
+        found = calls(script)
+        sft = {k: ast.literal_eval(v) for k, v in found["SFTConfig"].items() if k not in ("output_dir", "max_steps",
+                                                                                            "use_cpu", "deepspeed")}
+        assert constant(script, "RECIPE") == recipe, name
+        assert sft["optim"] == doc["optimizer"][recipe["optimizer"]]["trl"]
+        assert sft["gradient_checkpointing"] is recipe["checkpointing"]
+        assert sft[doc["precision"][recipe["precision"]]["trl_flag"]] is True
+        assert sft["per_device_train_batch_size"] == recipe["micro_batch"]
+        assert sft["gradient_accumulation_steps"] == recipe["gradient_accumulation_steps"]
+        assert sft["max_length"] == result.profile["tokens_per_example"]
+        accelerate = yaml.safe_load(files["accelerate.yaml"])
+        assert accelerate["num_processes"] == rec.devices
+        quantization = found.get("BitsAndBytesConfig", {})
+        if recipe["base_bits"] == 4:
+            assert ast.literal_eval(quantization["bnb_4bit_quant_type"]) == "nf4"
+            assert ast.literal_eval(quantization["load_in_4bit"]) is True
+        else:
+            assert not quantization
+        if result.profile["method"] != "full":
+            assert ast.literal_eval(found["LoraConfig"]["r"]) == 16       # estimator.toml [typical] lora_rank
+        else:
+            assert "LoraConfig" not in found
+        deepspeed = "ds_config.json" in files
+        assert deepspeed == (recipe["strategy"] == "zero3" or recipe["offload"]), name
+        if deepspeed:
+            ds = json.loads(files["ds_config.json"])
+            assert ds["zero_optimization"]["stage"] == (3 if recipe["strategy"] == "zero3" else 2)
+            assert ("offload_optimizer" in ds["zero_optimization"]) is recipe["offload"]
+            assert accelerate["distributed_type"] == "DEEPSPEED"
+        readme = files["README.md"]
+        assert result.recommendations[0].text.split(":")[0] in readme
+        assert "accelerate launch --config_file accelerate.yaml train.py" in readme
+
+
+def test_the_examples_are_the_configurations_the_issue_names(examples: dict[str, Any]) -> None:
+    picks = {name: (r.recommendations[0].devices, r.recommendations[0].recipe["strategy"],
+                    r.recommendations[0].recipe["base_bits"]) for name, r in examples.items()}
+    assert picks == {"8b-lora-rtx4090": (1, "single", 16), "8b-full-24gb": (1, "single", 16),
+                     "70b-lora-4x80gb": (4, "zero3", 16), "70b-qlora-48gb": (1, "single", 4)}
+    assert examples["70b-lora-4x80gb"].recommendations[0].vram_gb == 80
+    files = launch(examples["70b-lora-4x80gb"]).files
+    assert constant(files["train.py"], "MODEL") == "meta-llama/Llama-3.1-70B"    # models.toml's config address
+    assert "bnb_4bit_quant_storage" not in files["train.py"]
+
+
+PROFILES = [dict(model=m, method=method, vram_gb=v, budget=b)
+            for m in ("1B", "8B", "70B") for method in ("full", "lora", "qlora")
+            for v, b in ((None, "high"), (24, "low"))]
+
+
+@pytest.mark.parametrize("profile", PROFILES, ids=lambda p: "-".join(str(v) for v in p.values()))
+def test_every_option_is_written_with_documented_keys_or_refused(profile: dict[str, Any]) -> None:
+    result = advise(**profile)
+    for rec in result.recommendations:
+        try:
+            files = launch(result, rec.rank).files
+        except InputError as error:
+            # a recipe the files cannot express, or a torchtune recipe for a model torchtune has no config for
+            assert (error.field.startswith("recipe.") or error.field == "model") and "cannot be written" in str(error)
+            if error.field == "model":    # a model given by its size only: torchtune needs one it has a config for
+                assert rec.recipe["framework"] == "torchtune"
+            else:                         # pure bf16 under ZeRO (DeepSpeed keeps an fp32 master copy)
+                assert rec.recipe["precision"] == "bf16" and rec.recipe["strategy"] != "single"
+            continue
+        check_files(files)
+
+
+@pytest.mark.parametrize("name", HOSTILE)
+def test_hostile_model_names_stay_strings(name: str) -> None:
+    result = advise(model="8B", method="qlora", vram_gb=24)
+    if "\n" in name:
+        with pytest.raises(InputError, match="one line"):
+            launch(result, model=name)
+        return
+    files = launch(result, model=name).files
+    check_files(files)
+    assert constant(files["train.py"], "MODEL") == name
+    readme = files["README.md"]
+    command = next(line for line in readme.splitlines() if line.startswith("accelerate launch"))
+    assert "--model" not in shlex.split(command)      # the script carries the model
+    for text in files.values():
+        assert "pwned" not in text or name.count("pwned")
+
+
+def test_hostile_model_names_in_the_torchtune_command() -> None:
+    result = advise(model="Llama-3.1-8B", method="lora", vram_gb=24)
+    rec = result.recommendations[0]
+    tuned = replace(result, profile={**result.profile, "stack": "tuned"},
+                    recommendations=[replace(rec, recipe={**rec.recipe, "precision": "bf16"})])
+    for name in HOSTILE[:-1]:
+        files = launch(tuned, model=name).files
+        check_files(files)
+        words = shlex.split(files[TORCHTUNE_SH].splitlines()[-1])
+        assert f"checkpointer.checkpoint_dir={name}" in words
+
+
+def with_recipe(result: Any, **changes: Any) -> Any:
+    rec = result.recommendations[0]
+    return replace(result, recommendations=[replace(rec, recipe={**rec.recipe, **changes})])
+
+
+@pytest.mark.parametrize("lang, words", [("en", "cannot be written as launch files"),
+                                         ("es", "no se puede escribir como archivos de lanzamiento")])
+def test_an_unknown_value_is_refused_in_the_answers_language(lang: str, words: str) -> None:
+    result = advise(model="8B", method="lora", vram_gb=24, lang=lang)
+    for changes, field in ((dict(optimizer="lion"), "recipe.optimizer"), (dict(precision="fp8"), "recipe.precision"),
+                           (dict(base_bits=2), "recipe.base_bits"), (dict(strategy="tensor"), "recipe.strategy"),
+                           (dict(novelty=1), "recipe"), (dict(micro_batch=0), "recipe.micro_batch")):
+        with pytest.raises(InputError) as caught:
+            launch(with_recipe(result, **changes))
+        assert caught.value.field == field and words in str(caught.value)
+    with pytest.raises(InputError, match="1" if lang == "en" else "1"):
+        launch(result, option=99)
+
+
+def test_issue_20_fields_keep_the_effective_batch() -> None:
+    result = advise(model="Llama-3.1-70B", method="lora")
+    changed = with_recipe(result, micro_batch=2, gradient_accumulation_steps=4, global_batch=32)
+    files = launch(changed).files
+    sft = calls(files["train.py"])["SFTConfig"]
+    assert ast.literal_eval(sft["per_device_train_batch_size"]) == 2
+    assert ast.literal_eval(sft["gradient_accumulation_steps"]) == 4
+    ds = json.loads(files["ds_config.json"])
+    assert (ds["train_micro_batch_size_per_gpu"], ds["gradient_accumulation_steps"], ds["train_batch_size"]) == (2, 4, 32)
+    with pytest.raises(InputError, match="effective batch"):
+        launch(with_recipe(result, micro_batch=2, gradient_accumulation_steps=4, global_batch=16))
+
+
+def test_issue_21_single_device_full_recipe_is_written_for_torchtune() -> None:
+    result = advise(model="Llama-3.1-8B", method="full", vram_gb=24)
+    rec = result.recommendations[0]
+    lean = replace(result, recommendations=[replace(rec, recipe={
+        "id": "bf16-paged-adamw8bit-in-backward", "strategy": "single", "precision": "bf16",
+        "optimizer": "paged_adamw8bit", "base_bits": 16, "checkpointing": True, "offload": False,
+        "optimizer_in_backward": True})])
+    files = launch(lean)
+    assert files.framework == "torchtune" and files.command == "sh run_torchtune.sh"
+    check_files(files.files)
+    words = shlex.split(files.files[TORCHTUNE_SH].splitlines()[-1])
+    assert words[2:5] == ["full_finetune_single_device", "--config", "llama3_1/8B_full_single_device"]
+    assert "optimizer._component_=bitsandbytes.optim.PagedAdamW8bit" in words
+    assert "optimizer_in_bwd=True" in words and "gradient_accumulation_steps=1" in words and "dtype=bf16" in words
+    assert "tune download meta-llama/Llama-3.1-8B" in files.files[TORCHTUNE_SH]
+    assert "bitsandbytes==" in files.files["requirements.txt"] and "torchtune==" in files.files["requirements.txt"]
+    # TRL has no optimizer step inside the backward pass; torchtune needs accumulation 1.
+    with pytest.raises(InputError, match="optimizer_in_backward"):
+        launch(with_recipe(lean, framework="trl"))
+    with pytest.raises(InputError, match="optimizer_in_backward"):
+        launch(with_recipe(lean, gradient_accumulation_steps=2, global_batch=2))
+    # fp16 (cards without bf16): TRL writes fp16 autocast over fp32 weights; torchtune refuses it.
+    fp16 = with_recipe(advise(model="8B", method="lora", vram_gb=24), precision="fp16")
+    sft = calls(launch(fp16).files["train.py"])["SFTConfig"]
+    assert ast.literal_eval(sft["fp16"]) is True and ast.literal_eval(sft["bf16"]) is False
+    with pytest.raises(InputError, match="recipe.precision"):
+        launch(with_recipe(lean, precision="fp16", optimizer_in_backward=False, framework="torchtune"))
+
+
+def test_a_tuned_stack_needs_a_model_torchtune_ships_a_config_for() -> None:
+    result = advise(model="8B", method="lora", vram_gb=24)
+    tuned = with_recipe(replace(result, profile={**result.profile, "stack": "tuned"}), precision="bf16")
+    with pytest.raises(InputError, match="llama-3.1-8b"):
+        launch(tuned)
+    with pytest.raises(InputError, match="stack"):
+        launch(replace(result, profile={**result.profile, "stack": "fast"}))
+
+
+def test_the_readme_is_in_the_answers_language() -> None:
+    files = launch(advise(model="Llama-3.1-8B", method="full", vram_gb=24, lang="es")).files
+    readme = files["README.md"]
+    assert "## Lanzamiento" in readme and "Memoria por dispositivo" in readme and "RAM del equipo" in readme
+    assert "## Launch" not in readme
+
+
+def test_cli_writes_refuses_a_non_empty_directory_and_overwrites_with_force(tmp_path: Path) -> None:
+    runner = CliRunner()
+    target = tmp_path / "run"
+    args = ["advise", "--model", "8B", "--method", "qlora", "--vram", "24", "--launch", str(target)]
+    first = runner.invoke(main, args)
+    assert first.exit_code == 0, first.output
+    assert sorted(p.name for p in target.iterdir()) == ["README.md", "accelerate.yaml", "requirements.txt", "train.py"]
+    assert "train.py" in first.stderr and "Recommendation" in first.stdout
+    (target / "train.py").write_text("mine")
+    again = runner.invoke(main, args + ["--lang", "es"])
+    assert again.exit_code == 2 and "no está vacío" in again.stderr and "Traceback" not in again.output
+    assert (target / "train.py").read_text() == "mine"
+    forced = runner.invoke(main, args + ["--force", "--launch-option", "2"])
+    assert forced.exit_code == 0 and "option 2" in forced.stderr
+    assert (target / "train.py").read_text() != "mine"
+    lonely = runner.invoke(main, ["advise", "--force"])
+    assert lonely.exit_code == 2 and "--launch DIR" in lonely.stderr
+    wrong = runner.invoke(main, args[:-2] + ["--launch", str(tmp_path / "x"), "--launch-option", "nine"])
+    assert wrong.exit_code == 2 and "nine" in wrong.stderr and not (tmp_path / "x").exists()
+
+
+def test_docs_show_what_the_library_writes_now() -> None:
+    import importlib.util
+
+    spec = importlib.util.spec_from_file_location("update_launch_docs", Path(__file__).parent.parent / "scripts" /
+                                                  "update_launch_docs.py")
+    module = importlib.util.module_from_spec(spec)  # type: ignore[arg-type]
+    spec.loader.exec_module(module)  # type: ignore[union-attr]
+    text = module.DOC.read_text(encoding="utf-8")
+    assert len(module.MARKER.findall(text)) >= 7
+    assert module.refreshed(text) == text, "python scripts/update_launch_docs.py"
+    # The refusal the doc shows, and its Python example.
+    refused = CliRunner().invoke(main, ["advise", "--model", "70B", "--method", "full", "--budget", "high",
+                                        "--launch", "/nonexistent/never"])
+    assert refused.exit_code == 2 and refused.stderr.strip() in text
+    block = text.split("```python\n")[1].split("```")[0]
+    for line in block.splitlines():
+        if line.startswith("print(") and "#" in line:
+            expression, shown = line[6:].split(")  ", 1)[0], line.split("# ", 1)[1]
+            scope: dict[str, Any] = {}
+            exec(block.split("print(")[0], scope)
+            assert str(eval(expression, scope)) == shown
+
+
+def test_the_table_translates_every_value_the_knowledge_base_can_choose(kb) -> None:  # type: ignore[no-untyped-def]
+    doc = table()
+    for recipe_id, recipe in kb.recipes["recipe"].items():
+        assert recipe["optimizer"] in doc["optimizer"], recipe_id
+        assert recipe["precision"] in doc["precision"], recipe_id
+        assert str(recipe["base_bits"]) in doc["base_bits"], recipe_id
+    for strategy in kb.ranking["strategy"].values():
+        assert strategy in doc["strategy"]
+    # Issue 21's values are there before its recipes land.
+    assert doc["optimizer"]["paged_adamw8bit"]["trl"] == "paged_adamw_8bit"
+    assert doc["precision"]["fp16"]["trl_flag"] == "fp16"
+
+
+def test_a_broken_table_is_a_knowledge_base_error(tmp_path: Path) -> None:
+    from expert import KnowledgeBaseError
+
+    broken = tmp_path / "launch.toml"
+    broken.write_text("[versions]\ntorch = '2.13.0'\n[optimizer.adamw]\ntrl = 'adamw_torch'\n", encoding="utf-8")
+    with pytest.raises(KnowledgeBaseError, match=r"\[versions\] needs transformers"):
+        table(broken)
+    broken.write_text("[versions\n", encoding="utf-8")
+    with pytest.raises(KnowledgeBaseError, match="cannot be read"):
+        table(broken)

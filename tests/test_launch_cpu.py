@@ -1,0 +1,205 @@
+"""The launch files, run for real on the CPU (opt-in; docs/launch.md):
+
+    EXPERT_LAUNCH_CPU_TEST=1 python -m pytest -p no:xdist tests/test_launch_cpu.py
+
+In a venv of its own (``EXPERT_LAUNCH_VENV``, default ``.launch-venv`` at the
+repository's root; made when missing; torchtune in a second one,
+``EXPERT_LAUNCH_TUNE_VENV``, default ``.launch-venv-torchtune``, since PEFT
+refuses the torchao that torchtune 0.6.1 needs) it installs the versions of
+rules/launch.toml [versions] from PyPI: torch 2.13.0 (the CPU build on this
+workplace's disk; never a CUDA build), transformers, peft, trl, accelerate,
+datasets, bitsandbytes, and deepspeed when it builds (``--no-build-isolation``
+so that it cannot pull another torch). Nothing here is needed by
+``pip install expert``.
+
+It builds a tiny random Llama and its tokenizer locally (no download), writes
+the launch files of the issue's four examples through the library, runs each
+single-process script for two optimizer steps on the CPU (``--cpu``), and has
+accelerate, DeepSpeed and transformers parse the accelerate and DeepSpeed
+configs. DeepSpeed's own training loop needs a GPU: the DeepSpeed scripts are
+compiled, their configs parsed, not run. The torchtune commands (tuned stack)
+are validated by torchtune itself: its shipped config (`tune cp`), the
+command's overrides merged as its command line merges them, `tune validate`
+(every component's arguments bound to its signature); not run, since
+torchtune's checkpointers need a real model's files.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import subprocess
+import sys
+from dataclasses import replace
+from pathlib import Path
+from typing import Any
+
+import pytest
+
+from expert import advise
+from expert.launch import launch, table
+
+ROOT = Path(__file__).resolve().parent.parent
+WORKER = Path(__file__).with_name("launch_cpu_worker.py")
+VENV = Path(os.environ.get("EXPERT_LAUNCH_VENV", ROOT / ".launch-venv"))
+PYTHON = VENV / "bin" / "python"
+# torchtune 0.6.1 needs a torchao that PEFT 0.21 refuses to run beside: a venv of its own,
+# as the files' two requirements.txt are two environments.
+TUNE_VENV = Path(os.environ.get("EXPERT_LAUNCH_TUNE_VENV", ROOT / ".launch-venv-torchtune"))
+STEP_TIMEOUT = 1200
+
+pytestmark = pytest.mark.skipif(os.environ.get("EXPERT_LAUNCH_CPU_TEST") != "1",
+                                reason="opt-in: EXPERT_LAUNCH_CPU_TEST=1 (installs torch and friends in a venv)")
+
+# The issue's examples: the option written and whether its script runs here.
+CASES = {
+    "8b-lora-rtx4090": (dict(model="8B", method="lora", vram_gb="RTX 4090"), 1, True),
+    "8b-full-24gb-offload": (dict(model="8B", method="full", vram_gb=24), 1, False),   # DeepSpeed ZeRO-Offload
+    "8b-full-h100-8bit-adamw": (dict(model="8B", method="full", vram_gb=24), 2, True),
+    "70b-lora-4x80gb": (dict(model="Llama-3.1-70B", method="lora"), 1, False),         # 4 processes, ZeRO-3
+    "70b-qlora-48gb": (dict(model="70B", method="qlora", vram_gb=48), 1, True),
+    "13b-lora-8bit-base-24gb": (dict(model="13B", method="lora", vram_gb=24), 1, True),       # LLM.int8() base
+}
+PACKAGES = ("transformers", "peft", "trl", "accelerate", "datasets", "bitsandbytes")
+
+
+def run(args: list[str], env_extra: dict[str, str] | None = None, **kwargs: Any) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, **(env_extra or {}), "CUDA_VISIBLE_DEVICES": "", "HF_HUB_OFFLINE": "1", "HF_DATASETS_OFFLINE": "1",
+           "TOKENIZERS_PARALLELISM": "false", "PIP_DISABLE_PIP_VERSION_CHECK": "1"}
+    return subprocess.run(args, capture_output=True, text=True, env=env, timeout=STEP_TIMEOUT, **kwargs)
+
+
+@pytest.fixture(scope="module")
+def python() -> Path:
+    versions = table()["versions"]
+    if not PYTHON.exists():
+        assert run([sys.executable, "-m", "venv", str(VENV)]).returncode == 0
+    installed = run([str(PYTHON), "-m", "pip", "list", "--format", "json"])
+    have = {p["name"].lower(): p["version"] for p in json.loads(installed.stdout or "[]")}
+    if not have.get("torch", "").startswith(versions["torch"]):
+        done = run([str(PYTHON), "-m", "pip", "install", "-q", f"torch=={versions['torch']}"])
+        assert done.returncode == 0, done.stderr[-2000:]
+    wanted = [f"{name}=={versions[name]}" for name in PACKAGES if have.get(name) != versions[name]]
+    if wanted:
+        done = run([str(PYTHON), "-m", "pip", "install", "-q", *wanted])
+        assert done.returncode == 0, done.stderr[-2000:]
+    if have.get("deepspeed") != versions["deepspeed"]:
+        # Optional: parsed with DeepSpeed's own config classes when it builds here.
+        run([str(PYTHON), "-m", "pip", "install", "-q", "--no-build-isolation", f"deepspeed=={versions['deepspeed']}"],
+            )
+    check = run([str(PYTHON), "-c", "import torch; assert not torch.cuda.is_available(); print(torch.__version__)"])
+    assert check.returncode == 0 and check.stdout.startswith(versions["torch"]), check.stderr[-2000:]
+    return PYTHON
+
+
+@pytest.fixture(scope="module")
+def tune_python() -> Path:
+    versions = table()["versions"]
+    python = TUNE_VENV / "bin" / "python"
+    if not python.exists():
+        assert run([sys.executable, "-m", "venv", str(TUNE_VENV)]).returncode == 0
+    listed = json.loads(run([str(python), "-m", "pip", "list", "--format", "json"]).stdout or "[]")
+    have = {p["name"].lower(): p["version"] for p in listed}
+    if not have.get("torch", "").startswith(versions["torch"]):
+        done = run([str(python), "-m", "pip", "install", "-q", f"torch=={versions['torch']}"])
+        assert done.returncode == 0, done.stderr[-2000:]
+    wanted = [f"{name}=={versions[name]}" for name in ("torchtune", "torchao", "bitsandbytes")
+              if have.get(name) != versions[name]]
+    if wanted:
+        done = run([str(python), "-m", "pip", "install", "-q", *wanted])
+        assert done.returncode == 0, done.stderr[-2000:]
+    return python
+
+
+@pytest.fixture(scope="module")
+def tiny(python: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+    directory = tmp_path_factory.mktemp("tiny-llama")
+    done = run([str(python), str(WORKER), "tiny", str(directory)])
+    assert done.returncode == 0, done.stderr[-3000:]
+    return directory
+
+
+def test_the_venv_has_the_versions_the_files_pin(python: Path) -> None:
+    versions = table()["versions"]
+    listed = json.loads(run([str(python), "-m", "pip", "list", "--format", "json"]).stdout)
+    have = {p["name"].lower(): p["version"] for p in listed}
+    for name in ("torch", *PACKAGES):
+        assert have[name].split("+")[0] == versions[name], name
+    assert "torchao" not in have     # PEFT refuses the torchao that torchtune 0.6.1 needs
+    print("versions:", {name: have.get(name) for name in ("torch", *PACKAGES, "deepspeed")})
+
+
+def test_the_torchtune_venv_has_the_versions_its_files_pin(tune_python: Path) -> None:
+    versions = table()["versions"]
+    listed = json.loads(run([str(tune_python), "-m", "pip", "list", "--format", "json"]).stdout)
+    have = {p["name"].lower(): p["version"] for p in listed}
+    for name in ("torch", "torchtune", "torchao", "bitsandbytes"):
+        assert have[name].split("+")[0] == versions[name], name
+    print("torchtune versions:", {name: have[name] for name in ("torch", "torchtune", "torchao", "bitsandbytes")})
+
+
+@pytest.mark.parametrize("name", list(CASES))
+def test_the_files_run_or_load(name: str, python: Path, tiny: Path, tmp_path: Path) -> None:
+    profile, option, runs = CASES[name]
+    files = launch(advise(**profile), option, directory=tmp_path / "run").files
+    directory = tmp_path / "run"
+    compiled = run([str(python), "-m", "py_compile", str(directory / "train.py")])
+    assert compiled.returncode == 0, compiled.stderr
+    said = run([str(python), str(WORKER), "configs", str(directory)], env_extra={"TINY_MODEL": str(tiny)})
+    assert said.returncode == 0, said.stderr[-3000:]
+    parsed = json.loads(said.stdout.strip().splitlines()[-1])
+    accelerate = parsed["accelerate"]
+    assert accelerate["num_processes"] == advise(**profile).recommendations[option - 1].devices
+    if "ds_config.json" in files:
+        ds = json.loads(files["ds_config.json"])
+        assert parsed["accelerate_deepspeed"]["zero_stage"] == ds["zero_optimization"]["stage"]
+        if isinstance(parsed["deepspeed"], dict):
+            assert parsed["deepspeed"]["stage"] == ds["zero_optimization"]["stage"]
+            checked = parsed["transformers_deepspeed"]
+            assert checked["stage"] == ds["zero_optimization"]["stage"]
+            assert checked["mismatches"] == [], checked
+            assert ds["train_batch_size"] == ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] \
+                * accelerate["num_processes"]
+        print(name, "configs:", parsed)
+    if not runs:
+        return
+    trained = run([str(python), "train.py", "--model", str(tiny), "--dataset", str(tiny / "train.jsonl"),
+                   "--max-steps", "2", "--output-dir", "out", "--cpu"], cwd=directory)
+    assert trained.returncode == 0, trained.stderr[-4000:]
+    losses = re.findall(r"\{'loss': '([0-9.]+)'", trained.stdout + trained.stderr)
+    assert len(losses) >= 2, trained.stdout[-2000:]
+    saved = {p.name for p in (directory / "out").iterdir()}
+    assert saved & {"adapter_model.safetensors", "model.safetensors"}, saved
+    print(name, "losses:", losses[:2])
+
+
+def tuned(profile: dict[str, Any], **recipe: Any) -> Any:
+    """An answer on the tuned stack (issue 20's profile field) with the recipe changed (issue 21's recipes)."""
+    result = advise(**profile)
+    rec = result.recommendations[0]
+    return replace(result, profile={**result.profile, "stack": "tuned"},
+                   recommendations=[replace(rec, recipe={**rec.recipe, **recipe})])
+
+
+TUNED = {
+    "8b-full-paged-adamw8bit-in-backward": (dict(model="Llama-3.1-8B", method="full", vram_gb=24),
+                                            dict(precision="bf16", optimizer="paged_adamw8bit", offload=False,
+                                                 optimizer_in_backward=True)),
+    "8b-qlora-tuned": (dict(model="Llama-3.1-8B", method="qlora", vram_gb=24), dict(precision="bf16")),
+    "8b-lora-tuned": (dict(model="Llama-3.1-8B", method="lora", vram_gb=24), dict(precision="bf16")),
+    "70b-lora-4x80gb-tuned": (dict(model="Llama-3.1-70B", method="lora"), dict(precision="bf16")),
+}
+
+
+@pytest.mark.parametrize("name", list(TUNED))
+def test_torchtune_validates_the_command(name: str, tune_python: Path, tmp_path: Path) -> None:
+    profile, recipe = TUNED[name]
+    files = launch(tuned(profile, **recipe), directory=tmp_path)
+    assert files.framework == "torchtune"
+    said = run([str(tune_python), str(WORKER), "torchtune", str(tmp_path)])
+    assert said.returncode == 0, said.stderr[-3000:]
+    parsed = json.loads(said.stdout.strip().splitlines()[-1])
+    assert parsed["validate"] == 0 and "well-formed" in parsed["said"], parsed
+    assert parsed["new_keys"] == [], parsed
+    print(name, parsed)
