@@ -804,7 +804,10 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None, col
         tr = Localizer(resolve_lang(_lang(lang)))
     except (InputError, CatalogMissing) as error:
         _fail(f"Error: {error}", 2)
-    problems = run_check(rules_dir, _catalogs(catalog))
+    from .api import shipped_catalogs
+
+    shipped = shipped_catalogs()      # `--catalog current`: the shipped catalog of that name, as advise reads it
+    problems = run_check(rules_dir, [str(shipped[c]) if c in shipped else c for c in _catalogs(catalog)])
     for problem in problems:
         _echo(terminal(problem.render(tr.gettext), newlines=True))
     if problems:

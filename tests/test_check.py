@@ -167,3 +167,10 @@ def test_cli_rules_lists_every_rule_in_both_languages() -> None:
     assert "Necesita ROCm" in es.stdout and "tight-fit" not in es.stdout
     bad = runner.invoke(main, ["rules", "no-such-rule"])
     assert bad.exit_code == 2 and "unknown rule 'no-such-rule'" in bad.stderr
+
+
+def test_cli_check_takes_a_shipped_catalog_by_name() -> None:
+    """`expert check --catalog current`, as its help shows and as advise reads the name."""
+    done = CliRunner().invoke(main, ["check", "--catalog", "current"], env={"EXPERT_LANG": "en"})
+    assert done.exit_code == 0, done.output
+    assert done.stdout.startswith("The knowledge base is sound:") and "11 cards" in done.stdout
