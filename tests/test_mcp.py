@@ -128,25 +128,10 @@ def test_an_opening_message_and_free_text_over_mcp(lang: str, text: str) -> None
 
 
 def test_streamable_http_on_the_loopback() -> None:
-    import socket
-    import subprocess
-    import time
-
     from mcp.client.streamable_http import streamable_http_client
+    from test_mcp_sessions import serving
 
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        port = probe.getsockname()[1]
-    server = subprocess.Popen([sys.executable, "-m", "expert", "mcp", "--transport", "streamable-http",
-                               "--port", str(port)], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 30
-        while time.monotonic() < deadline:
-            with socket.socket() as attempt:
-                if attempt.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
-
+    with serving() as port:
         async def main() -> Any:
             async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
                 async with ClientSession(streams[0], streams[1]) as client:
@@ -155,9 +140,6 @@ def test_streamable_http_on_the_loopback() -> None:
 
         answer = asyncio.run(asyncio.wait_for(main(), timeout=60))
         assert not answer.is_error and answer.structured_content["lang"] == "es"
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 def test_without_the_mcp_extra_the_command_says_how_to_install_it() -> None:
