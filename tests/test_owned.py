@@ -106,6 +106,36 @@ def test_every_owned_card_has_a_datasheet_and_the_cards_people_own_are_there(kb)
         assert len(kb_module.find_cards(kb, name)) == 1, name
 
 
+# A speed is read from a vendor's table, or says it is derived and from what.
+_VENDOR_TABLE = re.compile(r"^NVIDIA .*(whitepaper|datasheet)")
+_FP32 = re.compile(r"(\d+(?:\.\d+)?) TFLOPS FP32")
+_RATIO = re.compile(r"ratio (\d)x FP32")
+
+
+def test_every_owned_speed_cites_a_vendor_table_or_says_it_is_derived(kb) -> None:  # type: ignore[no-untyped-def]
+    derived = [c for c in kb.owned if c.hardware_source.startswith("Derived")]
+    for card in kb.owned:
+        assert card in derived or _VENDOR_TABLE.search(card.hardware_source), card.id
+    # the cards NVIDIA's whitepapers tabulate are read, not derived
+    assert {"rtx-3070", "rtx-3090", "rtx-4090", "rtx-5090", "rtx-2080-ti", "rtx-a6000"}.isdisjoint(
+        c.id for c in derived)
+    checked = 0
+    for card in derived:    # a derived figure is the ratio it names times the FP32 rate it quotes
+        fp32, ratio = _FP32.search(card.hardware_source), _RATIO.search(card.hardware_source)
+        if fp32 and ratio:
+            checked += 1
+            assert card.bf16_tflops == pytest.approx(float(fp32.group(1)) * int(ratio.group(1)), rel=0.005), card.id
+    assert checked >= 20
+
+
+def test_turing_cards_train_in_fp16_and_geforce_runs_at_the_fp32_accumulate_rate(kb) -> None:  # type: ignore[no-untyped-def]
+    owned = {c.id: c for c in kb.owned}
+    assert {i for i, c in owned.items() if not c.bf16} == {"rtx-2060", "rtx-2070", "rtx-2080", "rtx-2080-ti",
+                                                           "t4", "v100-16gb", "v100-32gb"}
+    # GeForce halves FP16/BF16 with FP32 accumulate; the workstation card of the same chip does not
+    assert owned["rtx-a6000"].bf16_tflops > 2 * owned["rtx-3090"].bf16_tflops
+    assert owned["rtx-6000-ada"].bf16_tflops > 2 * owned["rtx-4090"].bf16_tflops
+
 # --- the consultation: "yes" asks which ---------------------------------------
 
 def to_vram(c: Consultation) -> None:
