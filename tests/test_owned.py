@@ -52,6 +52,8 @@ def test_no_is_an_answer_not_an_assumption() -> None:
                    "its VRAM in GB."),
     ("4060 ti", "es", "VRAM de tu GPU: «4060 ti» puede ser NVIDIA GeForce RTX 4060 Ti 16 GB o NVIDIA GeForce RTX 4060 "
                       "Ti 8 GB; di cuál, o da su VRAM en GB."),
+    ("rtx 5060 ti", "en", "VRAM of your own GPU: 'rtx 5060 ti' could be NVIDIA GeForce RTX 5060 Ti 16 GB or NVIDIA "
+                          "GeForce RTX 5060 Ti 8 GB; say which, or give its VRAM in GB."),
     ("yes", "en", "VRAM of your own GPU: which GPU? Give its name, such as RTX 3090, 4090, or A6000, or its VRAM in "
                   "GB, such as 24."),
     ("sí", "es", "VRAM de tu GPU: ¿qué GPU? Di su nombre, como RTX 3090, 4090 o A6000, o su VRAM en GB, como 24."),
@@ -101,8 +103,8 @@ def test_every_owned_card_has_a_datasheet_and_the_cards_people_own_are_there(kb)
         assert kb_module.find_cards(kb, card.id) == [(card.id, card.name, card.vram_gb)]
     for name in ("RTX 3060 12 GB", "3080", "3090", "4060 Ti 16 GB", "4070", "4080", "4090", "5090", "RTX A5000",
                  "RTX A6000", "L4", "T4", "V100 16 GB", "V100 32 GB", "RTX 3070", "3060 Ti", "3070 Ti", "3080 Ti",
-                 "3090 Ti", "2080 Ti", "2080", "2070", "2060", "4060", "4070 SUPER", "4070 Ti", "4080 SUPER", "5060 Ti",
-                 "5070", "5070 Ti", "5080", "RTX A4000", "RTX A4500"):
+                 "3090 Ti", "2080 Ti", "2080", "2070", "2060", "4060", "4070 SUPER", "4070 Ti", "4080 SUPER",
+                 "5060 Ti 16 GB", "5060 Ti 8 GB", "5070", "5070 Ti", "5080", "RTX A4000", "RTX A4500"):
         assert len(kb_module.find_cards(kb, name)) == 1, name
 
 
