@@ -133,7 +133,7 @@ def test_every_owned_speed_cites_a_vendor_table_or_says_it_is_derived(kb) -> Non
 def test_turing_cards_train_in_fp16_and_geforce_runs_at_the_fp32_accumulate_rate(kb) -> None:  # type: ignore[no-untyped-def]
     owned = {c.id: c for c in kb.owned}
     assert {i for i, c in owned.items() if not c.bf16} == {"rtx-2060", "rtx-2070", "rtx-2080", "rtx-2080-ti",
-                                                           "t4", "v100-16gb", "v100-32gb"}
+                                                           "rtx-6000-turing", "t4", "v100-16gb", "v100-32gb"}
     # GeForce halves FP16/BF16 with FP32 accumulate; the workstation card of the same chip does not
     assert owned["rtx-a6000"].bf16_tflops > 2 * owned["rtx-3090"].bf16_tflops
     assert owned["rtx-6000-ada"].bf16_tflops > 2 * owned["rtx-4090"].bf16_tflops
@@ -233,17 +233,21 @@ def test_a_broken_owned_file_is_refused_with_file_and_line(tmp_path: Path, old: 
 
 
 @pytest.mark.parametrize("said, card", [("H100", "h100-80gb"), ("A100 80GB", "a100-80gb"), ("RTX 6000 Ada", "rtx-6000-ada"),
-                                        ("4070 Ti Super", "rtx-4070-ti-super")])
+                                        ("4070 Ti Super", "rtx-4070-ti-super"), ("Quadro RTX 6000 24GB", "rtx-6000-turing"),
+                                        ("RTX 6000 48 GB", "rtx-6000-ada")])
 def test_datacenter_and_workstation_cards_by_the_names_people_use(said: str, card: str) -> None:
     from expert import advise
 
     assert advise(model_size_b=8, vram_gb=said, lang="en").profile["own_gpu"] == card
 
 
-def test_a100_alone_asks_which() -> None:
+def test_a100_or_rtx_6000_alone_asks_which() -> None:
     from expert import advise
     from expert.errors import InputError
 
     with pytest.raises(InputError) as caught:
         advise(vram_gb="A100", lang="en")
     assert "NVIDIA A100 40 GB or NVIDIA A100 80 GB" in str(caught.value)
+    with pytest.raises(InputError) as caught:   # the Turing Quadro (24 GB) or the Ada card (48 GB)
+        advise(vram_gb="Quadro RTX 6000", lang="en")
+    assert "NVIDIA RTX 6000 Ada Generation or NVIDIA Quadro RTX 6000" in str(caught.value)
