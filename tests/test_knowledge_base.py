@@ -107,6 +107,7 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
     ("rules.toml", "when = \"not option.fits and (option.possible or option.where == 'own')\"",
      "when = \"__import__('os')\"", "is not allowed in a condition"),
     ("recipes.toml", 'optimizer = "adamw8bit"', 'optimizer = "lion"', "optimizer must be one of"),
+    ("recipes.toml", 'stack = "tuned"', 'stack = "compiled"', "stack must be one of typical, tuned"),
     ("recipes.toml", '{ step = "shard", recipe = "lora-16bit", spread = "shard" }',
      '{ step = "shard", recipe = "qlora-4bit", spread = "shard" }', "is not a recipe for lora"),
     ("rules.toml", 'step = "offload"', 'step = "offloading"', "a configure rule names one step of"),
