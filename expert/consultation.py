@@ -364,7 +364,7 @@ class Consultation:
         if not isinstance(name, str) or name not in self._kb.fields:
             raise AnswerError(name if isinstance(name, str) else "question_id", self._tr.gettext(
                 "unknown field '%(field)s'; accepted: %(accepted)s.") % {
-                "field": name[:40] if isinstance(name, str) else f"<{type(name).__name__}>",
+                "field": profile_module.shown(name),
                 "accepted": ", ".join(self._kb.fields)})
 
     def _given(self, facts: dict[str, Any]) -> dict[str, Any]:

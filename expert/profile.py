@@ -64,7 +64,7 @@ def is_given(value: Any) -> bool:
 def shown(value: Any) -> str:
     """A value as it can be quoted back safely: one short line, no escape
     sequences, control or format characters (expert/escape.py)."""
-    return quoted(value if isinstance(value, str) else repr(value))
+    return quoted(value)
 
 
 def _to_float(text: str) -> float:

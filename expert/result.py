@@ -45,7 +45,7 @@ def check_detail(detail: Any, lang: str) -> None:
         tr = Localizer(lang)
         close = nearest(detail, DETAILS)
         raise InputError("detail", tr.gettext("detail: '%(value)s' is not accepted; choose %(accepted)s.") % {
-            "value": quoted(detail if isinstance(detail, str) else f"<{type(detail).__name__}>"),
+            "value": quoted(detail),
             "accepted": tr.list(DETAILS, style="or")} + tr.did_you_mean(close), close)
 
 
