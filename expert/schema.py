@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .i18n import SUPPORTED
 from .kb import KnowledgeBase, ProfileField
 
 SCHEMA_VERSION = "1.0"
@@ -68,7 +69,7 @@ def profile_properties(kb: KnowledgeBase, nullable: bool = False) -> dict[str, A
     return properties
 
 
-LANG = {"enum": ["en", "es"], "description": "Language of texts and errors (default en)."}
+LANG = {"enum": list(SUPPORTED), "description": "Language of texts and errors (default en)."}
 DETAIL = {"enum": list(DETAILS), "default": "summary",
           "description": "summary (a few KB, for chat) or full (with the trace of the rules)."}
 
@@ -143,7 +144,7 @@ def result_schema(kb: KnowledgeBase, detail: str) -> dict[str, Any]:
     common = {
         "schema_version": {"type": "string", "const": SCHEMA_VERSION},
         "detail": {"type": "string", "const": detail},
-        "lang": {"type": "string", "enum": ["en", "es"]},
+        "lang": {"type": "string", "enum": list(SUPPORTED)},
         "profile": profile,
         "assumed": {"type": "array", "items": {"type": "string", "enum": list(kb.fields)}},
         "requirement": _object(["vram_gb", "text"], {"vram_gb": _NUM, "text": _STR}),
