@@ -281,7 +281,8 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "precision": {recipe["precision"] for recipe in recipes.values()},
         "micro_batch": Interval(1, False, inf, False), "gradient_accumulation_steps": Interval(1, False, inf, False),
         "global_batch": Interval(1, False, inf, False), "batch_settled": {True, False}, "sharded": {True, False},
-        "other_stack_hours": positive,
+        "stack": set(kb.timing["stack"]),
+        "other_stack_hours": Interval(0, False, inf, False, True),
     }
     for namespace in ("option", "pick", "candidate", "proposal"):
         for name, domain in option.items():

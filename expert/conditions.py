@@ -134,6 +134,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "global_batch": NUM,
         "batch_settled": BOOL,
         "sharded": BOOL,
+        "stack": STR,
         "other_stack_hours": NUM,
     },
     "card": {

@@ -34,7 +34,7 @@ from .api import (
 )
 from .errors import InputError
 from .escape import one_line
-from .i18n import Localizer, resolve_lang
+from .i18n import SUPPORTED, Localizer, resolve_lang
 from .kb import PROFILE_FIELDS, find_cards
 from .profile_types import (
     Budget,
@@ -364,7 +364,7 @@ class Consultation:
         if not isinstance(name, str) or name not in self._kb.fields:
             raise AnswerError(name if isinstance(name, str) else "question_id", self._tr.gettext(
                 "unknown field '%(field)s'; accepted: %(accepted)s.") % {
-                "field": name[:40] if isinstance(name, str) else f"<{type(name).__name__}>",
+                "field": profile_module.shown(name),
                 "accepted": ", ".join(self._kb.fields)})
 
     def _given(self, facts: dict[str, Any]) -> dict[str, Any]:
@@ -489,7 +489,7 @@ def _upper_first(text: str) -> str:
 
 def _check_state(state: Any) -> None:
     """Refuse a saved state that is not exactly what ``to_dict()`` writes."""
-    tr = Localizer(resolve_lang(state.get("lang") if isinstance(state, dict) and state.get("lang") in ("en", "es")
+    tr = Localizer(resolve_lang(state.get("lang") if isinstance(state, dict) and state.get("lang") in SUPPORTED
                                 else None))
 
     def refuse(key: str, accepted: str) -> InputError:
@@ -513,8 +513,8 @@ def _check_state(state: Any) -> None:
         raise refuse(missing[0], tr.gettext("it is missing"))
     if state["version"] != STATE_VERSION or isinstance(state["version"], bool):
         raise refuse("version", tr.gettext("this version reads state version %(version)s") % {"version": STATE_VERSION})
-    if state["lang"] not in ("en", "es"):
-        raise refuse("lang", tr.gettext("choose en or es"))
+    if state["lang"] not in SUPPORTED:
+        raise refuse("lang", tr.gettext("choose %(accepted)s") % {"accepted": tr.list(SUPPORTED, style="or")})
     catalogs = state["catalog"]
     if not (isinstance(catalogs, list) and len(catalogs) <= MAX_CATALOGS
             and all(isinstance(c, str) and len(c) <= 40 for c in catalogs)):

@@ -14,7 +14,7 @@ output it goes through one of these:
   emphasis, a code span, a link, an image, an autolink, HTML, an entity, a
   table cell or an @mention.
 - :func:`quoted`: :func:`one_line`, shortened to 40 characters, for quoting a
-  value back in an error message.
+  value of any type back in an error message.
 - :func:`json_text`: JSON whose strings keep the data as given, with every
   character a terminal could act on written as a ``\\uXXXX`` escape.
 
@@ -25,6 +25,7 @@ from __future__ import annotations
 
 import json
 import re
+import reprlib
 import unicodedata
 from typing import Any
 
@@ -89,9 +90,25 @@ def markdown(text: Any) -> str:
     return _LINE_START.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), text, count=1)
 
 
+class _Short(reprlib.Repr):
+    """reprlib's shortened repr, with whole numbers too long to print (10**5000)
+    shown by their size, wherever they sit in the value."""
+
+    def repr_int(self, x: int, level: int) -> str:
+        if x.bit_length() > 1000:
+            return f"<a whole number of about {int(x.bit_length() * 0.30103)} digits>"
+        return super().repr_int(x, level)
+
+
+_SHORT = _Short()
+
+
 def quoted(value: Any, most: int = 40) -> str:
-    """A value as it can be quoted back in a message: one safe line, at most ``most`` characters."""
-    text = one_line(value if isinstance(value, str) else repr(value))
+    """A value as it can be quoted back in a message: one safe line, at most
+    ``most`` characters. A value that is not text is shown as Python writes
+    it, shortened by reprlib (a list of a million items, a deep dict), and a
+    whole number too long to print (10**5000) by its size."""
+    text = one_line(value if isinstance(value, str) else _SHORT.repr(value))
     return text if len(text) <= most else text[:most - 1] + "…"
 
 

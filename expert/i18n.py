@@ -17,6 +17,7 @@ from functools import cache, lru_cache
 from typing import Any
 
 from . import paths
+from .escape import quoted
 from .errors import InputError
 
 SUPPORTED = ("en", "es")
@@ -45,8 +46,7 @@ def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None 
             continue
         lang = _language_of(value) if isinstance(value, str) else None
         if lang not in SUPPORTED:
-            shown = value if isinstance(value, str) else f"<{type(value).__name__}>"  # never repr(): 10**5000
-            raise InputError(source, f"{source}: '{shown[:40]}' is not a supported language; accepted: "
+            raise InputError(source, f"{source}: '{quoted(value)}' is not a supported language; accepted: "
                                      + ", ".join(SUPPORTED))
         return lang
     for name in ("LC_ALL", "LC_MESSAGES", "LANG"):

@@ -31,7 +31,7 @@ from .consultation import Consultation
 from .errors import InputError, KnowledgeBaseError
 from .escape import markdown
 from .explanation import explain
-from .i18n import Localizer, resolve_lang
+from .i18n import SUPPORTED, Localizer, resolve_lang
 from .kb import PROFILE_FIELDS
 from .profile import shown
 from .render import render_models
@@ -254,7 +254,7 @@ def _tool(spec: dict[str, Any], work: Work) -> Tool:
 
     def call(arguments: Any = None, ctx: Context | None = None) -> Any:
         lang = arguments.get("lang") if isinstance(arguments, dict) else None
-        tr = Localizer(resolve_lang(lang if lang in ("en", "es") else None))
+        tr = Localizer(resolve_lang(lang if lang in SUPPORTED else None))
         caller = _CALLER.set(_caller_of(ctx))
         try:
             checked = check_arguments(spec, arguments, knowledge_base(), tr)

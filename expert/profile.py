@@ -64,7 +64,7 @@ def is_given(value: Any) -> bool:
 def shown(value: Any) -> str:
     """A value as it can be quoted back safely: one short line, no escape
     sequences, control or format characters (expert/escape.py)."""
-    return quoted(value if isinstance(value, str) else repr(value))
+    return quoted(value)
 
 
 def _to_float(text: str) -> float:
@@ -303,11 +303,18 @@ class _Parser:
 def accepted_choices(tr: Localizer, choices: Any, labels: Mapping[str, str] | None = None) -> str:
     """The accepted values of a choice, in the user's language: each label
     the value, or its translated label with the value after it when the label
-    does not start with it ("bajo (low), medio (medium) o alto (high)")."""
+    does not start with it ("bajo (low), medio (medium) o alto (high)"), inside
+    the label's brackets when it has some ("típico (typical, Hugging Face + PEFT)")."""
     named = []
     for value in choices:
         label = tr.gettext(labels[value]) if labels and value in labels else value
-        named.append(value if label.lower().startswith(value.lower()) else f"{label} ({value})")
+        head, bracket, rest = label.partition(" (")
+        if label.lower().startswith(value.lower()):
+            named.append(value)
+        elif bracket:  # "típico (Hugging Face + PEFT)": the value inside the label's own brackets
+            named.append(f"{head} ({value}, {rest}")
+        else:
+            named.append(f"{label} ({value})")
     return tr.list(named, style="or")
 
 

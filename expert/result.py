@@ -45,7 +45,7 @@ def check_detail(detail: Any, lang: str) -> None:
         tr = Localizer(lang)
         close = nearest(detail, DETAILS)
         raise InputError("detail", tr.gettext("detail: '%(value)s' is not accepted; choose %(accepted)s.") % {
-            "value": quoted(detail if isinstance(detail, str) else f"<{type(detail).__name__}>"),
+            "value": quoted(detail),
             "accepted": tr.list(DETAILS, style="or")} + tr.did_you_mean(close), close)
 
 
@@ -80,13 +80,14 @@ def time_of(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
             option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``time`` of an option: the tokens, the FLOPs each costs, how
     fast they go, on which software stack, and the hours on the other one."""
-    from .sizing import other_stack, stack_of
+    from .sizing import other_stack
 
-    stack = stack_of(kb, profile)
+    stack = option["stack"]
+    other = None if option["other_stack_hours"] is None else {  # a recipe only one framework runs: no other stack
+        "stack": other_stack(kb, stack), "hours": significant(option["other_stack_hours"])}
     return {"tokens": int(req["tokens"]), "flops_per_token": round(option["flops_per_token"]),
             "tokens_per_second": significant(option["tokens_per_second"]), "hours": significant(option["hours"]),
-            "speed_assumed": option["speed_assumed"], "stack": stack,
-            "other_stack": {"stack": other_stack(kb, stack), "hours": significant(option["other_stack_hours"])}}
+            "speed_assumed": option["speed_assumed"], "stack": stack, "other_stack": other}
 
 
 @dataclass(frozen=True)
@@ -398,14 +399,17 @@ class _Writer:
     def batch_and_stack(self, option: Mapping[str, Any]) -> str:
         """The micro-batch an option runs and the stack its hours assume, with
         the hours on the other stack."""
-        from .sizing import stack_of
-
         tr, _ = self.tr, self._
+        other = option["other_stack_hours"]
         params = {"micro": option["micro_batch"], "steps": option["gradient_accumulation_steps"],
-                  "global": option["global_batch"], "other": tr.hours(option["other_stack_hours"])}
+                  "global": option["global_batch"], "other": None if other is None else tr.hours(other)}
         batch = (_("Micro-batch %(micro)s per device, without gradient accumulation") if params["steps"] == 1 else
                  _("Micro-batch %(micro)s × %(steps)s accumulation steps")) % params
-        if stack_of(self.kb, self.run.profile) == "tuned":
+        if other is None:  # the recipe runs on one framework only, and the hours are on its stack
+            framework = self.kb.recipes["recipe"][option["recipe"]].get("framework", "")
+            stack = _("hours with %(framework)s, the one framework that runs this recipe (a tuned stack)") % {
+                "framework": framework}
+        elif option["stack"] == "tuned":
             stack = _("hours on a tuned stack (packed, compiled), about %(other)s on a typical one") % params
         else:
             stack = _("hours on a typical stack (Hugging Face Trainer + PEFT), about %(other)s on a tuned one") % params

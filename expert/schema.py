@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .i18n import SUPPORTED
 from .kb import KnowledgeBase, ProfileField
 
 SCHEMA_VERSION = "1.0"
@@ -68,7 +69,7 @@ def profile_properties(kb: KnowledgeBase, nullable: bool = False) -> dict[str, A
     return properties
 
 
-LANG = {"enum": ["en", "es"], "description": "Language of texts and errors (default en)."}
+LANG = {"enum": list(SUPPORTED), "description": "Language of texts and errors (default en)."}
 DETAIL = {"enum": list(DETAILS), "default": "summary",
           "description": "summary (a few KB, for chat) or full (with the trace of the rules)."}
 
@@ -143,7 +144,7 @@ def result_schema(kb: KnowledgeBase, detail: str) -> dict[str, Any]:
     common = {
         "schema_version": {"type": "string", "const": SCHEMA_VERSION},
         "detail": {"type": "string", "const": detail},
-        "lang": {"type": "string", "enum": ["en", "es"]},
+        "lang": {"type": "string", "enum": list(SUPPORTED)},
         "profile": profile,
         "assumed": {"type": "array", "items": {"type": "string", "enum": list(kb.fields)}},
         "requirement": _object(["vram_gb", "text"], {"vram_gb": _NUM, "text": _STR}),
@@ -315,6 +316,7 @@ def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr:
     and aliases the schema does not list. Returns the arguments by their names."""
     from .errors import InputError
     from .freetext import vocabulary
+    from .escape import quoted
     from .profile import shown
     from .values import argument, read_choice
 
@@ -353,7 +355,7 @@ def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr:
         if name in kb.fields:
             if not isinstance(value, (str, int, float, bool)):
                 raise InputError(name, _("%(argument)s: '%(value)s' is not accepted; expected %(expected)s.") % {
-                    "argument": name, "value": shown(_text(value)[:40]), "expected": _("a number, text or true/false")})
+                    "argument": name, "value": quoted(value, 40), "expected": _("a number, text or true/false")})
             continue
         if "enum" in schema and isinstance(value, str):   # "EN", "Summary", "resumen": the value reader
             words = {str(v): str(v) for v in schema["enum"]}
@@ -361,16 +363,8 @@ def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr:
             value = named[name] = read_choice(value, words) or value
         if not jsonschema.Draft202012Validator(schema).is_valid(value):
             raise InputError(name, _("%(argument)s: '%(value)s' is not accepted; expected %(expected)s.") % {
-                "argument": name, "value": shown(_text(value)[:60]), "expected": expected(schema, tr)})
+                "argument": name, "value": quoted(value, 60), "expected": expected(schema, tr)})
     return named
-
-
-def _text(value: Any) -> str:
-    """A value as an error quotes it: never str() of a whole number too long to print (10**5000)."""
-    if isinstance(value, int) and value.bit_length() > 1000:
-        return f"<a whole number of about {int(value.bit_length() * 0.30103)} digits>"
-    return value if isinstance(value, str) else repr(value)[:200] if isinstance(value, (int, float, bool)) \
-        else f"<{type(value).__name__}>"
 
 
 SHAPES = ("mcp", "openai", "anthropic")

@@ -506,7 +506,9 @@ class Sizer:
                               checkpointing=recipe["checkpointing"], time_factor=recipe["time_factor"],
                               base_bits=recipe["base_bits"])
 
-        speed, other = on(stack_of(kb, profile)), on(other_stack(kb, stack_of(kb, profile)))
+        # A recipe only one framework runs has that framework's stack, and no other.
+        stack = str(recipe.get("stack") or stack_of(kb, profile))
+        speed, other = on(stack), (None if recipe.get("stack") else on(other_stack(kb, stack)))
         per_token = speed["flops_per_token"]
         taken = run_hours(kb, req["tokens"], speed)
         # An optimizer step fused into the backward pass has no gradients to
@@ -543,7 +545,8 @@ class Sizer:
             "headroom": 1 - need / device_gb,
             "host_ram_gb": round_up(result.cpu_gb) if result.cpu_gb > 0 else None,
             "hours": taken,
-            "other_stack_hours": run_hours(kb, req["tokens"], other),
+            "stack": stack,
+            "other_stack_hours": None if other is None else run_hours(kb, req["tokens"], other),
             "micro_batch": micro_batch,
             "gradient_accumulation_steps": steps,
             "global_batch": micro_batch * devices * steps,

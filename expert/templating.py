@@ -48,7 +48,7 @@ def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> Non
         tr = Localizer(lang)
         close = nearest(fmt, formats)
         raise InputError("format", tr.gettext("format: '%(value)s' is not accepted; choose %(accepted)s.")
-                         % {"value": quoted(fmt if isinstance(fmt, str) else f"<{type(fmt).__name__}>"),
+                         % {"value": quoted(fmt),
                             "accepted": tr.list(formats, style="or")} + tr.did_you_mean(close),
                          close)
 

@@ -200,6 +200,9 @@ def test_readings_are_the_right_ones() -> None:
     assert _library("budget", "bajo") == "low" and _library("purpose", "producción") == "production"
     error = _library("budget", "caro")
     assert error[2] == "presupuesto: «caro» no es válido; elige bajo (low), medio (medium) o alto (high)."
+    # a label with its own brackets takes the value inside them, not a second pair after
+    error = _library("stack", "rápido")
+    assert error[2].endswith("elige típico (typical, Hugging Face + PEFT) o optimizado (tuned, empaquetado, compilado).")
 
 
 def test_argument_aliases_in_the_library_and_the_consultation() -> None:

@@ -59,6 +59,18 @@ def test_the_vocabulary_is_the_one_the_files_and_the_engine_use(kb) -> None:  # 
     assert DERIVES.items() <= engine.DECLARES.items()
 
 
+def test_the_library_types_name_the_values_the_library_accepts() -> None:
+    # typing needs literals; they must be the tuples every entry point reads
+    from typing import get_args
+
+    from expert import api, schema
+    from expert.i18n import SUPPORTED
+
+    assert get_args(api.Lang) == SUPPORTED and get_args(api.Basis) == api.BASES
+    assert get_args(api.Detail) == schema.DETAILS
+    assert schema.LANG["enum"] == list(SUPPORTED)
+
+
 def test_every_heuristic_is_a_rule_or_a_documented_decision(kb) -> None:  # type: ignore[no-untyped-def]
     in_rules = {h for rule in kb.rules for h in rule.heuristics} | {h for card in kb.catalog for h in card.heuristics}
     decisions = set(re.findall(r"^\| (H\d+) \| not a rule", DOCS, flags=re.MULTILINE))
@@ -107,6 +119,7 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
     ("rules.toml", "when = \"not option.fits and (option.possible or option.where == 'own')\"",
      "when = \"__import__('os')\"", "is not allowed in a condition"),
     ("recipes.toml", 'optimizer = "adamw8bit"', 'optimizer = "lion"', "optimizer must be one of"),
+    ("recipes.toml", 'stack = "tuned"', 'stack = "compiled"', "stack must be one of typical, tuned"),
     ("recipes.toml", '{ step = "shard", recipe = "lora-16bit", spread = "shard" }',
      '{ step = "shard", recipe = "qlora-4bit", spread = "shard" }', "is not a recipe for lora"),
     ("rules.toml", 'step = "offload"', 'step = "offloading"', "a configure rule names one step of"),

@@ -243,6 +243,26 @@ SEVENTY_B_LONG = dict(model_size_b="Llama-3.3-70B", method="lora", budget="high"
                       tokens_per_example=2048, deadline_h=48)
 
 
+def test_a_recipe_only_torchtune_runs_is_timed_on_torchtune_whatever_the_stack() -> None:
+    # 8B full on a 24 GB card is torchtune's single-device recipe: Hugging Face
+    # Trainer cannot run it, so its hours are the tuned stack's, and there is no
+    # "other stack" to quote; options with other recipes keep the person's stack.
+    for stack in ("typical", "tuned"):
+        result = run(model_size_b=8, method="full", budget="low", stack=stack)
+        own_recipe = option(result, "rtx-4090")
+        assert own_recipe.recipe["framework"] == "torchtune"
+        assert own_recipe.time["stack"] == "tuned" and own_recipe.time["other_stack"] is None
+        assert "hours with torchtune, the one framework that runs this recipe" in own_recipe.text
+        assert "typical stack" not in own_recipe.text
+        h100 = option(result, "h100-80gb")
+        assert h100.recipe["framework"] is None and h100.time["stack"] == stack
+        assert h100.time["other_stack"]["stack"] != stack
+    tuned_hours = option(run(model_size_b=8, method="full", budget="low", stack="tuned"), "rtx-4090").hours
+    assert option(run(model_size_b=8, method="full", budget="low"), "rtx-4090").hours == tuned_hours
+    es = advise(model_size_b=8, method="full", budget="low", lang="es")
+    assert "horas con torchtune, el único framework que ejecuta esta receta" in es.recommendations[0].text
+
+
 def test_every_answer_names_its_stack_and_the_other_stacks_time() -> None:
     typical = run(model_size_b=8, method="lora")
     tuned = run(model_size_b=8, method="lora", stack="tuned")

@@ -104,7 +104,7 @@ SCHEMAS: dict[str, Any] = {
     "recipes": {"fit": {"margin": float},
                 "recipe": [{"id": str, "method": str, "precision": str, "optimizer": str, "base_bits": int,
                             "checkpointing": bool, "offload": bool, "optimizer_in_backward?": bool,
-                            "framework?": str, "needs_bf16?": bool, "single_device?": bool, "fp16?": str, "time_factor": float,
+                            "framework?": str, "stack?": str, "needs_bf16?": bool, "single_device?": bool, "fp16?": str, "time_factor": float,
                             "source": str}],
                 "ladder": {"*": [{"step": str, "recipe": str, "spread": str}]}},
     "rules": {"rule": [{"id": str, "kind": str, "derive?": str, "step?": str, "section": str, "heuristics": [str],
@@ -229,6 +229,10 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     labels = _labels(base / "labels.toml", *data["labels"], problems)
     estimator_doc = data["estimator"][0]
     recipes = _recipes(base / "recipes.toml", *data["recipes"], estimator_doc, problems)
+    for where, recipe in recipes.get("recipe", {}).items():
+        if "stack" in recipe and recipe["stack"] not in timing["stack"]:
+            problems.add(str(base / "recipes.toml"), _line(data["recipes"][1], "recipe"),
+                         "recipe '%(id)s': stack must be one of %(known)s", id=where, known=", ".join(timing["stack"]))
     rules = _rules(base / "rules.toml", *data["rules"], sections, recipes, problems)
     if not problems.items:
         _consistency(base, {name: text for name, (_, text) in data.items()}, fields, requirements, timing, ranking,
