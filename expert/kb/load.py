@@ -788,8 +788,8 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
             continue
         for n, entry in enumerate(ladder):
             line = _line(text, f"ladder.{method}[{n + 1}]")
-            recipe = recipes.get(entry["recipe"])
-            if recipe is None or recipe["method"] != method:
+            named = recipes.get(entry["recipe"])
+            if named is None or named["method"] != method:
                 problems.add(str(path), line, "[ladder] %(method)s: '%(recipe)s' is not a recipe for %(method)s",
                              method=method, recipe=entry["recipe"])
             if entry["spread"] not in SPREADS:
