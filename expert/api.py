@@ -16,7 +16,8 @@ from . import kb as kb_module
 from . import profile as profile_module
 from .errors import InputError, nearest
 from .estimate import Estimate
-from .i18n import Lang, Localizer, resolve_lang
+from .i18n import Lang as Lang  # the library's signatures name it: re-exported
+from .i18n import Localizer, resolve_lang
 from .kb import PROFILE_FIELDS, KnowledgeBase
 from .profile_types import (
     Budget,

@@ -329,7 +329,7 @@ def _constant(node: ast.AST) -> tuple[bool, Any]:
     if isinstance(node, ast.Constant):
         return True, node.value
     if isinstance(node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in node.elts):
-        return True, tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
+        return True, tuple(e.value for e in node.elts if isinstance(e, ast.Constant))
     if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
             and isinstance(node.operand.value, (int, float))):    # the compiler negates numbers only
         return True, -node.operand.value
