@@ -9,13 +9,14 @@ from collections import OrderedDict
 from collections.abc import Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any, Literal
+from typing import Any, Literal, TypeGuard
 
 from . import engine, paths
 from . import kb as kb_module
 from . import profile as profile_module
 from .errors import InputError, nearest
 from .estimate import Estimate
+from .i18n import Lang as Lang  # the library's signatures name it: re-exported
 from .i18n import Localizer, resolve_lang
 from .kb import PROFILE_FIELDS, KnowledgeBase
 from .profile_types import (
@@ -34,7 +35,6 @@ from .profile_types import (
 )
 from .result import Result, build_result
 
-Lang = Literal["en", "es"]
 Basis = Literal["checked", "guide", "estimate"]
 Detail = Literal["full", "summary"]
 Precision = Literal["mixed", "bf16"]
@@ -82,7 +82,7 @@ def register_catalog(path: str | Path, name: str | None = None) -> str:
     return catalog_id
 
 
-def is_registered(catalog: Any) -> bool:
+def is_registered(catalog: Any) -> TypeGuard[str]:
     """A catalog id a consultation's saved state may name: one registered in
     this process, or the name of a shipped catalog ("current")."""
     return isinstance(catalog, str) and (catalog in _REGISTERED or catalog in shipped_catalogs())

@@ -88,7 +88,8 @@ class _Checker:
     def run(self) -> list[Problem]:
         self.translations()
         self.prices()
-        dnf = {rule.id: _dnf(rule.condition.tree) if rule.condition.tree is not None else [()] for rule in self.kb.rules}
+        dnf: dict[str, list[Conjunction]] = {
+            rule.id: _dnf(rule.condition.tree) if rule.condition.tree is not None else [()] for rule in self.kb.rules}
         for rule in self.kb.rules:
             self.card_references(rule, dnf[rule.id])
             if not any(self.satisfiable(conj) for conj in dnf[rule.id]):
@@ -329,8 +330,9 @@ def _constant(node: ast.AST) -> tuple[bool, Any]:
     if isinstance(node, ast.Constant):
         return True, node.value
     if isinstance(node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Constant) for e in node.elts):
-        return True, tuple(e.value for e in node.elts)  # type: ignore[attr-defined]
-    if isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant):
+        return True, tuple(e.value for e in node.elts if isinstance(e, ast.Constant))
+    if (isinstance(node, ast.UnaryOp) and isinstance(node.op, ast.USub) and isinstance(node.operand, ast.Constant)
+            and isinstance(node.operand.value, (int, float))):    # the compiler negates numbers only
         return True, -node.operand.value
     return False, None
 
@@ -401,7 +403,9 @@ def _dnf(node: ast.AST, negated: bool = False) -> list[Conjunction]:
     if op in _ORDERING_OPS:
         # An ordering with a missing value is false, so its negation also
         # holds when either side is missing.
-        missing = [((field, "is", None),)] + ([((value.field, "is", None),)] if isinstance(value, Ref) else [])
+        missing: list[Conjunction] = [((field, "is", None),)]
+        if isinstance(value, Ref):
+            missing.append(((value.field, "is", None),))
         return [((field, _NEGATED[op], value),)] + missing
     return [((field, _NEGATED[op], value),)]
 

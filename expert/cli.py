@@ -17,12 +17,15 @@ import os
 import shutil
 import sys
 from collections.abc import Callable
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
 import click
 
 from . import completion as complete
 from .escape import quoted, terminal
+
+if TYPE_CHECKING:     # the library is imported when a command runs (``expert --help`` stays fast)
+    from .api import Basis, Lang
 
 LANGS = complete.names_in("i18n", "SUPPORTED")
 PROFILE_OPTIONS = [
@@ -193,8 +196,12 @@ def _render_kb_error(error: Any, lang: str | None) -> str:
     try:
         gettext = Localizer(resolve_lang(lang)).gettext
     except (InputError, CatalogMissing):
-        gettext = str
+        gettext = _untranslated
     return str(error.render(gettext))
+
+
+def _untranslated(message: str) -> str:
+    return message
 
 
 def _run(action: Callable[[], str], lang: str | None) -> None:
@@ -374,7 +381,9 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
     def action() -> str:
         from .api import advise as run_advise
 
-        result = run_advise(lang=lang, catalog=_catalogs(catalog), basis=basis, model_config=model_config,
+        # --lang and --basis as typed: the library is their one reader, and refuses what its types do not name
+        result = run_advise(lang=cast("Lang | None", lang), catalog=_catalogs(catalog), basis=cast("Basis", basis),
+                            model_config=model_config,
                             prices=_prices(prices), **profile)
         output = result.render(fmt, width=_width(), detail=detail)
         if launch_dir is not None:
@@ -477,8 +486,9 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
     def action() -> str:
         from .explanation import explain as run_explain
 
-        explanation = run_explain(lang=lang, why_not=why_not, what_if=_what_if(what_if), catalog=_catalogs(catalog),
-                                  basis=basis, model_config=model_config, prices=_prices(prices), detail=detail,
+        # --lang and --basis as typed: the library is their one reader, and refuses what its types do not name
+        explanation = run_explain(lang=cast("Lang | None", lang), why_not=why_not, what_if=_what_if(what_if),
+                                  catalog=_catalogs(catalog), basis=cast("Basis", basis), model_config=model_config, prices=_prices(prices), detail=detail,
                                   **profile)
         return explanation.render(fmt, width=_width(), color=_color())
 
@@ -597,7 +607,8 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
     from .errors import InputError, KnowledgeBaseError
 
     try:
-        consultation = Consultation(lang=_lang(lang), catalog=_catalogs(catalog), **known)
+        # --lang as typed: the library is its one reader, and refuses what its type does not name
+        consultation = Consultation(lang=cast("Lang | None", _lang(lang)), catalog=_catalogs(catalog), **known)
     except InputError as error:
         _fail(f"Error: {error}", 2)
     except KnowledgeBaseError as error:
@@ -607,8 +618,8 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
     _ = Localizer(consultation.lang).gettext
     from .templating import wrap as _wrap
 
-    color = _color()
-    bold = (lambda s: click.style(s, bold=True)) if color else (lambda s: s)
+    use_color = _color()
+    bold = (lambda s: click.style(s, bold=True)) if use_color else (lambda s: s)
     width = _width()
     source = _Input()
     question = None
@@ -659,7 +670,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
             from .explanation import explain as run_explain
 
             explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())
-            _echo(explanation.render("text", width=width, color=color))
+            _echo(explanation.render("text", width=width, color=use_color))
     except KeyboardInterrupt as interrupted:
         source.close()     # before anything is written: the modes readline changed
         _echo()
@@ -1032,7 +1043,8 @@ def _standalone(call: Callable[[], Any]) -> None:
     except _OutputError as error:
         code = _output_failed(error.error)
     except click.ClickException as error:   # a usage error: click's message quotes what was typed
-        error.message = terminal(error.message, newlines=True)
+        # click types message Final; show() prints it, so what was typed is made safe for the terminal first
+        error.message = terminal(error.message, newlines=True)  # type: ignore[misc]
         try:
             error.show()
         except OSError as failed:

@@ -296,7 +296,7 @@ class _Compiler:
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             raise self.fail(node, f"'{ast.unparse(node)}' is not allowed in a condition")
-        return method(node)  # type: ignore[no-any-return]
+        return method(node)
 
     def _BoolOp(self, node: ast.BoolOp) -> tuple[Evaluator, str]:
         parts = [self.compile(value)[0] for value in node.values]

@@ -23,6 +23,7 @@ from typing import Any
 from . import engine, freetext
 from . import profile as profile_module
 from .api import (
+    Catalogs,
     Lang,
     check_bounds,
     check_paths,
@@ -111,7 +112,7 @@ class Consultation:
     """One consultation, one question at a time. See the module docstring."""
 
     def __init__(self, lang: Lang | None = None, rules_dir: str | Path | None = None,
-                 catalog: str | Path | list[str | Path] | None = None, *,
+                 catalog: Catalogs = None, *,
                  model_size_b: ModelSizeB | None = None, method: Method | None = None, budget: Budget | None = None,
                  rocm_ok: RocmOk | None = None, deadline_h: DeadlineH | None = None, vram_gb: VramGb | None = None,
                  dataset_examples: DatasetExamples | None = None, tokens_per_example: TokensPerExample | None = None,
@@ -310,8 +311,8 @@ class Consultation:
     def to_dict(self) -> dict[str, Any]:
         """The state to keep between chat turns: plain data (no file paths),
         a few hundred bytes; catalogs by their registered ids."""
-        state = {"version": STATE_VERSION, "lang": self.lang, "catalog": list(self.catalog),
-                 "known": dict(self.known), "answers": dict(self.answers), "history": list(self.history)}
+        state: dict[str, Any] = {"version": STATE_VERSION, "lang": self.lang, "catalog": list(self.catalog),
+                                 "known": dict(self.known), "answers": dict(self.answers), "history": list(self.history)}
         if self.which is not None:
             state["which"] = self.which
         if self.guess:

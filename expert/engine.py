@@ -151,17 +151,17 @@ class _Reads(Mapping[str, Any]):
     """A fact as a helper sees it, noting which fields it reads."""
 
     def __init__(self, values: Mapping[str, Any], read: set[str]) -> None:
-        self.values, self.read = values, read
+        self.plain, self.read = values, read      # plain: the values, read without noting (not Mapping.values)
 
     def __getitem__(self, key: str) -> Any:
         self.read.add(key)
-        return self.values[key]
+        return self.plain[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.values)
+        return iter(self.plain)
 
     def __len__(self) -> int:
-        return len(self.values)
+        return len(self.plain)
 
 
 def _plain(fact: Any) -> dict[str, Any]:
@@ -241,12 +241,12 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 candidate = sizer.speed_up(seen["card"], seen["candidate"])
             else:
                 candidate = sizer.step(seen["card"], str(rule.step), seen.get("candidate"))
-            card = run.cards[candidate["gpu"]].fact()
-            candidate["card"] = {name: card[name] for name in self.card_fields}
+            card_fact = run.cards[candidate["gpu"]].fact()
+            candidate["card"] = {name: card_fact[name] for name in self.card_fields}
             run.candidates.setdefault(candidate["gpu"], []).append(candidate)
             yield "candidate", candidate
         elif what == "option":
-            option = dict(seen["candidate"].values)
+            option = dict(seen["candidate"].plain)
             run.options[option["gpu"]] = option
             yield "option", option
         elif what == "market":

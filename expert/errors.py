@@ -9,7 +9,7 @@ their escape sequences, control or format characters (:mod:`expert.escape`).
 from __future__ import annotations
 
 import re
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from typing import Any
 
 from .escape import terminal
@@ -24,7 +24,7 @@ def _key(text: str) -> str:
 
 
 def nearest(text: Any, names: Iterable[str], most: int = SUGGESTIONS,
-            keys: dict[str, Iterable[str]] | None = None) -> list[str]:
+            keys: Mapping[str, Iterable[str]] | None = None) -> list[str]:
     """The names (at most ``most``) closest to what was typed, nearest first:
     the one place every "did you mean" comes from (cards, models, methods,
     formats, budgets, rule ids). Case, spaces, hyphens and punctuation do not

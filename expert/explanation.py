@@ -340,7 +340,7 @@ def explain(
     writer = _Writer(kb, run, tr)
     explainer = _Explainer(kb, run, result, writer, given, basis, model_config)
     if why_not is not None and why_not not in run.options:
-        close = nearest(why_not, run.options, keys={gpu: (kb.card(gpu).name,) if kb.card(gpu) else ()
+        close = nearest(why_not, run.options, keys={gpu: (card.name,) if (card := kb.card(gpu)) else ()
                                                     for gpu in run.options})
         raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation "
                                                "(`expert catalogs` lists the cards).") % {"gpu": str(why_not)[:40]}

@@ -163,11 +163,11 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
     # The cards a person may own (rules/owned.toml: names and aliases) and the
     # catalog's, each named by its id: the profile records the card.
     cards: dict[str, str] = {}
-    for card in kb.owned:
-        for name in (card.name, *card.aliases):
+    for owned in kb.owned:
+        for name in (owned.name, *owned.aliases):
             full = normal(name)
-            cards.setdefault(full, card.id)
-            cards.setdefault(full.replace("nvidia ", "").replace("geforce ", ""), card.id)
+            cards.setdefault(full, owned.id)
+            cards.setdefault(full.replace("nvidia ", "").replace("geforce ", ""), owned.id)
     for card in kb.catalog:
         full = normal(card.name)
         cards.setdefault(full, card.id)
@@ -407,8 +407,8 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
 
     for phrase, field, value in vocab.phrases:
         if phrase in t.text:
-            for match in t.find_all(phrase):
-                take(field, value, match)
+            for hit in t.find_all(phrase):
+                take(field, value, hit)
     # Cards, with how many ("two 3090s", "tengo dos 3090", "4x <card>"): a card's
     # name is never a count. Its own card when a cue ("my", "tengo") is near, when
     # answering that question, or when a count says how many the person has.
@@ -416,18 +416,18 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
     spoken = "|".join(re.escape(w) for w in sorted(vocab.number_words, key=len, reverse=True)) or "(?!)"
     counted_card = re.compile(r"(?:(?<![\w.,])(\d{1,4}|" + spoken + r")\s*(?:(?:" + times + r")\s*)?)?$")
     for name, card_id in vocab.cards:
-        for match in (t.find_all(name, ("s", "es")) if name in t.text else []):
-            before = t.text[:match.start()]
+        for hit in (t.find_all(name, ("s", "es")) if name in t.text else []):
+            before = t.text[:hit.start()]
             count_match = counted_card.search(before[-24:])
             count = None
             if count_match and count_match.group(1):
                 count_text = count_match.group(1)
                 count = int(vocab.number_words.get(count_text, 0) or (int(count_text) if count_text.isdigit() else 0))
-            start = match.start() - (len(count_match.group(0)) if count else 0)
-            t.used.append((start, match.end()))
-            own = (answering == "vram_gb" or _has_cue(t.before(match, 4), vocab.own_cues)
-                   or (count is not None and not _has_cue(t.before(match, 5), vocab.rent_cues)))
-            end = match.end()
+            start = hit.start() - (len(count_match.group(0)) if count_match and count else 0)
+            t.used.append((start, hit.end()))
+            own = (answering == "vram_gb" or _has_cue(t.before(hit, 4), vocab.own_cues)
+                   or (count is not None and not _has_cue(t.before(hit, 5), vocab.rent_cues)))
+            end = hit.end()
             named: Any = card_id
             if own:
                 # A name that stands for several cards (one model in 40 and 80 GB): the size after it
@@ -435,14 +435,14 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
                 # and the answer asks which, as every entry point does.
                 from .kb import find_cards
 
-                found = find_cards(kb, t.text[match.start():match.end()])
+                found = find_cards(kb, t.text[hit.start():hit.end()])
                 if len(found) > 1:
                     size = _SIZE_AFTER.match(t.text, end)
                     chosen = [card for card, _, vram in found if size and float(size.group(1)) == vram]
-                    named = chosen[0] if chosen else t.text[match.start():match.end()]
-                    if chosen:
+                    named = chosen[0] if chosen else t.text[hit.start():hit.end()]
+                    if chosen and size:
                         end = size.end()
-                        t.used.append((match.end(), end))
+                        t.used.append((hit.end(), end))
                 take("vram_gb", named, (start, end))
                 if count and count > 1:
                     reading.counts["vram_gb"] = count
@@ -505,18 +505,18 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
     # The deadline: time in words (a fixed length: "ASAP", "by tomorrow"), a
     # number of hours, days or weeks, or a day of the calendar (refused).
     for phrase, hours in vocab.deadline_words:
-        for match in (t.find_all(phrase) if phrase in t.text else []):
-            take("deadline_h", hours, match)
+        for hit in (t.find_all(phrase) if phrase in t.text else []):
+            take("deadline_h", hours, hit)
             if phrase in vocab.assumed_deadlines:
-                reading.assumed[f"deadline_h@{match.start()}"] = phrase
+                reading.assumed[f"deadline_h@{hit.start()}"] = phrase
     for match in t.finditer(vocab.hours_in_text):
         amount, unit = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
         number = vocab.number_words[amount] if amount in vocab.number_words else _number(amount)
         take("deadline_h", number * vocab.duration_units[unit], match)
     for word in vocab.calendar_words:
-        for match in (t.find_all(word) if word in t.text else []):
-            lead = _CALENDAR_LEAD.search(t.text[:match.start()])
-            take("deadline_h", _Calendar(t.text[lead.start() if lead else match.start():match.end()]), match)
+        for hit in (t.find_all(word) if word in t.text else []):
+            lead = _CALENDAR_LEAD.search(t.text[:hit.start()])
+            take("deadline_h", _Calendar(t.text[lead.start() if lead else hit.start():hit.end()]), hit)
     # The later statement wins; the earlier ones are said back as overridden.
     for field, values in said.items():
         values.sort(key=lambda pair: pair[0])
@@ -528,9 +528,9 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
             reading.refused[field] = value.text
             continue
         reading.found[field] = value
-        phrase = reading.assumed.pop(f"{field}@{start}", None)
-        if phrase is not None:
-            reading.assumed[field] = phrase
+        assumed = reading.assumed.pop(f"{field}@{start}", None)
+        if assumed is not None:
+            reading.assumed[field] = assumed
     reading.assumed = {k: v for k, v in reading.assumed.items() if "@" not in k}
     if "vram_gb" not in reading.found:
         reading.counts.pop("vram_gb", None)

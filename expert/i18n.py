@@ -14,13 +14,14 @@ import re
 import threading
 from collections.abc import Iterable, Mapping
 from functools import cache, lru_cache
-from typing import Any
+from typing import Any, Literal, TypeGuard
 
 from . import paths
 from .escape import quoted
 from .errors import InputError
 
-SUPPORTED = ("en", "es")
+Lang = Literal["en", "es"]
+SUPPORTED: tuple[Lang, ...] = ("en", "es")
 DOMAIN = "messages"
 _LANG_RE = re.compile(r"^([a-zA-Z]{2,3})(?:[_-][a-zA-Z0-9]+)?(?:\.[\w-]+)?(?:@\w+)?$")
 
@@ -34,7 +35,11 @@ def _language_of(value: str) -> str | None:
     return match.group(1).lower() if match else None
 
 
-def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> str:
+def _supported(lang: str | None) -> TypeGuard[Lang]:
+    return lang in SUPPORTED
+
+
+def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> Lang:
     """``explicit``, else ``EXPERT_LANG``, else ``LC_ALL``/``LANG``, else English.
 
     An explicit or ``EXPERT_LANG`` value that is not supported is an error;
@@ -45,7 +50,7 @@ def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None 
         if value is None or (source == "EXPERT_LANG" and not value.strip()):
             continue
         lang = _language_of(value) if isinstance(value, str) else None
-        if lang not in SUPPORTED:
+        if not _supported(lang):
             raise InputError(source, f"{source}: '{quoted(value)}' is not a supported language; accepted: "
                                      + ", ".join(SUPPORTED))
         return lang
@@ -53,7 +58,7 @@ def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None 
         value = env.get(name)
         if value:
             lang = _language_of(value)
-            return lang if lang in SUPPORTED else "en"
+            return lang if _supported(lang) else "en"
     return "en"
 
 

@@ -17,6 +17,7 @@ written by serializers (``repr`` for Python, ``yaml.safe_dump``, ``json``,
 from __future__ import annotations
 
 import re
+import sys
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -28,10 +29,10 @@ from .errors import InputError, KnowledgeBaseError
 from .escape import quoted
 from .i18n import Localizer
 
-try:
+if sys.version_info >= (3, 11):
     import tomllib
-except ModuleNotFoundError:  # Python 3.10
-    import tomli as tomllib  # type: ignore[no-redef]
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
 
 LAUNCH_TOML = paths.RULES / "launch.toml"
 # Keys a recommendation's recipe dict may carry (issues 20 and 21 add the
@@ -105,17 +106,17 @@ def table(path: Path = LAUNCH_TOML) -> dict[str, Any]:
         for key in keys:
             if key not in doc.get(section, {}):
                 problems.append((str(path), 0, "[%(section)s] needs %(key)s", {"section": section, "key": key}))
-    for section, keys in (("optimizer", ("trl", "torchtune", "deepspeed")),
-                          ("precision", ("trl_flag", "full_dtype", "base_dtype", "compute_dtype", "accelerate",
-                                         "deepspeed", "torchtune")),
-                          ("base_bits", ("quantization",)),
-                          ("strategy", ("backend", "stage", "offload_stage"))):
+    for section, needed in (("optimizer", ("trl", "torchtune", "deepspeed")),
+                            ("precision", ("trl_flag", "full_dtype", "base_dtype", "compute_dtype", "accelerate",
+                                           "deepspeed", "torchtune")),
+                            ("base_bits", ("quantization",)),
+                            ("strategy", ("backend", "stage", "offload_stage"))):
         entries = doc.get(section)
         if not isinstance(entries, dict) or not entries:
             problems.append((str(path), 0, "[%(section)s] needs entries", {"section": section, "key": ""}))
             continue
         for name, entry in entries.items():
-            missing = [key for key in keys if not isinstance(entry, dict) or key not in entry]
+            missing = [key for key in needed if not isinstance(entry, dict) or key not in entry]
             if missing:
                 problems.append((str(path), 0, "[%(section)s] needs %(key)s",
                                  {"section": f"{section}.{name}", "key": ", ".join(missing)}))

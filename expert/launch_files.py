@@ -242,7 +242,7 @@ def _torchtune(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[
         raise refuse(tr, "model", plan.model_label, accepted or tr.gettext("none for this method and strategy"))
     recipe_name = tune["recipes"][plan.method][where]
     local = plan.model is not None and plan.model != plan.model_repo
-    model_dir = plan.model if local else "./model"
+    model_dir = plan.model if local and plan.model is not None else "./model"
     overrides = torchtune_overrides(plan, doc, tr, model_dir)
     run = ["tune", "run"]
     if where == "distributed":

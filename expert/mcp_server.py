@@ -216,8 +216,8 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
         result = consultation.result()
         return result.to_dict(a.get("detail") or "summary"), result.render("markdown", detail="summary")
 
-    def checked(work: Callable[[dict[str, Any]], dict[str, Any]]) -> Callable[[dict[str, Any]], dict[str, Any]]:
-        def run(a: dict[str, Any]) -> dict[str, Any]:
+    def checked(work: Work) -> Work:
+        def run(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
             # what no reader takes (10**5000, data nested deep) is refused before any reads it
             check_bounds(a, Localizer(resolve_lang(a.get("lang"))))
             return work(a)

@@ -158,7 +158,7 @@ def suggestions(kb: KnowledgeBase, text: str) -> list[str]:
     if not found:  # a misspelt family ("lama three"): the models whose name starts alike
         first = [w for w in _TOKEN_SPLIT.split(text.rsplit("/", 1)[-1].strip()) if w]
         head = _HEAD.match(name_key(first[0])) if first else None
-        heads = {_HEAD.match(k).group(0): k for k in index if _HEAD.match(k)}  # type: ignore[union-attr]
+        heads = {lead.group(0): k for k in index if (lead := _HEAD.match(k))}
         if head:
             for close in difflib.get_close_matches(head.group(0), list(heads), n=most, cutoff=0.75):
                 found += [model.name for k, model in index.items() if k.startswith(close)]

@@ -84,7 +84,7 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     names = [one_line(next(card.name for card in kb.catalog if card.id == gpu)) for gpu in fits]
     fit_line = (_("Cards of the catalog with enough memory per GPU: %(cards)s.") % {"cards": tr.list(names)}
                 if names else _("No card of the catalog has enough memory per GPU for this setup."))
-    x = {
+    x: dict[str, Any] = {
         "size": tr.billions(setup.model_size_b), "method": method, "details": "; ".join(details) + ".",
         "rows": rows,
         "per_gpu_row": f"{_('per GPU').ljust(label_width)}  {tr.gb(round(result.per_gpu_gb, 1)).rjust(value_width)}",
@@ -125,6 +125,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     from .sizing import named_card
 
     card = named_card(kb, time["gpu"])
+    assert card is not None, "the estimate's time names a card estimate.from_input checked"
     params["cards"] = "%s × %s" % (time["count"], one_line(card.name))
     text = _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params

@@ -121,7 +121,9 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
     if not profile.get("vram_gb"):
         return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_hours": None}
     entry = kb.recipes["ladder"]["qlora"][0]
-    qlora = ChainMap({"method": "qlora"}, profile)  # reads of the profile stay the fields used
+    # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable, but only
+    # the first one is written
+    qlora = ChainMap({"method": "qlora"}, profile)  # type: ignore[arg-type]
     config = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis).configuration(own_card(kb, profile).fact(), entry["step"], entry["recipe"],
                                                         1, sharded=False)
     return {"own_qlora_fits": config["fits"], "own_qlora_gb": config["per_device_gb"],
@@ -396,8 +398,10 @@ def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
         card = kb.card(entry["gpu"])
         if card is None:
             continue
-        size = entry.get("size_b") or kb.model(entry["model"]).params_b
+        model = kb.model(entry["model"]) if "model" in entry else None
+        size = entry.get("size_b") or (model.params_b if model else None)
         dense = kb.model(entry["dense"])
+        assert size and dense is not None, "load() checks the models a calibration row names"
         mixture = rate(card, entry["count"], "lora", "lora-16bit", "sharded", size, entry["seq_len"],
                        stack=entry["stack"], model=entry.get("model"), active_b=entry.get("active_b"))
         plain = rate(card, entry["count"], "lora", "lora-16bit", "sharded", dense.params_b, entry["seq_len"],

@@ -38,6 +38,7 @@ def environment(lang: str) -> jinja2.Environment:
     import jinja2
 
     env = new_environment(jinja2.FileSystemLoader(str(paths.TEMPLATES)))
+    # the i18n extension adds the method at run time; jinja2's types do not declare it
     env.install_gettext_translations(Localizer(lang).translations, newstyle=True)  # type: ignore[attr-defined]
     return env
 
@@ -67,7 +68,7 @@ def new_environment(loader: Any) -> jinja2.Environment:
         keep_trailing_newline=True,
         autoescape=False,
     )
-    env.newstyle_gettext = True  # type: ignore[attr-defined]
+    env.newstyle_gettext = True  # type: ignore[attr-defined]  # an attribute of the i18n extension, undeclared
     env.filters["wrap"] = wrap
     env.filters["md"] = markdown
     env.filters["terminal"] = terminal

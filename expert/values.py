@@ -21,7 +21,7 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
@@ -192,7 +192,7 @@ def number_value(text: str, vocab: Any) -> float:
 
 # --- choices -----------------------------------------------------------------
 
-def choice_words(field: str, choices: Iterable[str], labels: dict[str, str], vocab: Any) -> dict[str, str]:
+def choice_words(field: str, choices: Iterable[str], labels: Mapping[str, Iterable[str]], vocab: Any) -> dict[str, str]:
     """Every word that names a choice of ``field``: the value, its label in each
     language (``labels``: choice -> list of translated labels) and the aliases
     of ``[aliases.values.FIELD]``, folded, to the value."""

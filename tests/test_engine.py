@@ -96,3 +96,13 @@ def test_each_declared_fact_knows_the_rule_that_declared_it() -> None:
     declared = {f.rule.id for f in result.firings if f.derived and f.derived[0]["fact"] != f.rule.kind}
     assert set(result.origin.values()) == declared
     assert "consider-own-gpu" in declared and "propose-one-card" in declared
+
+
+def test_a_fact_a_helper_reads_is_a_whole_mapping() -> None:
+    """values() and items() work and note the fields read (mypy found the
+    wrapped mapping stored as ``values``, which hid Mapping.values())."""
+    read: set[str] = set()
+    fact = engine._Reads({"a": 1, "b": 2}, read)
+    assert list(fact.values()) == [1, 2]
+    assert read == {"a", "b"}
+    assert dict(fact.items()) == {"a": 1, "b": 2}

@@ -188,6 +188,14 @@ def test_rule_problems_name_the_line(tmp_path: Path) -> None:
     ("timing.toml", "overhead_per_layer_s = 0.005", "overhead_per_layer_s = 0",
      "'stack.typical.overhead_per_layer_s' must be a number above 0", None),
     ("timing.toml", "exponent = 0.55", "exponent = -1", "'bandwidth.exponent' must be a number above 0", None),
+    # a calibration row measured on a model the table lacks (mypy found the crash: calibration() read None)
+    ("timing.toml", 'dense = "qwen2.5-72b"', 'dense = "qwen2.5-27b"', "'qwen2.5-27b' is not a model of models.toml",
+     None),
+    ("timing.toml", 'model = "llama-3-8b"', 'model = "llama-3-8x"', "'llama-3-8x' is not a model of models.toml",
+     None),
+    ("timing.toml", '[[calibration.moe]]\nid = "qwen3-30b-a3b-over-qwq-32b"\nstack = "typical"\ngpu = "h100-80gb"\n'
+     'count = 8\nmodel = "qwen3-30b-a3b"\n', '[[calibration.moe]]\nid = "qwen3-30b-a3b-over-qwq-32b"\n'
+     'stack = "typical"\ngpu = "h100-80gb"\ncount = 8\n', "a mixture of experts needs size_b or model", None),
     ("catalog.toml", "price_spot = 0.81", "price_spot = -2", "'price_spot' must be a positive number", None),
     ("estimator.toml", 'optimizer = "adamw"\nprecision = "mixed"', 'optimizer = "lion"\nprecision = "mixed"',
      "[typical] names an unknown optimizer", None),

@@ -92,7 +92,7 @@ class _Card:
         # how messages name it: its id if it has a sound one, else its number
         self.sound_id = isinstance(card_id, str) and len(card_id) <= ID_MAX and bool(ID_RE.match(card_id)) \
             and card_id != "own"
-        self.name = card_id if self.sound_id else f"#{index + 1}"
+        self.name: str = card_id if isinstance(card_id, str) and self.sound_id else f"#{index + 1}"
 
     def line(self, at: str | None = None) -> int:
         return _line(self.text, f"{self.where}.{at}" if at else self.where)
@@ -224,7 +224,7 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
             card.bad("public_price", "card %(index)s: a card with public_price = false gives no prices")
             continue
         # A spot price above the on-demand one is `expert check`'s to report.
-        on_demand = entry.get("price_on_demand", class_prices[entry["cost"]] if class_prices else 0.0)
+        on_demand: float = entry.get("price_on_demand", class_prices[entry["cost"]] if class_prices else 0.0)
         # A catalog that says fast_interconnect = true without naming the link gets NVLink.
         fast = entry.get("fast_interconnect", INTERCONNECTS[entry["interconnect"]])
         interconnect = entry["interconnect"] if fast == INTERCONNECTS[entry["interconnect"]] else (

@@ -48,7 +48,7 @@ from .model import (
     scope_key,
 )
 from .owned import _owned, _unsupported
-from .source import _is_number, _LazyLine, _line, _Problems, _read
+from .source import _is_number, _LazyLine, _line, _Problems, _read, _shown
 
 G_RE = re.compile(r"^G[1-9]\Z")
 # What each strategy of ranking.toml may be: the estimator knows these, and
@@ -245,6 +245,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
         raise KnowledgeBaseError(problems.items)
     estimator = _estimator(base / "estimator.toml", *data["estimator"], problems)
     models = _models(base / "models.toml", *data["models"], problems)
+    _calibration_models(base / "timing.toml", data["timing"][1], timing["calibration"], models, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     models_doc = data["models"][0]
@@ -252,6 +253,23 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
                          questions, estimator, recipes, models=models, model_names=models_doc["names"],
                          model_config=models_doc["config"], owned=owned, owned_ignore=owned_ignore,
                          owned_examples=owned_examples, unsupported=unsupported)
+
+
+def _calibration_models(path: Path, text: str, calibration: dict[str, Any], models: tuple[ModelDef, ...],
+                        problems: _Problems) -> None:
+    """The models timing.toml's [calibration] rows are measured on are models of models.toml,
+    and a mixture's row gives its total size or its model."""
+    known = {model.id for model in models}
+    for kind in ("measurement", "moe"):
+        for n, entry in enumerate(calibration.get(kind, [])):
+            where = f"calibration.{kind}[{n + 1}]"
+            for key in ("model", "dense"):
+                if key in entry and entry[key] not in known:
+                    problems.add(str(path), _line(text, f"{where}.{key}"), "calibration '%(id)s': '%(model)s' is "
+                                 "not a model of models.toml", id=entry["id"], model=_shown(entry[key]))
+            if kind == "moe" and "size_b" not in entry and "model" not in entry:
+                problems.add(str(path), _line(text, where), "calibration '%(id)s': a mixture of experts needs "
+                             "size_b or model", id=entry["id"])
 
 
 _MOE_KEYS = ("experts", "experts_per_token", "expert_ffn")
@@ -792,8 +810,8 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
             continue
         for n, entry in enumerate(ladder):
             line = _line(text, f"ladder.{method}[{n + 1}]")
-            recipe = recipes.get(entry["recipe"])
-            if recipe is None or recipe["method"] != method:
+            named = recipes.get(entry["recipe"])
+            if named is None or named["method"] != method:
                 problems.add(str(path), line, "[ladder] %(method)s: '%(recipe)s' is not a recipe for %(method)s",
                              method=method, recipe=entry["recipe"])
             if entry["spread"] not in SPREADS:

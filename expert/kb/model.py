@@ -242,7 +242,7 @@ class RuleDef:
     @cached_property
     def placeholders(self) -> frozenset[tuple[str, str]]:
         """The (namespace, field) pairs its message names."""
-        return frozenset(tuple(name.partition("_")[::2]) for name in PLACEHOLDER_RE.findall(self.message))  # type: ignore[misc]
+        return frozenset(tuple(name.partition("_")[::2]) for name in PLACEHOLDER_RE.findall(self.message))
 
 
 def scope_key(kind: str, derive: str | None, proposes: bool) -> str:

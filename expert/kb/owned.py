@@ -91,11 +91,11 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
                                card.line(), float(entry["bf16_tflops"]), float(entry["memory_bandwidth_gbs"]),
                                entry["hardware_source"], bool(entry.get("bf16", True))))
     catalog_ids = {c.id: c for c in catalog}
-    for card in cards:
-        same = catalog_ids.get(card.id)
-        if same is not None and same.vram_gb / same.devices != card.vram_gb:
-            problems.add(str(path), card.line, "card '%(id)s': its VRAM differs from the catalog card of the same id",
-                         id=card.id)
+    for owned in cards:
+        same = catalog_ids.get(owned.id)
+        if same is not None and same.vram_gb / same.devices != owned.vram_gb:
+            problems.add(str(path), owned.line, "card '%(id)s': its VRAM differs from the catalog card of the same id",
+                         id=owned.id)
     for example in examples if not problems.items else ():    # (a broken card would name no card)
         if not find_cards_in(cards, ignore, example):
             problems.add(str(path), _line(text, "examples"), "the example '%(name)s' names no card",

@@ -10,7 +10,7 @@ import stat
 import sys
 from functools import lru_cache
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeGuard
 
 if sys.version_info >= (3, 11):
     import tomllib
@@ -282,7 +282,7 @@ def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
     return {}, text
 
 
-def _is_number(value: Any) -> bool:
+def _is_number(value: Any) -> TypeGuard[int | float]:
     """A finite number, and not absurdly large (TOML allows inf, 1e308 and
     integers of any length, which math.isfinite cannot take)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):
