@@ -17,8 +17,8 @@ from functools import cache, lru_cache
 from typing import Any, Literal, TypeGuard
 
 from . import paths
-from .escape import quoted
 from .errors import InputError
+from .escape import quoted
 
 Lang = Literal["en", "es"]
 SUPPORTED: tuple[Lang, ...] = ("en", "es")

@@ -315,8 +315,8 @@ def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr:
     are left to the value reader (expert/profile.py), which also takes labels
     and aliases the schema does not list. Returns the arguments by their names."""
     from .errors import InputError
-    from .freetext import vocabulary
     from .escape import quoted
+    from .freetext import vocabulary
     from .profile import shown
     from .values import argument, read_choice
 
