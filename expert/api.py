@@ -164,7 +164,8 @@ def knowledge_base(rules_dir: str | Path | None = None, catalog: Catalogs = None
     key = base_key + tuple(_stamp(path) for path in catalogs)
     with _KB_LOCK:
         if key not in _KB:
-            base = _KB.get(base_key) or kb_module.load(rules_dir)
+            # The shipped knowledge base may come from the user's cache folder (expert.kb.cache).
+            base = _KB.get(base_key) or (kb_module.load_shipped() if rules_dir is None else kb_module.load(rules_dir))
             _remember(base_key, base)
             _remember(key, kb_module.with_catalogs(base, catalogs) if catalogs else base)
         _KB.move_to_end(key)

@@ -49,7 +49,7 @@ def test_the_check_sees_lazy_imports() -> None:
 
 
 @pytest.mark.parametrize("module", ["expert.kb.__init__", "expert.kb.model", "expert.kb.source", "expert.kb.load",
-                                    "expert.kb.catalog"])
+                                    "expert.kb.catalog", "expert.kb.cache"])
 def test_the_knowledge_base_stands_on_its_own(module: str) -> None:
     top = {".".join(name.split(".")[:2]) for name in imported(module) if name.startswith("expert")}
     assert top <= {"expert", "expert.kb", "expert.conditions", "expert.errors", "expert.paths"}
