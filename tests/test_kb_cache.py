@@ -13,7 +13,7 @@ from typing import Any
 
 import pytest
 
-from expert import paths
+from expert import cachedir, paths
 from expert.api import consult
 from expert.conditions import TRUE, compile_condition
 from expert.i18n import Localizer
@@ -126,10 +126,10 @@ def test_where_nothing_can_be_written_it_loads_each_time(shipped: dict[str, Any]
 
 def test_the_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
-    assert cache.folder() == tmp_path / "expert"
+    assert cachedir.folder() == tmp_path / "expert"
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")       # not absolute: ignored, as XDG says
     monkeypatch.setenv("HOME", str(tmp_path))
-    assert cache.folder() == tmp_path / ".cache" / "expert"
+    assert cachedir.folder() == tmp_path / ".cache" / "expert"
 
 
 def test_old_files_are_removed(shipped: dict[str, Any]) -> None:
@@ -152,3 +152,26 @@ def test_a_knowledge_base_of_its_own_folder_is_not_cached(shipped: dict[str, Any
     shutil.copytree(shipped["rules"], other)
     knowledge_base(other)
     assert files(shipped["folder"]) == []
+
+
+def test_compiled_templates_are_kept_and_damage_is_compiled_again(tmp_path: Path,
+                                                                  monkeypatch: pytest.MonkeyPatch) -> None:
+    """jinja2's bytecode cache in the same folder: a damaged file is compiled again, the text is the same."""
+    from expert import templating
+
+    monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
+    result = consult(cache.load_shipped(), {"model_size_b": 8, "method": "lora"}, Localizer("es"))[1]
+
+    def text() -> str:
+        templating.environment.cache_clear()       # a new environment, as in a new process
+        return result.render("text", width=80)
+
+    first = text()
+    kept = sorted((tmp_path / "expert").glob("template-*"))
+    assert len(kept) == 1
+    assert text() == first
+    sound = kept[0].read_bytes()
+    for damage in (b"", b"garbage" * 50, sound[:30] + bytes(100), sound[:len(sound) // 2]):
+        kept[0].write_bytes(damage)
+        assert text() == first
+        assert kept[0].read_bytes() == sound           # compiled again, and kept again
