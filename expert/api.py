@@ -154,7 +154,8 @@ def knowledge_base(rules_dir: str | Path | None = None, catalog: Catalogs = None
     """The knowledge base in ``rules_dir`` (the shipped one by default), with the
     cards of the user catalogs in ``catalog`` (a path or a list of paths) added.
 
-    Loaded once and reused while the files are unchanged.
+    Loaded once and reused while the files are unchanged; the shipped one is
+    also kept between processes in the user's cache folder (:mod:`expert.kb.cache`).
     """
     catalogs = _catalog_paths(catalog)
     root = Path(rules_dir) if rules_dir is not None else paths.RULES
