@@ -249,6 +249,8 @@ TRUE = Condition("true", lambda env: True, frozenset(), frozenset())
 def _restore(source: str) -> Condition:
     """A pickled condition: TRUE, or its source compiled again (it was checked when the file was loaded)."""
     return TRUE if source == TRUE.source else compile_condition(source)
+
+
 _OP_TEXT = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
             ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
 
