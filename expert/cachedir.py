@@ -26,10 +26,8 @@ def folder() -> Path | None:
     xdg = os.environ.get("XDG_CACHE_HOME", "")
     if os.path.isabs(xdg):
         return Path(xdg) / "expert"
-    try:
-        return Path.home() / ".cache" / "expert"
-    except (RuntimeError, KeyError, OSError):  # no home directory
-        return None
+    home = os.path.expanduser("~")      # "~" itself when there is no home: then no cache
+    return Path(home) / ".cache" / "expert" if os.path.isabs(home) else None
 
 
 def _private(st: os.stat_result) -> bool:

@@ -130,6 +130,10 @@ def test_the_folder(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
     monkeypatch.setenv("XDG_CACHE_HOME", "relative/path")       # not absolute: ignored, as XDG says
     monkeypatch.setenv("HOME", str(tmp_path))
     assert cachedir.folder() == tmp_path / ".cache" / "expert"
+    monkeypatch.setattr(os.path, "expanduser", lambda path: path)   # no home: no cache, not a folder named ~
+    assert cachedir.folder() is None
+    cachedir.write("kb-x.pickle", b"data", 1)
+    assert cachedir.read("kb-x.pickle") is None
 
 
 def test_old_files_are_removed(shipped: dict[str, Any]) -> None:
