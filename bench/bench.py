@@ -15,6 +15,8 @@ Plain Python, no extra dependency. Reports:
   1.9.4 does not import on Python >= 3.10 by itself), jinja2, babel and click;
   with the ratios issue 25 budgets: completion <= 1.2 x `expert --version`,
   `expert advise` <= 1.3 x that import floor (wall clock and CPU time);
+  and `expert advise` in parts (CPU time of each, in a fresh process):
+  importing, the knowledge base, the Rete network, inference, result, text;
 - explain() beside advise() by catalog size: the guide's 6 cards, the shipped
   `current` catalog, and generated catalogs of 8 to 64 more cards (issue 26:
   explain with 64 more cards within 4x explain with the shipped catalog).
@@ -138,7 +140,7 @@ def command(*args: str) -> list[str]:
     return [script, *args] if os.path.exists(script) else [sys.executable, "-m", "expert", *args]
 
 
-def processes(runs: int) -> None:
+def processes(runs: int) -> float:
     # Bytecode caches allowed (as after any pip install), one warm-up run
     # each, then the commands in turn so that a busy moment hits all alike.
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -186,6 +188,69 @@ def processes(runs: int) -> None:
                               text=True, env=env).stderr
     heavy = sorted({name for name in ("experta", "jinja2", "babel") if f" {name}\n" in imported})
     print(f"  expert --help imports: {', '.join(heavy) or 'none'} of experta, jinja2, babel")
+    return used["floor"]
+
+
+def one_advise() -> None:
+    """In this (fresh) process: the CPU time of each part of `expert advise
+    --model-size 70 --lang es` beyond the import floor, as JSON on stdout."""
+    import json
+
+    parts: dict[str, float] = {}
+    last = [time.process_time()]
+
+    def lap(name: str) -> None:
+        now = time.process_time()
+        parts[name] = (now - last[0]) * 1e3
+        last[0] = now
+
+    import babel  # noqa: F401
+    import click  # noqa: F401
+    import jinja2  # noqa: F401
+
+    import expert._vendor.experta
+    lap("import floor")
+    import expert.cli  # noqa: F401
+    lap("import expert.cli")
+    from expert import api, engine, profile
+    from expert.i18n import Localizer
+    from expert.result import build_result
+    lap("import the library")
+    kb = api.knowledge_base()
+    lap("knowledge base")
+    tr = Localizer("es")
+    given, assumed = profile.build(kb, {"model_size_b": 70}, tr, None)
+    cls = engine.engine_class(kb)
+    lap("profile, engine class")
+    engine._ENGINES.by_class[id(cls)] = cls()
+    lap("Rete network")
+    run = engine.infer(kb, given, "checked")
+    lap("inference")
+    result = build_result(kb, run, tr, assumed)
+    lap("result (babel's locale data)")
+    result.render("text", width=80)
+    lap("text (templates)")
+    print(json.dumps(parts))
+
+
+def advise_parts(runs: int, floor_cpu: float) -> None:
+    """Medians of one_advise() over ``runs`` fresh processes, beside what
+    the budget leaves: 0.3 x the floor process's CPU time (``floor_cpu``)."""
+    import json
+
+    env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
+    child = [sys.executable, os.path.abspath(__file__), "--one-advise"]
+    subprocess.run(child, check=True, capture_output=True, env=env)     # warm-up: bytecode, the cache folder
+    found: dict[str, list[float]] = {}
+    for _ in range(runs):
+        out = subprocess.run(child, check=True, capture_output=True, text=True, env=env).stdout
+        for name, ms in json.loads(out).items():
+            found.setdefault(name, []).append(ms)
+    print(f"expert advise in parts, CPU time, median of {runs} processes:")
+    for name, values in found.items():
+        print(f"  {name}: {statistics.median(values):.0f} ms")
+    above = sum(statistics.median(v) for name, v in found.items() if name != "import floor")
+    print(f"  beyond the import floor: {above:.0f} ms (1.3 x the floor process allows {0.3 * floor_cpu * 1e3:.0f} ms)")
 
 
 def sizes() -> None:
@@ -233,7 +298,11 @@ def main() -> None:
     parser.add_argument("--sizes", action="store_true", help="only the sizes a chat pays for (docs/mcp.md)")
     parser.add_argument("--processes", action="store_true", help="only the whole-process times")
     parser.add_argument("--explain-runs", type=int, default=3, help="runs of explain() by catalog size (default 3)")
+    parser.add_argument("--one-advise", action="store_true", help=argparse.SUPPRESS)
     args = parser.parse_args()
+    if args.one_advise:
+        one_advise()
+        return
     print(f"measured {time.strftime('%Y-%m-%d %H:%M UTC', time.gmtime())}; machine: {platform.machine()}, "
           f"{os.cpu_count()} cores, load {os.getloadavg()[0]:.1f}, Python {platform.python_version()}")
     if args.sizes:
@@ -243,7 +312,7 @@ def main() -> None:
         timing(args.n)
         memory(args.memory)
         explain_scaling(args.explain_runs)
-    processes(args.runs)
+    advise_parts(args.runs, processes(args.runs))
 
 
 if __name__ == "__main__":

@@ -154,7 +154,8 @@ def knowledge_base(rules_dir: str | Path | None = None, catalog: Catalogs = None
     """The knowledge base in ``rules_dir`` (the shipped one by default), with the
     cards of the user catalogs in ``catalog`` (a path or a list of paths) added.
 
-    Loaded once and reused while the files are unchanged.
+    Loaded once and reused while the files are unchanged; the shipped one is
+    also kept between processes in the user's cache folder (:mod:`expert.kb.cache`).
     """
     catalogs = _catalog_paths(catalog)
     root = Path(rules_dir) if rules_dir is not None else paths.RULES
@@ -164,7 +165,8 @@ def knowledge_base(rules_dir: str | Path | None = None, catalog: Catalogs = None
     key = base_key + tuple(_stamp(path) for path in catalogs)
     with _KB_LOCK:
         if key not in _KB:
-            base = _KB.get(base_key) or kb_module.load(rules_dir)
+            # The shipped knowledge base may come from the user's cache folder (expert.kb.cache).
+            base = _KB.get(base_key) or (kb_module.load_shipped() if rules_dir is None else kb_module.load(rules_dir))
             _remember(base_key, base)
             _remember(key, kb_module.with_catalogs(base, catalogs) if catalogs else base)
         _KB.move_to_end(key)

@@ -238,8 +238,20 @@ class Condition:
         """The condition's comparisons and truth tests, each evaluated in ``env``."""
         return [] if self.tree is None else _leaves(self.tree, env)
 
+    def __reduce__(self) -> tuple[Any, ...]:
+        # Pickled as its source (the knowledge-base cache, expert.kb.cache) and
+        # compiled again when read: a compiled condition is a closure.
+        return (_restore, (self.source,))
+
 
 TRUE = Condition("true", lambda env: True, frozenset(), frozenset())
+
+
+def _restore(source: str) -> Condition:
+    """A pickled condition: TRUE, or its source compiled again (it was checked when the file was loaded)."""
+    return TRUE if source == TRUE.source else compile_condition(source)
+
+
 _OP_TEXT = {ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
             ast.In: "in", ast.NotIn: "not in", ast.Is: "is", ast.IsNot: "is not"}
 

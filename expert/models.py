@@ -19,7 +19,6 @@ through :func:`resolve`, so a name reads the same everywhere:
 
 from __future__ import annotations
 
-import difflib
 import json
 import math
 import re
@@ -147,6 +146,8 @@ def lookup(kb: KnowledgeBase, text: str) -> ModelDef | None:
 
 def suggestions(kb: KnowledgeBase, text: str) -> list[str]:
     """The table's names closest to ``text``: those it begins, then the most similar."""
+    import difflib  # (here: a name that is found does not pay for it)
+
     index = _index(kb)
     key = name_key(text)
     most = kb.model_names["suggestions"]

@@ -9,7 +9,6 @@ language; nothing is half-done.
 
 from __future__ import annotations
 
-import difflib
 import math
 import re
 from collections.abc import Iterable, Mapping
@@ -293,6 +292,8 @@ class _Parser:
         accepted = accepted_choices(self.tr, self.spec.choices, self.spec.choice_labels)
         words = vocab.choice_words.get(self.spec.name, {}) if vocab is not None else {}
         # The nearest word in either language ("bajoo" -> low), else the nearest value ("qlroa" -> qlora).
+        import difflib  # (here: a command that is understood does not pay for it)
+
         close = (difflib.get_close_matches(values.fold(value), [w for w in words if len(w) >= 4], n=1, cutoff=0.75)
                  if isinstance(value, str) and len(value) >= 4 else [])
         guesses = [words[close[0]]] if close else nearest(value, self.spec.choices) if isinstance(value, str) else []

@@ -16,12 +16,13 @@ them.
 
 from __future__ import annotations
 
+import hashlib
 import re
 import textwrap
 from functools import cache
 from typing import TYPE_CHECKING, Any
 
-from . import paths
+from . import cachedir, paths
 from .errors import InputError, nearest
 from .escape import markdown, quoted, terminal
 from .i18n import Localizer
@@ -38,9 +39,39 @@ def environment(lang: str) -> jinja2.Environment:
     import jinja2
 
     env = new_environment(jinja2.FileSystemLoader(str(paths.TEMPLATES)))
+    env.bytecode_cache = _compiled_templates()
     # the i18n extension adds the method at run time; jinja2's types do not declare it
     env.install_gettext_translations(Localizer(lang).translations, newstyle=True)  # type: ignore[attr-defined]
     return env
+
+
+@cache
+def _compiled_templates() -> jinja2.BytecodeCache:
+    """jinja2's bytecode cache, in the user's cache folder (:mod:`expert.cachedir`):
+    a template is compiled once, not by every command. jinja2 compiles a
+    template again when its text changed; a file's name also holds the
+    versions of jinja2 and of this module (the environment's settings)."""
+    import jinja2
+
+    with open(__file__, "rb") as fh:
+        settings = hashlib.sha256(fh.read()).hexdigest()
+
+    class CompiledTemplates(jinja2.BytecodeCache):
+        def get_cache_key(self, name: str, filename: str | None = None) -> str:
+            return hashlib.sha256(f"{jinja2.__version__}\0{settings}\0{name}\0{filename}".encode()).hexdigest()
+
+        def load_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            data = cachedir.read(f"template-{bucket.key}")
+            if data:
+                try:
+                    bucket.bytecode_from_string(data)
+                except Exception:      # a damaged file, of any kind of damage: compiled again
+                    bucket.reset()
+
+        def dump_bytecode(self, bucket: jinja2.bccache.Bucket) -> None:
+            cachedir.write(f"template-{bucket.key}", bucket.bytecode_to_string(), keep=64)
+
+    return CompiledTemplates()
 
 
 def check_format(fmt: str, lang: str, formats: tuple[str, ...] = FORMATS) -> None:

@@ -1,5 +1,6 @@
 """The modules depend on each other one way: api -> result -> templating <- render,
-and the knowledge base (expert/kb/) on nothing but conditions, errors and paths.
+and the knowledge base (expert/kb/) on nothing but conditions, errors, paths and
+cachedir (the user's cache folder, where the shipped knowledge base is kept).
 
 A result renders itself with the environment of :mod:`expert.templating`;
 :mod:`expert.render` (explanations, estimates) takes the knowledge base it
@@ -49,7 +50,7 @@ def test_the_check_sees_lazy_imports() -> None:
 
 
 @pytest.mark.parametrize("module", ["expert.kb.__init__", "expert.kb.model", "expert.kb.source", "expert.kb.load",
-                                    "expert.kb.catalog"])
+                                    "expert.kb.catalog", "expert.kb.cache"])
 def test_the_knowledge_base_stands_on_its_own(module: str) -> None:
     top = {".".join(name.split(".")[:2]) for name in imported(module) if name.startswith("expert")}
-    assert top <= {"expert", "expert.kb", "expert.conditions", "expert.errors", "expert.paths"}
+    assert top <= {"expert", "expert.kb", "expert.conditions", "expert.errors", "expert.paths", "expert.cachedir"}

@@ -5,11 +5,13 @@
 - :mod:`.source`: reading a TOML file, the problems found in it and their lines;
 - :mod:`.load`: the shape of every file, the checks of each, and :func:`load`;
 - :mod:`.catalog`: GPU catalogs, the guide's and the user's (:func:`with_catalogs`);
-- :mod:`.owned`: the cards people own, found by name (:func:`find_cards`).
+- :mod:`.owned`: the cards people own, found by name (:func:`find_cards`);
+- :mod:`.cache`: the shipped knowledge base kept in the user's cache folder (:func:`load_shipped`).
 """
 
 from __future__ import annotations
 
+from .cache import load_shipped
 from .catalog import with_catalogs
 from .load import load
 from .model import (
@@ -50,6 +52,7 @@ __all__ = [
            "find_cards",
            "find_unsupported",
            "load",
+           "load_shipped",
            "read_regular",
            "with_catalogs",
 ]

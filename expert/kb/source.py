@@ -12,12 +12,6 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any, TypeGuard
 
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - Python 3.10
-    import tomli as tomllib
-
-
 MAX_PROBLEMS = 50
 
 
@@ -269,6 +263,11 @@ def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
         problems.add(str(path), _line_of(text, long_key.start()), "a dotted key has more than %(limit)s parts",
                      limit=MAX_KEY_PARTS)
         return {}, text
+    # Imported here: a knowledge base read back from the cache (expert.kb.cache) parses no TOML.
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - Python 3.10
+        import tomli as tomllib
     try:
         return tomllib.loads(text), text
     except tomllib.TOMLDecodeError as error:

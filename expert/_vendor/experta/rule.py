@@ -40,7 +40,11 @@ class Rule(ConditionalElement):
         obj = self.__class__(*args, salience=self.salience)
 
         if self._wrapped:
-            obj = obj(self._wrapped)
+            # The same function: its arguments are not read again (expert: inspect.signature was a
+            # quarter of building the Rete network).
+            obj._wrapped = self._wrapped
+            obj._wrapped_args = self._wrapped_args
+            obj = update_wrapper(obj, self._wrapped)
 
         return obj
 

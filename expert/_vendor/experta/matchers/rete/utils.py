@@ -104,112 +104,123 @@ def generate_checks(fact):
         yield FactCapture("__pattern_%s__" % id(fact))
 
 
+# expert: the dispatcher below was defined inside wire_rule(), so every rule
+# registered its 8 cases again and dispatched on an empty cache; defined once,
+# it takes alpha_terminals as an argument.
+@singledispatch
+def _wire(elem, alpha_terminals):
+    raise TypeError("Unknown type %s" % type(elem))
+
+
+@_wire.register(TEST)
+def _(elem, alpha_terminals):
+    return WhereNode(WhereCheck(elem[0]))
+
+
+@_wire.register(FORALL)
+def _(elem, alpha_terminals):
+    leader = elem[0]
+    followers = elem[1:]
+
+    initial_fact_node = _wire(InitialFact(), alpha_terminals)
+    leader_node = _wire(leader, alpha_terminals)
+    followers_node = _wire(AND(*followers), alpha_terminals)
+    not_node_1 = NotNode(SameContextCheck())
+    not_node_2 = NotNode(SameContextCheck())
+
+    # NotNode1
+    followers_node.add_child(not_node_1, not_node_1.activate_right)
+    leader_node.add_child(not_node_1, not_node_1.activate_left)
+
+    # NotNode2
+    not_node_1.add_child(not_node_2, not_node_2.activate_right)
+    initial_fact_node.add_child(not_node_2, not_node_2.activate_left)
+
+    return not_node_2
+
+
+@_wire.register(EXISTS)
+def _(elem, alpha_terminals):
+    # Create new nodes
+    condition_node = _wire(elem[0], alpha_terminals)
+    initial_fact_node = _wire(InitialFact(), alpha_terminals)
+    not_node_1 = NotNode(SameContextCheck())
+    not_node_2 = NotNode(SameContextCheck())
+
+    # NotNode1
+    condition_node.add_child(not_node_1, not_node_1.activate_right)
+    initial_fact_node.add_child(not_node_1, not_node_1.activate_left)
+
+    # NotNode2
+    initial_fact_node.add_child(not_node_2, not_node_2.activate_left)
+    not_node_1.add_child(not_node_2, not_node_2.activate_right)
+
+    return not_node_2
+
+
+@_wire.register(Rule)
+@_wire.register(AND)
+def _(elem, alpha_terminals):
+    if len(elem) == 1:
+        if isinstance(elem[0], Fact):
+            return alpha_terminals[elem[0]]
+        else:
+            return _wire(elem[0], alpha_terminals)
+    else:  # > 1. Because < 1 is not possible at this point.
+        current_node = None
+        for f, s in zip(elem, elem[1:]):
+            if isinstance(s, TEST):
+                if current_node is None:
+                    current_node = _wire(f, alpha_terminals)
+
+                # A TestNode after the previous node
+                new_node = _wire(s, alpha_terminals)
+                current_node.add_child(new_node, new_node.activate)
+                current_node = new_node
+            else:
+                if isinstance(s, NOT):
+                    node_cls = NotNode
+                else:
+                    node_cls = OrdinaryMatchNode
+
+                if current_node is None:
+                    current_node = node_cls(SameContextCheck())
+                    left_branch = _wire(f, alpha_terminals)
+                    right_branch = _wire(s, alpha_terminals)
+                else:
+                    left_branch = current_node
+                    right_branch = _wire(s, alpha_terminals)
+                    current_node = node_cls(SameContextCheck())
+
+                left_branch.add_child(current_node,
+                                      current_node.activate_left)
+                right_branch.add_child(current_node,
+                                       current_node.activate_right)
+        return current_node
+
+
+@_wire.register(OR)
+def _(elem, alpha_terminals):
+    raise SyntaxError(
+        "You can't use an OR clause inside FORALL or EXISTS")
+
+
+@_wire.register(Fact)
+def _(elem, alpha_terminals):
+    return alpha_terminals[elem]
+
+
+@_wire.register(NOT)
+def _(elem, alpha_terminals):
+    return alpha_terminals[elem[0]]
+
+
 def wire_rule(rule, alpha_terminals, lhs=None):
     if lhs is None:
         lhs = rule
 
-    @singledispatch
-    def _wire_rule(elem):
-        raise TypeError("Unknown type %s" % type(elem))
-
-    @_wire_rule.register(TEST)
-    def _(elem):
-        return WhereNode(WhereCheck(elem[0]))
-
-    @_wire_rule.register(FORALL)
-    def _(elem):
-        leader = elem[0]
-        followers = elem[1:]
-
-        initial_fact_node = _wire_rule(InitialFact())
-        leader_node = _wire_rule(leader)
-        followers_node = _wire_rule(AND(*followers))
-        not_node_1 = NotNode(SameContextCheck())
-        not_node_2 = NotNode(SameContextCheck())
-
-        # NotNode1
-        followers_node.add_child(not_node_1, not_node_1.activate_right)
-        leader_node.add_child(not_node_1, not_node_1.activate_left)
-
-        # NotNode2
-        not_node_1.add_child(not_node_2, not_node_2.activate_right)
-        initial_fact_node.add_child(not_node_2, not_node_2.activate_left)
-
-        return not_node_2
-
-    @_wire_rule.register(EXISTS)
-    def _(elem):
-        # Create new nodes
-        condition_node = _wire_rule(elem[0])
-        initial_fact_node = _wire_rule(InitialFact())
-        not_node_1 = NotNode(SameContextCheck())
-        not_node_2 = NotNode(SameContextCheck())
-
-        # NotNode1
-        condition_node.add_child(not_node_1, not_node_1.activate_right)
-        initial_fact_node.add_child(not_node_1, not_node_1.activate_left)
-
-        # NotNode2
-        initial_fact_node.add_child(not_node_2, not_node_2.activate_left)
-        not_node_1.add_child(not_node_2, not_node_2.activate_right)
-
-        return not_node_2
-
-    @_wire_rule.register(Rule)
-    @_wire_rule.register(AND)
-    def _(elem):
-        if len(elem) == 1:
-            if isinstance(elem[0], Fact):
-                return alpha_terminals[elem[0]]
-            else:
-                return _wire_rule(elem[0])
-        else:  # > 1. Because < 1 is not possible at this point.
-            current_node = None
-            for f, s in zip(elem, elem[1:]):
-                if isinstance(s, TEST):
-                    if current_node is None:
-                        current_node = _wire_rule(f)
-
-                    # A TestNode after the previous node
-                    new_node = _wire_rule(s)
-                    current_node.add_child(new_node, new_node.activate)
-                    current_node = new_node
-                else:
-                    if isinstance(s, NOT):
-                        node_cls = NotNode
-                    else:
-                        node_cls = OrdinaryMatchNode
-
-                    if current_node is None:
-                        current_node = node_cls(SameContextCheck())
-                        left_branch = _wire_rule(f)
-                        right_branch = _wire_rule(s)
-                    else:
-                        left_branch = current_node
-                        right_branch = _wire_rule(s)
-                        current_node = node_cls(SameContextCheck())
-
-                    left_branch.add_child(current_node,
-                                          current_node.activate_left)
-                    right_branch.add_child(current_node,
-                                           current_node.activate_right)
-            return current_node
-
-    @_wire_rule.register(OR)
-    def _(elem):
-        raise SyntaxError(
-            "You can't use an OR clause inside FORALL or EXISTS")
-
-    @_wire_rule.register(Fact)
-    def _(elem):
-        return alpha_terminals[elem]
-
-    @_wire_rule.register(NOT)
-    def _(elem):
-        return alpha_terminals[elem[0]]
-
     # Build beta network
-    last_node = _wire_rule(lhs)
+    last_node = _wire(lhs, alpha_terminals)
 
     # Add a new child to the last node to trigger the rule
     conflict_set_node = ConflictSetNode(rule)
