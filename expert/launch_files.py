@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import InputError
+from .escape import quoted
 from .i18n import Localizer
 from .launch import ACCELERATE_YAML, DS_JSON, LaunchFiles, Plan, refuse
 
@@ -223,7 +224,7 @@ def no_torchtune_config(plan: Plan, tune: Mapping[str, Any], where: str, recipe_
                     if (entry.get(plan.method) or {}).get(where) and model_id in plan.tune_models)
     names = [name for _, name in having[:MAX_SUGGESTED]]
     within = float(tune.get("same_size_within", 0.1)) * max(plan.size_b, 0.001)
-    values = {"recipe": recipe_name, "model": plan.model_label, "size": tr.billions(plan.size_b),
+    values = {"recipe": recipe_name, "model": quoted(plan.model_label, 60), "size": tr.billions(plan.size_b),
               "models": tr.list(names, style="or")}
     if not names:
         text = tr.gettext("model: torchtune ships no config of %(recipe)s (the recipe of this option) for any model "
