@@ -456,6 +456,10 @@ def test_each_example_matches_the_answers_json_line_by_line(name: str, tmp_path:
         assert over["tokenizer.max_seq_len"] == str(profile["tokens_per_example"])
         assert not recipe["offload"] and "fsdp_cpu_offload" not in over and recipe["base_bits"] == 16
         assert set(files) == {"README.md", "requirements.txt", TORCHTUNE_SH}
+        # torchtune is a tuned stack: the README gives the answer's hours for one first
+        tuned = pick["time"]["other_stack"]
+        assert tuned["stack"] == "tuned"
+        assert f"about {Localizer('en').hours(tuned['hours'])} with torchtune" in readme
         return
     found = calls(files["train.py"])
     sft = {k: ast.literal_eval(v) for k, v in found["SFTConfig"].items()
