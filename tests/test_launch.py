@@ -29,7 +29,9 @@ EXAMPLES = {
     # torchtune's single-device recipe (issue 21): the model must be one torchtune has a config for
     "8b-full-24gb": dict(model="Llama-3.1-8B", method="full", vram_gb=24),
     "70b-lora-4x80gb": dict(model="Llama-3.1-70B", method="lora"),
+    # asked with a 48 GB card, which the answer turns down for 70B (docs/launch.md): one H100 is the pick
     "70b-qlora-48gb": dict(model="70B", method="qlora", vram_gb=48),
+    "65b-qlora-own-48gb": dict(model="65B", method="qlora", vram_gb=48),
 }
 HOSTILE = [
     "x'); import os; os.system('touch pwned') #",
@@ -183,8 +185,17 @@ def test_the_examples_are_the_configurations_the_issue_names(examples: dict[str,
     picks = {name: (r.recommendations[0].devices, r.recommendations[0].recipe["strategy"],
                     r.recommendations[0].recipe["base_bits"]) for name, r in examples.items()}
     assert picks == {"8b-lora-rtx4090": (1, "single", 16), "8b-full-24gb": (1, "single", 16),
-                     "70b-lora-4x80gb": (4, "zero3", 16), "70b-qlora-48gb": (1, "single", 4)}
+                     "70b-lora-4x80gb": (4, "zero3", 16), "70b-qlora-48gb": (1, "single", 4),
+                     "65b-qlora-own-48gb": (1, "single", 4)}
     assert examples["70b-lora-4x80gb"].recommendations[0].vram_gb == 80
+    assert [r.gpu for r in examples["8b-lora-rtx4090"].recommendations[:1]] == ["own"]
+    assert [r.gpu for r in examples["8b-full-24gb"].recommendations[:1]] == ["own"]
+    # 70B QLoRA does not fit the 48 GB card (about 45.7 GB with 5 % kept free): the answer says so, and picks 80 GB
+    seventy = examples["70b-qlora-48gb"]
+    assert seventy.recommendations[0].vram_gb == 80 and all(r.gpu != "own" for r in seventy.recommendations)
+    assert "your GPU (48 GB) with a 4-bit base needs about 45.7 GB" in " ".join(seventy.render().split())
+    own = examples["65b-qlora-own-48gb"].recommendations[0]
+    assert (own.gpu, own.vram_gb) == ("own", 48) and launch(examples["65b-qlora-own-48gb"]).framework == "trl"
     files = launch(examples["70b-lora-4x80gb"]).files
     assert constant(files["train.py"], "MODEL") == "meta-llama/Llama-3.1-70B"    # models.toml's config address
     assert "bnb_4bit_quant_storage" not in files["train.py"]
