@@ -76,7 +76,7 @@ def configs(directory):
             offload = whole.zero_config.offload_optimizer
             said["deepspeed_config"] = {
                 "stage": int(whole.zero_optimization_stage), "bf16": bool(whole.bfloat16_config.enabled),
-                "fp16": bool(whole.fp16_enabled), "train_batch_size": whole.train_batch_size,
+                "fp16": bool(whole.float16_config.enabled), "train_batch_size": whole.train_batch_size,
                 "micro_batch": whole.train_micro_batch_size_per_gpu,
                 "accumulation": whole.gradient_accumulation_steps, "gradient_clipping": whole.gradient_clipping,
                 "offload_optimizer": str(offload.device.value if hasattr(offload.device, "value") else offload.device)
