@@ -211,7 +211,7 @@ def _model_repo(kb: Any, profile: Mapping[str, Any]) -> str | None:
     return match.group(1) if match else None
 
 
-def plan(result: Any, option: Any = 1, model: Any = None) -> Plan:
+def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -> Plan:
     """The recommendation ranked ``option`` of ``result``, translated; InputError
     (in the answer's language) for anything the launch files cannot express."""
     from .result import Result
@@ -281,8 +281,10 @@ def plan(result: Any, option: Any = 1, model: Any = None) -> Plan:
         definition = kb.model(model_id) if kb is not None else None
         if definition is not None:
             tune_models[model_id] = (definition.name, float(definition.params_b))
-    trl_options = tuple(other.rank for other in result.recommendations if other.rank != rec.rank
-                        and _framework(other.recipe, stack) == "trl")
+    # Only a torchtune refusal names them: the other options whose files TRL writes.
+    trl_options = tuple(other.rank for other in result.recommendations if others and framework == "torchtune"
+                        and other.rank != rec.rank and _framework(other.recipe, stack) == "trl"
+                        and _writes(result, other.rank))
     return Plan(
         rank=rec.rank, method=method, framework=framework, stack=stack, recipe=recipe, optimizer=optimizer,
         precision=precision, base_bits=int(recipe["base_bits"]), quantization=quantization, strategy=strategy,
@@ -299,6 +301,17 @@ def _tuned_hours(rec: Any, stack: str) -> float | None:
     other = (getattr(rec, "time", None) or {}).get("other_stack") or {}
     hours = other.get("hours")
     return float(hours) if stack == "typical" and other.get("stack") == "tuned" and hours else None
+
+
+def _writes(result: Any, option: int) -> bool:
+    """Whether the files of the option ranked ``option`` are written (not refused)."""
+    from . import launch_files
+
+    try:
+        launch_files.build(plan(result, option, others=False), table(), Localizer(result.lang))
+    except InputError:
+        return False
+    return True
 
 
 def _framework(recipe: Mapping[str, Any], stack: str) -> Any:

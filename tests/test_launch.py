@@ -566,3 +566,17 @@ def test_pure_bf16_under_zero_is_refused_with_the_memory_deepspeed_would_add() -
     gb = Localizer("en").gb
     assert f"about {gb(extra)} per device over the answer's {gb(rec.per_device_gb)} of 80 GB" in message, message
     assert rec.per_device_gb + extra > rec.vram_gb     # the files would not fit where the answer says they do
+
+
+def test_the_torchtune_refusal_names_only_options_whose_files_are_written() -> None:
+    result = advise(model="8B", method="full", vram_gb=24)
+    recs = result.recommendations
+    assert [r.recipe["framework"] for r in recs[:3]] == ["torchtune", None, None]
+    # option 2 made one the files refuse (pure bf16 under ZeRO-3): the refusal no longer offers it
+    unwritable = replace(recs[1], recipe={**recs[1].recipe, "strategy": "zero3"})
+    changed = replace(result, recommendations=[recs[0], unwritable, *recs[2:]])
+    with pytest.raises(InputError, match="recipe.precision"):
+        launch(changed, 2)
+    with pytest.raises(InputError) as caught:
+        launch(changed)
+    assert "Option 3 of this answer runs without torchtune" in str(caught.value), str(caught.value)
