@@ -575,7 +575,7 @@ def test_the_torchtune_refusal_names_only_options_whose_files_are_written() -> N
     # option 2 made one the files refuse (pure bf16 under ZeRO-3): the refusal no longer offers it
     unwritable = replace(recs[1], recipe={**recs[1].recipe, "strategy": "zero3"})
     changed = replace(result, recommendations=[recs[0], unwritable, *recs[2:]])
-    with pytest.raises(InputError, match="recipe.precision"):
+    with pytest.raises(InputError, match=r"recipe\.precision"):
         launch(changed, 2)
     with pytest.raises(InputError) as caught:
         launch(changed)
