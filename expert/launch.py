@@ -100,6 +100,7 @@ def table(path: Path = LAUNCH_TOML) -> dict[str, Any]:
     problems = []
     for section, keys in (("versions", ("torch", "transformers", "peft", "trl", "accelerate", "datasets",
                                         "bitsandbytes", "deepspeed", "torchtune", "torchao")),
+                          ("deepspeed", ("master_bytes",)),
                           ("defaults", ("micro_batch", "gradient_accumulation_steps", "stack", "learning_rate_full",
                                         "learning_rate_lora", "lora_alpha_per_rank", "lora_dropout",
                                         "target_modules", "max_grad_norm"))):
@@ -160,6 +161,13 @@ class Plan:
     hours: float
     text: str
     lora_rank: int
+    size_b: float = 0.0     # the profile's model size, billions of parameters
+    # models of rules/launch.toml [torchtune.models]: id -> (name, billions of parameters), from models.toml
+    tune_models: dict[str, tuple[str, float]] = field(default_factory=dict)
+    # ranks of the answer's other options that the typical stack (TRL) writes
+    trl_options: tuple[int, ...] = ()
+    # the answer's hours on the tuned stack, when it assumed the typical one (torchtune is a tuned stack)
+    tuned_hours: float | None = None
 
 
 def refuse(tr: Localizer, field_name: str, value: Any, accepted: Any) -> InputError:
@@ -204,7 +212,7 @@ def _model_repo(kb: Any, profile: Mapping[str, Any]) -> str | None:
     return match.group(1) if match else None
 
 
-def plan(result: Any, option: Any = 1, model: Any = None) -> Plan:
+def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -> Plan:
     """The recommendation ranked ``option`` of ``result``, translated; InputError
     (in the answer's language) for anything the launch files cannot express."""
     from .result import Result
@@ -237,8 +245,7 @@ def plan(result: Any, option: Any = 1, model: Any = None) -> Plan:
     in_backward = recipe.get("optimizer_in_backward", False)
     if not isinstance(in_backward, bool):
         raise refuse(tr, "recipe.optimizer_in_backward", in_backward, ["true", "false"])
-    # null: any framework runs the recipe, so the stack decides
-    framework = recipe.get("framework") or ("torchtune" if stack == "tuned" or in_backward else "trl")
+    framework = _framework(recipe, stack)
     if framework not in FRAMEWORKS:
         raise refuse(tr, "recipe.framework", framework, list(FRAMEWORKS))
     if in_backward and framework != "torchtune":
@@ -270,6 +277,15 @@ def plan(result: Any, option: Any = 1, model: Any = None) -> Plan:
     label = profile.get("model_label") or profile.get("model_name") or tr.gettext("a %(size)sB model") % {
         "size": tr.number(profile.get("model_size_b") or 0, 1)}
     lora_rank = int(kb.estimator["typical"]["lora_rank"]) if kb is not None else 16
+    tune_models = {}
+    for model_id in doc.get("torchtune", {}).get("models", {}):
+        definition = kb.model(model_id) if kb is not None else None
+        if definition is not None:
+            tune_models[model_id] = (definition.name, float(definition.params_b))
+    # Only a torchtune refusal names them: the other options whose files TRL writes.
+    trl_options = tuple(other.rank for other in result.recommendations if others and framework == "torchtune"
+                        and other.rank != rec.rank and _framework(other.recipe, stack) == "trl"
+                        and _writes(result, other.rank))
     return Plan(
         rank=rec.rank, method=method, framework=framework, stack=stack, recipe=recipe, optimizer=optimizer,
         precision=precision, base_bits=int(recipe["base_bits"]), quantization=quantization, strategy=strategy,
@@ -277,7 +293,34 @@ def plan(result: Any, option: Any = 1, model: Any = None) -> Plan:
         checkpointing=recipe["checkpointing"], offload=recipe["offload"], in_backward=in_backward,
         model=model_name, model_id=profile.get("model_id"), model_repo=repo, model_label=str(label), tokens_per_example=int(profile.get("tokens_per_example") or 1024),
         epochs=float(profile.get("epochs") or 1), per_device_gb=rec.per_device_gb, vram_gb=rec.vram_gb,
-        host_ram_gb=rec.host_ram_gb, hours=rec.hours, text=rec.text, lora_rank=lora_rank)
+        host_ram_gb=rec.host_ram_gb, hours=rec.hours, text=rec.text, lora_rank=lora_rank,
+        size_b=float(profile.get("model_size_b") or 0), tune_models=tune_models, trl_options=trl_options,
+        tuned_hours=_tuned_hours(rec, stack))
+
+
+def _tuned_hours(rec: Any, stack: str) -> float | None:
+    other = (getattr(rec, "time", None) or {}).get("other_stack") or {}
+    hours = other.get("hours")
+    return float(hours) if stack == "typical" and other.get("stack") == "tuned" and hours else None
+
+
+def _writes(result: Any, option: int) -> bool:
+    """Whether the files of the option ranked ``option`` are written (not refused)."""
+    from . import launch_files
+
+    try:
+        launch_files.build(plan(result, option, others=False), table(), Localizer(result.lang))
+    except InputError:
+        return False
+    return True
+
+
+def _framework(recipe: Mapping[str, Any], stack: str) -> Any:
+    """The framework the files are written for: the recipe's own, or (null: any
+    framework runs it) torchtune on the tuned stack or for an optimizer step in
+    the backward pass, TRL otherwise."""
+    return recipe.get("framework") or ("torchtune" if stack == "tuned" or recipe.get("optimizer_in_backward") is True
+                                       else "trl")
 
 
 def launch(result: Any, option: Any = 1, *, model: Any = None, directory: str | Path | None = None,

@@ -15,6 +15,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from .errors import InputError
+from .escape import quoted
 from .i18n import Localizer
 from .launch import ACCELERATE_YAML, DS_JSON, LaunchFiles, Plan, refuse
 
@@ -91,8 +92,14 @@ def sft_kwargs(plan: Plan, doc: Mapping[str, Any]) -> dict[str, Any]:
 def deepspeed_config(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> dict[str, Any]:
     section = plan.precision["deepspeed"]
     if not section:
-        raise refuse(tr, "recipe.precision", plan.recipe["precision"], tr.gettext(
-            "mixed or fp16 with DeepSpeed (ZeRO keeps an fp32 master copy, so pure bf16 is not what it runs)"))
+        master = float(doc["deepspeed"]["master_bytes"])
+        raise InputError("recipe.precision", tr.gettext(
+            "recipe.precision: 'bf16' (pure bf16, no fp32 master copy) cannot be written as launch files for "
+            "DeepSpeed ZeRO, which keeps an fp32 master copy of the trained weights: %(bytes)s bytes a parameter "
+            "more, about %(extra)s per device over the answer's %(need)s of %(vram)s, so the files would not run "
+            "what the answer sized; accepted: mixed or fp16 with DeepSpeed.")
+            % {"bytes": tr.number(master, 0), "extra": tr.gb(master * plan.size_b / plan.devices),
+               "need": tr.gb(plan.per_device_gb), "vram": tr.gb(plan.vram_gb)})
     stage = plan.strategy["offload_stage"] if plan.offload else plan.strategy["stage"]
     if not stage:
         raise refuse(tr, "recipe.strategy", plan.strategy["name"], tr.gettext("a ZeRO stage to offload with"))
@@ -203,6 +210,46 @@ def torchtune_overrides(plan: Plan, doc: Mapping[str, Any], tr: Localizer, model
     return overrides
 
 
+MAX_SUGGESTED = 3
+
+
+def no_torchtune_config(plan: Plan, tune: Mapping[str, Any], where: str, recipe_name: str,
+                        tr: Localizer) -> InputError:
+    """The refusal when torchtune ships no config of the recipe for the answer's
+    model: the models it has one for (the nearest in size first, at most three),
+    which to name when the answer gave a size close to one of them, and the
+    answer's options that TRL writes instead."""
+    having = sorted((abs(plan.tune_models[model_id][1] - plan.size_b), plan.tune_models[model_id][0])
+                    for model_id, entry in tune.get("models", {}).items()
+                    if (entry.get(plan.method) or {}).get(where) and model_id in plan.tune_models)
+    names = [name for _, name in having[:MAX_SUGGESTED]]
+    within = float(tune.get("same_size_within", 0.1)) * max(plan.size_b, 0.001)
+    values = {"recipe": recipe_name, "model": quoted(plan.model_label, 60), "size": tr.billions(plan.size_b),
+              "models": tr.list(names, style="or")}
+    if not names:
+        text = tr.gettext("model: torchtune ships no config of %(recipe)s (the recipe of this option) for any model "
+                          "expert knows (rules/launch.toml [torchtune.models]), so the files are not written.") % values
+    elif plan.model_id is None and having[0][0] <= within:
+        text = tr.gettext("model: this option runs torchtune's %(recipe)s, whose configs are written per model, and "
+                          "the answer names only a size (%(size)s). If your model is %(models)s, ask again with its "
+                          "name (--model %(first)s in the command line, model= in advise()): torchtune ships a "
+                          "config of it for that one.") % {**values, "first": names[0]}
+    else:
+        if plan.model_id is None:
+            values["model"] = tr.gettext("a model of %(size)s") % values
+        text = tr.gettext("model: torchtune ships no config of %(recipe)s (the recipe of this option) for %(model)s, "
+                          "only for %(models)s (rules/launch.toml [torchtune.models]), so the files are not "
+                          "written.") % {**values, "models": tr.list(names)}
+    if plan.trl_options:
+        ranks = tr.list([str(rank) for rank in plan.trl_options])
+        text += " " + tr.ngettext(
+            "Option %(ranks)s of this answer runs without torchtune: write its files with --launch-option "
+            "(option= in launch()).",
+            "Options %(ranks)s of this answer run without torchtune: write their files with --launch-option "
+            "(option= in launch()).", len(plan.trl_options)) % {"ranks": ranks}
+    return InputError("model", text)
+
+
 def _override_word(key: str, value: Any) -> str:
     """One ``key=value`` override as torchtune's command line (OmegaConf's dotlist) reads it."""
     if isinstance(value, bool):
@@ -236,11 +283,9 @@ def _torchtune(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[
     profile_model = plan.model_id
     models = tune.get("models", {})
     config = (models.get(profile_model or "", {}).get(plan.method) or {}).get(where, "")
-    if not config:
-        accepted = [f"{model} ({plan.method})" for model, entry in models.items()
-                    if (entry.get(plan.method) or {}).get(where)]
-        raise refuse(tr, "model", plan.model_label, accepted or tr.gettext("none for this method and strategy"))
     recipe_name = tune["recipes"][plan.method][where]
+    if not config:
+        raise no_torchtune_config(plan, tune, where, recipe_name, tr)
     local = plan.model is not None and plan.model != plan.model_repo
     model_dir = plan.model if local and plan.model is not None else "./model"
     overrides = torchtune_overrides(plan, doc, tr, model_dir)
@@ -287,7 +332,9 @@ def _readme(plan: Plan, doc: Mapping[str, Any], tr: Localizer, command: str, fil
         plan=plan, tr=tr, command=command, files=sorted(set(files) | {"README.md"}),
         versions=[(name, versions[name]) for name in packages(plan)], date=versions["date"],
         code=code_span, per_device=tr.gb(plan.per_device_gb), vram=tr.gb(plan.vram_gb),
-        host_ram=tr.gb(plan.host_ram_gb) if plan.offload and plan.host_ram_gb else None, hours=tr.hours(plan.hours),
+        host_ram=tr.gb(plan.host_ram_gb) if plan.offload and plan.host_ram_gb else None,
+        paged_ram=tr.gb(plan.host_ram_gb) if plan.host_ram_gb and not plan.offload else None, hours=tr.hours(plan.hours),
+        tuned_hours=tr.hours(plan.tuned_hours) if plan.framework == "torchtune" and plan.tuned_hours else None,
         deepspeed=plan.framework == "trl" and uses_deepspeed(plan))
 
 

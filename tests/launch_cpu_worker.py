@@ -68,6 +68,19 @@ def configs(directory):
                 ds_path = os.path.join(directory, "ds_config.one-process.json")
                 with open(ds_path, "w", encoding="utf-8") as f:
                     json.dump(config, f)
+            # DeepSpeed's own whole-config class (deepspeed/runtime/config.py): it checks the batch
+            # arithmetic against the world size (1 here) and reads every section.
+            from deepspeed.runtime.config import DeepSpeedConfig
+
+            whole = DeepSpeedConfig(ds_path)
+            offload = whole.zero_config.offload_optimizer
+            said["deepspeed_config"] = {
+                "stage": int(whole.zero_optimization_stage), "bf16": bool(whole.bfloat16_config.enabled),
+                "fp16": bool(whole.float16_config.enabled), "train_batch_size": whole.train_batch_size,
+                "micro_batch": whole.train_micro_batch_size_per_gpu,
+                "accumulation": whole.gradient_accumulation_steps, "gradient_clipping": whole.gradient_clipping,
+                "offload_optimizer": str(offload.device.value if hasattr(offload.device, "value") else offload.device)
+                if offload else None, "optimizer": whole.optimizer_name}
             said["transformers_deepspeed"] = script_against_deepspeed(directory, ds_path)
     print(json.dumps(said))
 
