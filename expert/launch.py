@@ -166,8 +166,9 @@ class Plan:
     tune_models: dict[str, tuple[str, float]] = field(default_factory=dict)
     # ranks of the answer's other options that the typical stack (TRL) writes
     trl_options: tuple[int, ...] = ()
-    # the answer's hours on the tuned stack, when it assumed the typical one (torchtune is a tuned stack)
-    tuned_hours: float | None = None
+    # the stack the answer's hours are on: the profile's, or the tuned one for a
+    # recipe only torchtune runs (rules/recipes.toml, `stack`)
+    hours_stack: str = "typical"
 
 
 def refuse(tr: Localizer, field_name: str, value: Any, accepted: Any) -> InputError:
@@ -295,13 +296,7 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
         epochs=float(profile.get("epochs") or 1), per_device_gb=rec.per_device_gb, vram_gb=rec.vram_gb,
         host_ram_gb=rec.host_ram_gb, hours=rec.hours, text=rec.text, lora_rank=lora_rank,
         size_b=float(profile.get("model_size_b") or 0), tune_models=tune_models, trl_options=trl_options,
-        tuned_hours=_tuned_hours(rec, stack))
-
-
-def _tuned_hours(rec: Any, stack: str) -> float | None:
-    other = (getattr(rec, "time", None) or {}).get("other_stack") or {}
-    hours = other.get("hours")
-    return float(hours) if stack == "typical" and other.get("stack") == "tuned" and hours else None
+        hours_stack=str((getattr(rec, "time", None) or {}).get("stack") or stack))
 
 
 def _writes(result: Any, option: int) -> bool:

@@ -334,7 +334,6 @@ def _readme(plan: Plan, doc: Mapping[str, Any], tr: Localizer, command: str, fil
         code=code_span, per_device=tr.gb(plan.per_device_gb), vram=tr.gb(plan.vram_gb),
         host_ram=tr.gb(plan.host_ram_gb) if plan.offload and plan.host_ram_gb else None,
         paged_ram=tr.gb(plan.host_ram_gb) if plan.host_ram_gb and not plan.offload else None, hours=tr.hours(plan.hours),
-        tuned_hours=tr.hours(plan.tuned_hours) if plan.framework == "torchtune" and plan.tuned_hours else None,
         deepspeed=plan.framework == "trl" and uses_deepspeed(plan))
 
 

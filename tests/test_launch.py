@@ -31,7 +31,8 @@ EXAMPLES = {
     "70b-lora-4x80gb": dict(model="Llama-3.1-70B", method="lora"),
     # asked with a 48 GB card, which the answer turns down for 70B (docs/launch.md): one H100 is the pick
     "70b-qlora-48gb": dict(model="70B", method="qlora", vram_gb=48),
-    "65b-qlora-own-48gb": dict(model="65B", method="qlora", vram_gb=48),
+    # a 70B model with a 32,000-word vocabulary: its 16-bit embeddings and head leave room on 48 GB
+    "70b-qlora-own-48gb": dict(model="Llama-2-70B", method="qlora", vram_gb=48),
 }
 HOSTILE = [
     "x'); import os; os.system('touch pwned') #",
@@ -186,7 +187,7 @@ def test_the_examples_are_the_configurations_the_issue_names(examples: dict[str,
                     r.recommendations[0].recipe["base_bits"]) for name, r in examples.items()}
     assert picks == {"8b-lora-rtx4090": (1, "single", 16), "8b-full-24gb": (1, "single", 16),
                      "70b-lora-4x80gb": (4, "zero3", 16), "70b-qlora-48gb": (1, "single", 4),
-                     "65b-qlora-own-48gb": (1, "single", 4)}
+                     "70b-qlora-own-48gb": (1, "single", 4)}
     assert examples["70b-lora-4x80gb"].recommendations[0].vram_gb == 80
     assert [r.gpu for r in examples["8b-lora-rtx4090"].recommendations[:1]] == ["own"]
     assert [r.gpu for r in examples["8b-full-24gb"].recommendations[:1]] == ["own"]
@@ -194,8 +195,8 @@ def test_the_examples_are_the_configurations_the_issue_names(examples: dict[str,
     seventy = examples["70b-qlora-48gb"]
     assert seventy.recommendations[0].vram_gb == 80 and all(r.gpu != "own" for r in seventy.recommendations)
     assert "your GPU (48 GB) with a 4-bit base needs about 45.7 GB" in " ".join(seventy.render().split())
-    own = examples["65b-qlora-own-48gb"].recommendations[0]
-    assert (own.gpu, own.vram_gb) == ("own", 48) and launch(examples["65b-qlora-own-48gb"]).framework == "trl"
+    own = examples["70b-qlora-own-48gb"].recommendations[0]
+    assert (own.gpu, own.vram_gb) == ("own", 48) and launch(examples["70b-qlora-own-48gb"]).framework == "trl"
     files = launch(examples["70b-lora-4x80gb"]).files
     assert constant(files["train.py"], "MODEL") == "meta-llama/Llama-3.1-70B"    # models.toml's config address
     assert "bnb_4bit_quant_storage" not in files["train.py"]
@@ -407,13 +408,13 @@ def test_a_broken_table_is_a_knowledge_base_error(tmp_path: Path) -> None:
 
 # As a person types them (docs/launch.md shows each). The fourth is asked with a
 # 48 GB card the answer turns down for a 70B model (it needs about 45.7 GB and
-# leaves 5 % free: rules/recipes.toml [fit]); the fifth is QLoRA on that card.
+# leaves 5 % free: rules/recipes.toml [fit]); the fifth is QLoRA of Llama 2 70B on that card.
 CLI_EXAMPLES = {
     "8b-lora-rtx4090": ["--model", "8B", "--method", "lora", "--vram", "RTX 4090"],
     "8b-full-24gb": ["--model", "Llama-3.1-8B", "--method", "full", "--vram", "24"],
     "70b-lora-4x80gb": ["--model", "Llama-3.1-70B", "--method", "lora"],
     "70b-qlora-asked-48gb": ["--model", "70B", "--method", "qlora", "--vram", "48"],
-    "65b-qlora-own-48gb": ["--model", "65B", "--method", "qlora", "--vram", "48"],
+    "70b-qlora-own-48gb": ["--model", "Llama-2-70B", "--method", "qlora", "--vram", "48"],
 }
 # What each recipe value means in the target libraries, written out here (not read
 # from rules/launch.toml) so that a wrong translation there fails this test.
@@ -467,10 +468,9 @@ def test_each_example_matches_the_answers_json_line_by_line(name: str, tmp_path:
         assert over["tokenizer.max_seq_len"] == str(profile["tokens_per_example"])
         assert not recipe["offload"] and "fsdp_cpu_offload" not in over and recipe["base_bits"] == 16
         assert set(files) == {"README.md", "requirements.txt", TORCHTUNE_SH}
-        # torchtune is a tuned stack: the README gives the answer's hours for one first
-        tuned = pick["time"]["other_stack"]
-        assert tuned["stack"] == "tuned"
-        assert f"about {Localizer('en').hours(tuned['hours'])} with torchtune" in readme
+        # only torchtune runs this recipe: the answer's hours are on its (tuned) stack, and the README says so
+        assert pick["time"]["stack"] == "tuned" and pick["time"]["other_stack"] is None
+        assert f"about {Localizer('en').hours(pick['hours'])}, on the `tuned` stack the answer assumes" in readme
         return
     found = calls(files["train.py"])
     sft = {k: ast.literal_eval(v) for k, v in found["SFTConfig"].items()
