@@ -1,5 +1,8 @@
-"""`expert mcp` through the SDK's own client, over stdio: one server process
-for the module, every tool, errors naming the field in the caller's language."""
+"""`expert mcp` through the SDK's own client: every tool, errors naming the
+field in the caller's language. The server runs in this process (the SDK's
+in-memory transport, the same JSON-RPC handshake); the real `expert mcp`
+process over stdio is started once, by the first test, and over HTTP by
+test_streamable_http_on_the_loopback (tests/test_mcp_sessions.py: more)."""
 
 from __future__ import annotations
 
@@ -12,16 +15,16 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp import Client, ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from expert.consultation import Consultation  # noqa: E402
-from expert.mcp_server import ConsultationStore  # noqa: E402
+from expert.mcp_server import ConsultationStore, build_server  # noqa: E402
 
 SERVER = StdioServerParameters(command=sys.executable, args=["-m", "expert", "mcp"])
 
 
-def session(script: Any) -> Any:
+def over_stdio(script: Any) -> Any:
     """Run ``script(session)`` against a fresh `expert mcp` process and return what it returns."""
 
     async def main() -> Any:
@@ -33,11 +36,21 @@ def session(script: Any) -> Any:
     return asyncio.run(asyncio.wait_for(main(), timeout=60))
 
 
+def session(script: Any) -> Any:
+    """Run ``script(client)`` against a fresh server (build_server(), what `expert mcp` serves) in this process."""
+
+    async def main() -> Any:
+        async with Client(build_server(), mode="legacy") as client:
+            return await script(client)
+
+    return asyncio.run(asyncio.wait_for(main(), timeout=60))
+
+
 def test_the_tools_and_their_schemas() -> None:
     async def script(client: ClientSession) -> Any:
         return (await client.list_tools()).tools
 
-    tools = {tool.name: tool for tool in session(script)}
+    tools = {tool.name: tool for tool in over_stdio(script)}
     assert list(tools) == ["advise", "explain", "estimate", "models", "consultation_start", "consultation_tell",
                            "consultation_answer", "consultation_back", "consultation_result", "launch"]
     assert tools["advise"].input_schema["properties"]["method"]["enum"] == ["full", "lora", "qlora"]
