@@ -39,11 +39,12 @@ def consult(profile: dict[str, Any], turn_by_turn: bool) -> str:
     return json.dumps(c.result().to_dict(), sort_keys=True)
 
 
-# Four threads interleaving 16 consultations each (a quarter of them turn by
-# turn): about 1.5 s. A shared engine gives wrong answers or errors within a
-# few consultations (../shared/EXPERTA.md: 172 wrong out of 600), which the
-# second test shows this size is enough to catch.
-THREADS, CONSULTATIONS = 4, 16
+# Four threads interleaving 8 consultations each (a quarter of them turn by
+# turn): about 5 s of CPU. A shared engine gives wrong answers or errors within
+# a few consultations (../shared/EXPERTA.md: 172 wrong out of 600; at this
+# size, errors in each of six runs of 2026-12-01), which the second test shows
+# this size is enough to catch.
+THREADS, CONSULTATIONS = 4, 8
 
 
 def interleaved(profiles: list[dict[str, Any]], expected: list[str]) -> tuple[list[int], list[BaseException]]:
@@ -68,28 +69,30 @@ def interleaved(profiles: list[dict[str, Any]], expected: list[str]) -> tuple[li
     return mismatches, errors
 
 
-def test_many_threads_get_the_single_threaded_answers() -> None:
+@pytest.fixture(scope="module")
+def single_threaded() -> tuple[list[dict[str, Any]], list[str]]:
+    """The consultations and their answers in one thread (shared by the two tests below)."""
     profiles = mixed_profiles(CONSULTATIONS)
-    expected = [consult(p, i % 4 == 0) for i, p in enumerate(profiles)]
-    assert interleaved(profiles, expected) == ([], [])
+    return profiles, [consult(p, i % 4 == 0) for i, p in enumerate(profiles)]
 
 
-def test_the_thread_test_catches_a_shared_engine(monkeypatch: pytest.MonkeyPatch) -> None:
+def test_many_threads_get_the_single_threaded_answers(single_threaded) -> None:  # type: ignore[no-untyped-def]
+    assert interleaved(*single_threaded) == ([], [])
+
+
+def test_the_thread_test_catches_a_shared_engine(single_threaded, monkeypatch: pytest.MonkeyPatch) -> None:  # type: ignore[no-untyped-def]
     """The same interleaving with one engine shared by every thread goes wrong:
     the test above is large enough to prove its point."""
     import logging
 
     from expert import engine
 
-    profiles = mixed_profiles(CONSULTATIONS)
-    expected = [consult(p, i % 4 == 0) for i, p in enumerate(profiles)]
-
     class Shared:
         by_class: dict[int, Any] = {}
 
     monkeypatch.setattr(engine, "_ENGINES", Shared())
     monkeypatch.setattr(logging.getLogger("experta"), "disabled", True)   # "Declaring fact before reset()"
-    mismatches, errors = interleaved(profiles, expected)
+    mismatches, errors = interleaved(*single_threaded)
     assert mismatches or errors
 
 
@@ -130,7 +133,7 @@ sys.path.insert(0, %r)
 from test_embedding import mixed_profiles
 from expert import advise
 from expert.explanation import explain
-out = [advise(**p).to_dict() for p in mixed_profiles(25, seed=3)]
+out = [advise(**p).to_dict() for p in mixed_profiles(16, seed=3)]
 out += [advise(**p, lang="es").to_dict() for p in (
     dict(model_size_b=70, method="lora", deadline_h=8),
     dict(model_size_b=7, vram_gb=24, rocm_ok=True, budget="low"),
