@@ -354,7 +354,7 @@ sound_cards = st.fixed_dictionaries(
     if "price_spot" in card and "price_on_demand" in card else card)
 
 
-@settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "25")), derandomize=not EXPLORE, deadline=None,
+@settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "12")), derandomize=not EXPLORE, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(sound_cards, min_size=1, max_size=3, unique_by=lambda c: c["id"]),
        st.sampled_from([(7, "lora"), (70, "full"), (405, "qlora"), (0.5, "full")]), st.sampled_from(["en", "es"]))
