@@ -1,8 +1,8 @@
 """`expert mcp` through the SDK's own client: every tool, errors naming the
 field in the caller's language. The server runs in this process (the SDK's
 in-memory transport, the same JSON-RPC handshake); the real `expert mcp`
-process over stdio is started once, by the first test, and over HTTP by
-test_streamable_http_on_the_loopback (tests/test_mcp_sessions.py: more)."""
+process over stdio is started once, by the first test, and over HTTP in
+tests/test_mcp_sessions.py."""
 
 from __future__ import annotations
 
@@ -138,21 +138,6 @@ def test_an_opening_message_and_free_text_over_mcp(lang: str, text: str) -> None
                                                                        "method": "lora", "vram_gb": "rtx-3090"}
     assert started.structured_content["question"]["id"] == "dataset_examples"
     assert told.structured_content["understood"]["understood"] == {"dataset_examples": 50000, "interruptible": True}
-
-
-def test_streamable_http_on_the_loopback() -> None:
-    from mcp.client.streamable_http import streamable_http_client
-    from test_mcp_sessions import serving
-
-    with serving() as port:
-        async def main() -> Any:
-            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
-                async with ClientSession(streams[0], streams[1]) as client:
-                    await client.initialize()
-                    return await client.call_tool("advise", {"model_size_b": 8, "lang": "es"})
-
-        answer = asyncio.run(asyncio.wait_for(main(), timeout=60))
-        assert not answer.is_error and answer.structured_content["lang"] == "es"
 
 
 def test_without_the_mcp_extra_the_command_says_how_to_install_it() -> None:
