@@ -135,20 +135,17 @@ def test_a_shipped_catalog_by_name_from_any_directory(tmp_path: Path, monkeypatc
 
 
 def test_expert_catalogs_lists_the_shipped_ones_from_any_directory(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    import subprocess
-    import sys
-
-    env = {k: v for k, v in __import__("os").environ.items() if k not in ("EXPERT_LANG", "LC_ALL", "LANG")}
-    done = subprocess.run([sys.executable, "-m", "expert", "catalogs", "--format", "json"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60)
-    assert done.returncode == 0, done.stderr
+    # In this process, from another directory (the command run as a process: tests/test_cli.py).
+    monkeypatch.chdir(tmp_path)
+    env = {"EXPERT_LANG": None, "LC_ALL": None, "LANG": None}
+    done = CliRunner().invoke(main, ["catalogs", "--format", "json"], env=env)
+    assert done.exit_code == 0, done.output
     data = __import__("json").loads(done.stdout)
     assert [c["id"] for c in data["guide"]] == ["rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"]
     assert data["shipped"]["current"]["file"] == "rules/catalogs/current.toml"
     assert "h200-141gb" in [c["id"] for c in data["shipped"]["current"]["cards"]]
     assert {"id": "rtx-3090", "name": "NVIDIA GeForce RTX 3090", "vram_gb": 24.0,
             "aliases": ["3090", "rtx 3090"]} in data["owned"]
-    text = subprocess.run([sys.executable, "-m", "expert", "catalogs", "--lang", "es"], cwd=tmp_path, env=env,
-                          capture_output=True, text=True, timeout=60).stdout
+    text = CliRunner().invoke(main, ["catalogs", "--lang", "es"], env=env).stdout
     assert "Catálogo incluido «current» (--catalog current, rules/catalogs/current.toml):" in text
     assert re.search(r"  rtx-3090 +NVIDIA GeForce RTX 3090 \(24 GB\): 3090, rtx 3090", text)

@@ -1,5 +1,8 @@
-"""`expert mcp` through the SDK's own client, over stdio: one server process
-for the module, every tool, errors naming the field in the caller's language."""
+"""`expert mcp` through the SDK's own client: every tool, errors naming the
+field in the caller's language. The server runs in this process (the SDK's
+in-memory transport, the same JSON-RPC handshake); the real `expert mcp`
+process over stdio is started once, by the first test, and over HTTP in
+tests/test_mcp_sessions.py."""
 
 from __future__ import annotations
 
@@ -12,16 +15,16 @@ import pytest
 
 pytest.importorskip("mcp")
 
-from mcp import ClientSession, StdioServerParameters  # noqa: E402
+from mcp import Client, ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
 from expert.consultation import Consultation  # noqa: E402
-from expert.mcp_server import ConsultationStore  # noqa: E402
+from expert.mcp_server import ConsultationStore, build_server  # noqa: E402
 
 SERVER = StdioServerParameters(command=sys.executable, args=["-m", "expert", "mcp"])
 
 
-def session(script: Any) -> Any:
+def over_stdio(script: Any) -> Any:
     """Run ``script(session)`` against a fresh `expert mcp` process and return what it returns."""
 
     async def main() -> Any:
@@ -33,11 +36,21 @@ def session(script: Any) -> Any:
     return asyncio.run(asyncio.wait_for(main(), timeout=60))
 
 
+def session(script: Any) -> Any:
+    """Run ``script(client)`` against a fresh server (build_server(), what `expert mcp` serves) in this process."""
+
+    async def main() -> Any:
+        async with Client(build_server(), mode="legacy") as client:
+            return await script(client)
+
+    return asyncio.run(asyncio.wait_for(main(), timeout=60))
+
+
 def test_the_tools_and_their_schemas() -> None:
     async def script(client: ClientSession) -> Any:
         return (await client.list_tools()).tools
 
-    tools = {tool.name: tool for tool in session(script)}
+    tools = {tool.name: tool for tool in over_stdio(script)}
     assert list(tools) == ["advise", "explain", "estimate", "models", "consultation_start", "consultation_tell",
                            "consultation_answer", "consultation_back", "consultation_result", "launch"]
     assert tools["advise"].input_schema["properties"]["method"]["enum"] == ["full", "lora", "qlora"]
@@ -125,21 +138,6 @@ def test_an_opening_message_and_free_text_over_mcp(lang: str, text: str) -> None
                                                                        "method": "lora", "vram_gb": "rtx-3090"}
     assert started.structured_content["question"]["id"] == "dataset_examples"
     assert told.structured_content["understood"]["understood"] == {"dataset_examples": 50000, "interruptible": True}
-
-
-def test_streamable_http_on_the_loopback() -> None:
-    from mcp.client.streamable_http import streamable_http_client
-    from test_mcp_sessions import serving
-
-    with serving() as port:
-        async def main() -> Any:
-            async with streamable_http_client(f"http://127.0.0.1:{port}/mcp") as streams:
-                async with ClientSession(streams[0], streams[1]) as client:
-                    await client.initialize()
-                    return await client.call_tool("advise", {"model_size_b": 8, "lang": "es"})
-
-        answer = asyncio.run(asyncio.wait_for(main(), timeout=60))
-        assert not answer.is_error and answer.structured_content["lang"] == "es"
 
 
 def test_without_the_mcp_extra_the_command_says_how_to_install_it() -> None:

@@ -48,7 +48,28 @@ def serving(*args: str) -> Iterator[int]:
         server.wait(timeout=10)
 
 
-def test_one_session_cannot_evict_or_read_another_sessions_consultations() -> None:
+@pytest.fixture(scope="module")
+def loopback() -> Iterator[int]:
+    """One `expert mcp --transport streamable-http` on the loopback, with its default checks, for the module."""
+    with serving() as port:
+        yield port
+
+
+def test_streamable_http_on_the_loopback(loopback: int) -> None:
+    from mcp import ClientSession
+    from mcp.client.streamable_http import streamable_http_client
+
+    async def script() -> Any:
+        async with streamable_http_client(f"http://127.0.0.1:{loopback}/mcp") as streams:
+            async with ClientSession(streams[0], streams[1]) as client:
+                await client.initialize()
+                return await client.call_tool("advise", {"model_size_b": 8, "lang": "es"})
+
+    answer = asyncio.run(asyncio.wait_for(script(), timeout=60))
+    assert not answer.is_error and answer.structured_content["lang"] == "es"
+
+
+def test_one_session_cannot_evict_or_read_another_sessions_consultations(loopback: int) -> None:
     from mcp import ClientSession
     from mcp.client.streamable_http import streamable_http_client
 
@@ -68,8 +89,7 @@ def test_one_session_cannot_evict_or_read_another_sessions_consultations() -> No
                 latest = await second.call_tool("consultation_result", {"consultation_id": flood[-1]})
                 return kept, stolen, evicted, latest
 
-    with serving() as port:
-        kept, stolen, evicted, latest = asyncio.run(asyncio.wait_for(script(port), timeout=120))
+    kept, stolen, evicted, latest = asyncio.run(asyncio.wait_for(script(loopback), timeout=120))
     assert not kept.is_error and kept.structured_content["answered"] == {"model_size_b": 70.0}
     assert stolen.is_error and stolen.structured_content["error"]["field"] == "consultation_id"
     assert evicted.is_error       # the flooding session forgets its own oldest
@@ -114,7 +134,7 @@ def test_the_host_and_origin_checks_are_always_on() -> None:
     assert "https://gpu.example.org:8000" in remote.allowed_origins and "localhost:*" not in remote.allowed_hosts
 
 
-def test_over_http_a_host_not_allowed_is_refused_and_an_allowed_one_served() -> None:
+def test_over_http_a_host_not_allowed_is_refused_and_an_allowed_one_served(loopback: int) -> None:
     import http.client
     import json
 
@@ -135,6 +155,6 @@ def test_over_http_a_host_not_allowed_is_refused_and_an_allowed_one_served() -> 
         wrong_origin = status(port, Host=f"gpu.example.org:{port}", Origin="http://evil.example")
         right = status(port, Host=f"gpu.example.org:{port}")
     assert wrong_host in (400, 403, 421) and wrong_origin in (400, 403) and right == 200
-    with serving() as port:                 # the loopback keeps its checks too
-        assert status(port, Host="evil.example") in (400, 403, 421)
-        assert status(port, Host=f"127.0.0.1:{port}") == 200
+    # the loopback keeps its checks too
+    assert status(loopback, Host="evil.example") in (400, 403, 421)
+    assert status(loopback, Host=f"127.0.0.1:{loopback}") == 200

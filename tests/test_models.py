@@ -295,7 +295,7 @@ def test_any_text_resolves_or_is_refused_by_name() -> None:
     resolver answers with a size or an InputError naming the field."""
     from hypothesis import given, settings, strategies as st
 
-    @settings(max_examples=300, deadline=None, derandomize=True)
+    @settings(max_examples=150, deadline=None, derandomize=True)   # fixed examples, few enough for the suite's time
     @given(st.one_of(st.text(max_size=100), st.from_regex(r"[A-Za-z/ _.\-]{0,20}[0-9]{1,4}(\.[0-9])?[bBmMxX]?[-_ a-zA-Z0-9]{0,20}")))
     def check(text: str) -> None:
         try:

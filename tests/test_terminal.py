@@ -4,6 +4,7 @@ line editing and history (readline)."""
 from __future__ import annotations
 
 import os
+import signal
 import sys
 
 import pytest
@@ -17,8 +18,10 @@ LEFT, RIGHT, UP = "\x1b[D", "\x1b[C", "\x1b[A"
 def spawn(*args: str, lang: str = "es"):  # type: ignore[no-untyped-def]
     env = dict(os.environ, EXPERT_LANG=lang, NO_COLOR="1", COLUMNS="100", LINES="50", TERM="xterm",
                INPUTRC=os.devnull, HOME=os.devnull)
+    # Ctrl-C as at a terminal: a runner started in the background (`pytest &`)
+    # hands its children SIGINT ignored, and Python then installs no handler.
     return pexpect.spawn(sys.executable, ["-m", "expert", *args], env=env, encoding="utf-8", timeout=30,
-                         dimensions=(50, 100))
+                         dimensions=(50, 100), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
 
 
 def test_spanish_session_with_why_bad_answer_and_back() -> None:

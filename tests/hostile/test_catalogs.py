@@ -26,9 +26,9 @@ from expert.cli import main
 from expert.i18n import Localizer
 from expert.kb import catalog as catalog_module, source
 
-# As in tests/test_properties.py: the same examples every run; EXPERT_FUZZ=N explores N fresh ones.
+# As in tests/test_properties.py: the same 75 examples every run; EXPERT_FUZZ=N explores N fresh ones.
 EXPLORE = "EXPERT_FUZZ" in os.environ
-SETTINGS = settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "150")), derandomize=not EXPLORE, deadline=None,
+SETTINGS = settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "75")), derandomize=not EXPLORE, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 # CPU seconds (time.process_time, which a loaded machine does not stretch):
 # every refusal takes a few milliseconds; a quadratic or unbounded read would
@@ -354,7 +354,7 @@ sound_cards = st.fixed_dictionaries(
     if "price_spot" in card and "price_on_demand" in card else card)
 
 
-@settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "25")), derandomize=not EXPLORE, deadline=None,
+@settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "12")), derandomize=not EXPLORE, deadline=None,
           suppress_health_check=[HealthCheck.too_slow])
 @given(st.lists(sound_cards, min_size=1, max_size=3, unique_by=lambda c: c["id"]),
        st.sampled_from([(7, "lora"), (70, "full"), (405, "qlora"), (0.5, "full")]), st.sampled_from(["en", "es"]))

@@ -1,11 +1,16 @@
-"""The real `expert` command (``python -m expert``): no traceback, ever, and no
-escape sequence of anyone else's in what it prints.
+"""The `expert` command: no traceback, ever, and no escape sequence of
+anyone else's in what it prints.
 
 - An error message that quotes what was typed (a value, a rule id, a file
   name) quotes it without control or format characters: the terminal clears
   nothing, retitles nothing, reorders nothing.
 - Output that cannot be written (a full disk, a closed pipe, a closed stdout)
   is one line on stderr and exit status 1.
+
+Messages are checked in this process through click's runner, which runs the
+group standalone as ``python -m expert`` does (the same error handling); the
+output that cannot be written needs real file descriptors, so those tests
+start the real process.
 """
 
 from __future__ import annotations
@@ -18,17 +23,24 @@ import unicodedata
 from pathlib import Path
 
 import pytest
+from click.testing import CliRunner
+
+from expert.cli import main
 
 CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;pwned\x07"
 RLO = "\u202e"
 HOSTILE = f"{CLEAR}{TITLE}{RLO}x"
-ENV = dict(os.environ, EXPERT_LANG="en", LC_ALL="", LANG="", NO_COLOR="1", COLUMNS="80")
+RUNNER_ENV = dict(EXPERT_LANG="en", LC_ALL="", LANG="", NO_COLOR="1", COLUMNS="80")
+ENV = dict(os.environ, **RUNNER_ENV)
 
 
-def expert(*args: str, env: dict[str, str] | None = None, **kwargs):  # type: ignore[no-untyped-def]
-    return subprocess.run([sys.executable, "-m", "expert", *args], capture_output=True, env={**ENV, **(env or {})},
-                          timeout=120, **kwargs)
+def expert(*args: str, env: dict[str, str] | None = None, input: bytes | None = None) -> subprocess.CompletedProcess:  # type: ignore[type-arg]
+    """``expert ARGS`` run standalone in this process: exit status, stdout and stderr as bytes."""
+    done = CliRunner().invoke(main, list(args), input=input, env={**RUNNER_ENV, **(env or {})})
+    assert isinstance(done.exception, (SystemExit, type(None))), done.exception     # nothing escaped the group
+    assert b"Internal error" not in done.stderr_bytes, done.stderr
+    return subprocess.CompletedProcess(args, done.exit_code, done.stdout_bytes, done.stderr_bytes)
 
 
 def text(raw: bytes) -> str:
