@@ -283,9 +283,10 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "global_batch": Interval(1, False, inf, False), "batch_settled": {True, False}, "sharded": {True, False},
         "other_stack_hours": positive,
     }
-    for namespace in ("option", "pick", "candidate", "proposal"):
+    for namespace in ("option", "pick", "candidate", "proposal", "trial"):
         for name, domain in option.items():
             domains[f"{namespace}.{name}"] = domain
+    domains["trial.next_count"] = counts | {None}
     domains["pick.found"] = {True, False}
     for which in COMPARED:  # the options the pick is weighed against; None when there is none
         for name in ("count", "hours", "per_hour", "total_cost"):

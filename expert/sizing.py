@@ -609,33 +609,44 @@ class Sizer:
         return [c for c in self.kb.ranking["counts"]
                 if smallest <= c <= top and (c == 1 or card["fast_interconnect"])]
 
-    def step(self, card: Mapping[str, Any], step: str, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The configuration a ladder step proposes on ``card``: one card, or
-        the fewest cards that fit (the largest count tried when none does).
-        A step that cannot spread over more cards (one card, no fast link)
-        keeps the ``previous`` configuration, marked not possible."""
+    def step(self, card: Mapping[str, Any], step: str) -> dict[str, Any]:
+        """The configuration a ladder step that keeps to one card proposes on ``card``."""
+        recipe = ladder_step(self.kb, self.profile["method"], step)["recipe"]
+        return self.settled(card, self.configuration(card, step, recipe, 1, sharded=False))
+
+    def trial(self, card: Mapping[str, Any], step: str, count: int,
+              previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Ladder step ``step`` tried on ``count`` cards: its configuration
+        (sharded over more than one device), with the next count of
+        ranking.toml (None after the last) and, for the first count a step
+        tries, the configuration it would replace (``previous``). The rules
+        over trials decide whether to try the next count."""
+        recipe = ladder_step(self.kb, self.profile["method"], step)["recipe"]
+        config = self.configuration(card, step, recipe, count, sharded=count * int(card["devices"]) > 1)
+        later = [c for c in self.kb.ranking["counts"] if c > count]
+        return {**config, "next_count": later[0] if later else None,
+                "previous": dict(previous) if previous is not None else None}
+
+    def first_trial(self, card: Mapping[str, Any], step: str,
+                    previous: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The first count a step that spreads over devices tries: one card for
+        a step that takes the fewest (recipes.toml spread "fewest") or a card of
+        several devices, else two cards, whose weights are then sharded."""
         entry = ladder_step(self.kb, self.profile["method"], step)
-        recipe, spread = entry["recipe"], entry["spread"]
-        if spread == "card":
-            return self.settled(card, self.configuration(card, step, recipe, 1, sharded=False))
-        # Sharding within one card needs several devices on it (a dual-die card);
-        # across cards it needs a fast link.
-        smallest = 1 if spread == "fewest" or int(card["devices"]) > 1 else 2
-        counts = self.counts(card, smallest)
-        if not counts:  # no count to try: one card with no fast link
-            base = previous or self.configuration(card, step, recipe, 1, sharded=False)
-            return {**base, "step": step, "next_step": ladder_after(self.kb, self.profile["method"], step),
-                    "possible": False, "fits": False, "can_scale": False}
+        smallest = 1 if entry["spread"] == "fewest" or int(card["devices"]) > 1 else 2
+        base = previous if previous is not None else self.configuration(card, step, entry["recipe"], 1, sharded=False)
+        return self.trial(card, step, smallest, base)
 
-        def on(count: int) -> dict[str, Any]:
-            return self.configuration(card, step, recipe, count, sharded=count * int(card["devices"]) > 1)
+    def tried(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
+        """A trial as the step's candidate: settled at its micro-batch when it fits."""
+        config = {key: value for key, value in trial.items() if key not in ("next_count", "previous", "card")}
+        return self.settled(card, config) if config["fits"] else config
 
-        # Sharded, the need per device only falls as cards are added: when the
-        # most cards do not fit, no count does.
-        most = on(counts[-1])
-        if not most["fits"]:
-            return most
-        return self.settled(card, next((config for config in map(on, counts[:-1]) if config["fits"]), most))
+    def impossible(self, trial: Mapping[str, Any]) -> dict[str, Any]:
+        """The configuration a step replaced, marked as a step that cannot be taken."""
+        base = {key: value for key, value in trial["previous"].items() if key != "card"}
+        return {**base, "step": trial["step"], "next_step": trial["next_step"], "possible": False, "fits": False,
+                "can_scale": False}
 
     def speed_up(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
         """A configuration that fits only with a slow recipe (an 8-bit base,

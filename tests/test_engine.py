@@ -96,3 +96,34 @@ def test_each_declared_fact_knows_the_rule_that_declared_it() -> None:
     declared = {f.rule.id for f in result.firings if f.derived and f.derived[0]["fact"] != f.rule.kind}
     assert set(result.origin.values()) == declared
     assert "consider-own-gpu" in declared and "propose-one-card" in declared
+
+
+def tried(result: engine.Run, gpu: str) -> list[tuple[str, int, bool]]:
+    """The trials of ``gpu`` as the trace shows them: the rule, the count it tried, whether it fit."""
+    return [(f.rule.id, d["values"]["count"], d["values"]["fits"]) for f in result.sorted_firings()
+            if f.gpu == gpu for d in f.derived if d["fact"] == "trial"]
+
+
+def test_the_count_of_cards_is_chosen_by_rules_over_trials() -> None:
+    result = run(model_size_b=70, method="full", budget="high")
+    # Sharding 70B on H100s: 2 and 4 cards are tried and dropped, 8 hold it.
+    assert tried(result, "h100-80gb") == [("shard-when-weights-do-not-fit", 2, False), ("more-cards-to-fit", 4, False),
+                                          ("more-cards-to-fit", 8, True)]
+    chosen = next(f for f in result.firings if f.gpu == "h100-80gb" and f.rule.id == "fewest-cards-that-fit")
+    trial = next(m for m in chosen.matched if m["fact"] == "trial")
+    assert trial["from"] == "more-cards-to-fit" and trial["values"]["count"] == 8
+    assert chosen.derived[0]["fact"] == "candidate" and chosen.derived[0]["values"]["count"] == 8
+    assert result.options["h100-80gb"]["count"] == 8
+    # Trials are not options: the pick still stands on its candidates alone.
+    assert all("next_count" not in option for option in result.options.values())
+    # Without a fast link the first trial of two cards is dropped, and the step is impossible.
+    lora = run(model_size_b=30, method="lora")
+    assert [(rule, count) for rule, count, _ in tried(lora, "rtx-4090")] == [("shard-when-weights-do-not-fit", 2)]
+    assert [f.rule.id for f in lora.firings if f.gpu == "rtx-4090" and f.rule.step == "no-fast-link"] == [
+        "several-cards-need-a-fast-link"]
+    assert lora.options["rtx-4090"]["possible"] is False and lora.options["rtx-4090"]["count"] == 1
+    # When no count holds it, the last one tried stands, not fitting.
+    huge = run(model_size_b=405, method="full")
+    last = tried(huge, "rtx-4090")
+    assert last and not last[-1][2]
+    assert any(f.rule.id == "no-count-fits" for f in huge.firings if f.gpu == "rtx-4090")
