@@ -35,8 +35,16 @@ from . import sizing
 from ._vendor import experta
 from .conditions import COMPARED_FIELDS
 from .kb import LARGER_BATCH, OFF_LADDER, SCALE_OUT, SPEED_UP, TRIAL_STEPS, KnowledgeBase, RuleDef
-from .kb.model import FEWEST_CARDS, MORE_CARDS, NO_COUNT_FITS, NO_FAST_LINK
 from .kb import Card as CardDef
+from .kb.model import (
+    DEADLINE_MET,
+    DEADLINE_MISSED,
+    DEADLINE_NEXT,
+    FEWEST_CARDS,
+    MORE_CARDS,
+    NO_COUNT_FITS,
+    NO_FAST_LINK,
+)
 
 KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
                                                 experta.MATCH, experta.TEST)
@@ -84,18 +92,23 @@ FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate
 VERDICTS = ("reject", "demote", "prefer")
 # What each kind of rule declares (derive rules: what their helper declares).
 DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
-            "trial": "candidate",
+            "trial": "candidate", "scale-trial": "candidate",
             "option": "option", "market": "market", "pick": "pick"}
-SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82, SCALE_OUT: 80,
+SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82, SCALE_OUT: 80, "scale-trial": 79,
             "option": 75,
             "reject": 60, "market": 58, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
 INPUT = "input"
+# The stage of the rules over the trials of scaling out: after scale-out, so that
+# the trace reads in the order the counts were tried.
+SCALE_TRIAL = "scale-trial"
 
 
 def stage(rule: RuleDef) -> str:
     if rule.kind == "derive":
         return str(rule.derive)
     if rule.kind == "configure":
+        if rule.step in (DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED):
+            return SCALE_TRIAL
         if rule.step in TRIAL_STEPS:
             return "trial"
         return str(rule.step) if rule.step in OFF_LADDER else ("propose" if rule.proposes else "configure")
@@ -240,13 +253,14 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             card = sizing.own_card(run.kb, seen["profile"])
             run.cards[card.id] = card
             yield "card", card.fact()
-        elif what in ("propose", "configure", "trial", LARGER_BATCH, SCALE_OUT, SPEED_UP):
+        elif what in ("propose", "configure", "trial", SCALE_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP):
             sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis)
             namespace = "candidate"
             if what == LARGER_BATCH:
                 candidate = sizer.larger_batch(seen["card"], seen["candidate"])
-            elif what == SCALE_OUT:
-                candidate = sizer.scale_out(seen["card"], seen["candidate"])
+            elif what == SCALE_OUT:  # its first count is a trial
+                namespace = "trial"
+                candidate = sizer.first_scale_trial(seen["card"], dict(seen["candidate"].values))
             elif what == SPEED_UP:
                 candidate = sizer.speed_up(seen["card"], seen["candidate"])
             elif rule.step == MORE_CARDS:
@@ -256,6 +270,11 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 candidate = sizer.tried(seen["card"], seen["trial"])
             elif rule.step == NO_FAST_LINK:
                 candidate = sizer.impossible(seen["trial"])
+            elif rule.step == DEADLINE_NEXT:
+                namespace = "trial"
+                candidate = sizer.next_scale_trial(seen["card"], seen["trial"])
+            elif rule.step in (DEADLINE_MET, DEADLINE_MISSED):
+                candidate = sizer.scaled(seen["trial"], meets=rule.step == DEADLINE_MET)
             elif sizing.ladder_step(run.kb, seen["profile"]["method"], str(rule.step))["spread"] == "card":
                 candidate = sizer.step(seen["card"], str(rule.step))
             else:  # a step over several devices: its first count is a trial
@@ -307,7 +326,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
 
 # What a configuration carries besides its fields: its card's fields (that the
 # rules read) and, on a step's first trial, the configuration it would replace.
-_CARRIED = {"card", "previous"}
+_CARRIED = {"card", "previous", "base"}
 
 
 def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleDef, str | None]]:
@@ -390,7 +409,7 @@ def _compared(run: Run) -> dict[str, Any]:
 # message name: a rule joins exactly the facts it reasons about.
 HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
                 "configure": ("profile", "req", "candidate", "card"), "trial": ("profile", "req", "trial", "card"),
-                SCALE_OUT: ("profile", "req", "candidate", "card"),
+                "scale-trial": ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
                 SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
                 "option": ("profile", "candidate"), "market": ("profile",), "pick": ("profile",)}
 # The fact a rule is about, by its scope.

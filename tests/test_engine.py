@@ -127,3 +127,26 @@ def test_the_count_of_cards_is_chosen_by_rules_over_trials() -> None:
     last = tried(huge, "rtx-4090")
     assert last and not last[-1][2]
     assert any(f.rule.id == "no-count-fits" for f in huge.firings if f.gpu == "rtx-4090")
+
+
+def test_scaling_out_tries_counts_until_one_meets_the_deadline() -> None:
+    # 70B LoRA on 500k 2,048-token sequences in 48 h: A100 40 GB counts are tried one by one.
+    result = run(model_size_b="Llama-3.3-70B", method="lora", budget="high", dataset_examples=500_000,
+                 tokens_per_example=2048, deadline_h=48)
+    trials = [f for f in result.sorted_firings() if f.gpu == "a100-40gb" and f.derived
+              and f.derived[0]["fact"] == "trial" and f.derived[0]["values"]["step"] == "scale-out"]
+    counts = [f.derived[0]["values"]["count"] for f in trials]
+    assert counts == sorted(counts) and len(counts) > 1
+    assert [f.rule.id for f in trials] == ["scale-out-for-the-deadline"] + ["more-cards-for-the-deadline"] * (len(counts) - 1)
+    # every count but the last missed the deadline; the last met it and stands
+    assert all(f.derived[0]["values"]["elapsed_hours"] > 48 or not f.derived[0]["values"]["fits"] for f in trials[:-1])
+    met = next(f for f in result.firings if f.gpu == "a100-40gb" and f.rule.id == "fewest-cards-meeting-the-deadline")
+    assert met.derived[0]["values"]["count"] == counts[-1] == result.options["a100-40gb"]["count"]
+    assert result.options["a100-40gb"]["step"] == "scale-out" and result.options["a100-40gb"]["elapsed_hours"] <= 48
+    # No count meets 0.3 h for 70B LoRA: the fastest tried stands, and it is no slower than the first count tried.
+    rushed = run(model_size_b=70, method="lora", deadline_h=0.3)
+    option = rushed.options["h100-80gb"]
+    tried = [f.derived[0]["values"] for f in rushed.firings if f.gpu == "h100-80gb" and f.derived
+             and f.derived[0]["fact"] == "trial" and f.derived[0]["values"]["step"] == "scale-out"]
+    assert option["hours"] == min(t["hours"] for t in tried if t["fits"])
+    assert any(f.rule.id == "fastest-when-no-count-meets-the-deadline" for f in rushed.firings if f.gpu == "h100-80gb")

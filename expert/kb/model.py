@@ -45,7 +45,13 @@ MORE_CARDS = "more-cards"
 FEWEST_CARDS = "fewest-cards"
 NO_COUNT_FITS = "no-count-fits"
 NO_FAST_LINK = "no-fast-link"
-TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK)
+# Scaling out for a deadline tries counts the same way: a trial that misses
+# the deadline is tried again on the next count; the first that meets it, or
+# the fastest of all when none does, becomes the card's candidate.
+DEADLINE_NEXT = "next-count-for-deadline"
+DEADLINE_MET = "deadline-met"
+DEADLINE_MISSED = "deadline-missed"
+TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK, DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED)
 OFF_LADDER = (LARGER_BATCH, SPEED_UP, SCALE_OUT, *TRIAL_STEPS)
 SPREADS = ("card", "shard", "fewest")
 
