@@ -285,9 +285,10 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "stack": set(kb.timing["stack"]),
         "other_stack_hours": Interval(0, False, inf, False, True),
     }
-    for namespace in ("option", "pick", "candidate", "proposal"):
+    for namespace in ("option", "pick", "candidate", "proposal", "trial"):
         for name, domain in option.items():
             domains[f"{namespace}.{name}"] = domain
+    domains["trial.next_count"] = counts | {None}
     domains["pick.found"] = {True, False}
     for which in COMPARED:  # the options the pick is weighed against; None when there is none
         for name in ("count", "hours", "per_hour", "total_cost"):

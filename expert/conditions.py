@@ -164,6 +164,10 @@ FIELDS: dict[str, dict[str, str]] = {
     },
 }
 FIELDS["option"] = dict(FIELDS["candidate"])
+# A configuration tried on one count of cards while a ladder step settles how
+# many it takes: a candidate's fields, and the next count of ranking.toml
+# (None after the last).
+FIELDS["trial"] = {**FIELDS["candidate"], "next_count": NUM}
 # The options that stand (fit, not ruled out) weighed against each other
 # before the ranking: the cheapest rented one that meets the deadline (of all
 # rented ones when none does) and the cards whose option another beats on

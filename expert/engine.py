@@ -34,8 +34,17 @@ from typing import Any
 from . import sizing
 from ._vendor import experta
 from .conditions import COMPARED_FIELDS
-from .kb import LARGER_BATCH, OFF_LADDER, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
+from .kb import LARGER_BATCH, OFF_LADDER, SCALE_OUT, SPEED_UP, TRIAL_STEPS, KnowledgeBase, RuleDef
 from .kb import Card as CardDef
+from .kb.model import (
+    DEADLINE_MET,
+    DEADLINE_MISSED,
+    DEADLINE_NEXT,
+    FEWEST_CARDS,
+    MORE_CARDS,
+    NO_COUNT_FITS,
+    NO_FAST_LINK,
+)
 
 KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
                                                 experta.MATCH, experta.TEST)
@@ -57,6 +66,10 @@ class Candidate(Fact):  # type: ignore[misc,valid-type]
     """One configuration of one card, proposed by a configuration rule."""
 
 
+class Trial(Fact):  # type: ignore[misc,valid-type]
+    """One count of cards tried for a ladder step, before the rules over trials settle it."""
+
+
 class Option(Fact):  # type: ignore[misc,valid-type]
     """The configuration that stands for a card."""
 
@@ -73,22 +86,31 @@ class Pick(Fact):  # type: ignore[misc,valid-type]
     """The best option, or found=False."""
 
 
-FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate": Candidate, "option": Option,
+FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate": Candidate, "trial": Trial,
+                "option": Option,
                 "verdict": Verdict, "market": Market, "pick": Pick}
 VERDICTS = ("reject", "demote", "prefer")
 # What each kind of rule declares (derive rules: what their helper declares).
 DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
+            "trial": "candidate", "scale-trial": "candidate",
             "option": "option", "market": "market", "pick": "pick"}
-SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, LARGER_BATCH: 83, SPEED_UP: 82, SCALE_OUT: 80,
+SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82, SCALE_OUT: 80, "scale-trial": 79,
             "option": 75,
             "reject": 60, "market": 58, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
 INPUT = "input"
+# The stage of the rules over the trials of scaling out: after scale-out, so that
+# the trace reads in the order the counts were tried.
+SCALE_TRIAL = "scale-trial"
 
 
 def stage(rule: RuleDef) -> str:
     if rule.kind == "derive":
         return str(rule.derive)
     if rule.kind == "configure":
+        if rule.step in (DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED):
+            return SCALE_TRIAL
+        if rule.step in TRIAL_STEPS:
+            return "trial"
         return str(rule.step) if rule.step in OFF_LADDER else ("propose" if rule.proposes else "configure")
     return rule.kind
 
@@ -204,9 +226,9 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 run.origin[fact["__factid__"]] = rule.id
                 if namespace == "card":
                     run.card_ids[values["id"]] = fact["__factid__"]
-            derived.append({"fact": namespace, "values": {k: v for k, v in values.items() if k != "card"}})
+            derived.append({"fact": namespace, "values": {k: v for k, v in values.items() if k not in _CARRIED}})
             gpu = gpu or values.get("gpu") or (values.get("id") if namespace == "card" else None)
-            env.setdefault("proposal" if namespace == "candidate" else namespace, values)
+            env.setdefault("proposal" if namespace in ("candidate", "trial") else namespace, values)
         if not declared:
             run.conclusions.append((rule, gpu))
             if rule.kind in VERDICTS:  # the ranking consumes it from working memory
@@ -231,20 +253,40 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             card = sizing.own_card(run.kb, seen["profile"])
             run.cards[card.id] = card
             yield "card", card.fact()
-        elif what in ("propose", "configure", LARGER_BATCH, SCALE_OUT, SPEED_UP):
+        elif what in ("propose", "configure", "trial", SCALE_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP):
             sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis)
+            namespace = "candidate"
             if what == LARGER_BATCH:
                 candidate = sizer.larger_batch(seen["card"], seen["candidate"])
-            elif what == SCALE_OUT:
-                candidate = sizer.scale_out(seen["card"], seen["candidate"])
+            elif what == SCALE_OUT:  # its first count is a trial
+                namespace = "trial"
+                candidate = sizer.first_scale_trial(seen["card"], dict(seen["candidate"].plain))
             elif what == SPEED_UP:
                 candidate = sizer.speed_up(seen["card"], seen["candidate"])
-            else:
-                candidate = sizer.step(seen["card"], str(rule.step), seen.get("candidate"))
+            elif rule.step == MORE_CARDS:
+                namespace = "trial"
+                candidate = sizer.trial(seen["card"], seen["trial"]["step"], int(seen["trial"]["next_count"]))
+            elif rule.step in (FEWEST_CARDS, NO_COUNT_FITS):
+                candidate = sizer.tried(seen["card"], seen["trial"])
+            elif rule.step == NO_FAST_LINK:
+                candidate = sizer.impossible(seen["trial"])
+            elif rule.step == DEADLINE_NEXT:
+                namespace = "trial"
+                candidate = sizer.next_scale_trial(seen["card"], seen["trial"])
+            elif rule.step in (DEADLINE_MET, DEADLINE_MISSED):
+                candidate = sizer.scaled(seen["trial"], meets=rule.step == DEADLINE_MET)
+            elif sizing.ladder_step(run.kb, seen["profile"]["method"], str(rule.step))["spread"] == "card":
+                candidate = sizer.step(seen["card"], str(rule.step))
+            else:  # a step over several devices: its first count is a trial
+                namespace = "trial"
+                previous = seen.get("candidate")
+                candidate = sizer.first_trial(seen["card"], str(rule.step),
+                                              dict(previous.plain) if previous is not None else None)
             card_fact = run.cards[candidate["gpu"]].fact()
             candidate["card"] = {name: card_fact[name] for name in self.card_fields}
-            run.candidates.setdefault(candidate["gpu"], []).append(candidate)
-            yield "candidate", candidate
+            if namespace == "candidate":
+                run.candidates.setdefault(candidate["gpu"], []).append(candidate)
+            yield namespace, candidate
         elif what == "option":
             option = dict(seen["candidate"].plain)
             run.options[option["gpu"]] = option
@@ -266,11 +308,11 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         for namespace, name in rule.placeholders:
             if namespace in facts:
                 uses.setdefault(namespace, set()).add(name)
-        for namespace, key in (("candidate", "gpu"), ("option", "gpu"), ("card", "id")):
+        for namespace, key in (("candidate", "gpu"), ("trial", "gpu"), ("option", "gpu"), ("card", "id")):
             if namespace in facts:  # which card the fact is about
                 uses.setdefault(namespace, set()).add(key)
         matched = []
-        for namespace in ("profile", "req", "card", "candidate", "option", "market", "pick"):
+        for namespace in ("profile", "req", "card", "candidate", "trial", "option", "market", "pick"):
             if namespace not in facts or not uses.get(namespace):
                 continue
             fact = facts[namespace]
@@ -278,8 +320,13 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 fact.get("__factid__"), "catalog" if namespace == "card" else INPUT)
             values = env[namespace]
             matched.append({"fact": namespace, "from": origin,
-                            "values": {name: values.get(name) for name in sorted(uses[namespace] - {"card"})}})
+                            "values": {name: values.get(name) for name in sorted(uses[namespace] - _CARRIED)}})
         return matched
+
+
+# What a configuration carries besides its fields: its card's fields (that the
+# rules read) and, on a step's first trial, the configuration it would replace.
+_CARRIED = {"card", "previous", "base"}
 
 
 def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleDef, str | None]]:
@@ -361,11 +408,12 @@ def _compared(run: Run) -> dict[str, Any]:
 # The facts each stage's helper reads, besides what the rule's condition and
 # message name: a rule joins exactly the facts it reasons about.
 HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
-                "configure": ("profile", "req", "candidate", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
+                "configure": ("profile", "req", "candidate", "card"), "trial": ("profile", "req", "trial", "card"),
+                "scale-trial": ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
                 SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
                 "option": ("profile", "candidate"), "market": ("profile",), "pick": ("profile",)}
 # The fact a rule is about, by its scope.
-_SUBJECTS = ("candidate", "option", "market", "pick", "card", "req", "profile")
+_SUBJECTS = ("candidate", "trial", "option", "market", "pick", "card", "req", "profile")
 
 
 def joined(rule: RuleDef) -> tuple[str, ...]:
@@ -376,14 +424,14 @@ def joined(rule: RuleDef) -> tuple[str, ...]:
         wanted.add("option")
     if not wanted:
         wanted.add(next(ns for ns in _SUBJECTS if ns in rule.scope))
-    if "card" in wanted and not wanted & {"candidate", "option"} and stage(rule) != "propose":
+    if "card" in wanted and not wanted & {"candidate", "trial", "option"} and stage(rule) != "propose":
         wanted.add("option")
     # The fact the rule is about comes first: a join then starts from the few
     # facts that can match it, not from every card.
     return tuple(ns for ns in _JOIN_ORDER if ns in wanted)
 
 
-_JOIN_ORDER = ("candidate", "option", "pick", "card", "market", "req", "profile")
+_JOIN_ORDER = ("candidate", "trial", "option", "pick", "card", "market", "req", "profile")
 
 
 def _patterns(rule: RuleDef) -> list[Any]:
@@ -398,6 +446,8 @@ def _patterns(rule: RuleDef) -> list[Any]:
         if namespace == "candidate":
             fields = {"next_step": rule.step} if what == "configure" else {}
             fact = cls(gpu=MATCH.gpu, **fields)
+        elif namespace == "trial":
+            fact = cls(gpu=MATCH.gpu)
         elif namespace == "option":
             # Ranking an option that does not fit would only add noise: prefer
             # and demote rules see the options that fit.
@@ -412,7 +462,7 @@ def _patterns(rule: RuleDef) -> list[Any]:
 
 def carrier(names: tuple[str, ...]) -> str | None:
     """The candidate or option a rule matches: it carries its card."""
-    return next((ns for ns in ("candidate", "option") if ns in names), None)
+    return next((ns for ns in ("candidate", "trial", "option") if ns in names), None)
 
 
 def bound(rule: RuleDef) -> tuple[str, ...]:

@@ -42,9 +42,10 @@ from .i18n import Localizer, resolve_lang
 from .kb import (
     PROFILE_FIELDS,  # declared once, in expert/conditions.py
     SCALE_OUT,
+    TRIAL_STEPS,
     KnowledgeBase,
 )
-from .kb.model import cite_line
+from .kb.model import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, cite_line
 from .profile import OWN_GPU, is_given
 from .profile import build as build_profile
 from .profile_types import (
@@ -538,8 +539,11 @@ class _Explainer:
         conditions that made them fire."""
         spread = [f for f in self.firings if f.gpu == gpu and f.rule.kind == "configure" and not f.rule.proposes
                   and any(d["values"].get("count", 1) > 1 for d in f.derived)]
-        first = [f for f in spread if f.rule.step != SCALE_OUT][:1]
-        return [self.reason(f) for f in first + [f for f in spread if f.rule.step == SCALE_OUT]]
+        first = [f for f in spread if f.rule.step not in (SCALE_OUT, *TRIAL_STEPS)][:1]
+        # and the rule that settled how many cards that step takes
+        settled = [f for f in spread if f.rule.step in (FEWEST_CARDS, NO_COUNT_FITS)][:1]
+        scaled = [f for f in spread if f.rule.step in (SCALE_OUT, DEADLINE_MET, DEADLINE_MISSED)]
+        return [self.reason(f) for f in first + settled + scaled]
 
     def contrast(self, gpu: str) -> list[Reason]:
         """Why the pick ranks above ``gpu``: the numbers, and the rules that favoured either."""

@@ -459,14 +459,14 @@ class _Context(Mapping[str, str]):
                 return "—"
             return self.writer.option_label({"where": "cloud", "gpu": values[f"{which}_gpu"],
                                              "count": values[f"{which}_count"]})
-        if namespace in ("option", "pick", "candidate", "proposal"):
+        if namespace in ("option", "pick", "candidate", "proposal", "trial"):
             if name == "label":
                 return self.writer.option_label(values)
             if name == "setup":
                 return self.writer.setup(values)
             if name == "summary":
                 return self.writer.summary(values)
-        if name == "name" and namespace in ("option", "pick", "card", "candidate", "proposal"):
+        if name == "name" and namespace in ("option", "pick", "card", "candidate", "proposal", "trial"):
             return self.writer.name(values["gpu"])
         if name not in values:
             raise KeyError(key)

@@ -14,6 +14,15 @@ from typing import Any
 from .errors import InputError, nearest
 from .i18n import Localizer
 from .kb import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
+from .kb.model import (
+    DEADLINE_MET,
+    DEADLINE_MISSED,
+    DEADLINE_NEXT,
+    FEWEST_CARDS,
+    MORE_CARDS,
+    NO_COUNT_FITS,
+    NO_FAST_LINK,
+)
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
@@ -35,6 +44,16 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             return _("proposes the same configuration with a larger micro-batch, when memory allows and it is faster")
         if rule.step == SPEED_UP:
             return _("proposes a faster recipe on more cards, when it costs no more")
+        if rule.step == MORE_CARDS:
+            return _("tries the same step on the next count of cards")
+        if rule.step in (FEWEST_CARDS, NO_COUNT_FITS):
+            return _("settles the count of cards a step takes")
+        if rule.step == DEADLINE_NEXT:
+            return _("tries the next count of cards for the deadline")
+        if rule.step in (DEADLINE_MET, DEADLINE_MISSED):
+            return _("settles the count of cards that scaling out takes")
+        if rule.step == NO_FAST_LINK:
+            return _("marks a step that would need several cards without a fast link as impossible")
         if rule.proposes:
             return _("proposes a first configuration for every card (step %(step)s)") % {"step": rule.step}
         return _("proposes the next configuration of the ladder (step %(step)s)") % {"step": rule.step}

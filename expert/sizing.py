@@ -616,33 +616,44 @@ class Sizer:
         return [c for c in self.kb.ranking["counts"]
                 if smallest <= c <= top and (c == 1 or card["fast_interconnect"])]
 
-    def step(self, card: Mapping[str, Any], step: str, previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
-        """The configuration a ladder step proposes on ``card``: one card, or
-        the fewest cards that fit (the largest count tried when none does).
-        A step that cannot spread over more cards (one card, no fast link)
-        keeps the ``previous`` configuration, marked not possible."""
+    def step(self, card: Mapping[str, Any], step: str) -> dict[str, Any]:
+        """The configuration a ladder step that keeps to one card proposes on ``card``."""
+        recipe = ladder_step(self.kb, self.profile["method"], step)["recipe"]
+        return self.settled(card, self.configuration(card, step, recipe, 1, sharded=False))
+
+    def trial(self, card: Mapping[str, Any], step: str, count: int,
+              previous: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """Ladder step ``step`` tried on ``count`` cards: its configuration
+        (sharded over more than one device), with the next count of
+        ranking.toml (None after the last) and, for the first count a step
+        tries, the configuration it would replace (``previous``). The rules
+        over trials decide whether to try the next count."""
+        recipe = ladder_step(self.kb, self.profile["method"], step)["recipe"]
+        config = self.configuration(card, step, recipe, count, sharded=count * int(card["devices"]) > 1)
+        later = [c for c in self.kb.ranking["counts"] if c > count]
+        return {**config, "next_count": later[0] if later else None,
+                "previous": dict(previous) if previous is not None else None}
+
+    def first_trial(self, card: Mapping[str, Any], step: str,
+                    previous: Mapping[str, Any] | None) -> dict[str, Any]:
+        """The first count a step that spreads over devices tries: one card for
+        a step that takes the fewest (recipes.toml spread "fewest") or a card of
+        several devices, else two cards, whose weights are then sharded."""
         entry = ladder_step(self.kb, self.profile["method"], step)
-        recipe, spread = entry["recipe"], entry["spread"]
-        if spread == "card":
-            return self.settled(card, self.configuration(card, step, recipe, 1, sharded=False))
-        # Sharding within one card needs several devices on it (a dual-die card);
-        # across cards it needs a fast link.
-        smallest = 1 if spread == "fewest" or int(card["devices"]) > 1 else 2
-        counts = self.counts(card, smallest)
-        if not counts:  # no count to try: one card with no fast link
-            base = previous or self.configuration(card, step, recipe, 1, sharded=False)
-            return {**base, "step": step, "next_step": ladder_after(self.kb, self.profile["method"], step),
-                    "possible": False, "fits": False, "can_scale": False}
+        smallest = 1 if entry["spread"] == "fewest" or int(card["devices"]) > 1 else 2
+        base = previous if previous is not None else self.configuration(card, step, entry["recipe"], 1, sharded=False)
+        return self.trial(card, step, smallest, base)
 
-        def on(count: int) -> dict[str, Any]:
-            return self.configuration(card, step, recipe, count, sharded=count * int(card["devices"]) > 1)
+    def tried(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
+        """A trial as the step's candidate: settled at its micro-batch when it fits."""
+        config = {key: value for key, value in trial.items() if key not in ("next_count", "previous", "card")}
+        return self.settled(card, config) if config["fits"] else config
 
-        # Sharded, the need per device only falls as cards are added: when the
-        # most cards do not fit, no count does.
-        most = on(counts[-1])
-        if not most["fits"]:
-            return most
-        return self.settled(card, next((config for config in map(on, counts[:-1]) if config["fits"]), most))
+    def impossible(self, trial: Mapping[str, Any]) -> dict[str, Any]:
+        """The configuration a step replaced, marked as a step that cannot be taken."""
+        base = {key: value for key, value in trial["previous"].items() if key != "card"}
+        return {**base, "step": trial["step"], "next_step": trial["next_step"], "possible": False, "fits": False,
+                "can_scale": False}
 
     def speed_up(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
         """A configuration that fits only with a slow recipe (an 8-bit base,
@@ -667,29 +678,52 @@ class Sizer:
                      min_count_cost=candidate["total_cost"])
         return found
 
-    def scale_out(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
-        """More cards of a fitting configuration, to meet the deadline: the
-        fewest that do, across nodes if need be. On more cards a recipe
-        higher on the ladder may fit again, so each count tries the ladder's
-        recipes in order, up to the candidate's own, whole weights first.
-        When no count meets the deadline, the fastest: the closest to it."""
-        deadline = self.profile["deadline_h"]
+    def scale_trial(self, card: Mapping[str, Any], base: Mapping[str, Any], count: int,
+                    fastest: Mapping[str, Any] | None = None) -> dict[str, Any]:
+        """More cards of a fitting configuration (``base``), tried for the
+        deadline on ``count`` cards: on more cards a recipe higher on the
+        ladder may fit again, so the count's configuration is the first of the
+        ladder's recipes, up to the base's own, that fits, whole weights
+        first (the base's recipe, sharded and not fitting, when none does).
+        The trial carries the next count of ranking.toml, the base and the
+        fastest fitting trial before it; the rules over trials decide."""
         recipes = list(dict.fromkeys(entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]))
-        tried = recipes[:recipes.index(candidate["recipe"]) + 1] if candidate["recipe"] in recipes else [candidate["recipe"]]
-        best = None
-        for count in self.counts(card, int(candidate["count"]) + 1):
-            config = next((c for recipe in tried for sharded in (False, True)
-                           for c in (self.batched(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
-            if config is None:
-                continue
-            if config["elapsed_hours"] <= deadline:
-                best = config
-                break
-            if best is None or config["hours"] < best["hours"]:
-                best = config
-        best = dict(best or candidate)
-        best.update(step=SCALE_OUT, next_step=None, can_scale=False, sped_up=True, min_count=candidate["count"],
-                    min_count_hours=candidate["hours"], min_count_cost=candidate["total_cost"])
+        tried = recipes[:recipes.index(base["recipe"]) + 1] if base["recipe"] in recipes else [base["recipe"]]
+        config = next((c for recipe in tried for sharded in (False, True)
+                       for c in (self.batched(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
+        if config is None:
+            config = self.configuration(card, SCALE_OUT, base["recipe"], count, sharded=True)
+        later = [c for c in self.kb.ranking["counts"] if c > count]
+        return {**config, "next_count": later[0] if later else None, "previous": dict(fastest) if fastest else None,
+                "base": {key: value for key, value in base.items() if key not in ("card", "previous", "base")}}
+
+    def first_scale_trial(self, card: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+        """The first count tried for the deadline: the count of ranking.toml after the base's."""
+        later = [c for c in self.kb.ranking["counts"] if c > int(base["count"])]
+        return self.scale_trial(card, base, later[0])
+
+    def next_scale_trial(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
+        """The next count for the deadline, carrying the fastest fitting trial so far."""
+        return self.scale_trial(card, trial["base"], int(trial["next_count"]), self.fastest(trial))
+
+    @staticmethod
+    def fastest(trial: Mapping[str, Any]) -> dict[str, Any] | None:
+        """The fastest fitting configuration among ``trial`` and those tried before it."""
+        own = {key: value for key, value in trial.items() if key not in ("card", "previous", "base", "next_count")}
+        earlier = trial["previous"]
+        if not trial["fits"]:
+            return dict(earlier) if earlier else None
+        return own if earlier is None or own["hours"] < earlier["hours"] else dict(earlier)
+
+    def scaled(self, trial: Mapping[str, Any], meets: bool) -> dict[str, Any]:
+        """The card's candidate after scaling out: the trial that meets the
+        deadline, or (``meets`` false) the fastest that fits, or the base
+        when no count fits; marked so that no rule scales it again."""
+        base = trial["base"]
+        chosen = self.fastest(trial) if not meets else self.fastest({**trial, "previous": None})
+        best = dict(chosen or base)
+        best.update(step=SCALE_OUT, next_step=None, can_scale=False, sped_up=True, min_count=base["count"],
+                    min_count_hours=base["hours"], min_count_cost=base["total_cost"])
         return best
 
 

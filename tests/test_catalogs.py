@@ -44,7 +44,8 @@ def test_an_h200_shards_70b_lora_over_two_and_qlora_is_offered_beside_it(tmp_pat
     ladder = [s for s in after.trace if s.kind == "configure" and s.derived[0]["values"]["gpu"] == "h200-141gb"]
     # 146.5 GB of 16-bit weights and the rest do not fit 141 GB; no 8-bit base: two, sharded,
     # then the larger micro-batch that fits
-    assert [s.rule for s in ladder] == ["propose-one-card", "shard-when-weights-do-not-fit", "larger-micro-batch"]
+    assert [s.rule for s in ladder] == ["propose-one-card", "shard-when-weights-do-not-fit", "fewest-cards-that-fit",
+                                        "larger-micro-batch"]
     assert (h200.count, h200.recipe["base_bits"], h200.strategy) == (2, 16, "zero3")
     assert "qlora-instead-of-8bit" in {a.id for a in after.advice}
 

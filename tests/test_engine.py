@@ -106,3 +106,57 @@ def test_a_fact_a_helper_reads_is_a_whole_mapping() -> None:
     assert list(fact.values()) == [1, 2]
     assert read == {"a", "b"}
     assert dict(fact.items()) == {"a": 1, "b": 2}
+
+
+def tried(result: engine.Run, gpu: str) -> list[tuple[str, int, bool]]:
+    """The trials of ``gpu`` as the trace shows them: the rule, the count it tried, whether it fit."""
+    return [(f.rule.id, d["values"]["count"], d["values"]["fits"]) for f in result.sorted_firings()
+            if f.gpu == gpu for d in f.derived if d["fact"] == "trial"]
+
+
+def test_the_count_of_cards_is_chosen_by_rules_over_trials() -> None:
+    result = run(model_size_b=70, method="full", budget="high")
+    # Sharding 70B on H100s: 2 and 4 cards are tried and dropped, 8 hold it.
+    assert tried(result, "h100-80gb") == [("shard-when-weights-do-not-fit", 2, False), ("more-cards-to-fit", 4, False),
+                                          ("more-cards-to-fit", 8, True)]
+    chosen = next(f for f in result.firings if f.gpu == "h100-80gb" and f.rule.id == "fewest-cards-that-fit")
+    trial = next(m for m in chosen.matched if m["fact"] == "trial")
+    assert trial["from"] == "more-cards-to-fit" and trial["values"]["count"] == 8
+    assert chosen.derived[0]["fact"] == "candidate" and chosen.derived[0]["values"]["count"] == 8
+    assert result.options["h100-80gb"]["count"] == 8
+    # Trials are not options: the pick still stands on its candidates alone.
+    assert all("next_count" not in option for option in result.options.values())
+    # Without a fast link the first trial of two cards is dropped, and the step is impossible.
+    lora = run(model_size_b=30, method="lora")
+    assert [(rule, count) for rule, count, _ in tried(lora, "rtx-4090")] == [("shard-when-weights-do-not-fit", 2)]
+    assert [f.rule.id for f in lora.firings if f.gpu == "rtx-4090" and f.rule.step == "no-fast-link"] == [
+        "several-cards-need-a-fast-link"]
+    assert lora.options["rtx-4090"]["possible"] is False and lora.options["rtx-4090"]["count"] == 1
+    # When no count holds it, the last one tried stands, not fitting.
+    huge = run(model_size_b=405, method="full")
+    last = tried(huge, "rtx-4090")
+    assert last and not last[-1][2]
+    assert any(f.rule.id == "no-count-fits" for f in huge.firings if f.gpu == "rtx-4090")
+
+
+def test_scaling_out_tries_counts_until_one_meets_the_deadline() -> None:
+    # 70B LoRA on 500k 2,048-token sequences in 48 h: A100 40 GB counts are tried one by one.
+    result = run(model_size_b="Llama-3.3-70B", method="lora", budget="high", dataset_examples=500_000,
+                 tokens_per_example=2048, deadline_h=48)
+    trials = [f for f in result.sorted_firings() if f.gpu == "a100-40gb" and f.derived
+              and f.derived[0]["fact"] == "trial" and f.derived[0]["values"]["step"] == "scale-out"]
+    counts = [f.derived[0]["values"]["count"] for f in trials]
+    assert counts == sorted(counts) and len(counts) > 1
+    assert [f.rule.id for f in trials] == ["scale-out-for-the-deadline"] + ["more-cards-for-the-deadline"] * (len(counts) - 1)
+    # every count but the last missed the deadline; the last met it and stands
+    assert all(f.derived[0]["values"]["elapsed_hours"] > 48 or not f.derived[0]["values"]["fits"] for f in trials[:-1])
+    met = next(f for f in result.firings if f.gpu == "a100-40gb" and f.rule.id == "fewest-cards-meeting-the-deadline")
+    assert met.derived[0]["values"]["count"] == counts[-1] == result.options["a100-40gb"]["count"]
+    assert result.options["a100-40gb"]["step"] == "scale-out" and result.options["a100-40gb"]["elapsed_hours"] <= 48
+    # No count meets 0.3 h for 70B LoRA: the fastest tried stands, and it is no slower than the first count tried.
+    rushed = run(model_size_b=70, method="lora", deadline_h=0.3)
+    option = rushed.options["h100-80gb"]
+    tried = [f.derived[0]["values"] for f in rushed.firings if f.gpu == "h100-80gb" and f.derived
+             and f.derived[0]["fact"] == "trial" and f.derived[0]["values"]["step"] == "scale-out"]
+    assert option["hours"] == min(t["hours"] for t in tried if t["fits"])
+    assert any(f.rule.id == "fastest-when-no-count-meets-the-deadline" for f in rushed.firings if f.gpu == "h100-80gb")

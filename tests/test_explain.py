@@ -17,9 +17,10 @@ def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> 
     top = x.how[0]
     assert (top.gpu, top.rank) == (x.result.recommendations[0].gpu, 1)
     rules = [step.rule for step in top.steps]
-    # The configuration, rule by rule: one card, a larger micro-batch, more cards for the deadline, settled.
-    assert rules[:5] == ["vram-requirement", "propose-one-card", "larger-micro-batch", "scale-out-for-the-deadline",
-                         "configuration-chosen"]
+    # The configuration, rule by rule: one card, a larger micro-batch, more cards for the deadline
+    # (two meet it), settled.
+    assert rules[:6] == ["vram-requirement", "propose-one-card", "larger-micro-batch", "scale-out-for-the-deadline",
+                         "fewest-cards-meeting-the-deadline", "configuration-chosen"]
     assert "rank-options" in rules and {"fast-interconnect", "one-gpu-would-do"} <= set(rules)
     first = top.steps[0]
     assert first.cites["heading"] == "Requisitos de GPU para ajuste fino de LLM: la VRAM manda"
@@ -28,8 +29,10 @@ def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> 
     assert top.steps[2].builds_on == ["vram-requirement", "propose-one-card"]
     assert top.steps[3].builds_on == ["vram-requirement", "larger-micro-batch"]
     assert top.steps[4].builds_on == ["scale-out-for-the-deadline"]
+    assert top.steps[5].builds_on == ["fewest-cards-meeting-the-deadline"]
     assert "Memory is left over at a micro-batch of 1" in top.steps[2].text
-    assert ("about 53 min with the setup, more than your deadline of 48 min, so add cards: 2 × NVIDIA H100"
+    assert ("about 53 min with the setup, more than your deadline of 48 min, so add cards, the fewest first: 2 × "
+            "NVIDIA H100"
             in top.steps[3].text)
     assert len(x.how) == len(x.result.recommendations)
 

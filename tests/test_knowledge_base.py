@@ -46,16 +46,28 @@ def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-un
 
 def test_the_vocabulary_is_the_one_the_files_and_the_engine_use(kb) -> None:  # type: ignore[no-untyped-def]
     from expert import engine
-    from expert.kb.model import COSTS, DERIVES, HELPERS, KINDS, METHODS, OFF_LADDER, SCALE_OUT, SCOPES, VENDORS
+    from expert.kb.model import (
+        COSTS,
+        DERIVES,
+        HELPERS,
+        KINDS,
+        METHODS,
+        OFF_LADDER,
+        SCALE_OUT,
+        SCOPES,
+        TRIAL_STEPS,
+        VENDORS,
+    )
 
     assert kb.fields["method"].choices == METHODS == tuple(kb.recipes["ladder"])
     assert set(VENDORS) <= set(kb.labels["vendor"]) and set(COSTS) <= set(kb.labels["cost"])
     steps = {entry["step"] for ladder in kb.recipes["ladder"].values() for entry in ladder}
     assert steps | set(OFF_LADDER) <= set(kb.labels["step"]) and SCALE_OUT in OFF_LADDER
     # The stages: the helpers, proposing and configuring, and the other kinds of rule.
-    assert set(SCOPES) == set(HELPERS) | {"propose", "configure"} | (set(KINDS) - {"derive", "configure"})
-    assert set(engine.SALIENCE) == set(SCOPES) | set(OFF_LADDER)
-    assert set(engine.HELPER_NEEDS) == set(HELPERS) | {"propose", "configure"} | set(OFF_LADDER)
+    assert set(SCOPES) == set(HELPERS) | {"propose", "configure", "trial"} | (set(KINDS) - {"derive", "configure"})
+    assert set(engine.SALIENCE) == set(SCOPES) | set(OFF_LADDER) - set(TRIAL_STEPS) | {engine.SCALE_TRIAL}
+    assert set(engine.HELPER_NEEDS) == (set(HELPERS) | {"propose", "configure", "trial", engine.SCALE_TRIAL}
+                                        | set(OFF_LADDER) - set(TRIAL_STEPS))
     assert DERIVES.items() <= engine.DECLARES.items()
 
 

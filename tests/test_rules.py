@@ -42,7 +42,18 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("shard-when-weights-do-not-fit", "h100-80gb", dict(model_size_b=70, method="full"),
      dict(model_size_b=13, method="full")),
     ("offload-as-last-resort", "rtx-4090", dict(model_size_b=13, method="full"), dict(model_size_b=7, method="full")),
+    # how many cards a step takes: 70B full sharded on H100s tries 2 and 4 cards, then 8 fit
+    ("more-cards-to-fit", "h100-80gb", dict(model_size_b=70, method="full"), dict(model_size_b=13, method="full")),
+    ("fewest-cards-that-fit", "h100-80gb", dict(model_size_b=70, method="full"), dict(model_size_b=13, method="full")),
+    # offloading 13B on one RTX 4090 does not fit, and it has no fast link for more
+    ("no-count-fits", "rtx-4090", dict(model_size_b=13, method="full"), dict(model_size_b=7, method="full")),
+    ("several-cards-need-a-fast-link", "rtx-4090", dict(model_size_b=30, method="lora"), dict(model_size_b=7)),
     ("scale-out-for-the-deadline", "a100-80gb", SCALE_OUT_CASE, dict(SCALE_OUT_CASE, deadline_h=None)),
+    # the counts tried for a deadline: the first that meets it, and the fastest when none does
+    ("fewest-cards-meeting-the-deadline", "a100-80gb", SCALE_OUT_CASE, dict(SCALE_OUT_CASE, deadline_h=None)),
+    ("more-cards-for-the-deadline", "a100-80gb", SEVENTY_B_LONG, dict(SEVENTY_B_LONG, deadline_h=None)),
+    ("fastest-when-no-count-meets-the-deadline", "h100-80gb", dict(model_size_b=70, method="lora", deadline_h=0.3),
+     dict(model_size_b=70, method="lora", deadline_h=24)),
     ("larger-micro-batch", "rtx-4090", dict(model_size_b=8, method="lora"), dict(model_size_b=35, method="qlora")),
     ("one-node-is-simpler", "a100-40gb", SEVENTY_B_LONG, dict(SEVENTY_B_LONG, deadline_h=None)),
     ("expert-parallelism-for-moe", None, dict(model_size_b="Qwen3-30B-A3B"),

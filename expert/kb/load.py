@@ -716,7 +716,7 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
             bad("heuristics", "heuristics must list H-ids from H1 to H39")
         if not all(isinstance(g, str) and G_RE.match(g) for g in gaps):
             bad("gaps", "gaps must list G-ids")
-        scope = SCOPES[scope_key(kind, derive, proposes)]
+        scope = SCOPES[scope_key(kind, derive, proposes, step)]
         condition = TRUE
         if "when" in entry:
             try:

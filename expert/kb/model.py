@@ -36,7 +36,23 @@ SCALE_OUT = "scale-out"
 SPEED_UP = "speed-up"
 # And one that keeps the cards: a larger micro-batch where memory allows.
 LARGER_BATCH = "larger-micro-batch"
-OFF_LADDER = (LARGER_BATCH, SPEED_UP, SCALE_OUT)
+# The steps that settle how many cards a ladder step takes (a step that
+# spreads over devices proposes a trial at its fewest cards): a trial that
+# does not fit is tried again on the next count of ranking.toml; the first
+# that fits, or the last, becomes the step's candidate; several cards without
+# a fast link leave the step impossible.
+MORE_CARDS = "more-cards"
+FEWEST_CARDS = "fewest-cards"
+NO_COUNT_FITS = "no-count-fits"
+NO_FAST_LINK = "no-fast-link"
+# Scaling out for a deadline tries counts the same way: a trial that misses
+# the deadline is tried again on the next count; the first that meets it, or
+# the fastest of all when none does, becomes the card's candidate.
+DEADLINE_NEXT = "next-count-for-deadline"
+DEADLINE_MET = "deadline-met"
+DEADLINE_MISSED = "deadline-missed"
+TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK, DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED)
+OFF_LADDER = (LARGER_BATCH, SPEED_UP, SCALE_OUT, *TRIAL_STEPS)
 SPREADS = ("card", "shard", "fewest")
 
 # The stages rules run in (the helpers, proposing and configuring, and the
@@ -47,6 +63,7 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "own-card": ("profile",),
     "propose": ("profile", "req", "card"),
     "configure": ("profile", "req", "candidate", "card"),
+    "trial": ("profile", "req", "trial", "card"),
     "option": ("profile", "req", "candidate", "card"),
     "market": ("profile", "req"),
     "pick": ("profile", "req"),
@@ -59,7 +76,8 @@ SCOPES: dict[str, tuple[str, ...]] = {
 # The fact each helper declares: a derive rule's message may also name it.
 DERIVES = {"requirement": "req", "pick": "pick", "option": "option", "market": "market"}
 # Placeholders a message may use besides the fact fields.
-EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick")}
+EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick",
+                                                                       "trial")}
 EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in COMPARED}
 # \Z, not $: "id\n" is not an id.
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
@@ -237,7 +255,7 @@ class RuleDef:
 
     @property
     def scope(self) -> tuple[str, ...]:
-        return SCOPES[scope_key(self.kind, self.derive, self.proposes)]
+        return SCOPES[scope_key(self.kind, self.derive, self.proposes, self.step)]
 
     @cached_property
     def placeholders(self) -> frozenset[tuple[str, str]]:
@@ -245,10 +263,12 @@ class RuleDef:
         return frozenset(tuple(name.partition("_")[::2]) for name in PLACEHOLDER_RE.findall(self.message))
 
 
-def scope_key(kind: str, derive: str | None, proposes: bool) -> str:
+def scope_key(kind: str, derive: str | None, proposes: bool, step: str | None = None) -> str:
     if kind == "derive":
         return str(derive)
     if kind == "configure":
+        if step in TRIAL_STEPS:
+            return "trial"
         return "propose" if proposes else "configure"
     return kind
 
