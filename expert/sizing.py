@@ -638,10 +638,19 @@ class Sizer:
                     previous: Mapping[str, Any] | None) -> dict[str, Any]:
         """The first count a step that spreads over devices tries: one card for
         a step that takes the fewest (recipes.toml spread "fewest") or a card of
-        several devices, else two cards, whose weights are then sharded."""
+        several devices, else two cards, whose weights are then sharded. On a
+        card with a fast link, when even the most cards of ranking.toml cannot
+        hold it, the most: sharded, the need per device only falls as cards
+        are added, so no count between can, and `no-count-fits` settles it
+        without a trial of every count."""
         entry = ladder_step(self.kb, self.profile["method"], step)
         smallest = 1 if entry["spread"] == "fewest" or int(card["devices"]) > 1 else 2
         base = previous if previous is not None else self.configuration(card, step, entry["recipe"], 1, sharded=False)
+        most = int(self.kb.ranking["counts"][-1])
+        if card["fast_interconnect"] and most > smallest:
+            at_most = self.trial(card, step, most, base)
+            if not at_most["fits"]:
+                return at_most
         return self.trial(card, step, smallest, base)
 
     def tried(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
