@@ -160,3 +160,21 @@ def test_scaling_out_tries_counts_until_one_meets_the_deadline() -> None:
              and f.derived[0]["fact"] == "trial" and f.derived[0]["values"]["step"] == "scale-out"]
     assert option["hours"] == min(t["hours"] for t in tried if t["fits"])
     assert any(f.rule.id == "fastest-when-no-count-meets-the-deadline" for f in rushed.firings if f.gpu == "h100-80gb")
+
+
+def test_a_configuration_has_the_fields_the_conditions_and_the_checks_declare() -> None:
+    # The candidate's fields are written in three places: the pure evaluation
+    # (sizing.Sizer.configuration), the condition compiler's types
+    # (conditions.FIELDS) and `expert check`'s domains; they must be one list.
+    from expert import check, conditions
+
+    declared = set(conditions.FIELDS["candidate"])
+    domains = check._domains(knowledge_base())
+    for namespace in ("candidate", "option", "proposal"):
+        assert {key.split(".", 1)[1] for key in domains if key.startswith(namespace + ".")} == declared
+    assert set(conditions.FIELDS["trial"]) - declared == {"next_count"}
+    for given in (dict(model_size_b=70, method="full", budget="high"), dict(model_size_b=8, method="full", vram_gb=24),
+                  dict(model_size_b=70, method="lora", deadline_h=4, interruptible=True)):
+        result = run(**given)
+        for option in result.options.values():
+            assert set(option) - {"card"} == declared, option["gpu"]
