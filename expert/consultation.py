@@ -470,18 +470,23 @@ def _with_field_names(state: Any) -> Any:
     left for _check_state to refuse."""
     if not isinstance(state, dict):
         return state
-    from .api import field_alias
+    from .api import field_alias, knowledge_base
+
+    kb = knowledge_base()  # once for every name, not once a name
+
+    def alias(name: str) -> str:
+        return field_alias(name, PROFILE_FIELDS, kb)
 
     def renamed(value: Any) -> Any:
         if isinstance(value, dict) and len(value) <= len(PROFILE_FIELDS) * 2:
-            return {field_alias(k, PROFILE_FIELDS) if isinstance(k, str) else k: v for k, v in value.items()}
+            return {alias(k) if isinstance(k, str) else k: v for k, v in value.items()}
         if isinstance(value, list) and len(value) <= len(PROFILE_FIELDS) * 2:
-            return [field_alias(k, PROFILE_FIELDS) if isinstance(k, str) else k for k in value]
+            return [alias(k) if isinstance(k, str) else k for k in value]
         return value
 
     return {**state, **{key: renamed(state[key]) for key in ("known", "answers", "history", "guess", "which")
                         if key in state and key != "which"},
-            **({"which": field_alias(state["which"], PROFILE_FIELDS)} if isinstance(state.get("which"), str) else {})}
+            **({"which": alias(state["which"])} if isinstance(state.get("which"), str) else {})}
 
 
 def _upper_first(text: str) -> str:
