@@ -44,6 +44,9 @@ from .kb.model import (
     MORE_CARDS,
     NO_COUNT_FITS,
     NO_FAST_LINK,
+    SPEED_FOUND,
+    SPEED_NEXT,
+    SPEED_NONE,
 )
 
 KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
@@ -92,15 +95,18 @@ FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate
 VERDICTS = ("reject", "demote", "prefer")
 # What each kind of rule declares (derive rules: what their helper declares).
 DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
-            "trial": "candidate", "scale-trial": "candidate",
+            "trial": "candidate", "scale-trial": "candidate", "speed-trial": "candidate",
             "option": "option", "market": "market", "pick": "pick"}
-SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82, SCALE_OUT: 80, "scale-trial": 79,
+SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82,
+            "speed-trial": 81, SCALE_OUT: 80, "scale-trial": 79,
             "option": 75,
             "reject": 60, "market": 58, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
 INPUT = "input"
 # The stage of the rules over the trials of scaling out: after scale-out, so that
 # the trace reads in the order the counts were tried.
 SCALE_TRIAL = "scale-trial"
+# ... and those over the trials of speeding up, after speed-up.
+SPEED_TRIAL = "speed-trial"
 
 
 def stage(rule: RuleDef) -> str:
@@ -109,6 +115,8 @@ def stage(rule: RuleDef) -> str:
     if rule.kind == "configure":
         if rule.step in (DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED):
             return SCALE_TRIAL
+        if rule.step in (SPEED_NEXT, SPEED_FOUND, SPEED_NONE):
+            return SPEED_TRIAL
         if rule.step in TRIAL_STEPS:
             return "trial"
         return str(rule.step) if rule.step in OFF_LADDER else ("propose" if rule.proposes else "configure")
@@ -253,7 +261,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             card = sizing.own_card(run.kb, seen["profile"])
             run.cards[card.id] = card
             yield "card", card.fact()
-        elif what in ("propose", "configure", "trial", SCALE_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP):
+        elif what in ("propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP):
             sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis)
             namespace = "candidate"
             if what == LARGER_BATCH:
@@ -261,8 +269,14 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             elif what == SCALE_OUT:  # its first count is a trial
                 namespace = "trial"
                 candidate = sizer.first_scale_trial(seen["card"], dict(seen["candidate"].plain))
-            elif what == SPEED_UP:
-                candidate = sizer.speed_up(seen["card"], seen["candidate"])
+            elif what == SPEED_UP:  # its first count is a trial (none: the slow recipe stands)
+                candidate = sizer.first_speed_trial(seen["card"], dict(seen["candidate"].plain))
+                namespace = "candidate" if candidate.get("sped_up") else "trial"
+            elif rule.step == SPEED_NEXT:
+                namespace = "trial"
+                candidate = sizer.next_speed_trial(seen["card"], seen["trial"])
+            elif rule.step in (SPEED_FOUND, SPEED_NONE):
+                candidate = sizer.sped_up(seen["trial"], pays=rule.step == SPEED_FOUND)
             elif rule.step == MORE_CARDS:
                 namespace = "trial"
                 candidate = sizer.trial(seen["card"], seen["trial"]["step"], int(seen["trial"]["next_count"]))
@@ -409,7 +423,7 @@ def _compared(run: Run) -> dict[str, Any]:
 # message name: a rule joins exactly the facts it reasons about.
 HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
                 "configure": ("profile", "req", "candidate", "card"), "trial": ("profile", "req", "trial", "card"),
-                "scale-trial": ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
+                "scale-trial": ("profile", "req", "trial", "card"), SPEED_TRIAL: ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
                 SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
                 "option": ("profile", "candidate"), "market": ("profile",), "pick": ("profile",)}
 # The fact a rule is about, by its scope.

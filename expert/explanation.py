@@ -45,7 +45,7 @@ from .kb import (
     TRIAL_STEPS,
     KnowledgeBase,
 )
-from .kb.model import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, cite_line
+from .kb.model import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND, cite_line
 from .profile import OWN_GPU, is_given
 from .profile import build as build_profile
 from .profile_types import (
@@ -542,7 +542,7 @@ class _Explainer:
         first = [f for f in spread if f.rule.step not in (SCALE_OUT, *TRIAL_STEPS)][:1]
         # and the rule that settled how many cards that step takes
         settled = [f for f in spread if f.rule.step in (FEWEST_CARDS, NO_COUNT_FITS)][:1]
-        scaled = [f for f in spread if f.rule.step in (SCALE_OUT, DEADLINE_MET, DEADLINE_MISSED)]
+        scaled = [f for f in spread if f.rule.step in (SCALE_OUT, DEADLINE_MET, DEADLINE_MISSED, SPEED_FOUND)]
         return [self.reason(f) for f in first + settled + scaled]
 
     def contrast(self, gpu: str) -> list[Reason]:

@@ -22,6 +22,9 @@ from .kb.model import (
     MORE_CARDS,
     NO_COUNT_FITS,
     NO_FAST_LINK,
+    SPEED_FOUND,
+    SPEED_NEXT,
+    SPEED_NONE,
 )
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
@@ -52,6 +55,10 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             return _("tries the next count of cards for the deadline")
         if rule.step in (DEADLINE_MET, DEADLINE_MISSED):
             return _("settles the count of cards that scaling out takes")
+        if rule.step == SPEED_NEXT:
+            return _("tries a faster recipe on the next count of cards")
+        if rule.step in (SPEED_FOUND, SPEED_NONE):
+            return _("settles whether a faster recipe on more cards pays")
         if rule.step == NO_FAST_LINK:
             return _("marks a step that would need several cards without a fast link as impossible")
         if rule.proposes:

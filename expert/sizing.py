@@ -664,28 +664,49 @@ class Sizer:
         return {**base, "step": trial["step"], "next_step": trial["next_step"], "possible": False, "fits": False,
                 "can_scale": False}
 
-    def speed_up(self, card: Mapping[str, Any], candidate: Mapping[str, Any]) -> dict[str, Any]:
-        """A configuration that fits only with a slow recipe (an 8-bit base,
-        CPU offload): the fewest cards, within one node, on which a faster
-        recipe of the ladder fits and is both quicker and no dearer in all;
-        the candidate itself when there is none. Either way it is marked
-        sped up, so that the deadline rules may follow."""
+    def speed_trial(self, card: Mapping[str, Any], base: Mapping[str, Any], count: int) -> dict[str, Any]:
+        """``base``, a configuration that fits only with a slow recipe (an
+        8-bit base, CPU offload), tried on ``count`` cards with a faster
+        recipe of the ladder: the first that fits there, whole weights first
+        (the fastest faster one, sharded and not fitting, when none does).
+        It carries the base's count, hours and cost (``min_count*``), the next
+        count within one node, and the base; the rules over trials decide
+        whether it pays."""
         ladder = list(dict.fromkeys(entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]))
         recipes = self.kb.recipes["recipe"]
-        faster = [r for r in ladder if recipes[r]["time_factor"] < candidate["time_factor"]]
-        found = None
-        for count in self.counts(card, int(candidate["count"]) + 1, int(card["per_node"])):
-            found = next((c for recipe in faster for sharded in (False, True)
-                          for c in (self.batched(card, SPEED_UP, recipe, count, sharded),)
-                          if c["fits"] and c["hours"] < candidate["hours"]
-                          and c["total_cost"] <= candidate["total_cost"]), None)
-            if found is not None:
-                break
-        if found is None:
-            return {**candidate, "sped_up": True}
-        found.update(next_step=None, sped_up=True, min_count=candidate["count"], min_count_hours=candidate["hours"],
-                     min_count_cost=candidate["total_cost"])
-        return found
+        faster = [r for r in ladder if recipes[r]["time_factor"] < base["time_factor"]]
+        config = next((c for recipe in faster for sharded in (False, True)
+                       for c in (self.batched(card, SPEED_UP, recipe, count, sharded),) if c["fits"]), None)
+        if config is None:
+            config = self.configuration(card, SPEED_UP, faster[0], count, sharded=True)
+        later = self.counts(card, count + 1, int(card["per_node"]))
+        own = {key: value for key, value in base.items() if key not in ("card", "previous", "base")}
+        return {**config, "next_step": None, "min_count": base["count"], "min_count_hours": base["hours"],
+                "min_count_cost": base["total_cost"], "next_count": later[0] if later else None, "base": own}
+
+    def first_speed_trial(self, card: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+        """The first count tried for a faster recipe: the next of ranking.toml
+        within one node. With no such count, or no faster recipe on the
+        ladder, the base itself, marked sped up (nothing to try)."""
+        recipes = self.kb.recipes["recipe"]
+        ladder = {entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]}
+        counts = self.counts(card, int(base["count"]) + 1, int(card["per_node"]))
+        if not counts or not any(recipes[r]["time_factor"] < base["time_factor"] for r in ladder):
+            return {**{key: value for key, value in base.items() if key != "card"}, "sped_up": True}
+        return self.speed_trial(card, base, counts[0])
+
+    def next_speed_trial(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
+        return self.speed_trial(card, trial["base"], int(trial["next_count"]))
+
+    @staticmethod
+    def sped_up(trial: Mapping[str, Any], pays: bool) -> dict[str, Any]:
+        """The card's candidate after trying faster recipes: the trial that
+        pays (``pays``), or the base it was tried against; marked sped up, so
+        that the deadline rules may follow."""
+        if pays:
+            found = {key: value for key, value in trial.items() if key not in ("card", "base", "next_count")}
+            return {**found, "sped_up": True}
+        return {**trial["base"], "sped_up": True}
 
     def scale_trial(self, card: Mapping[str, Any], base: Mapping[str, Any], count: int,
                     fastest: Mapping[str, Any] | None = None) -> dict[str, Any]:

@@ -4,9 +4,11 @@ before it proposed."""
 
 from __future__ import annotations
 
+import shutil
+from pathlib import Path
 from typing import Any
 
-from expert import engine
+from expert import engine, paths
 from expert.api import knowledge_base
 from expert.profile import build
 from expert.i18n import Localizer
@@ -178,3 +180,48 @@ def test_a_configuration_has_the_fields_the_conditions_and_the_checks_declare() 
         result = run(**given)
         for option in result.options.values():
             assert set(option) - {"card"} == declared, option["gpu"]
+
+
+def test_speeding_up_tries_counts_until_a_faster_recipe_pays(tmp_path: Path) -> None:
+    # The shipped ladder shards over up to 64 cards before it offloads, so a
+    # faster recipe never fits on the few cards of one node after offloading.
+    # Here the shard step keeps mixed-precision AdamW (16 bytes a parameter)
+    # and counts stop at four: offloading comes sooner, and bf16 with 8-bit
+    # AdamW on more cards may then be both quicker and no dearer.
+    rules = tmp_path / "rules"
+    shutil.copytree(paths.RULES, rules)
+    recipes = (rules / "recipes.toml").read_text(encoding="utf-8")
+    shard = '{ step = "shard", recipe = "bf16-adamw8bit", spread = "shard" }'
+    assert shard in recipes
+    (rules / "recipes.toml").write_text(recipes.replace(shard, shard.replace("bf16-adamw8bit", "mixed-adamw")),
+                                        encoding="utf-8")
+    ranking = (rules / "ranking.toml").read_text(encoding="utf-8")
+    assert "counts = [1, 2, 4, 8, 16, 32, 64]" in ranking
+    (rules / "ranking.toml").write_text(ranking.replace("counts = [1, 2, 4, 8, 16, 32, 64]", "counts = [1, 2, 4]"),
+                                        encoding="utf-8")
+    kb = knowledge_base(rules_dir=rules)
+
+    def speed_trials(size: float) -> tuple[engine.Run, dict[str, list[tuple[str, int, bool]]]]:
+        profile, _ = build(kb, dict(model_size_b=size, method="full", budget="high"), Localizer("en"))
+        result = engine.infer(kb, profile)
+        trials: dict[str, list[tuple[str, int, bool]]] = {}
+        for f in result.sorted_firings():
+            for d in f.derived:
+                if d["fact"] == "trial" and d["values"]["step"] == "speed-up":
+                    trials.setdefault(str(f.gpu), []).append((f.rule.id, d["values"]["count"], d["values"]["fits"]))
+        return result, trials
+
+    result, trials = speed_trials(40)
+    # MI250 (two devices a card): bf16 does not fit two cards; on four it pays.
+    assert trials["mi250"] == [("faster-recipe-on-more-cards", 2, False), ("more-cards-for-a-faster-recipe", 4, True)]
+    paid = next(f for f in result.firings if f.gpu == "mi250" and f.rule.id == "faster-recipe-pays")
+    option = result.options["mi250"]
+    assert paid.derived[0]["values"]["count"] == option["count"] == 4 and option["recipe"] == "bf16-adamw8bit"
+    assert option["hours"] < option["min_count_hours"] and option["total_cost"] <= option["min_count_cost"]
+    # MI210: no count within one node pays, so the offloading recipe stands.
+    assert any(f.rule.id == "no-faster-recipe-pays" for f in result.firings if f.gpu == "mi210")
+    assert result.options["mi210"]["recipe"] == "mixed-adamw-offload" and result.options["mi210"]["sped_up"]
+    # Where nothing offloads, nothing is sped up: 13B fits without it.
+    quiet, trials = speed_trials(13)
+    assert not trials and not any(f.rule.id in ("faster-recipe-pays", "no-faster-recipe-pays",
+                                                "more-cards-for-a-faster-recipe") for f in quiet.firings)

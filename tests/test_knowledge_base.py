@@ -65,8 +65,8 @@ def test_the_vocabulary_is_the_one_the_files_and_the_engine_use(kb) -> None:  # 
     assert steps | set(OFF_LADDER) <= set(kb.labels["step"]) and SCALE_OUT in OFF_LADDER
     # The stages: the helpers, proposing and configuring, and the other kinds of rule.
     assert set(SCOPES) == set(HELPERS) | {"propose", "configure", "trial"} | (set(KINDS) - {"derive", "configure"})
-    assert set(engine.SALIENCE) == set(SCOPES) | set(OFF_LADDER) - set(TRIAL_STEPS) | {engine.SCALE_TRIAL}
-    assert set(engine.HELPER_NEEDS) == (set(HELPERS) | {"propose", "configure", "trial", engine.SCALE_TRIAL}
+    assert set(engine.SALIENCE) == set(SCOPES) | set(OFF_LADDER) - set(TRIAL_STEPS) | {engine.SCALE_TRIAL, engine.SPEED_TRIAL}
+    assert set(engine.HELPER_NEEDS) == (set(HELPERS) | {"propose", "configure", "trial", engine.SCALE_TRIAL, engine.SPEED_TRIAL}
                                         | set(OFF_LADDER) - set(TRIAL_STEPS))
     assert DERIVES.items() <= engine.DECLARES.items()
 

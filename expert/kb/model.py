@@ -51,7 +51,14 @@ NO_FAST_LINK = "no-fast-link"
 DEADLINE_NEXT = "next-count-for-deadline"
 DEADLINE_MET = "deadline-met"
 DEADLINE_MISSED = "deadline-missed"
-TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK, DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED)
+# Speeding up a slow recipe tries counts too, within one node: a trial whose
+# faster recipe is not both quicker and no dearer is tried again on the next
+# count; the first that is becomes the card's candidate, else the slow one stands.
+SPEED_NEXT = "next-count-for-speed"
+SPEED_FOUND = "speed-found"
+SPEED_NONE = "speed-none"
+TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK, DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED,
+               SPEED_NEXT, SPEED_FOUND, SPEED_NONE)
 OFF_LADDER = (LARGER_BATCH, SPEED_UP, SCALE_OUT, *TRIAL_STEPS)
 SPREADS = ("card", "shard", "fewest")
 
