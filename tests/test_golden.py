@@ -31,7 +31,10 @@ def test_every_rule_appears_in_a_golden_trace(kb) -> None:  # type: ignore[no-un
         fired |= {step.split()[0] for step in data["trace"]}
         if "what_if" in data:
             fired |= {step.split()[0] for step in data["what_if"]["after"]["trace"]}
-    assert sorted({rule.id for rule in kb.rules} - fired) == []
+    # but those the shipped knowledge base cannot reach, shown firing elsewhere
+    from test_rules import ELSEWHERE
+
+    assert sorted({rule.id for rule in kb.rules} - fired - set(ELSEWHERE)) == []
 
 
 def test_golden_text_fits_the_width() -> None:
