@@ -37,8 +37,8 @@ from .result import Result, build_result
 
 Basis = Literal["checked", "guide", "estimate"]
 Detail = Literal["full", "summary"]
-Precision = Literal["mixed", "bf16"]
-Strategy = Literal["single", "ddp", "zero1", "zero2", "zero3", "fsdp"]
+Precision = Literal["mixed", "bf16", "fp16"]  # estimate.PRECISIONS (a test holds them equal)
+Strategy = Literal["single", "ddp", "zero1", "zero2", "zero3", "fsdp"]  # estimate.STRATEGIES (likewise)
 
 # Loaded knowledge bases, most recently used last; a few dozen at most, so that
 # catalogs edited again and again (each edit is a new key) cannot fill memory.

@@ -850,7 +850,7 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None, col
 @click.option("--batch", metavar="N", help="Micro-batch per GPU (default 1).")
 @click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing (default on).")
 @click.option("--optimizer", metavar="NAME", help="adamw, adamw8bit, paged-adamw8bit or sgd.")
-@click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master) or bf16 (pure).",
+@click.option("--precision", metavar="PRECISION", help="mixed (bf16 + fp32 master), bf16 (pure) or fp16 (fp32 master, loss scaling).",
               shell_complete=complete.names_in("estimate", "PRECISIONS"))
 @click.option("--base-bits", "base_bits", metavar="BITS", help="Frozen weights of LoRA: 16, 8 or 4.")
 @click.option("--lora-rank", "lora_rank", metavar="R", help="LoRA rank (default 16).")

@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from .estimate import PRECISIONS, STRATEGIES
 from .i18n import SUPPORTED
 from .kb import KnowledgeBase, ProfileField
 
@@ -239,17 +240,17 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
                                             "description": "Fields of advise and their new values."},
                                 "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "estimate",
-         "description": "First-principles GPU memory of a fine-tuning run (weights, gradients, optimizer, "
-                        "activations) per GPU, and its training time on a card and stack.",
+         "description": "First-principles memory per GPU of a fine-tuning run (weights, gradients, optimizer, "
+                        "activations) and its training time on a card and stack.",
          "parameters": _params({
              "model_size_b": profile["model_size_b"], "method": profile["method"],
              "gpus": {"type": "integer", "minimum": 1, "maximum": 4096},
-             "strategy": {"enum": ["single", "ddp", "zero1", "zero2", "zero3", "fsdp"]},
+             "strategy": {"enum": list(STRATEGIES)},
              "offload": {"type": "boolean"}, "checkpointing": {"type": "boolean"},
              "seq_len": {"type": "integer", "minimum": 1, "maximum": 1000000},
              "batch": {"type": "integer", "minimum": 1, "maximum": 4096},
              "optimizer": {"type": "string", "maxLength": 40},
-             "precision": {"enum": ["mixed", "bf16"]},
+             "precision": {"enum": list(PRECISIONS)},
              "base_bits": {"enum": [16, 8, 4]},
              "lora_rank": {"type": "integer", "minimum": 1, "maximum": 4096},
              "gpu": _gpu(kb), "dataset_examples": profile["dataset_examples"],

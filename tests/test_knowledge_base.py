@@ -5,6 +5,7 @@ from __future__ import annotations
 import inspect
 import re
 import shutil
+import tomllib
 from pathlib import Path
 
 import pytest
@@ -81,6 +82,32 @@ def test_the_library_types_name_the_values_the_library_accepts() -> None:
     assert get_args(api.Lang) == SUPPORTED and get_args(api.Basis) == api.BASES
     assert get_args(api.Detail) == schema.DETAILS
     assert schema.LANG["enum"] == list(SUPPORTED)
+
+
+def test_the_strategies_and_precisions_are_the_estimators_everywhere(kb) -> None:  # type: ignore[no-untyped-def]
+    # estimate.STRATEGIES and estimate.PRECISIONS are the declarations; typing, the CLI's help, the knowledge
+    # base's groups and labels are held to them here, and the MCP schema reads them
+    from typing import get_args
+
+    from click.testing import CliRunner
+
+    from expert import api, schema
+    from expert.cli import main
+    from expert.estimate import PRECISIONS, STRATEGIES
+    from expert.kb.load import STRATEGY_KINDS
+
+    assert get_args(api.Strategy) == STRATEGIES and get_args(api.Precision) == PRECISIONS
+    estimate_tool = next(t for t in schema.tool_specs(kb) if t["name"] == "estimate")["parameters"]["properties"]
+    assert estimate_tool["strategy"]["enum"] == list(STRATEGIES)
+    assert estimate_tool["precision"]["enum"] == list(PRECISIONS)
+    assert sorted(name for kind in STRATEGY_KINDS.values() for name in kind) == sorted(STRATEGIES)
+    assert set(STRATEGY_KINDS) == set(kb.ranking["strategy"])
+    labels = tomllib.loads((ROOT / "rules" / "labels.toml").read_text(encoding="utf-8"))
+    launch = tomllib.loads((ROOT / "rules" / "launch.toml").read_text(encoding="utf-8"))
+    assert set(labels["strategy"]) | set(launch["strategy"]) <= set(STRATEGIES)
+    shown = " ".join(CliRunner().invoke(main, ["estimate", "--help"], terminal_width=200).output.split())
+    for name in STRATEGIES + PRECISIONS:
+        assert re.search(rf"\b{name}\b", shown), name
 
 
 def test_every_heuristic_is_a_rule_or_a_documented_decision(kb) -> None:  # type: ignore[no-untyped-def]
