@@ -31,6 +31,15 @@ def test_the_generated_types_match_the_profile_definition() -> None:
     spec.loader.exec_module(module)  # type: ignore[union-attr]
     assert (ROOT / "expert" / "profile_types.py").read_text(encoding="utf-8") == module.render(), (
         "expert/profile_types.py is out of date: run python scripts/update_types.py")
+    for path, text in module.render_signatures().items():
+        assert path.read_text(encoding="utf-8") == text, (
+            f"the profile fields of {path.name} are out of date: run python scripts/update_types.py")
+    # a field added to the profile is a new parameter of each signature, between the markers only
+    signature = f"def f(\n    {module.START}\n    old: int,\n    {module.END}\n    *, lang: str,\n)"
+    assert module.with_parameters(signature, ["model_size_b", "new_field"]) == (
+        f"def f(\n    {module.START}\n    model_size_b: profile_types.ModelSizeB | None = None,\n"
+        f"    new_field: profile_types.NewField | None = None,\n    {module.END}\n    *, lang: str,\n)")
+    assert all(module.START in path.read_text(encoding="utf-8") for path in module.SIGNATURES)
 
 
 @pytest.mark.parametrize("function", [advise, explain, Consultation.__init__])
