@@ -150,3 +150,16 @@ def test_expert_catalogs_lists_the_shipped_ones_from_any_directory(tmp_path, mon
     text = CliRunner().invoke(main, ["catalogs", "--lang", "es"], env=env).stdout
     assert "Catálogo incluido «current» (--catalog current, rules/catalogs/current.toml):" in text
     assert re.search(r"  rtx-3090 +NVIDIA GeForce RTX 3090 \(24 GB\): 3090, rtx 3090", text)
+
+
+def test_a_card_is_built_from_its_field_list() -> None:
+    # Card's fields are the one list: each is a [[gpu]] key copied under its name, or worked out by the loader
+    from dataclasses import fields
+
+    from expert.kb.catalog import COPIED, DERIVED
+    from expert.kb.model import Card
+
+    names = [field.name for field in fields(Card)]
+    assert sorted(names) == sorted([name for name, _ in COPIED] + list(DERIVED))
+    assert not {name for name, _ in COPIED} & set(DERIVED)
+    assert dict(COPIED)["vram_gb"] is float and dict(COPIED)["heuristics"] is tuple

@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import unicodedata
 from collections.abc import Iterable
-from dataclasses import replace
+from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +44,11 @@ _CARD_KEYS: dict[str, tuple[Any, ...]] = {
     "ideal_methods": ("list", "methods"), "ideal_min_b": ("number", 0, MAX_SIZE_B),
     "ideal_max_b": ("number", 0, MAX_SIZE_B), "heuristics": ("list", "hids"),
 }
+# The fields of Card a [[gpu]] table gives under the same name, each made
+# its Card type; the other fields of Card (DERIVED) are worked out below.
+_AS_TYPE: dict[str, Any] = {"float": float, "int": int, "str": str, "bool": bool, "tuple[str, ...]": tuple}
+COPIED = tuple((field.name, _AS_TYPE[str(field.type)]) for field in fields(Card) if field.name in _CARD_KEYS)
+DERIVED = ("fast_interconnect", "source", "origin", "speed_assumed", "price_assumed", "priced", "spot_market")
 # The guide's catalog gives every key but the prices (a card nobody rents has none).
 GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot", "bf16", "chip",
                                                               "public_price"))
@@ -229,18 +234,17 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
         fast = entry.get("fast_interconnect", INTERCONNECTS[entry["interconnect"]])
         interconnect = entry["interconnect"] if fast == INTERCONNECTS[entry["interconnect"]] else (
             "nvlink" if fast else "pcie")
-        cards.append(Card(
-            card_id, entry["name"], entry["vendor"], float(entry["vram_gb"]), entry["devices"], entry["cost"],
-            entry["segment"], fast, float(entry.get("bf16_tflops", default_tflops)),
-            float(entry["memory_bandwidth_gbs"]), interconnect, float(entry["link_gbs"]), entry["per_node"],
-            entry["hardware_source"], float(on_demand), float(entry.get("price_spot", on_demand)),
-            entry["price_source"], tuple(entry["ideal_methods"]), float(entry["ideal_min_b"]),
-            float(entry["ideal_max_b"]), tuple(entry["heuristics"]), str(path), path.name if user else "guide",
+        cards.append(Card(**{
+            **{name: kind(entry[name]) for name, kind in COPIED if name in entry},
+            "id": card_id, "fast_interconnect": fast, "interconnect": interconnect,
+            "bf16_tflops": float(entry.get("bf16_tflops", default_tflops)),
+            "price_on_demand": float(on_demand), "price_spot": float(entry.get("price_spot", on_demand)),
+            "source": str(path), "origin": path.name if user else "guide", "speed_assumed": speed_assumed,
             # public_price = false: no public rental price (the card is not
             # priced, and a rule says so); otherwise a card without prices
             # takes its cost class's, marked assumed.
-            speed_assumed, price_assumed and unpriced is False, bool(entry.get("bf16", True)),
-            not unpriced, "price_spot" in entry, str(entry.get("chip", ""))))
+            "price_assumed": price_assumed and unpriced is False, "priced": not unpriced,
+            "spot_market": "price_spot" in entry}))
     seen.update({card_id: (str(path), line) for card_id, line in here.items()})
     return tuple(cards)
 
