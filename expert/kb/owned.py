@@ -87,9 +87,11 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
                 card.bad("id", "card %(index)s: '%(name)s' names card '%(other)s' too", name=_shown(entry["id"]),
                          other=names[other])
             names[other] = entry["id"]
-        cards.append(OwnedCard(entry["id"], entry["name"], float(entry["vram_gb"]), tuple(aliases), entry["source"],
-                               card.line(), float(entry["bf16_tflops"]), float(entry["memory_bandwidth_gbs"]),
-                               entry["hardware_source"], bool(entry.get("bf16", True))))
+        cards.append(OwnedCard(id=entry["id"], name=entry["name"], vram_gb=float(entry["vram_gb"]),
+                               aliases=tuple(aliases), source=entry["source"], line=card.line(),
+                               bf16_tflops=float(entry["bf16_tflops"]),
+                               memory_bandwidth_gbs=float(entry["memory_bandwidth_gbs"]),
+                               hardware_source=entry["hardware_source"], bf16=bool(entry.get("bf16", True))))
     catalog_ids = {c.id: c for c in catalog}
     for owned in cards:
         same = catalog_ids.get(owned.id)
