@@ -136,9 +136,12 @@ def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
     or the catalog), else as timing.toml [own] says, and marked assumed."""
     named = named_card(kb, profile.get("own_gpu"))
     like = named or reference_card(kb)
-    return Card("own", "own", named.vendor if named else "unknown", float(profile.get("vram_gb") or 0.0), 1, "own",
-                "own", False, like.bf16_tflops, like.memory_bandwidth_gbs, "pcie", 0.0, 1, like.hardware_source,
-                0.0, 0.0, "", (), 0.0, 0.0, (), "profile", "own", speed_assumed=named is None,
+    return Card(id="own", name="own", vendor=named.vendor if named else "unknown",
+                vram_gb=float(profile.get("vram_gb") or 0.0), devices=1, cost="own", segment="own",
+                fast_interconnect=False, bf16_tflops=like.bf16_tflops, memory_bandwidth_gbs=like.memory_bandwidth_gbs,
+                interconnect="pcie", link_gbs=0.0, per_node=1, hardware_source=like.hardware_source,
+                price_on_demand=0.0, price_spot=0.0, price_source="", ideal_methods=(), ideal_min_b=0.0,
+                ideal_max_b=0.0, heuristics=(), source="profile", origin="own", speed_assumed=named is None,
                 bf16=named.bf16 if named else True)
 
 
@@ -153,9 +156,12 @@ def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:
     owned = next((c for c in kb.owned if c.id == gpu), None)
     if owned is None:
         return None
-    return Card(owned.id, owned.name, "nvidia", owned.vram_gb, 1, "own", "consumer", False, owned.bf16_tflops,
-                owned.memory_bandwidth_gbs, "pcie", 0.0, 1, owned.hardware_source, 0.0, 0.0, "", (), 0.0, 0.0, (),
-                "owned.toml", "owned", bf16=owned.bf16)
+    return Card(id=owned.id, name=owned.name, vendor="nvidia", vram_gb=owned.vram_gb, devices=1, cost="own",
+                segment="consumer", fast_interconnect=False, bf16_tflops=owned.bf16_tflops,
+                memory_bandwidth_gbs=owned.memory_bandwidth_gbs, interconnect="pcie", link_gbs=0.0, per_node=1,
+                hardware_source=owned.hardware_source, price_on_demand=0.0, price_spot=0.0, price_source="",
+                ideal_methods=(), ideal_min_b=0.0, ideal_max_b=0.0, heuristics=(), source="owned.toml",
+                origin="owned", bf16=owned.bf16)
 
 
 def reference_card(kb: KnowledgeBase) -> Card:

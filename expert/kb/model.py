@@ -142,7 +142,7 @@ class ProfileField:
     cards: bool = False    # also takes the name of a card (rules/owned.toml, the catalog): its VRAM
 
 
-@dataclass(frozen=True)
+@dataclass(frozen=True, kw_only=True)
 class Card:
     """A GPU of the catalog (or the user's own card), as the rules see it."""
 
