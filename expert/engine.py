@@ -234,7 +234,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 run.origin[fact["__factid__"]] = rule.id
                 if namespace == "card":
                     run.card_ids[values["id"]] = fact["__factid__"]
-            derived.append({"fact": namespace, "values": {k: v for k, v in values.items() if k not in _CARRIED}})
+            derived.append({"fact": namespace, "values": {k: v for k, v in values.items() if k not in sizing.CARRIED}})
             gpu = gpu or values.get("gpu") or (values.get("id") if namespace == "card" else None)
             env.setdefault("proposal" if namespace in ("candidate", "trial") else namespace, values)
         if not declared:
@@ -334,13 +334,8 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 fact.get("__factid__"), "catalog" if namespace == "card" else INPUT)
             values = env[namespace]
             matched.append({"fact": namespace, "from": origin,
-                            "values": {name: values.get(name) for name in sorted(uses[namespace] - _CARRIED)}})
+                            "values": {name: values.get(name) for name in sorted(uses[namespace] - sizing.CARRIED)}})
         return matched
-
-
-# What a configuration carries besides its fields: its card's fields (that the
-# rules read) and, on a step's first trial, the configuration it would replace.
-_CARRIED = {"card", "previous", "base"}
 
 
 def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleDef, str | None]]:

@@ -449,6 +449,19 @@ def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str
     return summary
 
 
+# What a configuration fact carries besides its own fields: its card's fields
+# (that the rules read), the configuration a step's first trial would replace
+# or the fastest tried before a trial (previous), and the configuration a
+# trial of more cards started from (base).
+CARRIED = frozenset({"card", "previous", "base"})
+
+
+def bare(values: Mapping[str, Any]) -> dict[str, Any]:
+    """A configuration's own fields: without what it carries, or the next
+    count a trial names."""
+    return {key: value for key, value in values.items() if key not in CARRIED and key != "next_count"}
+
+
 def ladder_after(kb: KnowledgeBase, method: str, step: str) -> str | None:
     """The step that follows ``step`` on ``method``'s ladder, or None."""
     names = [entry["step"] for entry in kb.recipes["ladder"][method]]
@@ -622,6 +635,19 @@ class Sizer:
         return [c for c in self.kb.ranking["counts"]
                 if smallest <= c <= top and (c == 1 or card["fast_interconnect"])]
 
+    def count_after(self, count: int) -> int | None:
+        """The count of ranking.toml after ``count``; None after the last."""
+        return next((c for c in self.kb.ranking["counts"] if c > count), None)
+
+    def ladder_recipes(self) -> list[str]:
+        """The recipes of the method's ladder, in its order, each once."""
+        return list(dict.fromkeys(entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]))
+
+    def faster_recipes(self, base: Mapping[str, Any]) -> list[str]:
+        """The recipes of the ladder faster than ``base``'s (a lower time_factor), in the ladder's order."""
+        recipes = self.kb.recipes["recipe"]
+        return [r for r in self.ladder_recipes() if recipes[r]["time_factor"] < base["time_factor"]]
+
     def step(self, card: Mapping[str, Any], step: str) -> dict[str, Any]:
         """The configuration a ladder step that keeps to one card proposes on ``card``."""
         recipe = ladder_step(self.kb, self.profile["method"], step)["recipe"]
@@ -636,8 +662,7 @@ class Sizer:
         over trials decide whether to try the next count."""
         recipe = ladder_step(self.kb, self.profile["method"], step)["recipe"]
         config = self.configuration(card, step, recipe, count, sharded=count * int(card["devices"]) > 1)
-        later = [c for c in self.kb.ranking["counts"] if c > count]
-        return {**config, "next_count": later[0] if later else None,
+        return {**config, "next_count": self.count_after(count),
                 "previous": dict(previous) if previous is not None else None}
 
     def first_trial(self, card: Mapping[str, Any], step: str,
@@ -661,13 +686,12 @@ class Sizer:
 
     def tried(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
         """A trial as the step's candidate: settled at its micro-batch when it fits."""
-        config = {key: value for key, value in trial.items() if key not in ("next_count", "previous", "card")}
+        config = bare(trial)
         return self.settled(card, config) if config["fits"] else config
 
     def impossible(self, trial: Mapping[str, Any]) -> dict[str, Any]:
         """The configuration a step replaced, marked as a step that cannot be taken."""
-        base = {key: value for key, value in trial["previous"].items() if key != "card"}
-        return {**base, "step": trial["step"], "next_step": trial["next_step"], "possible": False, "fits": False,
+        return {**bare(trial["previous"]), "step": trial["step"], "next_step": trial["next_step"], "possible": False, "fits": False,
                 "can_scale": False}
 
     def speed_trial(self, card: Mapping[str, Any], base: Mapping[str, Any], count: int) -> dict[str, Any]:
@@ -678,27 +702,22 @@ class Sizer:
         It carries the base's count, hours and cost (``min_count*``), the next
         count within one node, and the base; the rules over trials decide
         whether it pays."""
-        ladder = list(dict.fromkeys(entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]))
-        recipes = self.kb.recipes["recipe"]
-        faster = [r for r in ladder if recipes[r]["time_factor"] < base["time_factor"]]
+        faster = self.faster_recipes(base)
         config = next((c for recipe in faster for sharded in (False, True)
                        for c in (self.batched(card, SPEED_UP, recipe, count, sharded),) if c["fits"]), None)
         if config is None:
             config = self.configuration(card, SPEED_UP, faster[0], count, sharded=True)
-        later = self.counts(card, count + 1, int(card["per_node"]))
-        own = {key: value for key, value in base.items() if key not in ("card", "previous", "base")}
+        later = self.counts(card, count + 1, int(card["per_node"]))    # within one node
         return {**config, "next_step": None, "min_count": base["count"], "min_count_hours": base["hours"],
-                "min_count_cost": base["total_cost"], "next_count": later[0] if later else None, "base": own}
+                "min_count_cost": base["total_cost"], "next_count": later[0] if later else None, "base": bare(base)}
 
     def first_speed_trial(self, card: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
         """The first count tried for a faster recipe: the next of ranking.toml
         within one node. With no such count, or no faster recipe on the
         ladder, the base itself, marked sped up (nothing to try)."""
-        recipes = self.kb.recipes["recipe"]
-        ladder = {entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]}
         counts = self.counts(card, int(base["count"]) + 1, int(card["per_node"]))
-        if not counts or not any(recipes[r]["time_factor"] < base["time_factor"] for r in ladder):
-            return {**{key: value for key, value in base.items() if key != "card"}, "sped_up": True}
+        if not counts or not self.faster_recipes(base):
+            return {**bare(base), "sped_up": True}
         return self.speed_trial(card, base, counts[0])
 
     def next_speed_trial(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
@@ -709,10 +728,7 @@ class Sizer:
         """The card's candidate after trying faster recipes: the trial that
         pays (``pays``), or the base it was tried against; marked sped up, so
         that the deadline rules may follow."""
-        if pays:
-            found = {key: value for key, value in trial.items() if key not in ("card", "base", "next_count")}
-            return {**found, "sped_up": True}
-        return {**trial["base"], "sped_up": True}
+        return {**(bare(trial) if pays else trial["base"]), "sped_up": True}
 
     def scale_trial(self, card: Mapping[str, Any], base: Mapping[str, Any], count: int,
                     fastest: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -723,20 +739,20 @@ class Sizer:
         first (the base's recipe, sharded and not fitting, when none does).
         The trial carries the next count of ranking.toml, the base and the
         fastest fitting trial before it; the rules over trials decide."""
-        recipes = list(dict.fromkeys(entry["recipe"] for entry in self.kb.recipes["ladder"][self.profile["method"]]))
+        recipes = self.ladder_recipes()
         tried = recipes[:recipes.index(base["recipe"]) + 1] if base["recipe"] in recipes else [base["recipe"]]
         config = next((c for recipe in tried for sharded in (False, True)
                        for c in (self.batched(card, SCALE_OUT, recipe, count, sharded),) if c["fits"]), None)
         if config is None:
             config = self.configuration(card, SCALE_OUT, base["recipe"], count, sharded=True)
-        later = [c for c in self.kb.ranking["counts"] if c > count]
-        return {**config, "next_count": later[0] if later else None, "previous": dict(fastest) if fastest else None,
-                "base": {key: value for key, value in base.items() if key not in ("card", "previous", "base")}}
+        return {**config, "next_count": self.count_after(count), "previous": dict(fastest) if fastest else None,
+                "base": bare(base)}
 
     def first_scale_trial(self, card: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
         """The first count tried for the deadline: the count of ranking.toml after the base's."""
-        later = [c for c in self.kb.ranking["counts"] if c > int(base["count"])]
-        return self.scale_trial(card, base, later[0])
+        count = self.count_after(int(base["count"]))
+        assert count is not None, "scale-out-for-the-deadline fires below the last count only (candidate.can_scale)"
+        return self.scale_trial(card, base, count)
 
     def next_scale_trial(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
         """The next count for the deadline, carrying the fastest fitting trial so far."""
@@ -745,7 +761,7 @@ class Sizer:
     @staticmethod
     def fastest(trial: Mapping[str, Any]) -> dict[str, Any] | None:
         """The fastest fitting configuration among ``trial`` and those tried before it."""
-        own = {key: value for key, value in trial.items() if key not in ("card", "previous", "base", "next_count")}
+        own = bare(trial)
         earlier = trial["previous"]
         if not trial["fits"]:
             return dict(earlier) if earlier else None
