@@ -38,15 +38,15 @@ from .kb import LARGER_BATCH, OFF_LADDER, SCALE_OUT, SPEED_UP, TRIAL_STEPS, Know
 from .kb import Card as CardDef
 from .kb.model import (
     DEADLINE_MET,
-    DEADLINE_MISSED,
     DEADLINE_NEXT,
     FEWEST_CARDS,
     MORE_CARDS,
     NO_COUNT_FITS,
     NO_FAST_LINK,
+    SCALE_TRIAL_STEPS,
     SPEED_FOUND,
     SPEED_NEXT,
-    SPEED_NONE,
+    SPEED_TRIAL_STEPS,
 )
 
 KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
@@ -94,28 +94,28 @@ FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate
                 "verdict": Verdict, "market": Market, "pick": Pick}
 VERDICTS = ("reject", "demote", "prefer")
 # What each kind of rule declares (derive rules: what their helper declares).
-DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
-            "trial": "candidate", "scale-trial": "candidate", "speed-trial": "candidate",
-            "option": "option", "market": "market", "pick": "pick"}
-SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82,
-            "speed-trial": 81, SCALE_OUT: 80, "scale-trial": 79,
-            "option": 75,
-            "reject": 60, "market": 58, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
-INPUT = "input"
 # The stage of the rules over the trials of scaling out: after scale-out, so that
 # the trace reads in the order the counts were tried.
 SCALE_TRIAL = "scale-trial"
 # ... and those over the trials of speeding up, after speed-up.
 SPEED_TRIAL = "speed-trial"
+DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
+            "trial": "candidate", SCALE_TRIAL: "candidate", SPEED_TRIAL: "candidate",
+            "option": "option", "market": "market", "pick": "pick"}
+SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82,
+            SPEED_TRIAL: 81, SCALE_OUT: 80, SCALE_TRIAL: 79,
+            "option": 75,
+            "reject": 60, "market": 58, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
+INPUT = "input"
 
 
 def stage(rule: RuleDef) -> str:
     if rule.kind == "derive":
         return str(rule.derive)
     if rule.kind == "configure":
-        if rule.step in (DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED):
+        if rule.step in SCALE_TRIAL_STEPS:
             return SCALE_TRIAL
-        if rule.step in (SPEED_NEXT, SPEED_FOUND, SPEED_NONE):
+        if rule.step in SPEED_TRIAL_STEPS:
             return SPEED_TRIAL
         if rule.step in TRIAL_STEPS:
             return "trial"
@@ -275,7 +275,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             elif rule.step == SPEED_NEXT:
                 namespace = "trial"
                 candidate = sizer.next_speed_trial(seen["card"], seen["trial"])
-            elif rule.step in (SPEED_FOUND, SPEED_NONE):
+            elif what == SPEED_TRIAL:      # found or none: the trial's verdict settles the candidate
                 candidate = sizer.sped_up(seen["trial"], pays=rule.step == SPEED_FOUND)
             elif rule.step == MORE_CARDS:
                 namespace = "trial"
@@ -287,7 +287,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             elif rule.step == DEADLINE_NEXT:
                 namespace = "trial"
                 candidate = sizer.next_scale_trial(seen["card"], seen["trial"])
-            elif rule.step in (DEADLINE_MET, DEADLINE_MISSED):
+            elif what == SCALE_TRIAL:      # met or missed: the trial's verdict settles the candidate
                 candidate = sizer.scaled(seen["trial"], meets=rule.step == DEADLINE_MET)
             elif sizing.ladder_step(run.kb, seen["profile"]["method"], str(rule.step))["spread"] == "card":
                 candidate = sizer.step(seen["card"], str(rule.step))
@@ -418,7 +418,7 @@ def _compared(run: Run) -> dict[str, Any]:
 # message name: a rule joins exactly the facts it reasons about.
 HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
                 "configure": ("profile", "req", "candidate", "card"), "trial": ("profile", "req", "trial", "card"),
-                "scale-trial": ("profile", "req", "trial", "card"), SPEED_TRIAL: ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
+                SCALE_TRIAL: ("profile", "req", "trial", "card"), SPEED_TRIAL: ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
                 SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
                 "option": ("profile", "candidate"), "market": ("profile",), "pick": ("profile",)}
 # The fact a rule is about, by its scope.
