@@ -228,11 +228,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
                      "[own] as_fast_as must be a card id of catalog.toml")
     labels = _labels(base / "labels.toml", *data["labels"], problems)
     estimator_doc = data["estimator"][0]
-    recipes = _recipes(base / "recipes.toml", *data["recipes"], estimator_doc, problems)
-    for where, recipe in recipes.get("recipe", {}).items():
-        if "stack" in recipe and recipe["stack"] not in timing["stack"]:
-            problems.add(str(base / "recipes.toml"), _line(data["recipes"][1], "recipe"),
-                         "recipe '%(id)s': stack must be one of %(known)s", id=where, known=", ".join(timing["stack"]))
+    recipes = _recipes(base / "recipes.toml", *data["recipes"], estimator_doc, tuple(timing["stack"]), problems)
     rules = _rules(base / "rules.toml", *data["rules"], sections, recipes, problems)
     if not problems.items:
         _consistency(base, {name: text for name, (_, text) in data.items()}, fields, requirements, timing, ranking,
@@ -767,10 +763,10 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
     return tuple(rules)
 
 
-def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, Any],
+def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, Any], stacks: tuple[str, ...],
              problems: _Problems) -> dict[str, Any]:
-    """The recipes and the ladder of each method, checked against each other
-    and against the estimator's optimizers."""
+    """The recipes and the ladder of each method, checked against each other,
+    the estimator's optimizers and timing.toml's ``stacks``."""
     recipes: dict[str, dict[str, Any]] = {}
     for index, entry in enumerate(doc.get("recipe", [])):
         where = entry.get("id")
@@ -792,6 +788,8 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
                 known=", ".join(estimator["optimizer"][entry["precision"]]))
         if entry.get("base_bits") not in (16, 8, 4):
             bad("base_bits", "recipe '%(id)s': base_bits must be 16, 8 or 4")
+        if "stack" in entry and entry["stack"] not in stacks:
+            bad("stack", "recipe '%(id)s': stack must be one of %(known)s", known=", ".join(stacks))
         if not (_is_number(entry.get("time_factor")) and 0 < entry["time_factor"] <= 100):
             bad("time_factor", "recipe '%(id)s': time_factor must be a number above 0 and at most 100")
         if len(problems.items) == problems_before:
