@@ -11,7 +11,7 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
 
-from . import engine, paths, profile_types
+from . import engine, escape, paths, profile_types
 from . import kb as kb_module
 from . import profile as profile_module
 from .errors import InputError, nearest
@@ -291,7 +291,7 @@ def check_bounds(arguments: Mapping[str, Any], tr: Localizer) -> None:
             seen += 1
             if isinstance(item, int) and not isinstance(item, bool) and item.bit_length() > MAX_BITS:
                 raise refuse(name, tr.gettext("%(field)s: a whole number of about %(digits)s digits is not "
-                                              "accepted."), digits=tr.number(int(item.bit_length() * 0.30103), 0))
+                                              "accepted."), digits=tr.number(escape.digits(item), 0))
             if isinstance(item, (str, bytes, int, float, Path)) or item is None:
                 continue
             if depth >= MAX_DEPTH or seen > MAX_ITEMS:

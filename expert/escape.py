@@ -90,13 +90,19 @@ def markdown(text: Any) -> str:
     return _LINE_START.sub(lambda m: m.group() + "\\" if m.group()[0].isdigit() else "\\" + m.group(), text, count=1)
 
 
+def digits(whole: int) -> int:
+    """About how many decimal digits ``whole`` has, without printing it (10**5000
+    cannot be: Python refuses str() of a number that long)."""
+    return int(whole.bit_length() * 0.30103)     # log10(2); bit_length ignores the sign
+
+
 class _Short(reprlib.Repr):
     """reprlib's shortened repr, with whole numbers too long to print (10**5000)
     shown by their size, wherever they sit in the value."""
 
     def repr_int(self, x: int, level: int) -> str:
         if x.bit_length() > 1000:
-            return f"<a whole number of about {int(x.bit_length() * 0.30103)} digits>"
+            return f"<a whole number of about {digits(x)} digits>"
         return super().repr_int(x, level)
 
 
