@@ -106,7 +106,7 @@ def explain_scaling(runs: int) -> None:
     import tempfile
 
     from expert import advise
-    from expert.explanation import explain
+    from expert.explanation.explain import explain
 
     cases = [dict(model_size_b=70, method="lora", deadline_h=24),
              dict(model="Qwen3-30B-A3B", method="full", deadline_h=48),
@@ -210,11 +210,13 @@ def one_advise() -> None:
 
     import expert._vendor.experta
     lap("import floor")
-    import expert.cli  # noqa: F401
-    lap("import expert.cli")
-    from expert import api, engine, profile
+    import expert.interfaces.cli  # noqa: F401
+    lap("import expert.interfaces.cli")
+    from expert.explanation.result import build_result
     from expert.i18n import Localizer
-    from expert.result import build_result
+    from expert.inference import engine
+    from expert.input import profile
+    from expert.interfaces import api
     lap("import the library")
     kb = api.knowledge_base()
     lap("knowledge base")
@@ -263,9 +265,9 @@ def sizes() -> None:
     from golden import CASES  # type: ignore[import-not-found]
 
     from expert import advise
-    from expert.api import knowledge_base
-    from expert.explanation import explain
-    from expert.schema import tool_specs, tools
+    from expert.explanation.explain import explain
+    from expert.interfaces.api import knowledge_base
+    from expert.interfaces.schema import tool_specs, tools
 
     kb = knowledge_base()
     print(f"tool definitions (mcp shape, compact JSON): {len(json.dumps(tools(kb, 'mcp'), separators=(',', ':')))} B")

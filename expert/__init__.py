@@ -19,36 +19,36 @@ __all__ = ["Consultation", "InputError", "KnowledgeBaseError", "Result", "advise
 __version__ = "0.1.0"
 
 if TYPE_CHECKING:
-    from .api import advise, register_catalog
-    from .consultation import Consultation
-    from .explanation import explain
-    from .launch import launch
-    from .result import Result
+    from .explanation.explain import explain
+    from .explanation.result import Result
+    from .interfaces.api import advise, register_catalog
+    from .interfaces.consultation import Consultation
+    from .interfaces.launch import launch
 
 
 def __getattr__(name: str) -> Any:
     if name == "advise":
-        from .api import advise
+        from .interfaces.api import advise
 
         return advise
     if name == "register_catalog":
-        from .api import register_catalog
+        from .interfaces.api import register_catalog
 
         return register_catalog
     if name == "Consultation":
-        from .consultation import Consultation
+        from .interfaces.consultation import Consultation
 
         return Consultation
     if name == "explain":
-        from .explanation import explain
+        from .explanation.explain import explain
 
         return explain
     if name == "launch":
-        from .launch import launch
+        from .interfaces.launch import launch
 
         return launch
     if name == "Result":
-        from .result import Result
+        from .explanation.result import Result
 
         return Result
     raise AttributeError(f"module 'expert' has no attribute {name!r}")

@@ -1,3 +1,3 @@
-from .cli import run
+from .interfaces.cli import run
 
 run()

@@ -1,8 +1,8 @@
 """Files kept between runs in the user's cache folder: ``$XDG_CACHE_HOME/expert``,
 else ``~/.cache/expert``. What is kept there is built again from its
 sources whenever it is missing, damaged or stale: the knowledge base
-(:mod:`expert.kb.cache`) and the compiled templates
-(:mod:`expert.templating`).
+(:mod:`expert.knowledge.cache`) and the compiled templates
+(:mod:`expert.explanation.templating`).
 
 What is read back becomes code (a pickle, a compiled template), so a file is
 read only if it and its folder belong to the user running ``expert`` and no

@@ -19,4 +19,4 @@ def data_dir(name: str) -> Path:
 
 RULES = data_dir("rules")
 LOCALES = data_dir("locales")
-TEMPLATES = PACKAGE / "templates"
+TEMPLATES = PACKAGE / "explanation" / "templates"

@@ -24,8 +24,8 @@ MARKERS = re.compile(r"(<!-- calibration:start -->\n).*?(<!-- calibration:end --
 
 def table() -> str:
     sys.path.insert(0, str(ROOT))
-    from expert.api import knowledge_base
-    from expert.sizing import calibration, calibration_summary
+    from expert.inference.sizing import calibration, calibration_summary
+    from expert.interfaces.api import knowledge_base
 
     rows = calibration(knowledge_base(None, ["current"]))
     lines = ["| what | stack | unit | predicted | published | predicted time ÷ published | within tolerance | source |",

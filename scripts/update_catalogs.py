@@ -21,7 +21,7 @@ from babel.messages.pofile import read_po, write_po
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from expert import kb  # noqa: E402
+from expert import knowledge as kb  # noqa: E402
 
 KEYWORDS = {**DEFAULT_KEYWORDS, "error": None, "add": (3,), "bad": (2,)}
 METHODS = [("**.py", "python"), ("**/templates/**.j2", "jinja2")]

@@ -5,8 +5,8 @@ from typing import Any
 import pytest
 
 from expert import advise
-from expert.api import knowledge_base
-from expert.result import Result
+from expert.interfaces.api import knowledge_base
+from expert.explanation.result import Result
 
 
 @pytest.fixture(scope="session")

@@ -19,7 +19,7 @@ def test_result_has_the_contract_keys() -> None:
     assert set(data["profile"]) == {"model_size_b", "method", "budget", "rocm_ok", "deadline_h", "vram_gb",
                                     "dataset_examples", "tokens_per_example", "epochs", "purpose",
                                     "interruptible", "stack",
-                                    # the model as named and its resolved sizes (expert/models.py)
+                                    # the model as named and its resolved sizes (expert/knowledge/models.py)
                                     "model_name", "model_id", "model_label", "model_read_as", "model_active_b",
                                     "model_experts", "model_experts_per_token", "model_shape", "own_gpu"}
     assert data["profile"]["model_active_b"] == data["profile"]["model_size_b"] == 70

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from expert import Consultation, KnowledgeBaseError, advise, explain, paths
-from expert.cli import main
+from expert.interfaces.cli import main
 
 CURRENT = paths.RULES / "catalogs" / "current.toml"
 
@@ -156,8 +156,8 @@ def test_a_card_is_built_from_its_field_list() -> None:
     # Card's fields are the one list: each is a [[gpu]] key copied under its name, or worked out by the loader
     from dataclasses import fields
 
-    from expert.kb.catalog import COPIED, DERIVED
-    from expert.kb.model import Card
+    from expert.knowledge.catalog import COPIED, DERIVED
+    from expert.knowledge.records import Card
 
     names = [field.name for field in fields(Card)]
     assert sorted(names) == sorted([name for name, _ in COPIED] + list(DERIVED))

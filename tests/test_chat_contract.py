@@ -13,8 +13,8 @@ import pytest
 from click.testing import CliRunner
 
 from expert import advise
-from expert.cli import main
-from expert.consultation import AnswerError, Consultation
+from expert.interfaces.cli import main
+from expert.interfaces.consultation import AnswerError, Consultation
 from expert.errors import InputError
 
 # (language, message, the slots it fills exactly, and what else it says:
@@ -227,7 +227,7 @@ def test_cli_choices_and_aliases() -> None:
 
 
 def test_explain_summary_stays_small_in_the_library_and_the_cli() -> None:
-    from expert.explanation import SUMMARY_BYTES, explain
+    from expert.explanation.explain import SUMMARY_BYTES, explain
 
     for kwargs in ({"model_size_b": 70}, {"model_size_b": "Qwen3-30B-A3B", "method": "full", "deadline_h": 48},
                    {"model_size_b": 7, "what_if": {"method": "qlora"}, "lang": "es"}):
@@ -254,14 +254,14 @@ def test_saved_state_takes_the_other_names_of_fields_too() -> None:
     ("Mixtral-8x7B", "Mixtral-8x7B"), ("RTX 4090", "RTX 4090"),
 ])
 def test_numbers_are_read_as_written(written: str, plain: str) -> None:
-    from expert.values import plain_numbers
+    from expert.input.values import plain_numbers
 
     assert plain_numbers(written) == plain
 
 
 @pytest.mark.parametrize("written", ["1e400", "10^400", "9⁹⁹⁹", "10**31"])
 def test_numbers_beyond_any_figure_are_refused(written: str) -> None:
-    from expert.values import Unreadable, plain_numbers
+    from expert.input.values import Unreadable, plain_numbers
 
     with pytest.raises(Unreadable):
         plain_numbers(written)

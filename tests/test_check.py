@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from expert import paths
-from expert.api import knowledge_base
-from expert.check import check
-from expert.cli import main
+from expert.interfaces.api import knowledge_base
+from expert.knowledge.check import check
+from expert.interfaces.cli import main
 from expert.i18n import Localizer
 
 EN = Localizer("en").gettext

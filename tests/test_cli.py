@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from expert import advise
-from expert.cli import main
+from expert.interfaces.cli import main
 
 
 def invoke(*args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
@@ -106,10 +106,10 @@ def test_nothing_fits_is_still_exit_0() -> None:
 
 
 def test_a_broken_knowledge_base_exits_2(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from expert import api
+    from expert.interfaces import api
 
     (tmp_path / "rules.toml").write_text("[[rule]\n")
-    monkeypatch.setattr(api, "knowledge_base", lambda rules_dir=None, catalog=None: __import__("expert.kb").kb.load(tmp_path))
+    monkeypatch.setattr(api, "knowledge_base", lambda rules_dir=None, catalog=None: __import__("expert.knowledge").knowledge.load(tmp_path))
     done = invoke("advise")
     assert done.exit_code == 2
     assert "Traceback" not in done.stderr and "file is missing" in done.stderr

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 from click.testing import CliRunner
 
-from expert.cli import main
+from expert.interfaces.cli import main
 
 BOLD = "\x1b[1m"
 EXPLAIN = ["explain", "--model-size", "7", "--method", "lora"]
@@ -48,7 +48,7 @@ def test_explain_is_bold_when_asked(args: list[str], env: dict[str, str], bold: 
 
 
 def test_a_terminal_is_bold_unless_term_is_dumb_or_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
-    import expert.cli as cli
+    import expert.interfaces.cli as cli
 
     class Terminal:
         @staticmethod

@@ -9,8 +9,8 @@ import pytest
 from click.testing import CliRunner
 
 from expert import advise
-from expert.cli import main
-from expert.consultation import AnswerError, Consultation
+from expert.interfaces.cli import main
+from expert.interfaces.consultation import AnswerError, Consultation
 
 # Representative answers per question: every combination that changes which
 # questions come next.

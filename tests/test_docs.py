@@ -61,7 +61,7 @@ def test_every_python_example_runs_and_shows_what_it_returns(name: str, blocks: 
 
 
 def test_every_command_is_documented() -> None:
-    from expert.cli import main
+    from expert.interfaces.cli import main
 
     text = (DOCS / "cli.md").read_text(encoding="utf-8") + (DOCS / "consultation.md").read_text(encoding="utf-8")
     for name in main.commands:
@@ -78,7 +78,7 @@ def test_command_examples_in_the_docs_are_real_output(monkeypatch) -> None:  # t
 
     from click.testing import CliRunner
 
-    from expert.cli import main
+    from expert.interfaces.cli import main
 
     monkeypatch.chdir(DOCS.parent)
     block = re.compile(r"```\n\$ (expert [^\n]*)\n(.*?)```", re.DOTALL)
@@ -110,7 +110,7 @@ def test_the_cli_reference_is_generated_from_the_click_group() -> None:
     spec.loader.exec_module(module)
     current = (ROOT / "docs" / "cli-reference.md").read_text(encoding="utf-8")
     assert current == module.reference(), "run python scripts/update_cli_reference.py"
-    from expert.cli import main
+    from expert.interfaces.cli import main
 
     for name in main.commands:
         assert f"## expert {name}\n" in current
@@ -120,11 +120,11 @@ def test_the_console_script_is_the_click_group() -> None:
     """click-man and sphinx-click load the console script's object: it must be the group."""
     import click
 
-    from expert import cli
+    from expert.interfaces import cli
 
     from importlib.metadata import entry_points
 
-    assert 'expert = "expert.cli:main"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert 'expert = "expert.interfaces.cli:main"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
     assert isinstance(cli.main, click.Group)
     scripts = [ep for ep in entry_points(group="console_scripts") if ep.name == "expert"]
     assert scripts and scripts[0].load() is cli.main

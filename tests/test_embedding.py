@@ -85,7 +85,7 @@ def test_the_thread_test_catches_a_shared_engine(single_threaded, monkeypatch: p
     the test above is large enough to prove its point."""
     import logging
 
-    from expert import engine
+    from expert.inference import engine
 
     class Shared:
         by_class: dict[int, Any] = {}
@@ -132,7 +132,7 @@ import json, sys
 sys.path.insert(0, %r)
 from test_embedding import mixed_profiles
 from expert import advise
-from expert.explanation import explain
+from expert.explanation.explain import explain
 out = [advise(**p).to_dict() for p in mixed_profiles(16, seed=3)]
 out += [advise(**p, lang="es").to_dict() for p in (
     dict(model_size_b=70, method="lora", deadline_h=8),

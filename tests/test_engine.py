@@ -8,9 +8,11 @@ import shutil
 from pathlib import Path
 from typing import Any
 
-from expert import engine, paths
-from expert.api import knowledge_base
-from expert.profile import build
+from expert.inference import engine
+
+from expert import paths
+from expert.interfaces.api import knowledge_base
+from expert.input.profile import build
 from expert.i18n import Localizer
 
 
@@ -168,7 +170,7 @@ def test_a_configuration_has_the_fields_the_conditions_and_the_checks_declare() 
     # The candidate's fields are written in three places: the pure evaluation
     # (sizing.Sizer.configuration), the condition compiler's types
     # (conditions.FIELDS) and `expert check`'s domains; they must be one list.
-    from expert import check, conditions
+    from expert.knowledge import check, conditions
 
     declared = set(conditions.FIELDS["candidate"])
     domains = check._domains(knowledge_base())

@@ -10,9 +10,9 @@ import pytest
 from click.testing import CliRunner
 
 from expert import InputError, advise
-from expert.api import knowledge_base
-from expert.cli import main
-from expert.estimate import Setup, estimate, typical
+from expert.interfaces.api import knowledge_base
+from expert.interfaces.cli import main
+from expert.inference.estimate import Setup, estimate, typical
 
 TOLERANCE = 0.25
 

@@ -8,8 +8,8 @@ import pytest
 from click.testing import CliRunner
 
 from expert import InputError
-from expert.cli import main
-from expert.explanation import explain
+from expert.interfaces.cli import main
+from expert.explanation.explain import explain
 
 
 def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> None:
@@ -213,7 +213,7 @@ def _catalog(tmp_path, n: int) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_why_not_for_every_card_covers_the_first_cards_and_names_the_others(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from expert import explanation
+    from expert.explanation import explain as explanation
 
     consulted = []
     real = explanation.consult
@@ -249,7 +249,7 @@ def test_the_bounded_search_finds_the_change_the_exhaustive_one_finds(profile, c
     """Trying only the answers the failing rules read, each on the card alone
     first, finds the same smallest change as a whole consultation for every
     change of rules/explain.toml."""
-    from expert import explanation
+    from expert.explanation import explain as explanation
 
     def search():  # type: ignore[no-untyped-def]
         x = explain(catalog=catalog, lang="en", why_not=why_not, **profile)
@@ -266,7 +266,7 @@ def test_the_bounded_search_finds_the_change_the_exhaustive_one_finds(profile, c
 
 
 def test_a_card_ranked_lower_is_searched_within_a_bounded_number_of_consultations(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from expert import explanation
+    from expert.explanation import explain as explanation
 
     catalog = _catalog(tmp_path, 24)
     recommended = explain(model_size_b=8, method="lora", deadline_h=2, catalog=catalog).result.recommendations

@@ -7,9 +7,9 @@ from pathlib import Path
 import pytest
 
 from expert import Consultation
-from expert.api import knowledge_base
+from expert.interfaces.api import knowledge_base
 from expert.errors import InputError, KnowledgeBaseError
-from expert.freetext import extract, vocabulary
+from expert.input.freetext import extract, vocabulary
 
 OPENING = {
     "en": "I want to fine-tune Mistral-7B with LoRA on my 3090",
@@ -129,7 +129,7 @@ def test_hostile_text_is_read_quickly(text: str) -> None:
 def test_expert_check_reports_a_bad_vocabulary(tmp_path: Path) -> None:
     import shutil
 
-    from expert.check import check
+    from expert.knowledge.check import check
 
     rules = tmp_path / "rules"
     shutil.copytree(Path(knowledge_base().root), rules)

@@ -57,8 +57,8 @@ def summaries_fit(case: str, lang: str) -> None:
     (checked with the text golden file, on the explanation already made)."""
     from dataclasses import replace
 
-    from expert.explanation import SUMMARY_BYTES
-    from expert.result import SUMMARY_BYTES as RESULT_SUMMARY_BYTES
+    from expert.explanation.explain import SUMMARY_BYTES
+    from expert.explanation.result import SUMMARY_BYTES as RESULT_SUMMARY_BYTES
     from golden import explained
 
     full = explained(case, lang)
@@ -90,7 +90,7 @@ def test_goldens_show_none_of_the_quoted_internals(path: Path) -> None:
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.en.txt")) + sorted(GOLDEN.glob("*.en.md")),
                          ids=lambda p: p.name)
 def test_english_answers_translate_the_guide_section_titles_and_cite_each_heading_once(path: Path) -> None:
-    from expert.api import knowledge_base
+    from expert.interfaces.api import knowledge_base
 
     flat = " ".join(path.read_text(encoding="utf-8").split())
     for section in knowledge_base().sections.values():

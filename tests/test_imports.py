@@ -1,9 +1,9 @@
 """The modules depend on each other one way: api -> result -> templating <- render,
-and the knowledge base (expert/kb/) on nothing but conditions, errors, paths and
+and the knowledge base (expert/knowledge/) on nothing but conditions, errors, paths and
 cachedir (the user's cache folder, where the shipped knowledge base is kept).
 
-A result renders itself with the environment of :mod:`expert.templating`;
-:mod:`expert.render` (explanations, estimates) takes the knowledge base it
+A result renders itself with the environment of :mod:`expert.explanation.templating`;
+:mod:`expert.explanation.render` (explanations, estimates) takes the knowledge base it
 needs from its arguments. Imports inside functions count too: a lazy import
 is still a cycle.
 """
@@ -36,21 +36,21 @@ def imported(module: str) -> set[str]:
 
 
 @pytest.mark.parametrize("module, forbidden", [
-    ("expert.render", {"expert.api"}),
-    ("expert.result", {"expert.render", "expert.api"}),
-    ("expert.templating", {"expert.result", "expert.render", "expert.api"}),
+    ("expert.explanation.render", {"expert.interfaces.api"}),
+    ("expert.explanation.result", {"expert.explanation.render", "expert.interfaces.api"}),
+    ("expert.explanation.templating", {"expert.explanation.result", "expert.explanation.render", "expert.interfaces.api"}),
 ])
 def test_imports_go_one_way(module: str, forbidden: set[str]) -> None:
     assert imported(module) & forbidden == set()
 
 
 def test_the_check_sees_lazy_imports() -> None:
-    assert "expert.api" in imported("expert.explanation")
-    assert "expert.render" in imported("expert.explanation")    # inside Explanation.render
+    assert "expert.interfaces.api" in imported("expert.explanation.explain")
+    assert "expert.explanation.render" in imported("expert.explanation.explain")    # inside Explanation.render
 
 
-@pytest.mark.parametrize("module", ["expert.kb.__init__", "expert.kb.model", "expert.kb.source", "expert.kb.load",
-                                    "expert.kb.catalog", "expert.kb.cache"])
+@pytest.mark.parametrize("module", ["expert.knowledge.__init__", "expert.knowledge.records", "expert.knowledge.source", "expert.knowledge.load",
+                                    "expert.knowledge.catalog", "expert.knowledge.cache"])
 def test_the_knowledge_base_stands_on_its_own(module: str) -> None:
     top = {".".join(name.split(".")[:2]) for name in imported(module) if name.startswith("expert")}
-    assert top <= {"expert", "expert.kb", "expert.conditions", "expert.errors", "expert.paths", "expert.cachedir"}
+    assert top <= {"expert", "expert.knowledge", "expert.knowledge.conditions", "expert.errors", "expert.paths", "expert.cachedir"}

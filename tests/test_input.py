@@ -55,7 +55,7 @@ def test_bad_values_raise_an_input_error_naming_the_field(field, value) -> None:
     assert isinstance(caught.value, ValueError)
     assert caught.value.field == field
     # named by its label in the user's language, not by the internal name
-    from expert.api import knowledge_base
+    from expert.interfaces.api import knowledge_base
 
     assert str(caught.value).startswith(knowledge_base().fields[field].label + ": ")
     assert f"({field})" not in str(caught.value)

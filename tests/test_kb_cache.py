@@ -1,4 +1,4 @@
-"""The shipped knowledge base kept in the user's cache folder (expert.kb.cache):
+"""The shipped knowledge base kept in the user's cache folder (expert.knowledge.cache):
 read back only when it is sound and of the same content, else built again;
 never the reason for an error."""
 
@@ -14,10 +14,10 @@ from typing import Any
 import pytest
 
 from expert import cachedir, paths
-from expert.api import consult
-from expert.conditions import TRUE, compile_condition
+from expert.interfaces.api import consult
+from expert.knowledge.conditions import TRUE, compile_condition
 from expert.i18n import Localizer
-from expert.kb import cache
+from expert.knowledge import cache
 
 
 @pytest.fixture
@@ -150,7 +150,7 @@ def test_old_files_are_removed(shipped: dict[str, Any]) -> None:
 
 def test_a_knowledge_base_of_its_own_folder_is_not_cached(shipped: dict[str, Any], tmp_path: Path) -> None:
     """--rules DIR is what someone is editing: loaded and checked every time."""
-    from expert.api import knowledge_base
+    from expert.interfaces.api import knowledge_base
 
     other = tmp_path / "mine"
     shutil.copytree(shipped["rules"], other)
@@ -161,7 +161,7 @@ def test_a_knowledge_base_of_its_own_folder_is_not_cached(shipped: dict[str, Any
 def test_compiled_templates_are_kept_and_damage_is_compiled_again(tmp_path: Path,
                                                                   monkeypatch: pytest.MonkeyPatch) -> None:
     """jinja2's bytecode cache in the same folder: a damaged file is compiled again, the text is the same."""
-    from expert import templating
+    from expert.explanation import templating
 
     monkeypatch.setenv("XDG_CACHE_HOME", str(tmp_path))
     result = consult(cache.load_shipped(), {"model_size_b": 8, "method": "lora"}, Localizer("es"))[1]

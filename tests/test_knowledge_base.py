@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from expert import KnowledgeBaseError, kb as kb_module, paths
-from expert.conditions import ConditionError, compile_condition
+from expert import KnowledgeBaseError, knowledge as kb_module, paths
+from expert.knowledge.conditions import ConditionError, compile_condition
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = (ROOT / "docs" / "knowledge-base.md").read_text(encoding="utf-8")
@@ -25,9 +25,9 @@ def test_shipped_knowledge_base_loads(kb) -> None:  # type: ignore[no-untyped-de
 
 
 def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-untyped-def]
-    from expert import api, cli
-    from expert.conditions import DERIVED_PROFILE_FIELDS, FIELDS
-    from expert.kb.model import OPTIONAL_FIELDS, PROFILE_FIELDS
+    from expert.interfaces import api, cli
+    from expert.knowledge.conditions import DERIVED_PROFILE_FIELDS, FIELDS
+    from expert.knowledge.records import OPTIONAL_FIELDS, PROFILE_FIELDS
 
     # The profile fact holds the input fields, then those the model resolver derives.
     assert PROFILE_FIELDS + DERIVED_PROFILE_FIELDS == tuple(FIELDS["profile"])
@@ -46,8 +46,8 @@ def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-un
 
 
 def test_the_vocabulary_is_the_one_the_files_and_the_engine_use(kb) -> None:  # type: ignore[no-untyped-def]
-    from expert import engine
-    from expert.kb.model import (
+    from expert.inference import engine
+    from expert.knowledge.records import (
         COSTS,
         DERIVES,
         HELPERS,
@@ -76,7 +76,7 @@ def test_the_library_types_name_the_values_the_library_accepts() -> None:
     # typing needs literals; they must be the tuples every entry point reads
     from typing import get_args
 
-    from expert import api, schema
+    from expert.interfaces import api, schema
     from expert.i18n import SUPPORTED
 
     assert get_args(api.Lang) == SUPPORTED and get_args(api.Basis) == api.BASES
@@ -91,10 +91,10 @@ def test_the_strategies_and_precisions_are_the_estimators_everywhere(kb) -> None
 
     from click.testing import CliRunner
 
-    from expert import api, schema
-    from expert.cli import main
-    from expert.estimate import PRECISIONS, STRATEGIES
-    from expert.kb.load import STRATEGY_KINDS
+    from expert.interfaces import api, schema
+    from expert.interfaces.cli import main
+    from expert.inference.estimate import PRECISIONS, STRATEGIES
+    from expert.knowledge.load import STRATEGY_KINDS
 
     assert get_args(api.Strategy) == STRATEGIES and get_args(api.Precision) == PRECISIONS
     estimate_tool = next(t for t in schema.tool_specs(kb) if t["name"] == "estimate")["parameters"]["properties"]
@@ -122,7 +122,7 @@ def test_every_gap_is_resolved_in_the_docs() -> None:
 
 
 def test_docs_rules_md_is_what_expert_rules_prints(kb) -> None:  # type: ignore[no-untyped-def]
-    from expert import rulebook
+    from expert.explanation import rulebook
     from expert.i18n import Localizer
 
     tr = Localizer("en")
@@ -306,7 +306,7 @@ def test_an_edited_rules_directory_is_read_again(tmp_path: Path) -> None:
     the cache stamps every file of the directory, not only the catalogs."""
     import shutil
 
-    from expert.api import knowledge_base
+    from expert.interfaces.api import knowledge_base
     from expert.paths import RULES
 
     rules = tmp_path / "rules"

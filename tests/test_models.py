@@ -12,9 +12,9 @@ import pytest
 from click.testing import CliRunner
 
 from expert import Consultation, InputError, advise
-from expert.api import knowledge_base
-from expert.cli import main
-from expert.models import count_params, resolve_name
+from expert.interfaces.api import knowledge_base
+from expert.interfaces.cli import main
+from expert.knowledge.models import count_params, resolve_name
 
 # The names of the issue, each with the published total and active
 # parameters (billions) of the model it names (model cards, papers).
@@ -153,7 +153,7 @@ def test_the_same_resolver_everywhere() -> None:
 
 
 def test_the_estimate_uses_the_model_architecture(kb: Any) -> None:
-    from expert.estimate import estimate, typical
+    from expert.inference.estimate import estimate, typical
 
     gpt2 = resolve_name(kb, "gpt2")
     bert = resolve_name(kb, "bert-base")
@@ -275,7 +275,7 @@ def test_a_broken_model_table_is_refused_with_its_line(tmp_path: Path) -> None:
     import shutil
 
     from expert.errors import KnowledgeBaseError
-    from expert.kb import load
+    from expert.knowledge import load
 
     rules = tmp_path / "rules"
     shutil.copytree(Path(knowledge_base().root), rules)
@@ -317,7 +317,7 @@ def test_a_zero_in_the_model_table_is_reported_with_its_line(tmp_path: Path, key
     import re
     import shutil
 
-    from expert.check import check
+    from expert.knowledge.check import check
     from expert.i18n import Localizer
 
     rules = tmp_path / "rules"
@@ -335,7 +335,7 @@ def test_a_zero_in_the_model_table_is_reported_with_its_line(tmp_path: Path, key
 def test_the_model_table_fits_80_columns_and_wide_shows_every_column() -> None:
     from click.testing import CliRunner
 
-    from expert.cli import main
+    from expert.interfaces.cli import main
 
     env = {"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", "COLUMNS": "80"}
     for lang in ("en", "es"):

@@ -12,8 +12,8 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from expert import Consultation, InputError, KnowledgeBaseError, advise, kb as kb_module, paths
-from expert.cli import main
+from expert import Consultation, InputError, KnowledgeBaseError, advise, knowledge as kb_module, paths
+from expert.interfaces.cli import main
 
 
 @pytest.mark.parametrize("typed, card, vram", [

@@ -12,9 +12,9 @@ from typing import Any
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from expert import InputError, KnowledgeBaseError, advise, kb as kb_module, paths
-from expert.check import check
-from expert.cli import main
+from expert import InputError, KnowledgeBaseError, advise, knowledge as kb_module, paths
+from expert.knowledge.check import check
+from expert.interfaces.cli import main
 
 CATALOG = {"rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"}
 # The test suite replays the same examples every run (derandomized: CI must not

@@ -5,7 +5,7 @@ from __future__ import annotations
 import pytest
 
 from conftest import run
-from expert import sizing as calc
+from expert.inference import sizing as calc
 
 
 @pytest.mark.parametrize("size, method, gb", [

@@ -14,11 +14,11 @@ import pytest
 from click.testing import CliRunner
 
 from expert import Consultation, advise, explain
-from expert.api import estimate
-from expert.bounds import Bounds
-from expert.cli import main
+from expert.interfaces.api import estimate
+from expert.input.bounds import Bounds
+from expert.interfaces.cli import main
 from expert.errors import InputError
-from expert.schema import SCHEMA_VERSION, input_schema, output_schema, tools
+from expert.interfaces.schema import SCHEMA_VERSION, input_schema, output_schema, tools
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -29,8 +29,8 @@ def test_the_generated_types_match_the_profile_definition() -> None:
     spec = importlib.util.spec_from_file_location("_update_types", ROOT / "scripts" / "update_types.py")
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)  # type: ignore[union-attr]
-    assert (ROOT / "expert" / "profile_types.py").read_text(encoding="utf-8") == module.render(), (
-        "expert/profile_types.py is out of date: run python scripts/update_types.py")
+    assert (ROOT / "expert" / "input" / "profile_types.py").read_text(encoding="utf-8") == module.render(), (
+        "expert/input/profile_types.py is out of date: run python scripts/update_types.py")
     for path, text in module.render_signatures().items():
         assert path.read_text(encoding="utf-8") == text, (
             f"the profile fields of {path.name} are out of date: run python scripts/update_types.py")
@@ -44,7 +44,7 @@ def test_the_generated_types_match_the_profile_definition() -> None:
 
 @pytest.mark.parametrize("function", [advise, explain, Consultation.__init__])
 def test_the_api_is_annotated_with_the_profile_types(function, kb) -> None:  # type: ignore[no-untyped-def]
-    from expert.profile_types import FIELD_TYPES
+    from expert.input.profile_types import FIELD_TYPES
 
     hints = typing.get_type_hints(function, include_extras=True)
     for name, spec in kb.fields.items():
@@ -154,7 +154,7 @@ def test_estimate_is_a_library_function() -> None:
     with pytest.raises(InputError) as caught:
         estimate(model_size_b=7, gpus="many", lang="es")
     assert caught.value.field == "gpus"
-    from expert.profile_types import ModelSizeB
+    from expert.input.profile_types import ModelSizeB
 
     assert typing.get_type_hints(estimate, include_extras=True)["model_size_b"] == ModelSizeB | None
 

@@ -8,9 +8,9 @@ import pytest
 from click.testing import CliRunner
 
 from expert import advise, explain
-from expert.api import estimate
-from expert.cli import main
-from expert.consultation import AnswerError, Consultation
+from expert.interfaces.api import estimate
+from expert.interfaces.cli import main
+from expert.interfaces.consultation import AnswerError, Consultation
 from expert.errors import SUGGESTIONS, InputError, nearest
 
 

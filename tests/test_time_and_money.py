@@ -13,9 +13,9 @@ from click.testing import CliRunner
 
 from conftest import run
 from expert import InputError, advise
-from expert.api import knowledge_base
-from expert.cli import main
-from expert.sizing import calibration, calibration_summary
+from expert.interfaces.api import knowledge_base
+from expert.interfaces.cli import main
+from expert.inference.sizing import calibration, calibration_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -276,7 +276,7 @@ def test_every_answer_names_its_stack_and_the_other_stacks_time() -> None:
     es = advise(model_size_b=8, method="lora", lang="es")
     assert "con un stack típico" in es.recommendations[0].text and "con uno optimizado" in es.recommendations[0].text
     # estimate says it too, in the library, the CLI and JSON
-    from expert.api import estimate
+    from expert.interfaces.api import estimate
 
     assert estimate(8, "lora", gpu="a100-80gb", stack="tuned").time["stack"] == "tuned"
     out = CliRunner().invoke(main, ["estimate", "--model-size", "8", "--gpu", "a100-80gb", "--stack", "tuned",
@@ -296,9 +296,9 @@ def test_the_recipe_states_its_micro_batch_and_keeps_the_global_batch() -> None:
 
 
 def test_a_larger_micro_batch_is_sized_with_its_activations_and_credited() -> None:
-    from expert import engine
+    from expert.inference import engine
     from expert.i18n import Localizer
-    from expert.profile import build
+    from expert.input.profile import build
 
     kb = knowledge_base()
     profile, _ = build(kb, dict(model_size_b=8, method="lora"), Localizer("en"))
@@ -321,7 +321,7 @@ def test_micro_batch_before_more_cards_for_a_70b_run() -> None:
 
 
 def test_a_mixture_of_experts_trains_no_faster_than_twice_its_dense_peer() -> None:
-    from expert.api import estimate
+    from expert.interfaces.api import estimate
 
     def speed(model: str, stack: str) -> float:
         return estimate(model, "lora", gpu="h100-80gb", gpus=8, strategy="zero3", stack=stack).time["tokens_per_second"]

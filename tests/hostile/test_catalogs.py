@@ -19,12 +19,12 @@ import pytest
 from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from expert import KnowledgeBaseError, advise, kb as kb_module
-from expert.api import knowledge_base
-from expert.check import check
-from expert.cli import main
+from expert import KnowledgeBaseError, advise, knowledge as kb_module
+from expert.interfaces.api import knowledge_base
+from expert.knowledge.check import check
+from expert.interfaces.cli import main
 from expert.i18n import Localizer
-from expert.kb import catalog as catalog_module, source
+from expert.knowledge import catalog as catalog_module, source
 
 # As in tests/test_properties.py: the same 75 examples every run; EXPERT_FUZZ=N explores N fresh ones.
 EXPLORE = "EXPERT_FUZZ" in os.environ

@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from expert.cli import main
+from expert.interfaces.cli import main
 
 CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;pwned\x07"
@@ -74,7 +74,7 @@ def assert_one_error(done: subprocess.CompletedProcess, code: int, *quoted: str,
     return err
 
 
-# Profile values are quoted by expert.profile.shown() (escape.quoted: whole
+# Profile values are quoted by expert.input.profile.shown() (escape.quoted: whole
 # sequences removed); click quotes an unknown option or command as a Python
 # literal ('\x1b[2J').
 QUOTED_AS_REPLACEMENT = [
@@ -180,7 +180,7 @@ def test_an_answer_piped_into_ask_is_echoed_without_its_escape_sequences() -> No
     done = expert("ask", input=f"{HOSTILE}\n".encode())
     out, err = text(done.stdout), text(done.stderr)
     assert done.returncode == 2        # a bad piped answer ends the consultation
-    assert_safe(out + err, whole=False)     # the error quotes the answer with expert.profile.shown()
+    assert_safe(out + err, whole=False)     # the error quotes the answer with expert.input.profile.shown()
     assert "model size:" in err
     assert "[7] > x\n" in out               # the answer echoed: what is left of it is printable
 

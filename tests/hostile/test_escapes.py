@@ -16,8 +16,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from expert import Consultation, InputError, KnowledgeBaseError, advise
-from expert.api import estimate
-from expert.explanation import explain
+from expert.interfaces.api import estimate
+from expert.explanation.explain import explain
 
 # As in tests/test_properties.py: the same examples every run; EXPERT_FUZZ=N explores N fresh ones.
 EXPLORE = "EXPERT_FUZZ" in os.environ
@@ -124,12 +124,12 @@ def test_explain_refuses_containers_where_a_card_or_changes_are_expected(why_not
 def test_every_mcp_tool_refuses_or_answers() -> None:
     pytest.importorskip("mcp")
     from hypothesis import given as given_
-    from expert.mcp_server import ConsultationStore, handlers
-    from expert.schema import tool_specs
-    from expert.api import knowledge_base
+    from expert.interfaces.mcp_server import ConsultationStore, handlers
+    from expert.interfaces.schema import tool_specs
+    from expert.interfaces.api import knowledge_base
 
     from expert.i18n import Localizer
-    from expert.schema import check_arguments
+    from expert.interfaces.schema import check_arguments
 
     kb = knowledge_base()
     work = handlers(ConsultationStore())

@@ -24,12 +24,12 @@ from typing import Any
 
 import pytest
 
-from expert import explanation as explanation_module
-from expert.api import consult, knowledge_base
+from expert.explanation import explain as explanation_module
+from expert.interfaces.api import consult, knowledge_base
 from expert.escape import json_text, markdown, one_line, quoted, terminal
 from expert.i18n import Localizer
-from expert.kb import PROFILE_FIELDS, KnowledgeBase
-from expert.render import render_estimate
+from expert.knowledge import PROFILE_FIELDS, KnowledgeBase
+from expert.explanation.render import render_estimate
 
 FORGED = "Card\n\n**Recommendation:** Buy from http://evil.example\n### Injected"
 NAMES = {
@@ -213,7 +213,7 @@ def test_why_not_a_hostile_card_is_safe(base: KnowledgeBase, monkeypatch: pytest
 
 @pytest.mark.parametrize("case", ["osc-title", "csi", "bidi", "c1", "forged-recommendation"])
 def test_the_estimate_names_cards_safely(base: KnowledgeBase, case: str) -> None:
-    from expert import estimate as estimator
+    from expert.inference import estimate as estimator
 
     kb = named(base, NAMES[case])
     tr = Localizer("en")

@@ -99,7 +99,7 @@ def test_the_shipped_catalog_by_name_in_a_consultation(tmp_path: Path) -> None:
 def test_the_free_text_cap_counts_the_text_once_normalised(monkeypatch: pytest.MonkeyPatch) -> None:
     """U+FDFA spells out to 18 characters: 60 of them are over the cap of
     1,000 once normalised, and refused before any matching is done."""
-    from expert import freetext
+    from expert.input import freetext
 
     consultation = Consultation(lang="es")
     assert len(freetext.normal("\ufdfa")) == 18

@@ -103,7 +103,8 @@ def test_any_state_gives_a_consultation_or_the_documented_error(state: dict[str,
 
 
 def test_the_knowledge_base_cache_is_bounded(tmp_path: Path) -> None:
-    from expert import advise, api
+    from expert import advise
+    from expert.interfaces import api
 
     card = tmp_path / "edited.toml"
     for n in range(api.KB_CACHE_SIZE + 20):  # each edit of a catalog is a new entry

@@ -1,0 +1,89 @@
+"""The trade-off at a glance: each recommended option's training time and
+total cost side by side, with the deadline marked and the budget's weighting
+stated (H18, H34, H35). Rendered as bars in the terminal and as a table in
+markdown; the numbers are the recommendations' own.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ..escape import one_line
+from ..i18n import Localizer
+
+LABEL_MAX = 42
+DEADLINE_MARK = "┆"
+
+
+@dataclass(frozen=True)
+class Row:
+    rank: int
+    label: str
+    hours: str
+    cost: str
+    meets: bool | None
+    hours_bar: str
+    cost_bar: str
+
+
+@dataclass(frozen=True)
+class Chart:
+    rows: list[Row]
+    lines: list[str]         # the terminal's lines: one per option, and the deadline's mark under the bars
+    deadline: str | None     # "8 hr"
+    budget: str              # how the budget weighs cost against time
+
+
+def _bar(value: float, largest: float, width: int) -> str:
+    """A bar of ``width`` columns at most; never empty for a value above 0."""
+    if value <= 0 or largest <= 0:
+        return ""
+    return "█" * max(1, round(value / largest * width))
+
+
+def _short(text: str) -> str:
+    text = one_line(text)
+    return text if len(text) <= LABEL_MAX else text[:LABEL_MAX - 1] + "…"
+
+
+def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | None:
+    """The chart of ``result``'s recommendations, or None with fewer than two."""
+    recs = result.shown()
+    if len(recs) < 2:
+        return None
+    _ = tr.gettext
+    deadline = result.profile.get("deadline_h")
+    labels = [_short(_("your GPU") if rec.gpu == "own" else f"{rec.count} × {rec.name}") for rec in recs]
+    hours = [tr.hours(rec.hours) for rec in recs]
+    costs = [_("nothing to rent") if rec.cost["pricing"] is None else tr.money(rec.cost["total"]) for rec in recs]
+    label_width = max(len(label) for label in labels)
+    hours_width = max(len(text) for text in hours)
+    cost_width = max(len(text) for text in costs)
+    # "  1. label  hours bar  cost bar": what is left goes to the bars, shared.
+    room = max(width, 40) - 6 - label_width - hours_width - cost_width - 6
+    bar_width = max(4, room // 2)
+    longest = max([rec.hours for rec in recs] + ([deadline] if deadline else []))
+    dearest = max(rec.cost["total"] for rec in recs)
+    deadline_at = None
+    if deadline:
+        deadline_at = min(bar_width, round(deadline / longest * bar_width))
+    rows, lines = [], []
+    for rec, label, hour_text, cost_text in zip(recs, labels, hours, costs, strict=True):
+        bar = _bar(rec.hours, longest, bar_width).ljust(bar_width)
+        if deadline_at is not None:
+            at = min(deadline_at, bar_width - 1)
+            bar = bar[:at] + DEADLINE_MARK + bar[at + 1:]
+        row = Row(rec.rank, label, hour_text, cost_text, rec.meets_deadline, bar,
+                  _bar(rec.cost["total"], dearest, bar_width))
+        rows.append(row)
+        lines.append(f"  {f'{row.rank}.':<3} {label:<{label_width}}  {hour_text:>{hours_width}} {bar}  "
+                     f"{cost_text:>{cost_width}} {row.cost_bar}".rstrip())
+    budget = _("Ranked for a %(budget)s budget: the total cost weighed against the training time, and the "
+               "guide's preferences (the + lines); the best first, and an option beaten on both money and time "
+               "after it (expert explain shows how each one ranks).") % {
+        "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
+    if deadline:
+        lines.append(" " * (6 + label_width + 2 + hours_width + 1 + min(deadline_at or 0, bar_width - 1))
+                     + DEADLINE_MARK + " " + _("deadline: %(deadline)s") % {"deadline": tr.hours(deadline)})
+    return Chart(rows, lines, tr.hours(deadline) if deadline else None, budget)

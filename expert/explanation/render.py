@@ -1,0 +1,193 @@
+"""Render an :class:`~expert.explanation.explain.Explanation` or a memory estimate
+with the jinja2 templates in ``expert/explanation/templates`` (text for a terminal,
+markdown for a chat message) or as JSON. A :class:`~expert.explanation.result.Result`
+renders itself (``Result.render``) with the same environment
+(:mod:`expert.explanation.templating`). JSON keeps the data as given, its control and
+format characters escaped (:func:`expert.escape.json_text`)."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+from ..escape import json_text, one_line
+from ..i18n import Localizer
+from .templating import FORMATS, check_format, environment
+
+__all__ = ["FORMATS", "check_format", "environment", "render_estimate", "render_explanation", "render_models"]
+
+
+def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool = False) -> str:
+    check_format(fmt, explanation.lang)
+    if fmt == "json":
+        return json_text(explanation.to_dict())
+    env = environment(explanation.lang)
+    if explanation.detail == "summary":
+        return env.get_template("explain.summary.j2").render(
+            s=explanation.summary(), md=fmt == "markdown",
+            bold=(lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s)).strip() + "\n"
+    template = env.get_template(f"explain.{'md' if fmt == 'markdown' else 'txt'}.j2")
+    return template.render(x=explanation, r=explanation.result, width=width,
+                           bold=(lambda s: f"\x1b[1m{s}\x1b[0m") if color else (lambda s: s))
+
+
+def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
+                    run: dict[str, Any] | None = None) -> str:
+    """The estimate as a breakdown with a horizontal bar per component, or
+    JSON; with ``run`` (from ``estimate.from_input``), how long it trains."""
+    from ..inference.estimate import COMPONENTS, fitting_cards
+    from ..inference.sizing import named_card, own_card, run_time
+
+    check_format(fmt, lang, ("text", "json"))
+    fits = fitting_cards(kb, result)
+    time = result.time
+    if run is not None:
+        card = named_card(kb, run["gpu"]) or own_card(kb, {})
+        time = run_time(kb, result.setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"],
+                        run.get("stack"))
+    if time is not None and time["gpu"] is not None:   # can the card named hold it at all?
+        named = named_card(kb, time["gpu"])
+        time = {**time, "fits": bool(named and named.vram_gb / named.devices >= result.per_gpu_gb)}
+    if fmt == "json":
+        data = result.to_dict()
+        data["fits"] = fits
+        if time is not None:
+            data["time"] = time
+        return json_text(data)
+    tr = Localizer(lang)
+    _ = tr.gettext
+    setup = result.setup
+    labels = {"weights": _("weights"), "gradients": _("gradients"), "optimizer": _("optimizer state"),
+              "activations": _("activations"), "overhead": _("framework overhead")}
+    label_width = max(len(label) for label in list(labels.values()) + [_("per GPU")])
+    values = {name: tr.gb(round(result.breakdown[name], 1)) for name in COMPONENTS}
+    value_width = max(len(v) for v in list(values.values()) + [tr.gb(round(result.per_gpu_gb, 1))])
+    bar_width = max(10, min(40, width - label_width - value_width - 8))
+    largest = max(result.breakdown.values()) or 1
+    rows = [{"label": labels[name].ljust(label_width), "value": values[name].rjust(value_width),
+             "bar": "█" * max(0, round(result.breakdown[name] / largest * bar_width))} for name in COMPONENTS]
+    method = tr.gettext(kb.fields["method"].choice_labels[setup.method])
+    details = [
+        _("mixed precision (bf16 with an fp32 master copy)") if setup.precision == "mixed" else _("pure bf16"),
+        _("optimizer %(name)s") % {"name": setup.optimizer},
+    ]
+    if setup.method != "full":
+        details.append(_("%(bits)s-bit frozen weights, LoRA rank %(rank)s") % {"bits": setup.base_bits,
+                                                                               "rank": setup.lora_rank})
+    details.append(_("%(tokens)s tokens × micro-batch %(batch)s") % {"tokens": tr.number(setup.seq_len, 0),
+                                                                     "batch": setup.batch})
+    details.append(_("activation checkpointing") if setup.checkpointing else _("no activation checkpointing"))
+    details.append(tr.ngettext("%(n)s GPU", "%(n)s GPUs, %(strategy)s", setup.gpus) % {
+        "n": setup.gpus, "strategy": setup.strategy})
+    if setup.offload:
+        details.append(_("gradients and optimizer state offloaded to CPU"))
+    names = [one_line(next(card.name for card in kb.catalog if card.id == gpu)) for gpu in fits]
+    fit_line = (_("Cards of the catalog with enough memory per GPU: %(cards)s.") % {"cards": tr.list(names)}
+                if names else _("No card of the catalog has enough memory per GPU for this setup."))
+    x: dict[str, Any] = {
+        "size": tr.billions(setup.model_size_b), "method": method, "details": "; ".join(details) + ".",
+        "rows": rows,
+        "per_gpu_row": f"{_('per GPU').ljust(label_width)}  {tr.gb(round(result.per_gpu_gb, 1)).rjust(value_width)}",
+        "total_line": (_("In all, across %(n)s GPUs: %(total)s.") % {"n": setup.gpus, "total": tr.gb(
+            round(result.total_gb, 1))}) if setup.gpus > 1 else "",
+        "cpu_line": (_("In CPU memory: %(cpu)s.") % {"cpu": tr.gb(round(result.cpu_gb, 1))}) if result.cpu_gb else "",
+        "fit_line": fit_line,
+        "time_line": _time_line(kb, tr, time) if time else "",
+    }
+    x["own_shape"] = setup.shape is not None
+    return environment(lang).get_template("estimate.txt.j2").render(x=x, e=result, width=width)
+
+
+def stack_sentence(tr: Localizer, time: Mapping[str, Any]) -> str:
+    """Which software stack the time assumes, and the time on the other one."""
+    _ = tr.gettext
+    other = {"other": tr.hours(time["other_stack"]["hours"])}
+    if time["stack"] == "tuned":
+        return _("The time assumes a tuned stack (packed sequences, compiled kernels); about %(other)s on a typical "
+                 "one.") % other
+    return _("The time assumes a typical stack (Hugging Face Trainer and PEFT, padded batches); about %(other)s on "
+             "a tuned one.") % other
+
+
+def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
+    """The estimate's training time in a sentence: on which cards, how many tokens, how fast."""
+    _ = tr.gettext
+    params = {"hours": tr.hours(time["hours"]), "tokens": tr.number(time["tokens"], 0),
+              "rate": tr.number(time["tokens_per_second"], 0),
+              "flops": tr.number(time["flops_per_token"] / 1e9, 1)}
+    if time["gpu"] is None:
+        from ..inference.sizing import reference_card
+
+        params["card"] = one_line(reference_card(kb).name)
+        return (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
+                  "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
+                + " " + stack_sentence(tr, time))
+    from ..inference.sizing import named_card
+
+    card = named_card(kb, time["gpu"])
+    assert card is not None, "the estimate's time names a card estimate.from_input checked"
+    params["cards"] = "%s × %s" % (time["count"], one_line(card.name))
+    text = _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
+             "GFLOPs a token).") % params
+    text += " " + stack_sentence(tr, time)
+    if not time.get("fits", True):
+        text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s.") % {
+            "card": one_line(card.name), "vram": tr.gb(card.vram_gb / card.devices)}
+    return text
+
+
+# The text table's columns without --wide: what fits 80 columns.
+NARROW = ("name", "total", "active", "layers", "heads", "context", "experts")
+
+
+def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = (), wide: bool = False) -> str:
+    """The model table (rules/models.toml): one row per model, as text,
+    markdown (with each row's sources) or JSON; with ``names``, the models
+    whose name, alias or family begins with one of them (case, spaces, dashes
+    and dots ignored). As text, the columns of :data:`NARROW` (fewer when
+    even those overflow ``width``), or every column with ``wide``."""
+    from ..knowledge.records import name_key
+
+    check_format(fmt, lang)
+    keys = [name_key(str(name)) for name in names]
+    chosen = [model for model in kb.models
+              if not keys or any(key and name_key(text).startswith(key) for key in keys
+                                 for text in (model.id, model.name, model.family, *model.aliases))]
+    if fmt == "json":
+        return json_text({"models": [model.to_dict() for model in chosen]})
+    tr = Localizer(lang)
+    _ = tr.gettext
+    if not chosen:
+        return _("No model of the table matches %(names)s; expert models lists them all.") % {
+            "names": tr.list([one_line(str(name)) for name in names], style="or")}
+    rows = []
+    for model in chosen:
+        experts = (_("%(experts)s, %(per_token)s per token") % {"experts": model.experts,
+                                                                 "per_token": model.experts_per_token}
+                   if model.moe else "")
+        rows.append({
+            "name": one_line(model.name), "family": one_line(model.family),
+            "total": tr.billions(model.params_b), "active": tr.billions(model.active_b) if model.moe else "",
+            "layers": tr.number(model.layers, 0), "hidden": tr.number(model.hidden, 0),
+            "heads": f"{model.heads}/{model.kv_heads}", "ffn": tr.number(model.expert_ffn if model.moe else model.ffn, 0),
+            "vocab": tr.number(model.vocab, 0), "context": tr.number(model.context, 0), "experts": experts,
+            "config": one_line(model.config), "source": one_line(model.params_source),
+        })
+    header = {"name": _("model"), "family": _("family"), "total": _("parameters"), "active": _("active"),
+              "layers": _("layers"), "hidden": _("hidden"), "heads": _("heads/KV"), "ffn": _("MLP"),
+              "vocab": _("vocabulary"), "context": _("context"), "experts": _("experts")}
+    if fmt == "markdown":
+        return environment(lang).get_template("models.md.j2").render(rows=rows, header=header, count=len(rows))
+    widths = {c: max(len(header[c]), *(len(row[c]) for row in rows)) for c in header}
+    columns = list(header) if wide else [c for c in NARROW if any(row[c] for row in rows)]
+    while not wide and len(columns) > 2 and sum(widths[c] for c in columns) + 2 * (len(columns) - 1) > width:
+        columns.pop()
+    numeric = {"total", "active", "layers", "hidden", "ffn", "vocab", "context"}
+
+    def line(row: dict[str, str]) -> str:
+        cells = [row[c].rjust(widths[c]) if c in numeric else row[c].ljust(widths[c]) for c in columns]
+        return "  ".join(cells).rstrip()
+
+    table = [line(header), *(line(row) for row in rows)]
+    return environment(lang).get_template("models.txt.j2").render(table=table, count=len(rows), width=width,
+                                                                  hidden=[header[c] for c in header if c not in columns])

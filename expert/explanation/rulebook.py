@@ -1,0 +1,136 @@
+"""`expert rules`: the knowledge base, rule by rule, in the reader's language.
+
+docs/rules.md is this module's markdown output (`expert rules --format
+markdown --lang en`); a test fails when the two drift apart.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterable
+from typing import Any
+
+from ..errors import InputError, nearest
+from ..i18n import Localizer
+from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
+from ..knowledge.records import (
+    DEADLINE_MET,
+    DEADLINE_MISSED,
+    DEADLINE_NEXT,
+    FEWEST_CARDS,
+    MORE_CARDS,
+    NO_COUNT_FITS,
+    NO_FAST_LINK,
+    SPEED_FOUND,
+    SPEED_NEXT,
+    SPEED_NONE,
+)
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+
+
+def concludes(rule: RuleDef, tr: Localizer) -> str:
+    _ = tr.gettext
+    if rule.kind == "derive":
+        return {
+            "requirement": _("declares the VRAM requirement"),
+            "own-card": _("declares your own GPU as a card"),
+            "option": _("declares the configuration that stands for the card"),
+            "market": _("weighs the options against each other"),
+            "pick": _("ranks the options and declares the pick"),
+        }[rule.derive or ""]
+    if rule.kind == "configure":
+        if rule.step == SCALE_OUT:
+            return _("proposes the same configuration on more cards")
+        if rule.step == LARGER_BATCH:
+            return _("proposes the same configuration with a larger micro-batch, when memory allows and it is faster")
+        if rule.step == SPEED_UP:
+            return _("proposes a faster recipe on more cards, when it costs no more")
+        if rule.step == MORE_CARDS:
+            return _("tries the same step on the next count of cards")
+        if rule.step in (FEWEST_CARDS, NO_COUNT_FITS):
+            return _("settles the count of cards a step takes")
+        if rule.step == DEADLINE_NEXT:
+            return _("tries the next count of cards for the deadline")
+        if rule.step in (DEADLINE_MET, DEADLINE_MISSED):
+            return _("settles the count of cards that scaling out takes")
+        if rule.step == SPEED_NEXT:
+            return _("tries a faster recipe on the next count of cards")
+        if rule.step in (SPEED_FOUND, SPEED_NONE):
+            return _("settles whether a faster recipe on more cards pays")
+        if rule.step == NO_FAST_LINK:
+            return _("marks a step that would need several cards without a fast link as impossible")
+        if rule.proposes:
+            return _("proposes a first configuration for every card (step %(step)s)") % {"step": rule.step}
+        return _("proposes the next configuration of the ladder (step %(step)s)") % {"step": rule.step}
+    if rule.kind == "prefer":
+        factor = tr.number(rule.factor or 0, 2)
+        if rule.factor == 0:
+            return _("puts the option first")
+        if (rule.factor or 0) < 1:
+            return _("favours the option (score × %(factor)s)") % {"factor": factor}
+        return _("penalises the option (score × %(factor)s)") % {"factor": factor}
+    return {
+        "reject": _("rules the card out"),
+        "demote": _("ranks the option after every option that is not demoted"),
+        "advice": _("adds advice"),
+        "warning": _("adds a warning"),
+    }[rule.kind]
+
+
+def describe(kb: KnowledgeBase, tr: Localizer, ids: Iterable[str] = ()) -> list[dict[str, Any]]:
+    """Every rule (or those in ``ids``, in knowledge-base order) as a dict."""
+    wanted = list(ids)
+    known = [rule.id for rule in kb.rules]
+    for rule_id in wanted:
+        if rule_id not in known:
+            close = nearest(rule_id, known)
+            raise InputError("rule", tr.gettext("unknown rule '%(rule)s' (`expert rules` lists them).") % {
+                "rule": str(rule_id)[:40]} + tr.did_you_mean(close), close)
+    sections = list(kb.sections)
+    entries = []
+    for rule in kb.rules:
+        if wanted and rule.id not in wanted:
+            continue
+        section = kb.sections[rule.section]
+        entries.append({
+            "id": rule.id,
+            "kind": rule.kind,
+            "concludes": concludes(rule, tr),
+            "cites": section.cited(f"S{sections.index(rule.section) + 1}", tr.gettext),
+            "heuristics": list(rule.heuristics),
+            "gaps": list(rule.gaps),
+            "when": rule.condition.source if rule.condition.source != "true" else None,
+            "factor": rule.factor,
+            "opposes": list(rule.opposes),
+            "overrides": list(rule.overrides),
+            "explanation": _PLACEHOLDER.sub(r"{\1}", tr.gettext(rule.message)),
+            "file": rule.file.rsplit("/", 1)[-1],
+            "line": rule.line,
+        })
+    return entries
+
+
+def heuristic_map(kb: KnowledgeBase) -> list[tuple[str, list[str]]]:
+    found: dict[str, list[str]] = {}
+    for rule in kb.rules:
+        for h in rule.heuristics:
+            found.setdefault(h, []).append(f"`{rule.id}`")
+    for card in kb.catalog:
+        for h in card.heuristics:
+            found.setdefault(h, []).append(f"catalog `{card.id}`")
+    return [(f"H{n}", found.get(f"H{n}", [])) for n in range(1, 40)]
+
+
+def render(kb: KnowledgeBase, entries: list[dict[str, Any]], fmt: str, tr: Localizer, width: int = 80) -> str:
+    from .templating import check_format
+
+    check_format(fmt, tr.lang)
+    if fmt == "json":
+        return json.dumps(entries, ensure_ascii=False, indent=2) + "\n"
+    from .templating import environment
+
+    template = environment(tr.lang).get_template(f"rules.{'md' if fmt == 'markdown' else 'txt'}.j2")
+    return template.render(entries=entries, width=width, hmap=heuristic_map(kb),
+                           complete=len(entries) == len(kb.rules))

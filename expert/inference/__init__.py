@@ -1,0 +1,6 @@
+"""The inference: the rules run by experta over the facts, and the arithmetic they call.
+
+- :mod:`.engine`: the knowledge base's rules compiled into one experta engine class; provenance;
+- :mod:`.sizing`: one configuration's memory, time and cost, as the configuration rules call it;
+- :mod:`.estimate`: the first-principles memory estimate.
+"""

@@ -1,0 +1,277 @@
+"""A second opinion from first principles: the GPU memory a training run
+needs, component by component. Pure arithmetic over the constants of
+``rules/estimator.toml`` (each cites its source); no inference engine.
+
+weights, gradients and optimizer state follow the ZeRO paper's accounting
+(Rajbhandari et al. 2020), sharded across GPUs as ZeRO-1/2/3 and FSDP do;
+activations follow Korthikanti et al. 2022, with or without activation
+checkpointing; LoRA adds its adapters (and their optimizer state) to a frozen
+base at 16, 8 or 4 bits (NF4 with double quantization, as in QLoRA).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from dataclasses import asdict, dataclass, field, replace
+from typing import Any
+
+from ..knowledge import KnowledgeBase
+
+GB = 1e9
+PRECISIONS = ("mixed", "bf16", "fp16")
+STRATEGIES = ("single", "ddp", "zero1", "zero2", "zero3", "fsdp")
+TARGETS = ("all", "qv")
+COMPONENTS = ("weights", "gradients", "optimizer", "activations", "overhead")
+
+
+@dataclass(frozen=True)
+class Setup:
+    """What is being trained, and how."""
+
+    model_size_b: float
+    method: str = "lora"
+    precision: str = "mixed"          # mixed (bf16 with fp32 master), bf16 (pure) or fp16 (with fp32 master)
+    optimizer: str = "adamw"
+    base_bits: int = 16               # frozen weights of LoRA/QLoRA: 16, 8 or 4 (NF4)
+    lora_rank: int = 16
+    lora_targets: str = "all"         # every linear layer, or q and v only
+    seq_len: int = 1024
+    batch: int = 1                    # micro-batch per GPU
+    checkpointing: bool = True
+    gpus: int = 1
+    strategy: str = "single"
+    offload: bool = False             # optimizer state and gradients in CPU memory
+    # The optimizer steps each parameter as soon as its gradient is ready and
+    # frees it (torchtune's optimizer_in_bwd): no full set of gradients is kept.
+    optimizer_in_backward: bool = False
+    # The model's own architecture (rules/models.toml or a config.json); without
+    # one, the typical shape of estimator.toml nearest in size.
+    shape: Mapping[str, Any] | None = field(default=None, compare=False)
+
+
+@dataclass(frozen=True)
+class Estimate:
+    """The memory a setup needs, per GPU and in all, by component (GB)."""
+
+    setup: Setup
+    shape: str
+    params_b: float
+    trainable_b: float
+    breakdown: dict[str, float]       # GB per GPU, by component
+    per_gpu_gb: float
+    total_gb: float                   # all GPUs together
+    cpu_gb: float                     # offloaded to CPU memory
+    # How long it trains (sizing.run_time): gpu, count, tokens, flops_per_token,
+    # tokens_per_second, hours, speed_assumed; None when not asked.
+    time: dict[str, Any] | None = None
+
+    def to_dict(self) -> dict[str, Any]:
+        data = asdict(self)
+        if data["time"] is None:
+            del data["time"]
+        data["setup"] = asdict(self.setup)
+        for key in ("params_b", "trainable_b", "per_gpu_gb", "total_gb", "cpu_gb"):
+            data[key] = round(data[key], 3)
+        data["breakdown"] = {k: round(v, 3) for k, v in data["breakdown"].items()}
+        return data
+
+
+def typical(kb: KnowledgeBase, model_size_b: float, method: str, shape: Mapping[str, Any] | None = None,
+            **changes: Any) -> Setup:
+    """The typical setup of ``rules/estimator.toml`` for a method; with the
+    model's architecture, sequences no longer than its context."""
+    spec = kb.estimator["typical"]
+    seq_len = spec["seq_len"]
+    if shape and shape.get("context"):
+        seq_len = min(seq_len, int(shape["context"]))
+    setup = Setup(model_size_b, method, spec["precision"], spec["optimizer"], spec["base_bits"][method],
+                  spec["lora_rank"], "all", seq_len, spec["batch"], spec["checkpointing"], shape=shape)
+    return replace(setup, **changes)
+
+
+def shape_for(kb: KnowledgeBase, size_b: float) -> dict[str, Any]:
+    return min(kb.estimator["shape"], key=lambda s: abs(math.log(s["size_b"] / size_b)))
+
+
+def adapter_params(shape: Mapping[str, Any], rank: int, targets: str) -> float:
+    """LoRA's parameters on the attention (q and v, or all four projections)
+    and, with "all", on the MLP: on a mixture of experts, every expert's."""
+    h, ffn = shape["hidden"], shape["ffn"]
+    head_dim = shape.get("head_dim") or h / shape["heads"]
+    q, kv = shape["heads"] * head_dim, shape["kv_heads"] * head_dim
+    attention = {"q": h + q, "k": h + kv, "v": h + kv, "o": q + h}
+    layers = shape["layers"]
+    if targets == "qv":
+        return rank * (attention["q"] + attention["v"]) * layers
+    dense_mlp = 3 * (h + ffn) if shape.get("gated", True) else 2 * (h + ffn)
+    experts = shape.get("experts")
+    if not experts:
+        return rank * (sum(attention.values()) + dense_mlp) * layers
+    moe_layers = shape.get("moe_layers") or layers
+    expert_ffn = shape["expert_ffn"]
+    expert = 3 * (h + expert_ffn) if shape.get("gated", True) else 2 * (h + expert_ffn)
+    every_expert = (experts + (shape.get("shared_experts") or 0)) * expert
+    return rank * (sum(attention.values()) * layers + dense_mlp * (layers - moe_layers) + every_expert * moe_layers)
+
+
+def embedding_params(shape: Mapping[str, Any]) -> float:
+    """Parameters of the input embeddings and the output head (one matrix when tied)."""
+    return float(shape["vocab"]) * float(shape["hidden"]) * (1 if shape.get("tied") else 2)
+
+
+def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
+    constants = kb.estimator
+    size = constants["bytes"]
+    shape = setup.shape or shape_for(kb, setup.model_size_b)
+    params = setup.model_size_b * 1e9
+    state_bytes = constants["optimizer"][setup.precision][setup.optimizer]
+    if setup.method == "full":
+        trainable = params
+        weights = params * size["bf16"]
+    else:
+        trainable = adapter_params(shape, setup.lora_rank, setup.lora_targets)
+        base = {16: size["bf16"], 8: size["int8"], 4: size["nf4"]}[setup.base_bits]
+        # A quantized base keeps its embeddings and output head in 16 bits
+        # (estimator.toml [quantized]).
+        kept = min(params, embedding_params(shape)) if setup.base_bits < 16 else 0.0
+        weights = ((params - kept) * base + kept * constants["quantized"]["embeddings_bits"] / 8
+                   + trainable * size["bf16"])
+    gradients = trainable * size["bf16"]
+    if setup.optimizer_in_backward and setup.method == "full":
+        # one parameter's gradient at a time: the largest, the embedding matrix
+        gradients = min(trainable, shape["vocab"] * shape["hidden"]) * size["bf16"]
+    optimizer = trainable * state_bytes
+    paged = trainable * constants["paged"]["host_bytes"] if setup.optimizer.startswith("paged") else 0.0
+
+    n = setup.gpus
+    shards = {"single": (1, 1, 1), "ddp": (1, 1, 1), "zero1": (1, 1, n), "zero2": (1, n, n),
+              "zero3": (n, n, n), "fsdp": (n, n, n)}[setup.strategy if n > 1 else "single"]
+    whole_weights = weights
+    weights, gradients, optimizer = weights / shards[0], gradients / shards[1], optimizer / shards[2]
+    if shards[0] > 1:  # ZeRO-3/FSDP: the layers being used and prefetched are whole on every GPU
+        weights += whole_weights / shape["layers"] * constants["sharding"]["gathered_layers"]
+    cpu = paged
+    if setup.offload:  # ZeRO-Offload: every GPU's gradients and optimizer state go to CPU memory
+        cpu += (gradients + optimizer) * n
+        gradients = optimizer = 0.0
+
+    act = constants["activations"]
+    tokens = setup.seq_len * setup.batch
+    # Keys and values are as wide as the key/value heads (grouped-query attention).
+    head_dim = shape.get("head_dim") or shape["hidden"] / shape["heads"]
+    kv_width = shape["kv_heads"] * head_dim / shape["hidden"]
+    full_layer = act["per_layer"] - act["kv_per_layer"] * (1 - kv_width)
+    per_layer = act["checkpointed_per_layer"] if setup.checkpointing else full_layer
+    activations = tokens * shape["hidden"] * per_layer * shape["layers"]
+    if setup.checkpointing:  # one layer at a time is recomputed in full
+        activations += tokens * shape["hidden"] * full_layer
+    activations += tokens * shape["vocab"] * act["logits_bytes"]
+
+    breakdown = {"weights": weights / GB, "gradients": gradients / GB, "optimizer": optimizer / GB,
+                 "activations": activations / GB, "overhead": constants["overhead"]["per_gpu_gb"]}
+    per_gpu = sum(breakdown.values())
+    return Estimate(setup, shape["name"], params / 1e9, trainable / 1e9, breakdown, per_gpu, per_gpu * n,
+                    cpu / GB)
+
+
+def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_gb: float,
+                     shape: Mapping[str, Any] | None = None) -> str | None:
+    """The first setup of ``rules/estimator.toml`` under which one GPU needs no
+    more than the guide's figure, or None."""
+    for spec in kb.estimator["setup"]:
+        if method not in spec["methods"]:
+            continue
+        changes = {k: spec[k] for k in ("optimizer", "precision", "offload", "base_bits", "optimizer_in_backward")
+                   if k in spec}
+        if estimate(kb, typical(kb, model_size_b, method, shape, **changes)).per_gpu_gb <= guide_gb:
+            return str(spec["id"])
+    return None
+
+
+def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str, Any]]:
+    """A Setup from values typed by a person (or passed by a program), and the
+    run it trains (card, examples, tokens per example, epochs) for its time;
+    each bad value raises InputError naming the field, in the user's language."""
+    from ..errors import InputError, nearest
+    from ..input import profile as profile_module
+
+    def refuse(field: str, value: Any, accepted: str, among: Any = ()) -> InputError:
+        """The field's error; ``among``: the accepted values, of which the nearest are suggested."""
+        label = kb.labels.get("arguments", {}).get(field)
+        close = nearest(value, among)
+        return InputError(field, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
+            "field": tr.gettext(label) if label else field, "value": profile_module.shown(value),
+            "accepted": accepted} + tr.did_you_mean(close), close)
+
+    def whole(field: str, value: Any, low: int, high: int) -> int:
+        try:
+            number = float(str(value).strip().replace(",", "."))
+        except ValueError:
+            raise refuse(field, value, tr.gettext("a whole number from %(low)s to %(high)s") % {
+                "low": low, "high": tr.number(high, 0)}) from None
+        if not (math.isfinite(number) and number == int(number) and low <= number <= high):
+            raise refuse(field, value, tr.gettext("a whole number from %(low)s to %(high)s") % {
+                "low": low, "high": tr.number(high, 0)})
+        return int(number)
+
+    def choice(field: str, value: Any, choices: tuple[str, ...]) -> str:
+        text = str(value).strip().lower()
+        if text not in choices:
+            raise refuse(field, value, tr.gettext("choose %(accepted)s") % {"accepted": tr.list(choices, style="or")},
+                         choices)
+        return text
+
+    def field(name: str) -> Any:
+        value = raw.get(name)
+        return profile_module.parse_field(kb, name, value if profile_module.is_given(value) else kb.fields[name].default, tr)
+
+    method = field("method")
+    given = raw.get("model_size_b")
+    if not profile_module.is_given(given) and raw.get("model_config") is None:
+        given = kb.fields["model_size_b"].default
+    resolved = profile_module.resolve_size(kb, given, tr, raw.get("model_config"))
+    setup = typical(kb, resolved.total_b, method, resolved.shape)
+    changes: dict[str, Any] = {}
+    if raw.get("precision") is not None:
+        changes["precision"] = choice("precision", raw["precision"], PRECISIONS)
+    if raw.get("optimizer") is not None:
+        changes["optimizer"] = choice("optimizer", raw["optimizer"], tuple(kb.estimator["optimizer"]["mixed"]))
+    if raw.get("base_bits") is not None:
+        changes["base_bits"] = int(choice("base_bits", raw["base_bits"], ("16", "8", "4")))
+    for name, low, high in (("lora_rank", 1, 4096), ("seq_len", 1, 1_000_000), ("batch", 1, 4096),
+                            ("gpus", 1, 4096)):
+        if raw.get(name) is not None:
+            changes[name] = whole(name, raw[name], low, high)
+    if raw.get("checkpointing") is not None:
+        changes["checkpointing"] = bool(raw["checkpointing"])
+    if raw.get("offload") is not None:
+        changes["offload"] = bool(raw["offload"])
+    gpus = changes.get("gpus", 1)
+    strategy = raw.get("strategy")
+    changes["strategy"] = choice("strategy", strategy, STRATEGIES) if strategy is not None else (
+        "single" if gpus == 1 else "zero3")
+    if changes["strategy"] == "single" and gpus > 1:
+        raise refuse("strategy", "single", tr.gettext("with several GPUs choose %(accepted)s") % {
+            "accepted": tr.list(STRATEGIES[1:], style="or")})
+    setup = replace(setup, **changes)
+    if profile_module.is_given(raw.get("tokens_per_example")) and raw.get("seq_len") is None:
+        # memory is sized for examples this long, as advise sizes it
+        setup = replace(setup, seq_len=max(setup.seq_len, field("tokens_per_example")))
+    gpu = raw.get("gpu")
+    from .sizing import named_card
+
+    if gpu is not None and named_card(kb, str(gpu).strip().lower()) is None:
+        raise refuse("gpu", gpu, tr.gettext("choose a card of the catalog or one you own (`expert catalogs` lists "
+                                            "them)"), [card.id for card in kb.catalog] + [card.id for card in kb.owned])
+    run = {"gpu": str(gpu).strip().lower() if gpu is not None else None,
+           "dataset_examples": field("dataset_examples"),
+           "tokens_per_example": field("tokens_per_example") if profile_module.is_given(
+               raw.get("tokens_per_example")) else setup.seq_len,
+           "epochs": field("epochs"), "stack": field("stack")}
+    return setup, run
+
+
+def fitting_cards(kb: KnowledgeBase, result: Estimate) -> list[str]:
+    """Catalog cards each of whose devices holds the per-GPU figure."""
+    return [card.id for card in kb.catalog if card.vram_gb / card.devices >= result.per_gpu_gb]
