@@ -40,6 +40,11 @@ def test_the_generated_types_match_the_profile_definition() -> None:
         f"def f(\n    {module.START}\n    model_size_b: profile_types.ModelSizeB | None = None,\n"
         f"    new_field: profile_types.NewField | None = None,\n    {module.END}\n    *, lang: str,\n)")
     assert all(module.START in path.read_text(encoding="utf-8") for path in module.SIGNATURES)
+    # ... and a condition type in conditions.FIELDS["profile"], from its type in rules/profile.toml
+    fields = f'    "profile": {{\n        {module.START}\n        "old": NUM,\n        {module.END}\n        "model_name": STR,'
+    assert module.with_condition_types(fields, {"model_size_b": {"type": "size"}, "new_field": {"type": "hours"}}) == (
+        f'    "profile": {{\n        {module.START}\n        "model_size_b": PROFILE_TYPES["size"],\n'
+        f'        "new_field": PROFILE_TYPES["hours"],\n        {module.END}\n        "model_name": STR,')
 
 
 @pytest.mark.parametrize("function", [advise, explain, Consultation.__init__])

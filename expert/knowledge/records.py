@@ -12,14 +12,16 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .conditions import COMPARED, DERIVED_PROFILE_FIELDS, FIELDS, Condition
+from .conditions import COMPARED, DERIVED_PROFILE_FIELDS, FIELDS, PROFILE_TYPES, Condition
 
-# --- the vocabulary: declared here (the profile's fields in conditions.FIELDS) once
+# --- the vocabulary: declared here once (the profile's fields in rules/profile.toml,
+# written into conditions.FIELDS by scripts/update_types.py)
 # The profile's fields, in order.
 PROFILE_FIELDS = tuple(name for name in FIELDS["profile"] if name not in DERIVED_PROFILE_FIELDS)
 # The only profile fields that may be missing (no deadline, no own GPU).
 OPTIONAL_FIELDS = ("deadline_h", "vram_gb")
-FIELD_TYPES = ("size", "number", "amount", "integer", "hours", "choice", "bool")
+# The types a profile field may have.
+FIELD_TYPES = tuple(PROFILE_TYPES)
 # Fine-tuning methods: each has a ladder (recipes.toml), figures in
 # requirements.toml and timing.toml, and a typical base precision (estimator.toml).
 METHODS = ("full", "lora", "qlora")
