@@ -227,3 +227,59 @@ def test_speeding_up_tries_counts_until_a_faster_recipe_pays(tmp_path: Path) -> 
     quiet, trials = speed_trials(13)
     assert not trials and not any(f.rule.id in ("faster-recipe-pays", "no-faster-recipe-pays",
                                                 "more-cards-for-a-faster-recipe") for f in quiet.firings)
+
+
+def test_the_ranking_and_the_pick_are_rules_over_facts() -> None:
+    # Each pair of standing options fires ranks-before once, and an option's
+    # place is one more than the options ranked before it; the first is the pick.
+    result = run(model_size_b=8, method="lora", vram_gb=24)
+    ranking = result.ranking
+    assert ranking[0] == "own" and result.pick is not None and result.pick["gpu"] == "own" and result.pick["found"]
+    before = [f for f in result.firings if f.rule.id == "ranks-before"]
+    assert len(before) == len(ranking) * (len(ranking) - 1) // 2
+    for position, gpu in enumerate(ranking, 1):
+        assert sum(f.derived[0]["values"]["gpu"] == gpu for f in before) == position - 1
+        ranked = next(f for f in result.firings if f.rule.id == "rank-options" and f.gpu == gpu)
+        assert ranked.derived == [{"fact": "ranked", "values": {"gpu": gpu, "position": position}}]
+    # The options another beats on money and time are marked by a rule, then demoted.
+    beaten = {f.derived[0]["values"]["gpu"] for f in result.firings if f.rule.id == "another-beats-it-on-money-and-time"}
+    assert "rtx-4090" in beaten and "own" not in beaten
+    assert ("beaten-on-money-and-time", "rtx-4090") in {(f.rule.id, f.gpu) for f in result.firings}
+    # Nothing stands: no-option-stands declares that there is no pick.
+    none = run(model_size_b=2000, method="full")
+    assert none.ranking == [] and none.pick == {"gpu": None, "count": None, "hours": None, "found": False}
+    assert [f.rule.id for f in none.firings if f.rule.derive in ("pick", "no-pick")] == ["no-option-stands"]
+
+
+def test_a_verdict_a_rule_overrides_does_not_count(tmp_path: Path) -> None:
+    # A prefer rule that overrides a reject and a demote rule: the option it
+    # prefers stands though no price is listed, and the deadline it misses
+    # does not hold it back.
+    rules = tmp_path / "rules"
+    shutil.copytree(paths.RULES, rules)
+    text = (rules / "rules.toml").read_text(encoding="utf-8")
+    one_gpu = 'id = "one-gpu-if-it-fits"\nkind = "prefer"\n'
+    assert one_gpu in text
+    (rules / "rules.toml").write_text(text.replace(one_gpu, one_gpu + 'opposes = ["no-rental-price", "misses-deadline"]\n'
+                                                   'overrides = ["no-rental-price", "misses-deadline"]\n'),
+                                      encoding="utf-8")
+    kb = knowledge_base(rules_dir=rules)
+
+    def both(**given: Any) -> tuple[engine.Run, engine.Run]:
+        profile, _ = build(kb, given, Localizer("en"))
+        return run(**given), engine.infer(kb, profile)
+
+    # The A100 40 GB has no listed price: ruled out, unless the override stands.
+    shipped, result = both(model_size_b=7, method="lora")
+    assert "a100-40gb" not in shipped.ranking and "a100-40gb" in result.ranking
+    # The RTX 4090 misses a one-hour deadline: demoted, unless the override stands.
+    demotions = [rule.id for rule in kb.rules if rule.kind == "demote"]
+    bit = 2 ** (len(demotions) - 1 - demotions.index("misses-deadline"))
+
+    def demotion(of: engine.Run) -> int:
+        return next(m["values"]["demotion"] for f in of.firings if f.rule.id == "ranks-before" for m in f.matched
+                    if m["fact"] in ("weight", "rival") and m["values"]["gpu"] == "rtx-4090")
+
+    shipped, result = both(model_size_b=7, method="lora", deadline_h=1)
+    assert ("misses-deadline", "rtx-4090") in {(f.rule.id, f.gpu) for f in result.firings}
+    assert demotion(shipped) & bit and not demotion(result) & bit

@@ -414,14 +414,17 @@ class _Explainer:
         steps = []
         for firing in self.firings:
             rule = firing.rule
-            if rule.derive == "requirement" or firing.gpu == gpu:
-                steps.append(self.step(firing))
-            elif rule.derive == "pick":
+            if rule.derive == "rank":
+                if firing.gpu != gpu:
+                    continue
                 left = len(self.run.ranking)
                 text = self.tr.ngettext("Ranked %(rank)s of %(n)s option left. %(why)s",
                                         "Ranked %(rank)s of %(n)s options left. %(why)s", left) % {
                     "rank": rank, "n": left, "why": self.w.message(rule, firing.env)}
                 steps.append(self.step(firing, text))
+            elif rule.derive == "requirement" or (firing.gpu == gpu and rule.derive != "standing"):
+                # (that the option stands is plain from its rank: the rules that ruled others out are WHY NOT's)
+                steps.append(self.step(firing))
             elif rank == 1 and (rule.kind == "warning" or (rule.kind == "advice" and self.about_configuration(firing))):
                 steps.append(self.step(firing))
         return How(gpu, rank, self.w.option_label(option), steps)
@@ -537,7 +540,7 @@ class _Explainer:
         tr, _ = self.tr, self._
         pick_gpu = self.run.ranking[0]
         mine, theirs = self.run.options[gpu], self.run.options[pick_gpu]
-        reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "pick")), [],
+        reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "rank")), [],
                           _("%(pick)s: about %(pick_hours)s, %(pick_cost)s in all; %(this)s: about %(hours)s, "
                             "%(cost)s in all.") % {
                               "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"], like=mine["hours"]),

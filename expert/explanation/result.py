@@ -459,6 +459,8 @@ class _Context(Mapping[str, str]):
                 return "—"
             return self.writer.option_label({"where": "cloud", "gpu": values[f"{which}_gpu"],
                                              "count": values[f"{which}_count"]})
+        if name == "label" and namespace in ("standing", "other", "weight", "rival"):
+            return self.writer.option_label(values)
         if namespace in ("option", "pick", "candidate", "proposal", "trial"):
             if name == "label":
                 return self.writer.option_label(values)
@@ -466,7 +468,8 @@ class _Context(Mapping[str, str]):
                 return self.writer.setup(values)
             if name == "summary":
                 return self.writer.summary(values)
-        if name == "name" and namespace in ("option", "pick", "card", "candidate", "proposal", "trial"):
+        if name == "name" and namespace in ("option", "pick", "card", "candidate", "proposal", "trial", "standing", "other",
+                                            "weight", "rival", "place", "ranked"):
             return self.writer.name(values["gpu"])
         if name not in values:
             raise KeyError(key)
@@ -499,7 +502,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         own = gpu == "own"
         fired = by_gpu.get(gpu, [])
         rules = [r for r in (derive_rules.get("requirement"), derive_rules.get("own-card") if own else None) if r]
-        rules += [f.rule.id for f in fired] + [r for r in (derive_rules.get("pick"),) if r]
+        rules = list(dict.fromkeys(rules + [f.rule.id for f in fired]))
         meets = None if deadline is None else option["elapsed_hours"] <= deadline
         params = {
             "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),

@@ -37,8 +37,14 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             "requirement": _("declares the VRAM requirement"),
             "own-card": _("declares your own GPU as a card"),
             "option": _("declares the configuration that stands for the card"),
-            "market": _("weighs the options against each other"),
-            "pick": _("ranks the options and declares the pick"),
+            "standing": _("declares an option no rule ruled out, to weigh against the others"),
+            "undercut": _("marks a rented option another comes before as the cheapest"),
+            "market": _("declares the cheapest rented option, the mark a low budget holds the others to"),
+            "beaten": _("marks an option another beats on both money and time"),
+            "before": _("counts an option another ranks before"),
+            "rank": _("declares an option's place in the ranking"),
+            "pick": _("declares the first in the ranking the pick"),
+            "no-pick": _("declares that there is no pick"),
         }[rule.derive or ""]
     if rule.kind == "configure":
         if rule.step == SCALE_OUT:

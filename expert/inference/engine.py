@@ -4,16 +4,24 @@
 Working memory holds one ``Profile`` (the person's answers), one
 ``Requirement`` (the guide's figure), a ``Card`` per GPU (the catalog's, and
 the person's own), the ``Candidate`` configurations the configuration rules
-propose, the ``Option`` chosen for each card, and the ``Pick``. Every rule
-joins the facts it reasons about through its patterns (a candidate or option
-with the card of the same ``gpu``), and its compiled ``when`` is an experta
-test over exactly those facts.
+propose, the ``Option`` chosen for each card, the ``Verdict`` of each reject,
+demote and prefer rule, then for each option no reject verdict is on its
+``Standing``, ``Weight`` (what the ranking compares, weighed by the verdicts
+on it) and ``Place`` (how many options rank before it), the marks pairs of
+options leave (``Undercut``, ``Beaten``, the cheapest rented one's
+``Market``), each option's ``Ranked`` position, and the ``Pick``. The
+options, the ranking and the pick are read from working memory after the
+run. Every rule joins the facts it reasons about through its patterns (a
+candidate or option with the card of the same ``gpu``), and its compiled
+``when`` is an experta test over exactly those facts.
 
 Configuration works as R1/XCON did: ``propose`` a configuration for every
 card, then climb the ladder of ``rules/recipes.toml`` one rule at a time —
 each configure rule matches the candidate whose ``next_step`` it is and that
 does not fit — until one fits; then scale out for a deadline, and settle the
-card's option. Saliences order the stages; within a stage results never
+card's option. Ranking works the same way: rules match pairs of standing
+options (``ranks-before``, the cheapest, the dominated) and the first ranked
+is the pick. Saliences order the stages; within a stage results never
 depend on firing order, which changes with ``PYTHONHASHSEED``.
 
 Provenance comes from the activations themselves: a rule's action receives
@@ -34,7 +42,7 @@ from typing import Any
 from .._vendor import experta
 from ..knowledge import LARGER_BATCH, OFF_LADDER, SCALE_OUT, SPEED_UP, TRIAL_STEPS, KnowledgeBase, RuleDef
 from ..knowledge import Card as CardDef
-from ..knowledge.conditions import COMPARED_FIELDS
+from ..knowledge.conditions import COMPARED_FIELDS, FIELDS
 from ..knowledge.records import (
     DEADLINE_MET,
     DEADLINE_NEXT,
@@ -81,8 +89,32 @@ class Verdict(Fact):  # type: ignore[misc,valid-type]
     """A ruling on one card's option (reject, demote or prefer), consumed by the ranking."""
 
 
+class Standing(Fact):  # type: ignore[misc,valid-type]
+    """An option no reject verdict ruled out, with its card's place in the catalog."""
+
+
+class Undercut(Fact):  # type: ignore[misc,valid-type]
+    """A rented option another comes before as the cheapest (low budget)."""
+
+
 class Market(Fact):  # type: ignore[misc,valid-type]
-    """The standing options weighed against each other, before the ranking."""
+    """The cheapest rented option that fits, the mark a low budget holds the others to."""
+
+
+class Beaten(Fact):  # type: ignore[misc,valid-type]
+    """An option another beats on both money and time."""
+
+
+class Weight(Fact):  # type: ignore[misc,valid-type]
+    """A standing option as the ranking weighs it: the demote and prefer verdicts on it, and its score."""
+
+
+class Place(Fact):  # type: ignore[misc,valid-type]
+    """How many options rank before one, while they are compared."""
+
+
+class Ranked(Fact):  # type: ignore[misc,valid-type]
+    """An option's place in the ranking (1 first)."""
 
 
 class Pick(Fact):  # type: ignore[misc,valid-type]
@@ -90,9 +122,22 @@ class Pick(Fact):  # type: ignore[misc,valid-type]
 
 
 FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate": Candidate, "trial": Trial,
-                "option": Option,
-                "verdict": Verdict, "market": Market, "pick": Pick}
+                "option": Option, "verdict": Verdict, "standing": Standing, "other": Standing,
+                "undercut": Undercut, "market": Market, "beaten": Beaten, "weight": Weight, "rival": Weight,
+                "place": Place, "ranked": Ranked, "pick": Pick}
 VERDICTS = ("reject", "demote", "prefer")
+# What the options that stand are compared by (conditions.FIELDS): a standing
+# option's fields, and those of its weight in the ranking.
+STANDING_FIELDS = tuple(name for name in FIELDS["standing"] if name != "order")
+WEIGHT_FIELDS = ("gpu", "count", "where", "total_vram_gb", "hours", "total_cost", "devices", "order")
+# The two of a pair of options bind their card's id under these names.
+_PAIRED = {"other": "other_gpu", "rival": "other_gpu"}
+# The fact a stage's rules match none of, as well as their patterns: an option
+# stands when no reject verdict is on it; the cheapest rented option is one no
+# other undercuts; no option stands when there is none.
+_ABSENT = {"standing": lambda: Verdict(kind="reject", gpu=MATCH.gpu),
+           "market": lambda: Undercut(gpu=MATCH.gpu),
+           "no-pick": lambda: Standing()}
 # What each kind of rule declares (derive rules: what their helper declares).
 # The stage of the rules over the trials of scaling out: after scale-out, so that
 # the trace reads in the order the counts were tried.
@@ -101,11 +146,13 @@ SCALE_TRIAL = "scale-trial"
 SPEED_TRIAL = "speed-trial"
 DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
             "trial": "candidate", SCALE_TRIAL: "candidate", SPEED_TRIAL: "candidate",
-            "option": "option", "market": "market", "pick": "pick"}
+            "option": "option", "standing": "standing", "undercut": "undercut", "market": "market",
+            "beaten": "beaten", "before": "place", "rank": "ranked", "pick": "pick", "no-pick": "pick"}
 SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82,
             SPEED_TRIAL: 81, SCALE_OUT: 80, SCALE_TRIAL: 79,
             "option": 75,
-            "reject": 60, "market": 58, "demote": 55, "prefer": 50, "pick": 30, "advice": 20, "warning": 10}
+            "reject": 60, "standing": 59, "undercut": 58, "market": 57, "beaten": 56, "demote": 55, "prefer": 50,
+            "before": 45, "rank": 40, "pick": 30, "no-pick": 30, "advice": 20, "warning": 10}
 INPUT = "input"
 
 
@@ -155,11 +202,24 @@ class Run:
     pick: dict[str, Any] | None = None
     firings: list[Firing] = field(default_factory=list)
     origin: dict[int, str] = field(default_factory=dict)   # fact id -> the rule that declared it
+    # The facts about one card by (namespace, gpu) (a verdict's by (namespace, gpu, rule)): the
+    # working memory's index, so that an action modifies or retracts the one it means.
+    ids: dict[tuple[str | None, ...], int] = field(default_factory=dict, repr=False)
+    fired: set[tuple[str, str | None]] = field(default_factory=set, repr=False)   # the conclusions drawn
     plains: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     card_ids: dict[str, int] = field(default_factory=dict, repr=False)   # card id -> its fact id
 
     def __post_init__(self) -> None:
         self.positions = {card.id: i for i, card in enumerate(self.kb.catalog)}
+        self.overriders: dict[str, list[str]] = {}   # rule id -> the rules that override it
+        for rule in self.kb.rules:
+            for other in rule.overrides:
+                self.overriders.setdefault(other, []).append(rule.id)
+        self.demotions = [rule.id for rule in self.kb.rules if rule.kind == "demote"]
+
+    def overridden(self, rule_id: str, gpu: str | None) -> bool:
+        """Did a rule that overrides ``rule_id`` conclude on the same card?"""
+        return any((other, gpu) in self.fired for other in self.overriders.get(rule_id, ()))
 
     def plain(self, fact: Any) -> dict[str, Any]:
         """A declared fact's fields as a plain dict (made once per fact: facts never change)."""
@@ -174,7 +234,9 @@ class Run:
         return self.positions.get(gpu, len(self.positions))
 
     def sorted_firings(self) -> list[Firing]:
-        return sorted(self.firings, key=lambda f: (-salience(f.rule), f.rule.index, self.order(f.gpu)))
+        # (a rule that compares two options fires once per pair: the other card orders those)
+        return sorted(self.firings, key=lambda f: (-salience(f.rule), f.rule.index, self.order(f.gpu), [
+            self.order(m["values"]["gpu"]) for m in f.matched if "gpu" in m["values"]]))
 
 
 class _Reads(Mapping[str, Any]):
@@ -229,25 +291,67 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         gpu = env[held_by]["gpu"] if held_by else None
         derived = []
         for namespace, values in declared:
-            fact = self.declare(FACT_CLASSES[namespace](**values))
-            if fact is not None:
-                run.origin[fact["__factid__"]] = rule.id
-                if namespace == "card":
-                    run.card_ids[values["id"]] = fact["__factid__"]
+            key = (namespace, values.get("gpu"))
+            if namespace in _MODIFIED and key in run.ids:   # a count that changes while options are compared
+                self.record(key, self.modify(self.facts[run.ids[key]], **values), rule)
+            else:
+                fact = self.declare(FACT_CLASSES[namespace](**values))
+                if fact is not None:
+                    self.record(("card", values["id"]) if namespace == "card" else key, fact, rule)
             derived.append({"fact": namespace, "values": {k: v for k, v in values.items() if k not in sizing.CARRIED}})
             gpu = gpu or values.get("gpu") or (values.get("id") if namespace == "card" else None)
             env.setdefault("proposal" if namespace in ("candidate", "trial") else namespace, values)
         if not declared:
             run.conclusions.append((rule, gpu))
+            run.fired.add((rule.id, gpu))
             if rule.kind in VERDICTS:  # the ranking consumes it from working memory
                 verdict = {"rule": rule.id, "kind": rule.kind, "gpu": gpu}
-                fact = self.declare(Verdict(**verdict))
-                if fact is not None:
-                    run.origin[fact["__factid__"]] = rule.id
                 derived.append({"fact": "verdict", "values": verdict})
+                self.rule_on(rule, gpu, verdict)
             else:  # advice and warnings: no rule consumes them, so they are recorded only
                 derived.append({"fact": rule.kind, "values": {"gpu": gpu} if gpu else {}})
         run.firings.append(Firing(rule, gpu, self.matched(rule, facts, env, reads), derived, env))
+
+    def record(self, key: tuple[str | None, ...], fact: Any, rule: RuleDef) -> None:
+        """Index a fact a rule declared (or modified), and note the rule."""
+        self.consultation.origin[fact["__factid__"]] = rule.id
+        self.consultation.ids[key] = fact["__factid__"]
+        if key[0] == "card":
+            self.consultation.card_ids[str(key[1])] = fact["__factid__"]
+
+    def rule_on(self, rule: RuleDef, gpu: str | None, verdict: dict[str, Any]) -> None:
+        """Declare a verdict, unless a rule that ``overrides`` it already ruled
+        on the same card; retract the verdicts it overrides; and weigh the
+        card's standing option by the demote and prefer verdicts that stand on it."""
+        run = self.consultation
+        if not run.overridden(rule.id, gpu):
+            fact = self.declare(Verdict(**verdict))
+            if fact is not None:
+                self.record(("verdict", str(gpu), rule.id), fact, rule)
+        for overridden in rule.overrides:
+            key = ("verdict", str(gpu), overridden)
+            if key in run.ids:
+                self.retract(self.facts[run.ids.pop(key)])
+        weighed = ("weight", gpu)
+        if weighed in run.ids and (rule.kind != "reject" or rule.overrides):
+            weight = run.plain(self.facts[run.ids[weighed]])
+            rules = sorted(weight["rules"] + ([rule.id] if rule.kind != "reject" else []), key=lambda r: run.kb.rule(r).index)
+            self.record(weighed, self.modify(self.facts[run.ids[weighed]],
+                                             **self.weighed(weight, rules, gpu)), rule)
+
+    def weighed(self, option: Mapping[str, Any], rules: list[str], gpu: str | None) -> dict[str, Any]:
+        """What the ranking compares of an option (rules.toml ``ranks-before``):
+        ``demotion`` adds a power of two for each demote rule that stands on it
+        (an earlier rule a larger one), ``score`` is the pure evaluation's with
+        the factors of the prefer rules that stand on it."""
+        run = self.consultation
+        standing = [r for r in map(run.kb.rule, rules) if not run.overridden(r.id, gpu)]
+        stands = {r.id for r in standing}
+        factors = sorted(float(r.factor) for r in standing if r.kind == "prefer" and r.factor is not None)
+        demotions = run.demotions
+        return {"rules": list(rules), "factors": factors,
+                "demotion": sum(2 ** (len(demotions) - 1 - i) for i, d in enumerate(demotions) if d in stands),
+                "score": sizing.score(run.kb, run.profile, option, factors)}
 
     def conclude(self, rule: RuleDef, seen: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
         """What a rule declares: a derived fact through its helper, or nothing
@@ -302,15 +406,47 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 run.candidates.setdefault(candidate["gpu"], []).append(candidate)
             yield namespace, candidate
         elif what == "option":
-            option = dict(seen["candidate"].plain)
-            run.options[option["gpu"]] = option
-            yield "option", option
+            yield "option", dict(seen["candidate"].plain)
+        elif what == "standing":
+            option = seen["option"].plain
+            standing = {name: option[name] for name in STANDING_FIELDS} | {"order": run.order(option["gpu"])}
+            yield "standing", standing
+            weight = {name: standing[name] for name in WEIGHT_FIELDS}
+            # (the verdicts already on it: an overriding rule can make an option stand late)
+            ruled = [r.id for r in run.kb.rules if r.kind in ("demote", "prefer") and (r.id, option["gpu"]) in run.fired]
+            yield "weight", weight | self.weighed(weight, ruled, option["gpu"])
+            yield "place", {"gpu": option["gpu"], "behind": 0}
+        elif what in ("undercut", "beaten"):
+            yield what, {"gpu": seen["standing"]["gpu"]}
         elif what == "market":
-            verdicts = [(run.kb.rule(f["rule"]), f["gpu"]) for f in self.facts.values() if isinstance(f, Verdict)]
-            yield "market", _market(run, seen["profile"], verdicts)
+            yield "market", {"cheapest_gpu": seen["standing"]["gpu"],
+                             "cheapest_total_cost": seen["standing"]["total_cost"]}
+        elif what == "before":   # the rival has one more option before it
+            gpu = seen["rival"]["gpu"]
+            yield "place", {"gpu": gpu, "behind": self.facts[run.ids["place", gpu]]["behind"] + 1}
+        elif what == "rank":
+            yield "ranked", {"gpu": seen["place"]["gpu"], "position": seen["place"]["behind"] + 1}
         elif what == "pick":
-            verdicts = [(run.kb.rule(f["rule"]), f["gpu"]) for f in self.facts.values() if isinstance(f, Verdict)]
-            yield "pick", _pick(run, seen["profile"], verdicts)
+            option = dict(seen["option"].plain)
+            yield "pick", {**option, "found": True, **self.compared(option["gpu"])}
+        elif what == "no-pick":
+            yield "pick", dict.fromkeys(("gpu", "count", "hours")) | {"found": False}
+
+    def compared(self, pick: str) -> dict[str, Any]:
+        """The rented options the pick is weighed against, as pick fields
+        (conditions.COMPARED): the next in the ranking, the fastest, and the
+        cheapest in all (the cheaper per hour of two that cost the same); None
+        when there is none. A summary of the ranking the rules declared, for
+        the advice rules to read (experta has no pattern that collects facts)."""
+        run = self.consultation
+        ranked = sorted((self.facts[i]["position"], key[1]) for key, i in run.ids.items() if key[0] == "ranked")
+        options = [run.plain(self.facts[run.ids["standing", gpu]]) for _, gpu in ranked if gpu != pick]
+        others = [option for option in options if option["where"] == "cloud"]
+        chosen = {"next": others[0] if others else None,
+                  "fastest": min(others, key=lambda o: o["hours"], default=None),
+                  "cheap": min(others, key=lambda o: (o["total_cost"], o["per_hour"]), default=None)}
+        return {f"{which}_{name}": (option[name] if option else None)
+                for which, option in chosen.items() for name in COMPARED_FIELDS}
 
     def matched(self, rule: RuleDef, facts: dict[str, Any], env: dict[str, Any],
                 reads: dict[str, set[str]]) -> list[dict[str, Any]]:
@@ -322,11 +458,12 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         for namespace, name in rule.placeholders:
             if namespace in facts:
                 uses.setdefault(namespace, set()).add(name)
-        for namespace, key in (("candidate", "gpu"), ("trial", "gpu"), ("option", "gpu"), ("card", "id")):
-            if namespace in facts:  # which card the fact is about
-                uses.setdefault(namespace, set()).add(key)
+        for namespace in facts:
+            if namespace in _ABOUT_A_CARD:  # which card the fact is about
+                uses.setdefault(namespace, set()).add("id" if namespace == "card" else "gpu")
         matched = []
-        for namespace in ("profile", "req", "card", "candidate", "trial", "option", "market", "pick"):
+        for namespace in ("profile", "req", "card", "candidate", "trial", "option", "standing", "other", "weight",
+                          "rival", "place", "ranked", "market", "beaten", "pick"):
             if namespace not in facts or not uses.get(namespace):
                 continue
             fact = facts[namespace]
@@ -346,72 +483,6 @@ def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleD
     return [(rule, gpu) for rule, gpu in conclusions if (rule.id, gpu) not in overridden or (rule.id, gpu) not in fired]
 
 
-def _standing(run: Run, verdicts: list[tuple[RuleDef, str | None]]) -> dict[str, dict[str, Any]]:
-    """The options no reject verdict ruled out."""
-    rejected = {gpu for rule, gpu in effective(verdicts) if rule.kind == "reject"}
-    return {gpu: option for gpu, option in run.options.items() if gpu not in rejected}
-
-
-def _market(run: Run, profile: Mapping[str, Any], verdicts: list[tuple[RuleDef, str | None]]) -> dict[str, Any]:
-    """The standing options that fit, weighed against each other: the
-    cheapest rented one that meets the deadline (of all rented ones when none
-    does), and the cards whose option another beats on both money and time.
-    Arithmetic only: demote rules decide what follows from it."""
-    standing = {gpu: option for gpu, option in _standing(run, verdicts).items() if option["fits"]}
-    deadline = profile["deadline_h"]
-    rented = [option for option in standing.values() if option["where"] == "cloud"]
-    meeting = [o for o in rented if deadline is None or o["elapsed_hours"] <= deadline] or rented
-    cheapest = min(meeting, key=lambda o: (o["total_cost"], o["hours"], run.order(o["gpu"])), default=None)
-    beaten = sorted(gpu for gpu, option in standing.items()
-                    if any(other != gpu and _beats(theirs, option) for other, theirs in standing.items()))
-    return {"cheapest_gpu": cheapest["gpu"] if cheapest else None,
-            "cheapest_total_cost": cheapest["total_cost"] if cheapest else None, "beaten": beaten}
-
-
-def _pick(run: Run, profile: Mapping[str, Any], verdicts: list[tuple[RuleDef, str | None]]) -> dict[str, Any]:
-    """Rank the options no verdict ruled out: by the demote verdicts on each
-    (an option a demote rule matched ranks after those it did not; rules
-    earlier in rules.toml weigh more), then by score (sizing.score with the
-    factors of the preference verdicts on each); ties go to fewer devices,
-    then catalog order."""
-    conclusions = effective(verdicts)
-    demotions = [rule for rule in run.kb.rules if rule.kind == "demote"]
-    demoted = {(rule.id, gpu) for rule, gpu in conclusions if rule.kind == "demote"}
-    factors: dict[str, list[float]] = {}
-    for rule, gpu in conclusions:
-        if rule.kind == "prefer" and gpu is not None:
-            factors.setdefault(gpu, []).append(rule.factor)  # type: ignore[arg-type]
-    standing = _standing(run, verdicts)
-    scored = [(tuple((rule.id, gpu) in demoted for rule in demotions),
-               sizing.score(run.kb, profile, option, sorted(factors.get(gpu, []))),
-               option["devices"], run.order(gpu), gpu) for gpu, option in standing.items()]
-    run.ranking = [gpu for *_, gpu in sorted(scored)]
-    if run.ranking:
-        run.pick = {**run.options[run.ranking[0]], "found": True, **_compared(run)}
-    else:
-        run.pick = dict.fromkeys(("gpu", "count", "hours")) | {"found": False}
-    return run.pick
-
-
-def _beats(one: Mapping[str, Any], other: Mapping[str, Any]) -> bool:
-    """``one`` costs no more and takes no longer than ``other``, and is better in one of them."""
-    return (one["total_cost"] <= other["total_cost"] and one["hours"] <= other["hours"]
-            and (one["total_cost"] < other["total_cost"] or one["hours"] < other["hours"]))
-
-
-def _compared(run: Run) -> dict[str, Any]:
-    """The rented options the pick is weighed against, as pick fields
-    (conditions.COMPARED): the next in the ranking, the fastest, and the
-    cheapest in all (the cheaper per hour of two that cost the same); None
-    when there is no other."""
-    others = [run.options[gpu] for gpu in run.ranking[1:] if run.options[gpu]["where"] == "cloud"]
-    chosen = {"next": others[0] if others else None,
-              "fastest": min(others, key=lambda o: o["hours"], default=None),
-              "cheap": min(others, key=lambda o: (o["total_cost"], o["per_hour"]), default=None)}
-    return {f"{which}_{name}": (option[name] if option else None)
-            for which, option in chosen.items() for name in COMPARED_FIELDS}
-
-
 # --- Compiling the knowledge base into an engine class ---------------------------
 
 # The facts each stage's helper reads, besides what the rule's condition and
@@ -420,9 +491,17 @@ HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose"
                 "configure": ("profile", "req", "candidate", "card"), "trial": ("profile", "req", "trial", "card"),
                 SCALE_TRIAL: ("profile", "req", "trial", "card"), SPEED_TRIAL: ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
                 SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
-                "option": ("profile", "candidate"), "market": ("profile",), "pick": ("profile",)}
+                "option": ("profile", "candidate"), "standing": ("option", "profile"),
+                "undercut": ("standing", "other", "profile"), "market": ("standing", "profile"),
+                "beaten": ("standing", "other"), "before": ("weight", "rival"), "rank": ("place", "profile"),
+                "pick": ("ranked", "option"), "no-pick": ("profile",)}
 # The fact a rule is about, by its scope.
 _SUBJECTS = ("candidate", "trial", "option", "market", "pick", "card", "req", "profile")
+# The facts about one card (their `gpu`, a card's `id`, says which).
+_ABOUT_A_CARD = ("candidate", "trial", "option", "card", "standing", "other", "weight", "rival", "place", "ranked",
+                 "beaten")
+# Facts an action changes rather than declares again (the count of options before one).
+_MODIFIED = ("place",)
 
 
 def joined(rule: RuleDef) -> tuple[str, ...]:
@@ -440,7 +519,8 @@ def joined(rule: RuleDef) -> tuple[str, ...]:
     return tuple(ns for ns in _JOIN_ORDER if ns in wanted)
 
 
-_JOIN_ORDER = ("candidate", "trial", "option", "pick", "card", "market", "req", "profile")
+_JOIN_ORDER = ("candidate", "trial", "option", "standing", "other", "weight", "rival", "place", "ranked", "pick", "card",
+               "market", "beaten", "req", "profile")
 
 
 def _patterns(rule: RuleDef) -> list[Any]:
@@ -455,7 +535,11 @@ def _patterns(rule: RuleDef) -> list[Any]:
         if namespace == "candidate":
             fields = {"next_step": rule.step} if what == "configure" else {}
             fact = cls(gpu=MATCH.gpu, **fields)
-        elif namespace == "trial":
+        elif namespace in _PAIRED:
+            fact = cls(gpu=getattr(MATCH, _PAIRED[namespace]))
+        elif namespace == "ranked":   # the first of the ranking
+            fact = cls(gpu=MATCH.gpu, position=1)
+        elif namespace in ("trial", "standing", "weight", "place", "beaten"):
             fact = cls(gpu=MATCH.gpu)
         elif namespace == "option":
             # Ranking an option that does not fit would only add noise: prefer
@@ -464,6 +548,8 @@ def _patterns(rule: RuleDef) -> list[Any]:
         else:
             fact = cls()
         patterns.append(getattr(AS, namespace) << fact)
+    if what in _ABSENT:
+        patterns.append(experta.NOT(_ABSENT[what]()))
     if rule.condition.source != "true":
         patterns.append(TEST(_test(rule, names)))
     return patterns
@@ -558,5 +644,15 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
         run.cards[card.id] = card
         run.card_ids[card.id] = engine.declare(Card(**card.fact()))["__factid__"]
     engine.run()
-    run.options = dict(sorted(run.options.items(), key=lambda item: run.order(item[0])))
+    # What the rules concluded, read from working memory.
+    options, ranked = [], []
+    for fact in engine.facts.values():
+        if isinstance(fact, Option):
+            options.append(run.plain(fact))
+        elif isinstance(fact, Ranked):
+            ranked.append((fact["position"], fact["gpu"]))
+        elif isinstance(fact, Pick):
+            run.pick = run.plain(fact)
+    run.options = {option["gpu"]: option for option in sorted(options, key=lambda o: run.order(o["gpu"]))}
+    run.ranking = [gpu for _, gpu in sorted(ranked)]
     return run

@@ -173,11 +173,29 @@ FIELDS["option"] = dict(FIELDS["candidate"])
 # many it takes: a candidate's fields, and the next count of ranking.toml
 # (None after the last).
 FIELDS["trial"] = {**FIELDS["candidate"], "next_count": NUM}
-# The options that stand (fit, not ruled out) weighed against each other
-# before the ranking: the cheapest rented one that meets the deadline (of all
-# rented ones when none does) and the cards whose option another beats on
-# both money and time.
-FIELDS["market"] = {"cheapest_gpu": STR, "cheapest_total_cost": NUM, "beaten": LIST}
+# An option no reject verdict ruled out (and another, when two are compared):
+# the fields options are weighed by, and its card's place in the catalog (the last tie-break).
+FIELDS["standing"] = {name: FIELDS["option"][name] for name in (
+    "gpu", "count", "where", "total_vram_gb", "fits", "total_cost", "per_hour", "hours", "elapsed_hours", "devices")}
+FIELDS["standing"]["order"] = NUM
+FIELDS["other"] = dict(FIELDS["standing"])
+# The cheapest rented option that fits (of those that meet the deadline, of
+# all when none does), on a low budget; a card another undercuts for it; a
+# card another beats on both money and time.
+FIELDS["market"] = {"cheapest_gpu": STR, "cheapest_total_cost": NUM}
+FIELDS["undercut"] = {"gpu": STR}
+FIELDS["beaten"] = {"gpu": STR}
+# A standing option as the ranking weighs it: `demotion` (each demote rule that
+# stands on it adds a power of two, the earlier rule the larger), `score`
+# (sizing.score with the factors of the prefer rules that stand on it), then
+# fewer devices and catalog order break ties; `rival` is the other of a pair.
+FIELDS["weight"] = {"gpu": STR, "count": NUM, "where": STR, "total_vram_gb": NUM, "hours": NUM, "total_cost": NUM,
+                    "demotion": NUM, "score": NUM, "devices": NUM,
+                    "order": NUM, "factors": LIST, "rules": LIST}
+FIELDS["rival"] = dict(FIELDS["weight"])
+# How many options rank before one (while they are compared), and its place in the ranking (1 first).
+FIELDS["place"] = {"gpu": STR, "behind": NUM}
+FIELDS["ranked"] = {"gpu": STR, "position": NUM}
 # What a configuration rule proposes (its messages may name it).
 FIELDS["proposal"] = dict(FIELDS["candidate"])
 # The chosen option: every option field, and whether there is one at all.

@@ -31,7 +31,8 @@ COSTS = ("low", "medium", "medium-high", "high")
 SEGMENTS = ("consumer", "datacenter")
 # Rule kinds, and the helpers a derive rule names.
 KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning")
-HELPERS = ("requirement", "own-card", "option", "market", "pick")
+HELPERS = ("requirement", "own-card", "option", "standing", "undercut", "market", "beaten", "before", "rank", "pick",
+           "no-pick")
 # The configuration step that is not on a ladder: more cards for a deadline.
 SCALE_OUT = "scale-out"
 # The other: a faster recipe on more cards, when the one that fits is slow.
@@ -75,19 +76,35 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "configure": ("profile", "req", "candidate", "card"),
     "trial": ("profile", "req", "trial", "card"),
     "option": ("profile", "req", "candidate", "card"),
-    "market": ("profile", "req"),
-    "pick": ("profile", "req"),
+    # Weighing the options no reject verdict ruled out: each that stands, the
+    # rented ones another undercuts (low budget), the cheapest of those, and
+    # those another beats on money and time; a pair of options is `standing`
+    # and `other`.
+    "standing": ("profile", "option"),
+    "undercut": ("profile", "standing", "other"),
+    "market": ("profile", "standing"),
+    "beaten": ("profile", "standing", "other"),
+    # Ranking: the verdicts on each standing option weigh it (`weight`, and
+    # `rival` for the other of a pair); an option another ranks before has a
+    # `place` behind it, which becomes its `ranked` position; the first is the pick.
+    "before": ("profile", "weight", "rival"),
+    "rank": ("profile", "place"),
+    "pick": ("profile", "req", "ranked", "option"),
+    "no-pick": ("profile", "req"),
     "reject": ("profile", "req", "option", "card"),
-    "demote": ("profile", "req", "option", "card", "market"),
+    "demote": ("profile", "req", "option", "card", "market", "beaten"),
     "prefer": ("profile", "req", "option", "card"),
     "advice": ("profile", "req", "pick"),
     "warning": ("profile", "req", "pick"),
 }
 # The fact each helper declares: a derive rule's message may also name it.
-DERIVES = {"requirement": "req", "pick": "pick", "option": "option", "market": "market"}
+DERIVES = {"requirement": "req", "pick": "pick", "no-pick": "pick", "option": "option", "market": "market",
+           "standing": "standing", "undercut": "undercut", "beaten": "beaten", "before": "place", "rank": "ranked"}
 # Placeholders a message may use besides the fact fields.
 EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick",
                                                                        "trial")}
+EXTRA_PLACEHOLDERS.update({ns: {"label", "name"} for ns in ("standing", "other", "weight", "rival")})
+EXTRA_PLACEHOLDERS.update({ns: {"name"} for ns in ("place", "ranked")})
 EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in COMPARED}
 # \Z, not $: "id\n" is not an id.
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
