@@ -59,14 +59,11 @@ class ReteMatcher(Matcher):
         added = list()
         removed = list()
 
-        # expert: only the nodes whose activations changed (in network order,
-        # as the release visited them), not every rule's node.
-        changed, self._changed[:] = self._changed[:], []
-        order = self._order
-        for csn in sorted(changed, key=order.__getitem__):
-            c_added, c_removed = csn.get_activations()
-            added.extend(c_added)
-            removed.extend(c_removed)
+        for csn in self._get_conflict_set_nodes():
+            if csn.added or csn.removed:
+                c_added, c_removed = csn.get_activations()
+                added.extend(c_added)
+                removed.extend(c_removed)
 
         return (added, removed)
 
@@ -74,11 +71,6 @@ class ReteMatcher(Matcher):
         ruleset = self.prepare_ruleset(self.engine)
         alpha_terminals = self.build_alpha_part(ruleset, self.root_node)
         self.build_beta_part(ruleset, alpha_terminals)
-        self._changed = []
-        self._order = {}
-        for index, csn in enumerate(self._get_conflict_set_nodes()):
-            csn.changed = self._changed
-            self._order[csn] = index
 
     def reset(self):
         self.root_node.reset()

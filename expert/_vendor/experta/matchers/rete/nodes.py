@@ -252,19 +252,12 @@ class ConflictSetNode(mixins.AnyChild,
 
         self.added = set()
         self.removed = set()
-        # expert: the matcher's list of the nodes whose activations changed
-        # since it last asked (set by ReteMatcher), so that it asks only those.
-        self.changed = None
 
         super().__init__()
 
     def _reset(self):
         """Wipe the node internal memory."""
         self.memory = set()
-
-    def _note_change(self):
-        if self.changed is not None and not (self.added or self.removed):
-            self.changed.append(self)
 
     def _activate(self, token):
         """Activate this node for the given token."""
@@ -279,7 +272,6 @@ class ConflictSetNode(mixins.AnyChild,
         if token.is_valid():
             if info not in self.memory:
                 self.memory.add(info)
-                self._note_change()
                 if activation in self.removed:
                     self.removed.remove(activation)
                 else:
@@ -290,7 +282,6 @@ class ConflictSetNode(mixins.AnyChild,
             except ValueError:
                 pass
             else:
-                self._note_change()
                 if activation in self.added:
                     self.added.remove(activation)
                 else:
