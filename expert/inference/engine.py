@@ -336,8 +336,9 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         if weighed in run.ids and (rule.kind != "reject" or rule.overrides):
             weight = run.plain(self.facts[run.ids[weighed]])
             rules = sorted(weight["rules"] + ([rule.id] if rule.kind != "reject" else []), key=lambda r: run.kb.rule(r).index)
-            self.record(weighed, self.modify(self.facts[run.ids[weighed]],
-                                             **self.weighed(weight, rules, gpu)), rule)
+            # (it comes from the last of its verdicts in rules.toml: the same whatever order they fired in)
+            self.record(weighed, self.modify(self.facts[run.ids[weighed]], **self.weighed(weight, rules, gpu)),
+                        run.kb.rule(rules[-1]) if rules else rule)
 
     def weighed(self, option: Mapping[str, Any], rules: list[str], gpu: str | None) -> dict[str, Any]:
         """What the ranking compares of an option (rules.toml ``ranks-before``):
