@@ -239,8 +239,9 @@ def test_the_ranking_and_the_pick_are_rules_over_facts() -> None:
     assert len(before) == len(ranking) * (len(ranking) - 1) // 2
     for position, gpu in enumerate(ranking, 1):
         assert sum(f.derived[0]["values"]["gpu"] == gpu for f in before) == position - 1
-        ranked = next(f for f in result.firings if f.rule.id == "rank-options" and f.gpu == gpu)
-        assert ranked.derived == [{"fact": "ranked", "values": {"gpu": gpu, "position": position}}]
+        # rank-options declares what the ranking compares once every verdict is on the option
+        weighed = next(f for f in result.firings if f.rule.id == "rank-options" and f.gpu == gpu)
+        assert [d["fact"] for d in weighed.derived] == ["weight", "place"]
     # The options another beats on money and time are marked by a rule, then demoted.
     beaten = {f.derived[0]["values"]["gpu"] for f in result.firings if f.rule.id == "another-beats-it-on-money-and-time"}
     assert "rtx-4090" in beaten and "own" not in beaten

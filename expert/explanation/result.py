@@ -459,7 +459,7 @@ class _Context(Mapping[str, str]):
                 return "—"
             return self.writer.option_label({"where": "cloud", "gpu": values[f"{which}_gpu"],
                                              "count": values[f"{which}_count"]})
-        if name == "label" and namespace in ("standing", "other", "weight", "rival"):
+        if name == "label" and namespace in ("standing", "other", "weight", "rival", "place"):
             return self.writer.option_label(values)
         if namespace in ("option", "pick", "candidate", "proposal", "trial"):
             if name == "label":
@@ -469,7 +469,7 @@ class _Context(Mapping[str, str]):
             if name == "summary":
                 return self.writer.summary(values)
         if name == "name" and namespace in ("option", "pick", "card", "candidate", "proposal", "trial", "standing", "other",
-                                            "weight", "rival", "place", "ranked"):
+                                            "weight", "rival", "place"):
             return self.writer.name(values["gpu"])
         if name not in values:
             raise KeyError(key)

@@ -42,7 +42,7 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             "market": _("declares the cheapest rented option, the mark a low budget holds the others to"),
             "beaten": _("marks an option another beats on both money and time"),
             "before": _("counts an option another ranks before"),
-            "rank": _("declares an option's place in the ranking"),
+            "rank": _("declares what the ranking compares of an option, once every verdict is on it"),
             "pick": _("declares the first in the ranking the pick"),
             "no-pick": _("declares that there is no pick"),
         }[rule.derive or ""]

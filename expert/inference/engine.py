@@ -6,10 +6,10 @@ Working memory holds one ``Profile`` (the person's answers), one
 the person's own), the ``Candidate`` configurations the configuration rules
 propose, the ``Option`` chosen for each card, the ``Verdict`` of each reject,
 demote and prefer rule, then for each option no reject verdict is on its
-``Standing``, ``Weight`` (what the ranking compares, weighed by the verdicts
-on it) and ``Place`` (how many options rank before it), the marks pairs of
-options leave (``Undercut``, ``Beaten``, the cheapest rented one's
-``Market``), each option's ``Ranked`` position, and the ``Pick``. The
+``Standing`` and ``Place`` (weighed by the demote and prefer verdicts on it,
+then counting the options ranked before it), the marks pairs of options
+leave (``Undercut``, ``Beaten``, the cheapest rented one's ``Market``), each
+option's ``Weight`` (what the ranking compares), and the ``Pick``. The
 options, the ranking and the pick are read from working memory after the
 run. Every rule joins the facts it reasons about through its patterns (a
 candidate or option with the card of the same ``gpu``), and its compiled
@@ -105,16 +105,13 @@ class Beaten(Fact):  # type: ignore[misc,valid-type]
     """An option another beats on both money and time."""
 
 
-class Weight(Fact):  # type: ignore[misc,valid-type]
-    """A standing option as the ranking weighs it: the demote and prefer verdicts on it, and its score."""
-
-
 class Place(Fact):  # type: ignore[misc,valid-type]
-    """How many options rank before one, while they are compared."""
+    """A standing option's place: weighed by the demote and prefer verdicts on
+    it, then how many options rank before it."""
 
 
-class Ranked(Fact):  # type: ignore[misc,valid-type]
-    """An option's place in the ranking (1 first)."""
+class Weight(Fact):  # type: ignore[misc,valid-type]
+    """What the ranking compares of a standing option, once every verdict is on it."""
 
 
 class Pick(Fact):  # type: ignore[misc,valid-type]
@@ -124,7 +121,7 @@ class Pick(Fact):  # type: ignore[misc,valid-type]
 FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate": Candidate, "trial": Trial,
                 "option": Option, "verdict": Verdict, "standing": Standing, "other": Standing,
                 "undercut": Undercut, "market": Market, "beaten": Beaten, "weight": Weight, "rival": Weight,
-                "place": Place, "ranked": Ranked, "pick": Pick}
+                "place": Place, "pick": Pick}
 VERDICTS = ("reject", "demote", "prefer")
 # What the options that stand are compared by (conditions.FIELDS): a standing
 # option's fields, and those of its weight in the ranking.
@@ -147,12 +144,12 @@ SPEED_TRIAL = "speed-trial"
 DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
             "trial": "candidate", SCALE_TRIAL: "candidate", SPEED_TRIAL: "candidate",
             "option": "option", "standing": "standing", "undercut": "undercut", "market": "market",
-            "beaten": "beaten", "before": "place", "rank": "ranked", "pick": "pick", "no-pick": "pick"}
+            "beaten": "beaten", "before": "place", "rank": "weight", "pick": "pick", "no-pick": "pick"}
 SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82,
             SPEED_TRIAL: 81, SCALE_OUT: 80, SCALE_TRIAL: 79,
             "option": 75,
             "reject": 60, "standing": 59, "undercut": 58, "market": 57, "beaten": 56, "demote": 55, "prefer": 50,
-            "before": 45, "rank": 40, "pick": 30, "no-pick": 30, "advice": 20, "warning": 10}
+            "rank": 46, "before": 45, "pick": 30, "no-pick": 30, "advice": 20, "warning": 10}
 INPUT = "input"
 
 
@@ -332,7 +329,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             key = ("verdict", str(gpu), overridden)
             if key in run.ids:
                 self.retract(self.facts[run.ids.pop(key)])
-        weighed = ("weight", gpu)
+        weighed = ("place", gpu)
         if weighed in run.ids and (rule.kind != "reject" or rule.overrides):
             weight = run.plain(self.facts[run.ids[weighed]])
             rules = sorted(weight["rules"] + ([rule.id] if rule.kind != "reject" else []), key=lambda r: run.kb.rule(r).index)
@@ -415,8 +412,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             weight = {name: standing[name] for name in WEIGHT_FIELDS}
             # (the verdicts already on it: an overriding rule can make an option stand late)
             ruled = [r.id for r in run.kb.rules if r.kind in ("demote", "prefer") and (r.id, option["gpu"]) in run.fired]
-            yield "weight", weight | self.weighed(weight, ruled, option["gpu"])
-            yield "place", {"gpu": option["gpu"], "behind": 0}
+            yield "place", weight | self.weighed(weight, ruled, option["gpu"]) | {"behind": 0, "weighed": False}
         elif what in ("undercut", "beaten"):
             yield what, {"gpu": seen["standing"]["gpu"]}
         elif what == "market":
@@ -425,8 +421,10 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         elif what == "before":   # the rival has one more option before it
             gpu = seen["rival"]["gpu"]
             yield "place", {"gpu": gpu, "behind": self.facts[run.ids["place", gpu]]["behind"] + 1}
-        elif what == "rank":
-            yield "ranked", {"gpu": seen["place"]["gpu"], "position": seen["place"]["behind"] + 1}
+        elif what == "rank":   # every verdict is on it: what the ranking compares
+            place = seen["place"].plain
+            yield "weight", {name: place[name] for name in FIELDS["weight"]}
+            yield "place", {"gpu": place["gpu"], "weighed": True}
         elif what == "pick":
             option = dict(seen["option"].plain)
             yield "pick", {**option, "found": True, **self.compared(option["gpu"])}
@@ -440,7 +438,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         when there is none. A summary of the ranking the rules declared, for
         the advice rules to read (experta has no pattern that collects facts)."""
         run = self.consultation
-        ranked = sorted((self.facts[i]["position"], key[1]) for key, i in run.ids.items() if key[0] == "ranked")
+        ranked = sorted((self.facts[i]["behind"], key[1]) for key, i in run.ids.items() if key[0] == "place")
         options = [run.plain(self.facts[run.ids["standing", gpu]]) for _, gpu in ranked if gpu != pick]
         others = [option for option in options if option["where"] == "cloud"]
         chosen = {"next": others[0] if others else None,
@@ -464,7 +462,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 uses.setdefault(namespace, set()).add("id" if namespace == "card" else "gpu")
         matched = []
         for namespace in ("profile", "req", "card", "candidate", "trial", "option", "standing", "other", "weight",
-                          "rival", "place", "ranked", "market", "beaten", "pick"):
+                          "rival", "place", "market", "beaten", "pick"):
             if namespace not in facts or not uses.get(namespace):
                 continue
             fact = facts[namespace]
@@ -495,12 +493,11 @@ HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose"
                 "option": ("profile", "candidate"), "standing": ("option", "profile"),
                 "undercut": ("standing", "other", "profile"), "market": ("standing", "profile"),
                 "beaten": ("standing", "other"), "before": ("weight", "rival"), "rank": ("place", "profile"),
-                "pick": ("ranked", "option"), "no-pick": ("profile",)}
+                "pick": ("place", "option"), "no-pick": ("profile",)}
 # The fact a rule is about, by its scope.
 _SUBJECTS = ("candidate", "trial", "option", "market", "pick", "card", "req", "profile")
 # The facts about one card (their `gpu`, a card's `id`, says which).
-_ABOUT_A_CARD = ("candidate", "trial", "option", "card", "standing", "other", "weight", "rival", "place", "ranked",
-                 "beaten")
+_ABOUT_A_CARD = ("candidate", "trial", "option", "card", "standing", "other", "weight", "rival", "place", "beaten")
 # Facts an action changes rather than declares again (the count of options before one).
 _MODIFIED = ("place",)
 
@@ -520,7 +517,7 @@ def joined(rule: RuleDef) -> tuple[str, ...]:
     return tuple(ns for ns in _JOIN_ORDER if ns in wanted)
 
 
-_JOIN_ORDER = ("candidate", "trial", "option", "standing", "other", "weight", "rival", "place", "ranked", "pick", "card",
+_JOIN_ORDER = ("candidate", "trial", "option", "standing", "other", "weight", "rival", "place", "pick", "card",
                "market", "beaten", "req", "profile")
 
 
@@ -538,9 +535,9 @@ def _patterns(rule: RuleDef) -> list[Any]:
             fact = cls(gpu=MATCH.gpu, **fields)
         elif namespace in _PAIRED:
             fact = cls(gpu=getattr(MATCH, _PAIRED[namespace]))
-        elif namespace == "ranked":   # the first of the ranking
-            fact = cls(gpu=MATCH.gpu, position=1)
-        elif namespace in ("trial", "standing", "weight", "place", "beaten"):
+        elif namespace == "place":   # weighed by every verdict (rank-options), or the first of the ranking (the pick)
+            fact = cls(gpu=MATCH.gpu, weighed=False) if what == "rank" else cls(gpu=MATCH.gpu, weighed=True, behind=0)
+        elif namespace in ("trial", "standing", "weight", "beaten"):
             fact = cls(gpu=MATCH.gpu)
         elif namespace == "option":
             # Ranking an option that does not fit would only add noise: prefer
@@ -650,8 +647,8 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
     for fact in engine.facts.values():
         if isinstance(fact, Option):
             options.append(run.plain(fact))
-        elif isinstance(fact, Ranked):
-            ranked.append((fact["position"], fact["gpu"]))
+        elif isinstance(fact, Place):
+            ranked.append((fact["behind"], fact["gpu"]))
         elif isinstance(fact, Pick):
             run.pick = run.plain(fact)
     run.options = {option["gpu"]: option for option in sorted(options, key=lambda o: run.order(o["gpu"]))}

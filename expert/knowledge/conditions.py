@@ -190,12 +190,11 @@ FIELDS["beaten"] = {"gpu": STR}
 # (sizing.score with the factors of the prefer rules that stand on it), then
 # fewer devices and catalog order break ties; `rival` is the other of a pair.
 FIELDS["weight"] = {"gpu": STR, "count": NUM, "where": STR, "total_vram_gb": NUM, "hours": NUM, "total_cost": NUM,
-                    "demotion": NUM, "score": NUM, "devices": NUM,
-                    "order": NUM, "factors": LIST, "rules": LIST}
+                    "demotion": NUM, "score": NUM, "devices": NUM, "order": NUM, "factors": LIST, "rules": LIST}
 FIELDS["rival"] = dict(FIELDS["weight"])
-# How many options rank before one (while they are compared), and its place in the ranking (1 first).
-FIELDS["place"] = {"gpu": STR, "behind": NUM}
-FIELDS["ranked"] = {"gpu": STR, "position": NUM}
+# Its place: weighed while the verdicts come (`weighed` once every one is on
+# it), then `behind`: how many options rank before it (0: the first).
+FIELDS["place"] = {**FIELDS["weight"], "behind": NUM, "weighed": BOOL}
 # What a configuration rule proposes (its messages may name it).
 FIELDS["proposal"] = dict(FIELDS["candidate"])
 # The chosen option: every option field, and whether there is one at all.

@@ -84,12 +84,12 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "undercut": ("profile", "standing", "other"),
     "market": ("profile", "standing"),
     "beaten": ("profile", "standing", "other"),
-    # Ranking: the verdicts on each standing option weigh it (`weight`, and
-    # `rival` for the other of a pair); an option another ranks before has a
-    # `place` behind it, which becomes its `ranked` position; the first is the pick.
-    "before": ("profile", "weight", "rival"),
+    # Ranking: the verdicts on each standing option weigh its `place`, which
+    # then declares its `weight` (and `rival`, the other of a pair); an option
+    # another ranks before has one more option before its place; the first is the pick.
     "rank": ("profile", "place"),
-    "pick": ("profile", "req", "ranked", "option"),
+    "before": ("profile", "weight", "rival"),
+    "pick": ("profile", "req", "place", "option"),
     "no-pick": ("profile", "req"),
     "reject": ("profile", "req", "option", "card"),
     "demote": ("profile", "req", "option", "card", "market", "beaten"),
@@ -99,12 +99,11 @@ SCOPES: dict[str, tuple[str, ...]] = {
 }
 # The fact each helper declares: a derive rule's message may also name it.
 DERIVES = {"requirement": "req", "pick": "pick", "no-pick": "pick", "option": "option", "market": "market",
-           "standing": "standing", "undercut": "undercut", "beaten": "beaten", "before": "place", "rank": "ranked"}
+           "standing": "standing", "undercut": "undercut", "beaten": "beaten", "before": "place", "rank": "weight"}
 # Placeholders a message may use besides the fact fields.
 EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick",
                                                                        "trial")}
-EXTRA_PLACEHOLDERS.update({ns: {"label", "name"} for ns in ("standing", "other", "weight", "rival")})
-EXTRA_PLACEHOLDERS.update({ns: {"name"} for ns in ("place", "ranked")})
+EXTRA_PLACEHOLDERS.update({ns: {"label", "name"} for ns in ("standing", "other", "weight", "rival", "place")})
 EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in COMPARED}
 # \Z, not $: "id\n" is not an id.
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
