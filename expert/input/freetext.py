@@ -117,10 +117,10 @@ def vocabulary(kb: KnowledgeBase) -> Vocabulary:
 
 
 def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
-    from ..knowledge.source import _Problems, _read
+    from ..knowledge.source import Problems, read_toml
 
-    read_problems = _Problems()
-    data = _read(path, read_problems)[0] if path.exists() else {}
+    read_problems = Problems()
+    data = read_toml(path, read_problems)[0] if path.exists() else {}
     if read_problems.items:
         raise KnowledgeBaseError(read_problems.items)
     problems: list[str] = []

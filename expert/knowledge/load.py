@@ -19,9 +19,9 @@ from typing import Any
 
 from .. import paths
 from ..errors import KnowledgeBaseError
-from .catalog import INTERCONNECTS, _catalog
+from .catalog import INTERCONNECTS, catalog_cards
 from .conditions import FIELDS, TRUE, ConditionError, compile_condition
-from .owned import _owned, _unsupported
+from .owned import owned_cards, unsupported_devices
 from .records import (
     COSTS,
     DERIVES,
@@ -48,7 +48,7 @@ from .records import (
     name_key,
     scope_key,
 )
-from .source import _is_number, _LazyLine, _line, _Problems, _read, _shown
+from .source import LazyLine, Problems, is_number, line_at, read_toml, shown
 
 G_RE = re.compile(r"^G[1-9]\Z")
 # What each strategy of ranking.toml may be: the estimator knows these, and
@@ -145,11 +145,11 @@ SCHEMAS: dict[str, Any] = {
 }
 
 
-def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems: _Problems) -> bool:
+def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems: Problems) -> bool:
     """Check ``value`` against ``schema``; report each mismatch at ``where``."""
     if schema is ANY:
         return True
-    line: Any = _LazyLine(text, where)
+    line: Any = LazyLine(text, where)
     if isinstance(schema, list):
         if not isinstance(value, list):
             problems.add(str(path), line, "'%(key)s' must be a list", key=where)
@@ -170,7 +170,7 @@ def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems:
         for name in value:
             if name not in known:
                 dotted = f"{where}.{name}" if where else name
-                problems.add(str(path), _line(text, dotted), "unknown key '%(key)s' (known: %(known)s)",
+                problems.add(str(path), line_at(text, dotted), "unknown key '%(key)s' (known: %(known)s)",
                              key=dotted, known=", ".join(sorted(known)))
                 ok = False
         for name, item_schema in schema.items():
@@ -206,8 +206,8 @@ def _shape(value: Any, schema: Any, where: str, path: Path, text: str, problems:
 def load(root: Path | str | None = None) -> KnowledgeBase:
     """Load the knowledge base in ``root`` (the shipped one by default)."""
     base = Path(root) if root is not None else paths.RULES
-    problems = _Problems()
-    data = {name: _read(base / f"{name}.toml", problems) for name in
+    problems = Problems()
+    data = {name: read_toml(base / f"{name}.toml", problems) for name in
             ("sections", "profile", "catalog", "requirements", "timing", "ranking", "labels", "rules", "explain",
              "questions", "estimator", "recipes", "models", "owned")}
     if problems.items:
@@ -222,9 +222,9 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     requirements = _requirements(base / "requirements.toml", *data["requirements"], problems)
     timing = _timing(base / "timing.toml", *data["timing"], problems)
     ranking = _ranking(base / "ranking.toml", *data["ranking"], problems)
-    catalog = _catalog(base / "catalog.toml", *data["catalog"], problems, class_prices=ranking["class_price"])
+    catalog = catalog_cards(base / "catalog.toml", *data["catalog"], problems, class_prices=ranking["class_price"])
     if timing["own"]["as_fast_as"] not in {card.id for card in catalog}:
-        problems.add(str(base / "timing.toml"), _line(data["timing"][1], "own.as_fast_as"),
+        problems.add(str(base / "timing.toml"), line_at(data["timing"][1], "own.as_fast_as"),
                      "[own] as_fast_as must be a card id of catalog.toml")
     labels = _labels(base / "labels.toml", *data["labels"], problems)
     estimator_doc = data["estimator"][0]
@@ -235,8 +235,8 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
                      problems)
     changes = _changes(base / "explain.toml", *data["explain"], fields, problems)
     questions = _questions(base / "questions.toml", *data["questions"], fields, problems)
-    owned_ignore, owned_examples, owned = _owned(base / "owned.toml", *data["owned"], catalog, problems)
-    unsupported = _unsupported(base / "owned.toml", *data["owned"], owned_ignore, problems)
+    owned_ignore, owned_examples, owned = owned_cards(base / "owned.toml", *data["owned"], catalog, problems)
+    unsupported = unsupported_devices(base / "owned.toml", *data["owned"], owned_ignore, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     estimator = _estimator(base / "estimator.toml", *data["estimator"], problems)
@@ -252,7 +252,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
 
 
 def _calibration_models(path: Path, text: str, calibration: dict[str, Any], models: tuple[ModelDef, ...],
-                        problems: _Problems) -> None:
+                        problems: Problems) -> None:
     """The models timing.toml's [calibration] rows are measured on are models of models.toml,
     and a mixture's row gives its total size or its model."""
     known = {model.id for model in models}
@@ -261,17 +261,17 @@ def _calibration_models(path: Path, text: str, calibration: dict[str, Any], mode
             where = f"calibration.{kind}[{n + 1}]"
             for key in ("model", "dense"):
                 if key in entry and entry[key] not in known:
-                    problems.add(str(path), _line(text, f"{where}.{key}"), "calibration '%(id)s': '%(model)s' is "
-                                 "not a model of models.toml", id=entry["id"], model=_shown(entry[key]))
+                    problems.add(str(path), line_at(text, f"{where}.{key}"), "calibration '%(id)s': '%(model)s' is "
+                                 "not a model of models.toml", id=entry["id"], model=shown(entry[key]))
             if kind == "moe" and "size_b" not in entry and "model" not in entry:
-                problems.add(str(path), _line(text, where), "calibration '%(id)s': a mixture of experts needs "
+                problems.add(str(path), line_at(text, where), "calibration '%(id)s': a mixture of experts needs "
                              "size_b or model", id=entry["id"])
 
 
 _MOE_KEYS = ("experts", "experts_per_token", "expert_ffn")
 
 
-def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> tuple[ModelDef, ...]:
+def _models(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> tuple[ModelDef, ...]:
     """The model table, checked beyond its types: positive sizes, whole MoE
     descriptions, and names that resolve to one model only."""
     models: list[ModelDef] = []
@@ -280,7 +280,7 @@ def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
         where = f"model[{index + 1}]"
 
         def bad(at: str, template: str, where: str = where, model: str = entry["id"], **params: Any) -> None:
-            problems.add(str(path), _line(text, f"{where}.{at}"), template, id=model, **params)
+            problems.add(str(path), line_at(text, f"{where}.{at}"), template, id=model, **params)
 
         before = len(problems.items)
         if not ID_RE.match(entry["id"].replace(".", "-")) or entry["id"] in keys.values():
@@ -321,35 +321,35 @@ def _models(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
             entry["context"], entry.get("tied", False), entry.get("gated", True), entry.get("experts"),
             entry.get("experts_per_token"), entry.get("expert_ffn"), entry.get("shared_experts", 0),
             entry.get("moe_layers", entry["layers"]) if moe else None, entry.get("mla"),
-            float(entry.get("other_b", 0.0)), entry["config"], entry["params_source"], _line(text, where)))
+            float(entry.get("other_b", 0.0)), entry["config"], entry["params_source"], line_at(text, where)))
     if not models:
-        problems.add(str(path), _line(text, "model"), "no [[model]] tables")
+        problems.add(str(path), line_at(text, "model"), "no [[model]] tables")
     if doc["config"]["max_bytes"] < 1 or doc["names"]["suggestions"] < 1:
-        problems.add(str(path), _line(text, "config.max_bytes"), "max_bytes and suggestions must be positive")
+        problems.add(str(path), line_at(text, "config.max_bytes"), "max_bytes and suggestions must be positive")
     return tuple(models)
 
 
-def _estimator(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
+def _estimator(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, Any]:
     """The estimator's constants, checked beyond their types."""
     optimizers = set(doc["optimizer"]["mixed"])
     if optimizers != set(doc["optimizer"]["bf16"]) or optimizers != set(doc["optimizer"]["fp16"]) or not optimizers:
-        problems.add(str(path), _line(text, "optimizer.bf16" if optimizers else "optimizer.mixed"),
+        problems.add(str(path), line_at(text, "optimizer.bf16" if optimizers else "optimizer.mixed"),
                      "[optimizer.mixed], [optimizer.bf16] and [optimizer.fp16] must name the same optimizers")
     typical = doc["typical"]
     if typical["optimizer"] not in optimizers or typical["precision"] not in ("mixed", "bf16"):
-        problems.add(str(path), _line(text, "typical.optimizer" if typical["optimizer"] not in optimizers
+        problems.add(str(path), line_at(text, "typical.optimizer" if typical["optimizer"] not in optimizers
                                       else "typical.precision"),
                      "[typical] names an unknown optimizer or precision")
     for index, setup in enumerate(doc["setup"]):
         if setup.get("optimizer", typical["optimizer"]) not in optimizers or setup.get("base_bits", 4) not in (4, 8, 16):
-            problems.add(str(path), _line(text, f"setup[{index + 1}]"),
+            problems.add(str(path), line_at(text, f"setup[{index + 1}]"),
                          "setup '%(id)s' names an unknown optimizer or base precision", id=setup["id"])
     if not doc["shape"]:
-        problems.add(str(path), _line(text, "shape"), "no [[shape]] tables")
+        problems.add(str(path), line_at(text, "shape"), "no [[shape]] tables")
     for index, shape in enumerate(doc["shape"]):
         for key in ("size_b", "hidden", "layers", "heads", "kv_heads", "ffn", "vocab"):
-            if not (_is_number(shape[key]) and shape[key] > 0):
-                problems.add(str(path), _line(text, f"shape[{index + 1}].{key}"),
+            if not (is_number(shape[key]) and shape[key] > 0):
+                problems.add(str(path), line_at(text, f"shape[{index + 1}].{key}"),
                              "[[shape]] %(index)s: '%(key)s' must be a positive number", index=index + 1, key=key)
     # Sizes, byte counts and allowances: the estimate multiplies and divides by them.
     constants = [(f"bytes.{k}", v) for k, v in doc["bytes"].items()]
@@ -360,8 +360,8 @@ def _estimator(path: Path, doc: dict[str, Any], text: str, problems: _Problems) 
                   ("sharding.gathered_layers", doc["sharding"]["gathered_layers"])]
     constants += [(f"typical.{k}", typical[k]) for k in ("seq_len", "batch", "lora_rank")]
     for key, value in constants:
-        if not (_is_number(value) and value >= 0) or (key.startswith("typical.") and value < 1):
-            problems.add(str(path), _line(text, key), "'%(key)s' must not be negative (typical sizes at least 1)",
+        if not (is_number(value) and value >= 0) or (key.startswith("typical.") and value < 1):
+            problems.add(str(path), line_at(text, key), "'%(key)s' must not be negative (typical sizes at least 1)",
                          key=key)
     return doc
 
@@ -370,17 +370,17 @@ _QUESTION_KEYS = ("field", "ask_if", "text", "hint", "why", "which_text", "which
 
 
 def _questions(path: Path, doc: dict[str, Any], text: str, fields: dict[str, ProfileField],
-               problems: _Problems) -> tuple[QuestionDef, ...]:
+               problems: Problems) -> tuple[QuestionDef, ...]:
     questions: list[QuestionDef] = []
     for index, entry in enumerate(doc.get("question", [])):
-        line = _line(text, f"question[{index + 1}]")
+        line = line_at(text, f"question[{index + 1}]")
         for key in entry:
             if key not in _QUESTION_KEYS:
-                problems.add(str(path), _line(text, f"question[{index + 1}].{key}"),
+                problems.add(str(path), line_at(text, f"question[{index + 1}].{key}"),
                              "unknown key '%(key)s' (known: %(known)s)", key=key, known=", ".join(_QUESTION_KEYS))
         name = entry.get("field")
         if name not in fields or name in [q.field for q in questions]:
-            problems.add(str(path), _line(text, f"question[{index + 1}].field"),
+            problems.add(str(path), line_at(text, f"question[{index + 1}].field"),
                          "question %(index)s: field '%(name)s' is unknown or asked twice", index=index + 1, name=name)
             continue
         if not isinstance(entry.get("text"), str) or not isinstance(entry.get("why"), str):
@@ -391,7 +391,7 @@ def _questions(path: Path, doc: dict[str, Any], text: str, fields: dict[str, Pro
             try:
                 condition = compile_condition(str(entry["ask_if"]), {ns: FIELDS[ns] for ns in ("profile", "req", "pick")})
             except ConditionError as error:
-                problems.add(str(path), _line(text, f"question[{index + 1}].ask_if"), "%(error)s", error=str(error))
+                problems.add(str(path), line_at(text, f"question[{index + 1}].ask_if"), "%(error)s", error=str(error))
                 continue
         if ("which_text" in entry or "which_hint" in entry) and not fields[name].cards:
             problems.add(str(path), line, "question '%(name)s': which_text and which_hint are for a field that "
@@ -405,73 +405,73 @@ def _questions(path: Path, doc: dict[str, Any], text: str, fields: dict[str, Pro
 
 
 def _changes(path: Path, doc: dict[str, Any], text: str, fields: dict[str, ProfileField],
-             problems: _Problems) -> tuple[tuple[str, Any], ...]:
+             problems: Problems) -> tuple[tuple[str, Any], ...]:
     changes = []
     for index, entry in enumerate(doc.get("change", [])):
         name, value = entry.get("field"), entry.get("value")
         spec = fields.get(name) if isinstance(name, str) else None
         if spec is None:
-            problems.add(str(path), _line(text, f"change[{index + 1}].field"),
+            problems.add(str(path), line_at(text, f"change[{index + 1}].field"),
                          "unknown field '%(name)s' (known: %(known)s)", name=name, known=", ".join(fields))
             continue
         ok = (value == "none" or (value == "needed" and name == "deadline_h")
               or (spec.type == "bool" and isinstance(value, bool)) or value in spec.choices)
         if not ok:
-            problems.add(str(path), _line(text, f"change[{index + 1}].value"),
+            problems.add(str(path), line_at(text, f"change[{index + 1}].value"),
                          "change of '%(name)s': value %(value)s is not accepted", name=name, value=repr(value))
             continue
         changes.append((name, value))
     return tuple(changes)
 
 
-def _sections(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Section]:
+def _sections(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, Section]:
     sections = {}
     for key, table in doc.get("section", {}).items():
         heading = table.get("heading") if isinstance(table, dict) else None
         if not isinstance(heading, str) or not heading:
-            problems.add(str(path), _line(text, f"section.{key}.heading"), "section '%(key)s' needs a heading", key=key)
+            problems.add(str(path), line_at(text, f"section.{key}.heading"), "section '%(key)s' needs a heading", key=key)
             continue
         sections[key] = Section(key, heading, tuple(table.get("heuristics", ())), str(table.get("title") or ""))
     if not sections:
-        problems.add(str(path), _line(text, "section"), "no [section.KEY] tables")
+        problems.add(str(path), line_at(text, "section"), "no [section.KEY] tables")
     return sections
 
 
-def _fields(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, ProfileField]:
+def _fields(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, ProfileField]:
     fields = {}
     tables = doc.get("field", {})
     for name in PROFILE_FIELDS:
         if name not in tables:
-            problems.add(str(path), _line(text, "field"), "field '%(name)s' is missing", name=name)
+            problems.add(str(path), line_at(text, "field"), "field '%(name)s' is missing", name=name)
     for name, spec in tables.items():
-        line = _line(text, f"field.{name}")
+        line = line_at(text, f"field.{name}")
         if name not in PROFILE_FIELDS:
             problems.add(str(path), line, "unknown field '%(name)s' (known: %(known)s)", name=name,
                          known=", ".join(PROFILE_FIELDS))
             continue
         kind = spec.get("type")
         if kind not in FIELD_TYPES:
-            problems.add(str(path), _line(text, f"field.{name}.type"),
+            problems.add(str(path), line_at(text, f"field.{name}.type"),
                          "field '%(name)s': type must be one of %(known)s", name=name, known=", ".join(FIELD_TYPES))
             continue
         choices = tuple(spec.get("choices", ()))
         labels = dict(spec.get("choice_labels", {}))
         if kind == "choice" and (not choices or set(labels) != set(choices)):
-            problems.add(str(path), _line(text, f"field.{name}.choice_labels" if choices else f"field.{name}.choices"),
+            problems.add(str(path), line_at(text, f"field.{name}.choice_labels" if choices else f"field.{name}.choices"),
                          "field '%(name)s': every choice needs a label", name=name)
         for bound in ("min", "min_exclusive", "max"):
-            if bound in spec and not _is_number(spec[bound]):
-                problems.add(str(path), _line(text, f"field.{name}.{bound}"),
+            if bound in spec and not is_number(spec[bound]):
+                problems.add(str(path), line_at(text, f"field.{name}.{bound}"),
                              "field '%(name)s': %(bound)s must be a number", name=name, bound=bound)
         default = spec.get("default")
         if default is not None and not _valid_default(kind, default, choices, spec):
-            problems.add(str(path), _line(text, f"field.{name}.default"),
+            problems.add(str(path), line_at(text, f"field.{name}.default"),
                          "field '%(name)s': the default %(value)s is not a valid value", name=name, value=repr(default))
         fields[name] = ProfileField(name, kind, str(spec.get("label", name)), spec.get("default"), choices, labels,
                                     spec.get("min"), spec.get("min_exclusive"), spec.get("max"),
                                     spec.get("none_label"), bool(spec.get("cards", False)))
         if spec.get("cards") and kind != "number":
-            problems.add(str(path), _line(text, f"field.{name}.cards"),
+            problems.add(str(path), line_at(text, f"field.{name}.cards"),
                          "field '%(name)s': only a number field may take a card's name (its VRAM)", name=name)
     return fields
 
@@ -481,7 +481,7 @@ def _valid_default(kind: str, value: Any, choices: tuple[str, ...], spec: dict[s
         return value in choices
     if kind == "bool":
         return isinstance(value, bool)
-    if not _is_number(value) or (kind == "integer" and value != int(value)):
+    if not is_number(value) or (kind == "integer" and value != int(value)):
         return False
     return not ((spec.get("min") is not None and value < spec["min"])
                 or (spec.get("min_exclusive") is not None and value <= spec["min_exclusive"])
@@ -489,7 +489,7 @@ def _valid_default(kind: str, value: Any, choices: tuple[str, ...], spec: dict[s
 
 
 def _consistency(base: Path, texts: dict[str, str], fields: dict[str, ProfileField], requirements: dict[str, Any],
-                 timing: dict[str, Any], ranking: dict[str, Any], problems: _Problems) -> None:
+                 timing: dict[str, Any], ranking: dict[str, Any], problems: Problems) -> None:
     """Every method and budget the profile accepts has its figures in the other files.
 
     ``texts`` holds the text of each file by name ("requirements"), for the lines.
@@ -500,70 +500,70 @@ def _consistency(base: Path, texts: dict[str, str], fields: dict[str, ProfileFie
     methods = fields["method"].choices if "method" in fields else ()
     for method in methods:
         if method not in requirements["table"] and method != "qlora":
-            problems.add(file("requirements"), _line(texts["requirements"], "table"), "table '%(method)s' is missing",
+            problems.add(file("requirements"), line_at(texts["requirements"], "table"), "table '%(method)s' is missing",
                          method=method)
         tables = [("floor_bytes_per_param", requirements["floor"], "requirements")] + [
             (f"stack.{stack}.utilization", spec["utilization"], "timing") for stack, spec in timing["stack"].items()]
         for key, table, name in tables:
             if method not in table:
-                problems.add(file(name), _line(texts[name], key), "[%(key)s] needs a number for '%(method)s'", key=key,
+                problems.add(file(name), line_at(texts[name], key), "[%(key)s] needs a number for '%(method)s'", key=key,
                              method=method)
     for stack in fields["stack"].choices if "stack" in fields else ():
         if stack not in timing["stack"]:
-            problems.add(file("timing"), _line(texts["timing"], "stack"), "[stack.%(stack)s] is missing",
+            problems.add(file("timing"), line_at(texts["timing"], "stack"), "[stack.%(stack)s] is missing",
                          stack=stack)
     for budget in fields["budget"].choices if "budget" in fields else ():
         if budget not in ranking["budget_weights"]:
-            problems.add(file("ranking"), _line(texts["ranking"], "budget_weights"),
+            problems.add(file("ranking"), line_at(texts["ranking"], "budget_weights"),
                          "[budget_weights] '%(budget)s' needs numbers cost and time", budget=budget)
     profile = texts["profile"]
     for name in ("method", "budget", "purpose"):
         if name in fields and fields[name].type != "choice":
-            problems.add(file("profile"), _line(profile, f"field.{name}.type"),
+            problems.add(file("profile"), line_at(profile, f"field.{name}.type"),
                          "field '%(name)s': type must be one of %(known)s", name=name, known="choice")
     for name, spec in fields.items():
         if name not in OPTIONAL_FIELDS and spec.default is None:
-            problems.add(file("profile"), _line(profile, f"field.{name}"), "field '%(name)s' needs a default", name=name)
+            problems.add(file("profile"), line_at(profile, f"field.{name}"), "field '%(name)s' needs a default", name=name)
     for name in ("rocm_ok", "interruptible"):
         if name in fields and fields[name].type != "bool":
-            problems.add(file("profile"), _line(profile, f"field.{name}.type"),
+            problems.add(file("profile"), line_at(profile, f"field.{name}.type"),
                          "field '%(name)s': type must be one of %(known)s", name=name, known="bool")
 
 
-def _per_method(path: Path, doc: dict[str, Any], text: str, key: str, problems: _Problems,
+def _per_method(path: Path, doc: dict[str, Any], text: str, key: str, problems: Problems,
                 methods: Iterable[str] = METHODS) -> dict[str, float]:
     table = doc.get(key)
     if not isinstance(table, dict):
-        problems.add(str(path), _line(text, key), "[%(key)s] is missing", key=key)
+        problems.add(str(path), line_at(text, key), "[%(key)s] is missing", key=key)
         return {}
     for method in methods:
-        if not _is_number(table.get(method)) or table[method] < 0:
-            problems.add(str(path), _line(text, f"{key}.{method}"), "[%(key)s] needs a number for '%(method)s'",
+        if not is_number(table.get(method)) or table[method] < 0:
+            problems.add(str(path), line_at(text, f"{key}.{method}"), "[%(key)s] needs a number for '%(method)s'",
                          key=key, method=method)
-    return {m: float(v) for m, v in table.items() if _is_number(v)}
+    return {m: float(v) for m, v in table.items() if is_number(v)}
 
 
-def _requirements(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
+def _requirements(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, Any]:
     tables = {}
     for method, points in doc.get("table", {}).items():
         ok = (isinstance(points, list) and points
-              and all(isinstance(p, list) and len(p) == 2 and all(_is_number(x) and x > 0 for x in p) for p in points)
+              and all(isinstance(p, list) and len(p) == 2 and all(is_number(x) and x > 0 for x in p) for p in points)
               and all(a[0] < b[0] and a[1] <= b[1] for a, b in itertools.pairwise(points)))
         if not ok:
-            problems.add(str(path), _line(text, f"table.{method}"),
+            problems.add(str(path), line_at(text, f"table.{method}"),
                          "table '%(method)s' must list [size, GB] pairs, both growing", method=method)
         else:
             tables[method] = [(float(s), float(g)) for s, g in points]
     qlora = doc.get("qlora", {})
-    if qlora.get("of") not in tables or not (_is_number(qlora.get("factor")) and 0 < qlora["factor"] <= 1):
-        problems.add(str(path), _line(text, "qlora.of" if qlora.get("of") not in tables else "qlora.factor"),
+    if qlora.get("of") not in tables or not (is_number(qlora.get("factor")) and 0 < qlora["factor"] <= 1):
+        problems.add(str(path), line_at(text, "qlora.of" if qlora.get("of") not in tables else "qlora.factor"),
                      "[qlora] needs 'of' (a table) and a 'factor' between 0 and 1")
     for method in METHODS:
         if method not in tables and method != "qlora":
-            problems.add(str(path), _line(text, "table"), "table '%(method)s' is missing", method=method)
+            problems.add(str(path), line_at(text, "table"), "table '%(method)s' is missing", method=method)
     band = doc.get("class_band")
-    if not (_is_number(band) and 0 <= band < 1):
-        problems.add(str(path), _line(text, "class_band"), "class_band must be a number from 0 to 1")
+    if not (is_number(band) and 0 <= band < 1):
+        problems.add(str(path), line_at(text, "class_band"), "class_band must be a number from 0 to 1")
     return {
         "table": tables,
         "class_band": band,
@@ -572,15 +572,15 @@ def _requirements(path: Path, doc: dict[str, Any], text: str, problems: _Problem
     }
 
 
-def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
+def _timing(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, Any]:
     def positive(value: Any, key: str, most: float = float("inf")) -> None:
-        if not (_is_number(value) and 0 < value <= most):
-            problems.add(str(path), _line(text, key), "'%(key)s' must be a number above 0 and at most %(max)s",
+        if not (is_number(value) and 0 < value <= most):
+            problems.add(str(path), line_at(text, key), "'%(key)s' must be a number above 0 and at most %(max)s",
                          key=key, max=most)
 
     for key, value in doc["passes"].items():
-        if not (_is_number(value) and 0 <= value <= 10):
-            problems.add(str(path), _line(text, f"passes.{key}"), "'%(key)s' must be a number from 0 to 10",
+        if not (is_number(value) and 0 <= value <= 10):
+            problems.add(str(path), line_at(text, f"passes.{key}"), "'%(key)s' must be a number from 0 to 10",
                          key="passes." + key)
     positive(doc["attention_per_pass"], "attention_per_pass", 100)
     for stack, spec in doc["stack"].items():
@@ -591,8 +591,8 @@ def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
         positive(spec["moe_efficiency"], f"stack.{stack}.moe_efficiency", 1)
         for key in ("padding_waste", "overlap"):
             name = f"stack.{stack}.{key}"
-            if not (_is_number(spec[key]) and 0 <= spec[key] <= 1):
-                problems.add(str(path), _line(text, name), "'%(key)s' must be a number from 0 to 1", key=name)
+            if not (is_number(spec[key]) and 0 <= spec[key] <= 1):
+                problems.add(str(path), line_at(text, name), "'%(key)s' must be a number from 0 to 1", key=name)
     positive(doc["quantized"]["seconds_per_b"], "quantized.seconds_per_b", 10)
     positive(doc["quantized"]["reference_bandwidth_gbs"], "quantized.reference_bandwidth_gbs", 1_000_000)
     positive(doc["batch"]["global_sequences"], "batch.global_sequences", 1_000_000)
@@ -600,14 +600,14 @@ def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
     positive(doc["sharding"]["gathers"], "sharding.gathers", 10)
     for link, value in doc["links"]["share"].items():
         if link not in INTERCONNECTS:
-            problems.add(str(path), _line(text, "links.share"), "[links] '%(key)s' is not a link; known: "
+            problems.add(str(path), line_at(text, "links.share"), "[links] '%(key)s' is not a link; known: "
                          "%(known)s", key=link, known=", ".join(INTERCONNECTS))
         positive(value, f"links.share.{link}", 1)
     for link in INTERCONNECTS:
         if link not in doc["links"]["share"] and not problems.items:
-            problems.add(str(path), _line(text, "links.share"), "[links] share needs the link '%(key)s'", key=link)
+            problems.add(str(path), line_at(text, "links.share"), "[links] share needs the link '%(key)s'", key=link)
     if "default" not in doc["links"]["between_nodes_gbs"]:
-        problems.add(str(path), _line(text, "links.between_nodes_gbs"), "[links] between_nodes_gbs needs 'default'")
+        problems.add(str(path), line_at(text, "links.between_nodes_gbs"), "[links] between_nodes_gbs needs 'default'")
     for key, value in doc["links"]["between_nodes_gbs"].items():
         positive(value, f"links.between_nodes_gbs.{key}", 100_000)
     positive(doc["bandwidth"]["reference_flops_per_byte"], "bandwidth.reference_flops_per_byte", 100_000)
@@ -623,37 +623,37 @@ def _timing(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> 
             "own": doc["own"], "calibration": doc["calibration"]}
 
 
-def _ranking(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, Any]:
+def _ranking(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, Any]:
     counts = doc.get("counts")
     if not (isinstance(counts, list) and counts and counts[0] == 1
             and all(isinstance(c, int) and c > 0 for c in counts) and counts == sorted(set(counts))):
-        problems.add(str(path), _line(text, "counts"), "counts must be growing whole numbers starting at 1")
+        problems.add(str(path), line_at(text, "counts"), "counts must be growing whole numbers starting at 1")
     strategy = doc.get("strategy", {})
     for key in ("single", "replicated", "sharded"):
         if not isinstance(strategy.get(key), str):
-            problems.add(str(path), _line(text, f"strategy.{key}"), "[strategy] needs '%(key)s'", key=key)
+            problems.add(str(path), line_at(text, f"strategy.{key}"), "[strategy] needs '%(key)s'", key=key)
         elif strategy[key] not in STRATEGY_KINDS[key]:
-            problems.add(str(path), _line(text, f"strategy.{key}"), "[strategy] '%(key)s' must be one of %(known)s",
+            problems.add(str(path), line_at(text, f"strategy.{key}"), "[strategy] '%(key)s' must be one of %(known)s",
                          key=key, known=", ".join(STRATEGY_KINDS[key]))
     prices = _per_method(path, doc, text, "class_price", problems, COSTS)
     weights = doc.get("budget_weights", {})
     for budget in ("low", "medium", "high"):
         entry = weights.get(budget, {})
-        if not all(_is_number(entry.get(k)) and entry[k] >= 0 for k in ("cost", "time")):
-            problems.add(str(path), _line(text, f"budget_weights.{budget}"),
+        if not all(is_number(entry.get(k)) and entry[k] >= 0 for k in ("cost", "time")):
+            problems.add(str(path), line_at(text, f"budget_weights.{budget}"),
                          "[budget_weights] '%(budget)s' needs numbers cost and time", budget=budget)
     setup = doc["billing"]["setup_hours"]
-    if not (_is_number(setup) and 0 <= setup <= 24):
-        problems.add(str(path), _line(text, "billing.setup_hours"), "'%(key)s' must be a number from 0 to 24",
+    if not (is_number(setup) and 0 <= setup <= 24):
+        problems.add(str(path), line_at(text, "billing.setup_hours"), "'%(key)s' must be a number from 0 to 24",
                      key="billing.setup_hours")
     return {"counts": counts, "strategy": strategy, "class_price": prices, "setup_hours": setup,
             "budget_weights": weights}
 
 
-def _labels(path: Path, doc: dict[str, Any], text: str, problems: _Problems) -> dict[str, dict[str, str]]:
+def _labels(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, dict[str, str]]:
     for table in ("basis", "strategy", "where", "pricing", "cost", "vendor"):
         if not isinstance(doc.get(table), dict):
-            problems.add(str(path), _line(text, table), "[%(table)s] is missing", table=table)
+            problems.add(str(path), line_at(text, table), "[%(table)s] is missing", table=table)
     return {name: {k: str(v) for k, v in table.items()} for name, table in doc.items() if isinstance(table, dict)}
 
 
@@ -662,19 +662,19 @@ _RULE_KEYS = ("id", "kind", "derive", "step", "section", "heuristics", "gaps", "
 
 
 def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Section], recipes: dict[str, Any],
-           problems: _Problems) -> tuple[RuleDef, ...]:
+           problems: Problems) -> tuple[RuleDef, ...]:
     rules: list[RuleDef] = []
     seen: set[str] = set()
     ladders = recipes.get("ladder", {})
     steps = {entry["step"] for ladder in ladders.values() for entry in ladder} | set(OFF_LADDER)
     first_steps = {ladder[0]["step"] for ladder in ladders.values() if ladder}
     for index, entry in enumerate(doc.get("rule", [])):
-        line = _line(text, f"rule[{index + 1}]")
+        line = line_at(text, f"rule[{index + 1}]")
         rule_id = entry.get("id")
         where = rule_id if isinstance(rule_id, str) else f"#{index + 1}"
 
         def bad(at: str, template: str, index: int = index, where: str = where, **params: Any) -> None:
-            problems.add(str(path), _line(text, f"rule[{index + 1}].{at}"), template, rule=where, **params)
+            problems.add(str(path), line_at(text, f"rule[{index + 1}].{at}"), template, rule=where, **params)
 
         for key in entry:
             if key not in _RULE_KEYS:
@@ -699,7 +699,7 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
             continue
         proposes = step in first_steps
         factor = entry.get("factor")
-        if (kind == "prefer") != (factor is not None) or (factor is not None and not (_is_number(factor) and factor >= 0)):
+        if (kind == "prefer") != (factor is not None) or (factor is not None and not (is_number(factor) and factor >= 0)):
             bad("factor", "a prefer rule needs a factor >= 0; other kinds have none")
             factor = None
         section = entry.get("section")
@@ -745,26 +745,26 @@ def _rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Secti
                              message, None if factor is None else float(factor), derive, index, str(path), line,
                              links["opposes"], links["overrides"], step, proposes, in_summary))
     if not rules:
-        problems.add(str(path), _line(text, "rule"), "no [[rule]] tables")
+        problems.add(str(path), line_at(text, "rule"), "no [[rule]] tables")
     ids = {rule.id for rule in rules}
     taken = [rule.step for rule in rules if rule.step]
     for step in sorted(steps):
         if taken.count(step) != 1:
             # at the second rule that takes it; a step no rule takes is the file's problem
             second = [rule for rule in rules if rule.step == step][1:2]
-            problems.add(str(path), _line(text, f"rule[{second[0].index + 1}].step") if second else 0,
+            problems.add(str(path), line_at(text, f"rule[{second[0].index + 1}].step") if second else 0,
                          "step '%(step)s' of recipes.toml needs exactly one configure rule", step=step)
     for rule in rules:
         for key in ("opposes", "overrides"):
             for other in getattr(rule, key):
                 if other not in ids:
-                    problems.add(str(path), _line(text, f"rule[{rule.index + 1}].{key}"),
+                    problems.add(str(path), line_at(text, f"rule[{rule.index + 1}].{key}"),
                                  "rule '%(rule)s': refers to undefined rule '%(other)s'", rule=rule.id, other=other)
     return tuple(rules)
 
 
 def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, Any], stacks: tuple[str, ...],
-             problems: _Problems) -> dict[str, Any]:
+             problems: Problems) -> dict[str, Any]:
     """The recipes and the ladder of each method, checked against each other,
     the estimator's optimizers and timing.toml's ``stacks``."""
     recipes: dict[str, dict[str, Any]] = {}
@@ -772,7 +772,7 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
         where = entry.get("id")
 
         def bad(key: str, template: str, index: int = index, recipe: str = where, **params: Any) -> None:
-            problems.add(str(path), _line(text, f"recipe[{index + 1}].{key}"), template, id=recipe, **params)
+            problems.add(str(path), line_at(text, f"recipe[{index + 1}].{key}"), template, id=recipe, **params)
 
         if where in recipes or not ID_RE.match(str(where)):
             bad("id", "recipe id '%(id)s' must be unique kebab-case")
@@ -790,24 +790,24 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
             bad("base_bits", "recipe '%(id)s': base_bits must be 16, 8 or 4")
         if "stack" in entry and entry["stack"] not in stacks:
             bad("stack", "recipe '%(id)s': stack must be one of %(known)s", known=", ".join(stacks))
-        if not (_is_number(entry.get("time_factor")) and 0 < entry["time_factor"] <= 100):
+        if not (is_number(entry.get("time_factor")) and 0 < entry["time_factor"] <= 100):
             bad("time_factor", "recipe '%(id)s': time_factor must be a number above 0 and at most 100")
         if len(problems.items) == problems_before:
             recipes[str(where)] = dict(entry)
     for where, recipe in recipes.items():
         twin = recipes.get(str(recipe.get("fp16")))
         if "fp16" in recipe and (twin is None or twin["method"] != recipe["method"] or twin["precision"] != "fp16"):
-            problems.add(str(path), _line(text, "recipe"), "recipe '%(id)s': fp16 must name an fp16 recipe of its "
+            problems.add(str(path), line_at(text, "recipe"), "recipe '%(id)s': fp16 must name an fp16 recipe of its "
                          "method", id=where)
     ladders: dict[str, list[dict[str, Any]]] = {}
     for method in METHODS:
         ladder = doc.get("ladder", {}).get(method)
         if not ladder:
-            problems.add(str(path), _line(text, f"ladder.{method}"), "[ladder] needs steps for '%(method)s'",
+            problems.add(str(path), line_at(text, f"ladder.{method}"), "[ladder] needs steps for '%(method)s'",
                          method=method)
             continue
         for n, entry in enumerate(ladder):
-            line = _line(text, f"ladder.{method}[{n + 1}]")
+            line = line_at(text, f"ladder.{method}[{n + 1}]")
             named = recipes.get(entry["recipe"])
             if named is None or named["method"] != method:
                 problems.add(str(path), line, "[ladder] %(method)s: '%(recipe)s' is not a recipe for %(method)s",
@@ -821,15 +821,15 @@ def _recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[str, An
         names = [entry["step"] for entry in ladder]
         if len(set(names)) != len(names):
             again = next(n for n, name in enumerate(names) if name in names[:n])
-            problems.add(str(path), _line(text, f"ladder.{method}[{again + 1}]"),
+            problems.add(str(path), line_at(text, f"ladder.{method}[{again + 1}]"),
                          "[ladder] %(method)s: a step is listed twice", method=method)
         ladders[method] = list(ladder)
     first = next(iter(ladders.values()))[0]["step"] if ladders else None
     odd = [f"ladder.{method}[{n + 1}]" for method, ladder in ladders.items() for n, entry in enumerate(ladder)
            if (n == 0) != (entry["step"] == first)]
     if odd:
-        problems.add(str(path), _line(text, odd[0]), "[ladder] every method starts with the same step, and only there")
+        problems.add(str(path), line_at(text, odd[0]), "[ladder] every method starts with the same step, and only there")
     margin = doc.get("fit", {}).get("margin")
-    if not (_is_number(margin) and 0 <= margin < 0.5):
-        problems.add(str(path), _line(text, "fit.margin"), "[fit] margin must be a number from 0 to 0.5")
+    if not (is_number(margin) and 0 <= margin < 0.5):
+        problems.add(str(path), line_at(text, "fit.margin"), "[fit] margin must be a number from 0 to 0.5")
     return {"recipe": recipes, "ladder": ladders, "margin": margin}
