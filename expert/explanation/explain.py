@@ -352,7 +352,7 @@ def explain(
 
 def _detail_words() -> dict[str, str]:
     """The other words for a detail (rules/vocabulary.toml [aliases.values.detail])."""
-    from ..input.freetext import vocabulary
+    from ..knowledge.vocabulary import vocabulary
 
     aliases = vocabulary(knowledge_base()).value_aliases.get("detail", {})
     return {word: value for value, words in aliases.items() for word in words}

@@ -245,8 +245,8 @@ ADVISE_ARGUMENTS = ("lang", "rules_dir", "catalog", "basis", "prices", "model", 
 def field_alias(name: str, declared: Sequence[str], kb: KnowledgeBase | None = None) -> str:
     """The declared argument ``name`` stands for (``rules/vocabulary.toml``
     ``[aliases.arguments]``: "vram" for vram_gb), or ``name`` itself."""
-    from ..input.freetext import vocabulary
     from ..input.values import argument
+    from ..knowledge.vocabulary import vocabulary
 
     return argument(name, declared, vocabulary(kb or knowledge_base()))
 

@@ -256,8 +256,8 @@ class _Command(click.Command):
         if all(arg.partition("=")[0] in known for arg in args if arg.startswith("--")) and not any(
                 arg.partition("=")[0] in ("--format", "--detail") for arg in args):
             return super().parse_args(ctx, args)     # nothing to rename: the knowledge base is not loaded for it
-        from ..input.freetext import vocabulary
         from ..input.values import argument, read_choice
+        from ..knowledge.vocabulary import vocabulary
         from .api import knowledge_base
 
         vocab = vocabulary(knowledge_base())

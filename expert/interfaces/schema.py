@@ -317,9 +317,9 @@ def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr:
     and aliases the schema does not list. Returns the arguments by their names."""
     from ..errors import InputError
     from ..escape import quoted
-    from ..input.freetext import vocabulary
     from ..input.profile import shown
     from ..input.values import argument, read_choice
+    from ..knowledge.vocabulary import vocabulary
 
     _ = tr.gettext
     parameters = spec["parameters"]
