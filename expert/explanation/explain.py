@@ -21,35 +21,34 @@ from typing import Any
 
 from ..errors import InputError, nearest
 from ..escape import one_line
-from ..i18n import Localizer, resolve_lang
+from ..i18n import Lang, Localizer, resolve_lang
 from ..inference import engine, sizing
 from ..inference.engine import Firing, Run
 from ..input import profile_types
-from ..input.profile import OWN_GPU, is_given
-from ..input.profile import build as build_profile
-from ..interfaces.api import (
+from ..input.arguments import (
     ADVISE_ARGUMENTS,
-    Basis,
-    Catalogs,
-    Lang,
     check_bounds,
     check_paths,
-    consult,
     field_alias,
-    knowledge_base,
     model_argument,
     with_aliases,
     with_prices,
 )
+from ..input.profile import OWN_GPU, is_given
+from ..input.profile import build as build_profile
 from ..knowledge import (
     PROFILE_FIELDS,  # declared once, in expert/knowledge/conditions.py
     SCALE_OUT,
     TRIAL_STEPS,
     KnowledgeBase,
 )
+from ..knowledge.bases import Catalogs, knowledge_base
 from ..knowledge.conditions import Leaf
 from ..knowledge.records import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND, cite_line
-from .result import Result, _Writer
+from ..knowledge.vocabulary import vocabulary
+from .consult import Basis, consult
+from .result import Result
+from .wording import Writer, total_in_words
 
 NOTE_KINDS = ("advice", "warning")
 # The most bytes of JSON the summary of an explanation takes (UTF-8): a chat's share.
@@ -325,7 +324,7 @@ def explain(
     given = {name: fields.get(name) for name in PROFILE_FIELDS}
     given["model_size_b"] = model_argument(given["model_size_b"], model, tr)
     run, result = consult(kb, given, tr, basis, model_config)
-    writer = _Writer(kb, run, tr)
+    writer = Writer(kb, run, tr)
     explainer = _Explainer(kb, run, result, writer, given, basis, model_config)
     if why_not is not None and why_not not in run.options:
         close = nearest(why_not, run.options, keys={gpu: (card.name,) if (card := kb.card(gpu)) else ()
@@ -352,14 +351,12 @@ def explain(
 
 def _detail_words() -> dict[str, str]:
     """The other words for a detail (rules/vocabulary.toml [aliases.values.detail])."""
-    from ..knowledge.vocabulary import vocabulary
-
     aliases = vocabulary(knowledge_base()).value_aliases.get("detail", {})
     return {word: value for value, words in aliases.items() for word in words}
 
 
 class _Explainer:
-    def __init__(self, kb: KnowledgeBase, run: Run, result: Result, writer: _Writer,
+    def __init__(self, kb: KnowledgeBase, run: Run, result: Result, writer: Writer,
                  given: dict[str, Any], basis: str = "checked", model_config: Any = None) -> None:
         self.kb, self.run, self.result, self.w, self.given = kb, run, result, writer, given
         self.basis, self.model_config = basis, model_config
@@ -758,15 +755,6 @@ class _Explainer:
         if any(r.gpu == gpu for r in result.rejected):
             return self._("ruled out")
         return self._("not considered")
-
-
-def total_in_words(tr: Localizer, cost: Mapping[str, Any], pricing_labels: Mapping[str, str] | None = None) -> str:
-    """A recommendation's ``cost`` in a word or two: nothing to rent, or the
-    total (with its pricing, given the labels)."""
-    if cost["pricing"] is None:
-        return tr.gettext("nothing to rent")
-    total = "≈ " + tr.money(cost["total"])
-    return f"{total} {tr.gettext(pricing_labels[cost['pricing']])}" if pricing_labels else total
 
 
 def _embedded(sentence: str) -> str:

@@ -257,8 +257,8 @@ class _Command(click.Command):
                 arg.partition("=")[0] in ("--format", "--detail") for arg in args):
             return super().parse_args(ctx, args)     # nothing to rename: the knowledge base is not loaded for it
         from ..input.values import argument, read_choice
+        from ..knowledge.bases import knowledge_base
         from ..knowledge.vocabulary import vocabulary
-        from .api import knowledge_base
 
         vocab = vocabulary(knowledge_base())
         options = {opt: param for param in self.params for opt in getattr(param, "opts", [])}
@@ -723,7 +723,7 @@ def models(names: tuple[str, ...], fmt: str, lang: str | None, wide: bool = Fals
     def action() -> str:
         from ..explanation.render import render_models
         from ..i18n import resolve_lang
-        from .api import knowledge_base
+        from ..knowledge.bases import knowledge_base
 
         return render_models(knowledge_base(), fmt, resolve_lang(lang), _width(), names, wide=wide)
 
@@ -753,7 +753,7 @@ def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | Non
     def action() -> str:
         from ..explanation import rulebook
         from ..i18n import Localizer, resolve_lang
-        from .api import knowledge_base
+        from ..knowledge.bases import knowledge_base
 
         tr = Localizer(resolve_lang(lang))
         kb = knowledge_base(rules_dir)
@@ -784,8 +784,8 @@ def catalogs(fmt: str, lang: str | None, color: str | None = None, no_color: boo
 
     def action() -> str:
         from ..i18n import Localizer, resolve_lang
+        from ..knowledge.bases import knowledge_base, shipped_catalogs
         from . import listing
-        from .api import knowledge_base, shipped_catalogs
 
         tr = Localizer(resolve_lang(lang))
         return listing.render(listing.describe(knowledge_base(), shipped_catalogs()), fmt, tr)
@@ -822,7 +822,7 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None, col
         tr = Localizer(resolve_lang(_lang(lang)))
     except (InputError, CatalogMissing) as error:
         _fail(f"Error: {error}", 2)
-    from .api import shipped_catalogs
+    from ..knowledge.bases import shipped_catalogs
 
     shipped = shipped_catalogs()      # `--catalog current`: the shipped catalog of that name, as advise reads it
     problems = run_check(rules_dir, [str(shipped[c]) if c in shipped else c for c in _catalogs(catalog)])
@@ -830,7 +830,7 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None, col
         _echo(terminal(problem.render(tr.gettext), newlines=True))
     if problems:
         sys.exit(1)
-    from .api import knowledge_base
+    from ..knowledge.bases import knowledge_base
 
     kb = knowledge_base(rules_dir, _catalogs(catalog))
     _echo(tr.gettext("The knowledge base is sound: %(rules)s rules, %(cards)s cards, no problems found.")
@@ -890,11 +890,12 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], color: str | 
         from ..explanation.render import render_estimate
         from ..i18n import Localizer, resolve_lang
         from ..inference import estimate as estimator
-        from .api import knowledge_base
+        from ..inference.estimate_input import from_input
+        from ..knowledge.bases import knowledge_base
 
         tr = Localizer(resolve_lang(lang))
         kb = knowledge_base(None, _catalogs(catalog))
-        setup, run = estimator.from_input(kb, tr, **raw)
+        setup, run = from_input(kb, tr, **raw)
         return render_estimate(kb, estimator.estimate(kb, setup), fmt, tr.lang, _width(), run)
 
     _run(action, lang)
@@ -929,8 +930,8 @@ def schema(what: str, shape: str, lang: str | None, color: str | None = None, no
 
         from ..errors import InputError
         from ..i18n import Localizer, resolve_lang
+        from ..knowledge.bases import knowledge_base
         from . import schema as schemas
-        from .api import knowledge_base
 
         tr = Localizer(resolve_lang(lang))
         for name, value, accepted in (("what", what, ("input", "output", "tools")), ("shape", shape, schemas.SHAPES)):

@@ -27,10 +27,11 @@ INDEX = Path(__file__).resolve().parent / "completion.json"
 
 def build_index(kb: Any) -> dict[str, Any]:
     """The words completion offers, from a loaded knowledge base (what the index file holds)."""
+    from ..explanation.consult import BASES
     from ..explanation.templating import FORMATS
     from ..i18n import SUPPORTED
     from ..inference.estimate import PRECISIONS, STRATEGIES
-    from .api import BASES, shipped_catalogs
+    from ..knowledge.bases import shipped_catalogs
 
     return {
         "fields": {name: {"choices": list(spec.choices), "labels": dict(spec.choice_labels), "type": spec.type}
@@ -69,7 +70,7 @@ def _catalog_cards(ctx: Any) -> dict[str, str]:
     files = list(ctx.params.get("catalog") or ()) if ctx is not None else []
     if files:
         try:
-            from .api import knowledge_base
+            from ..knowledge.bases import knowledge_base
 
             cards.update({card.id: card.name for card in knowledge_base(None, files).catalog})
         except Exception:

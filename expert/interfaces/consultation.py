@@ -22,23 +22,17 @@ from typing import Any
 
 from ..errors import InputError
 from ..escape import one_line
-from ..explanation.result import Result, profile_value
-from ..i18n import SUPPORTED, Localizer, resolve_lang
+from ..explanation.consult import consult
+from ..explanation.result import Result
+from ..explanation.wording import profile_value
+from ..i18n import SUPPORTED, Lang, Localizer, resolve_lang
 from ..inference import engine
 from ..input import freetext, profile_types
 from ..input import profile as profile_module
+from ..input.arguments import check_bounds, check_paths, field_alias
 from ..knowledge import PROFILE_FIELDS, find_cards
-from .api import (
-    Catalogs,
-    Lang,
-    check_bounds,
-    check_paths,
-    consult,
-    is_registered,
-    knowledge_base,
-    register_catalog,
-    registered_catalog,
-)
+from ..knowledge.bases import Catalogs, knowledge_base
+from .api import is_registered, register_catalog, registered_catalog
 
 STATE_VERSION = 2
 # Saved state is data from outside (a chatbot's store): it is bounded and every
@@ -347,7 +341,6 @@ class Consultation:
 
     @staticmethod
     def _alias(name: str, lang: Any = None) -> str:
-        from .api import field_alias
 
         return field_alias(name, PROFILE_FIELDS)
 
@@ -463,7 +456,6 @@ def _with_field_names(state: Any) -> Any:
     left for _check_state to refuse."""
     if not isinstance(state, dict):
         return state
-    from .api import field_alias, knowledge_base
 
     kb = knowledge_base()  # once for every name, not once a name
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..explanation.result import DETAILS, SCHEMA_VERSION
 from ..i18n import SUPPORTED
 from ..inference.estimate import PRECISIONS, STRATEGIES
 from ..knowledge import KnowledgeBase, ProfileField
 
-SCHEMA_VERSION = "1.0"
-DETAILS = ("full", "summary")
 JSON_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 MAX_TEXT = 100      # the longest text a value may be (expert/input/profile.py)
 
