@@ -25,7 +25,8 @@ def test_shipped_knowledge_base_loads(kb) -> None:  # type: ignore[no-untyped-de
 
 
 def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-untyped-def]
-    from expert.interfaces import api, cli
+    from expert.interfaces import api
+    from expert.interfaces import cli_options as cli
     from expert.knowledge.conditions import DERIVED_PROFILE_FIELDS, FIELDS
     from expert.knowledge.records import OPTIONAL_FIELDS, PROFILE_FIELDS
 

@@ -14,7 +14,7 @@ docs/cli.md). A completion never fails loudly: a broken index completes nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -120,19 +120,21 @@ def directories(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     return [CompletionItem(incomplete, type="dir")]
 
 
-def what_if(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
-    """--what-if: FIELD= with the flag names; after '=', the field's choices."""
-    from .cli import WHAT_IF_NAMES
+def what_if(names: Mapping[str, str]) -> Completer:
+    """--what-if: FIELD= with the flag names (``names``: a flag's name to its
+    field); after '=', the field's choices."""
+    def complete(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
+        name, sep, _value = incomplete.partition("=")
+        if not sep:
+            return _matching([f"{flag}=" for flag in names], incomplete)
+        field = names.get(name.lstrip("-"))
+        spec = _index().get("fields", {}).get(field) if field else None
+        choices = list(spec.get("choices") or []) if spec else []
+        if spec and not choices and spec.get("type") == "bool":
+            choices = ["yes", "no"]
+        return _matching([f"{name}={choice}" for choice in choices], incomplete)
 
-    name, sep, _value = incomplete.partition("=")
-    if not sep:
-        return _matching([f"{flag}=" for flag in WHAT_IF_NAMES], incomplete)
-    field = WHAT_IF_NAMES.get(name.lstrip("-"))
-    spec = _index().get("fields", {}).get(field) if field else None
-    choices = list(spec.get("choices") or []) if spec else []
-    if spec and not choices and spec.get("type") == "bool":
-        choices = ["yes", "no"]
-    return _matching([f"{name}={choice}" for choice in choices], incomplete)
+    return complete
 
 
 def names_in(module: str, attribute: str) -> Completer:
