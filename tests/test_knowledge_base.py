@@ -95,7 +95,7 @@ def test_the_strategies_and_precisions_are_the_estimators_everywhere(kb) -> None
     from expert.interfaces import api, schema
     from expert.interfaces.cli import main
     from expert.inference.estimate import PRECISIONS, STRATEGIES
-    from expert.knowledge.load import STRATEGY_KINDS
+    from expert.knowledge.figures import STRATEGY_KINDS
 
     assert get_args(api.Strategy) == STRATEGIES and get_args(api.Precision) == PRECISIONS
     estimate_tool = next(t for t in schema.tool_specs(kb) if t["name"] == "estimate")["parameters"]["properties"]
