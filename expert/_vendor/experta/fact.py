@@ -55,6 +55,10 @@ class Validable(type):
         return super(Validable, mcl).__new__(mcl, name, bases, newnamespace)
 
 
+# Values freeze() returns unchanged, stored without its dispatch.
+_SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 class Fact(OperableCE, Bindable, dict, metaclass=Validable):
     """Base Fact class"""
 
@@ -78,7 +82,7 @@ class Fact(OperableCE, Bindable, dict, metaclass=Validable):
 
     def __setitem__(self, key, value):
         if self.__factid__ is None:
-            super().__setitem__(key, freeze(value))
+            super().__setitem__(key, value if type(value) in _SCALARS else freeze(value))
         else:
             raise RuntimeError("A fact can't be modified after declaration.")
 

@@ -60,9 +60,10 @@ class ReteMatcher(Matcher):
         removed = list()
 
         for csn in self._get_conflict_set_nodes():
-            c_added, c_removed = csn.get_activations()
-            added.extend(c_added)
-            removed.extend(c_removed)
+            if csn.added or csn.removed:
+                c_added, c_removed = csn.get_activations()
+                added.extend(c_added)
+                removed.extend(c_removed)
 
         return (added, removed)
 

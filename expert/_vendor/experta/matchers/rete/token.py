@@ -94,4 +94,4 @@ class Token(namedtuple('_Token', ['tag', 'data', 'context'])):
         making the instance.
 
         """
-        return self.__class__(self.tag, self.data.copy(), self.context.copy())
+        return super(Token, self).__new__(self.__class__, self.tag, self.data.copy(), self.context.copy())
