@@ -45,15 +45,13 @@ def layer(module: str) -> str:
     return module.split(".")[1]
 
 
-@cache
-def imports(module: str) -> tuple[tuple[str, int, str, str], ...]:
-    """What ``module`` imports from the package, at the top or inside a function:
-    (the module imported, the line, the name taken from it or "" for the
-    module itself, the local name it is bound to)."""
-    path = MODULES[module]
-    package = module if path.name == "__init__.py" else module.rpartition(".")[0]
+def imports_in(module: str, tree: ast.AST) -> tuple[tuple[str, int, str, str], ...]:
+    """What ``module`` (its syntax tree) imports from the package, at the top or
+    inside a function: (the module imported, the line, the name taken from it
+    or "" for the module itself, the local name it is bound to)."""
+    package = module if MODULES.get(module, Path()).name == "__init__.py" else module.rpartition(".")[0]
     found = []
-    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+    for node in ast.walk(tree):
         if isinstance(node, ast.Import):
             found += [(alias.name, node.lineno, "", alias.asname or "") for alias in node.names]
         elif isinstance(node, ast.ImportFrom):
@@ -67,6 +65,15 @@ def imports(module: str) -> tuple[tuple[str, int, str, str], ...]:
                 else:
                     found.append((base, node.lineno, alias.name, alias.asname or alias.name))
     return tuple(entry for entry in found if entry[0].split(".")[0] == "expert" and not entry[0].startswith("expert._vendor"))
+
+
+@cache
+def tree_of(module: str) -> ast.AST:
+    return ast.parse(MODULES[module].read_text(encoding="utf-8"))
+
+
+def imports(module: str) -> tuple[tuple[str, int, str, str], ...]:
+    return imports_in(module, tree_of(module))
 
 
 def edges(module: str) -> set[str]:
@@ -125,17 +132,41 @@ def test_the_cycle_search_finds_cycles() -> None:
     assert cycles({"a": {"b", "c"}, "b": {"c"}, "c": set()}) == []
 
 
+def privates_taken(module: str, tree: ast.AST) -> list[str]:
+    """The private names ``module`` takes from other modules of the package."""
+    found = imports_in(module, tree)
+    as_module = {bound: name for name, _, taken_name, bound in found if not taken_name and bound}
+    taken = [f"{module}:{line} from {name} import {each}" for name, line, each, _ in found
+             if name != module and private(each)]
+    for node in ast.walk(tree):
+        if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in as_module
+                and as_module[node.value.id] != module and private(node.attr)):
+            taken.append(f"{module}:{node.lineno} {as_module[node.value.id]}.{node.attr}")
+    return taken
+
+
 def test_no_private_names_across_modules() -> None:
-    taken = []
-    for module, path in MODULES.items():
-        as_module = {bound: name for name, _, taken_name, bound in imports(module) if not taken_name and bound}
-        taken += [f"{module}:{line} from {name} import {each}" for name, line, each, _ in imports(module)
-                  if name != module and private(each)]
-        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
-            if (isinstance(node, ast.Attribute) and isinstance(node.value, ast.Name) and node.value.id in as_module
-                    and as_module[node.value.id] != module and private(node.attr)):
-                taken.append(f"{module}:{node.lineno} {as_module[node.value.id]}.{node.attr}")
-    assert taken == []
+    assert [taken for module in MODULES for taken in privates_taken(module, tree_of(module))] == []
+
+
+def test_the_checks_see_what_they_forbid() -> None:
+    """A module of the knowledge layer that imports the interfaces and takes
+    private names three ways: each is found."""
+    source = ("from ..interfaces.api import advise\n"
+              "from .source import _read, Problems\n"
+              "from . import catalog\n"
+              "def f():\n"
+              "    import expert.knowledge.load as load\n"
+              "    return catalog._Card, load._shape, catalog.with_catalogs, _read\n")
+    tree = ast.parse(source)
+    module = "expert.knowledge.example"
+    upward = [name for name, _, _, _ in imports_in(module, tree) if LAYERS.index(layer(name)) > LAYERS.index(layer(module))]
+    assert upward == ["expert.interfaces.api"]
+    assert privates_taken(module, tree) == [
+        "expert.knowledge.example:2 from expert.knowledge.source import _read",
+        "expert.knowledge.example:6 expert.knowledge.catalog._Card",
+        "expert.knowledge.example:6 expert.knowledge.load._shape",
+    ]
 
 
 @pytest.mark.parametrize("module, lazily", [
