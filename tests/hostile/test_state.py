@@ -104,15 +104,15 @@ def test_any_state_gives_a_consultation_or_the_documented_error(state: dict[str,
 
 def test_the_knowledge_base_cache_is_bounded(tmp_path: Path) -> None:
     from expert import advise
-    from expert.interfaces import api
+    from expert.knowledge import bases
 
     card = tmp_path / "edited.toml"
-    for n in range(api.KB_CACHE_SIZE + 20):  # each edit of a catalog is a new entry
+    for n in range(bases.KB_CACHE_SIZE + 20):  # each edit of a catalog is a new entry
         card.write_text(f'[[gpu]]\nid = "edited"\nname = "Edited"\nvendor = "nvidia"\nvram_gb = {24 + n}\n'
                         'cost = "low"\n')
         os.utime(card, ns=(n * 10**9, n * 10**9))
         assert advise(catalog=card, lang="en").recommendations
-    assert len(api._KB) <= api.KB_CACHE_SIZE
+    assert len(bases._KB) <= bases.KB_CACHE_SIZE
 
 
 @pytest.mark.parametrize("catalog", [123, [None], b"x.toml", ["x.toml", 5], "a\x00.toml"])
