@@ -16,6 +16,7 @@ from ...watchers import MATCHER, MATCH
 
 from . import mixins
 from .abstract import Node, OneInputNode, TwoInputNode
+from .check import TypeCheck
 from .token import Token
 
 
@@ -37,15 +38,32 @@ class BusNode(mixins.AnyChild,
         """Create a VALID token and send it to all children."""
         token = Token.valid(fact)
         MATCHER.debug("<BusNode> added %r", token)
-        for child in self.children:
+        for child in self._children_for(fact):
             child.callback(token)
 
     def remove(self, fact):
         """Create an INVALID token and send it to all children."""
         token = Token.invalid(fact)
         MATCHER.debug("<BusNode> added %r", token)
-        for child in self.children:
+        for child in self._children_for(fact):
             child.callback(token)
+
+    def _children_for(self, fact):
+        # expert: a child whose test is the fact's type (TypeCheck) gets only
+        # facts of that type: the others would fail its test at once. The
+        # children a type gets are kept in their order, with every child
+        # that tests something else.
+        routes = self.__dict__.get("_routes")
+        if routes is None or routes[0] != len(self.children):
+            routes = self._routes = (len(self.children), {})
+        kind = type(fact)
+        children = routes[1].get(kind)
+        if children is None:
+            children = routes[1][kind] = [
+                child for child in self.children
+                if not isinstance(getattr(child.node, "matcher", None), TypeCheck)
+                or child.node.matcher.fact_type is kind]
+        return children
 
 
 class WhereNode(mixins.AnyChild,
