@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -42,3 +44,24 @@ def fired(result: Result, rule: str, gpu: str | None = None) -> bool:
 def run(**profile: Any) -> Result:
     profile.setdefault("lang", "en")
     return advise(**profile)
+
+
+@contextlib.contextmanager
+def made_once(owner: Any, name: str) -> Iterator[dict[str, Any]]:
+    """``owner.name`` (``explain`` of its module, say) answering each set of
+    arguments once while the block runs, the same object every time after
+    the first: for tests that ask the same question many times to check what
+    is done with the answer (a flag, a colour, a format), not the answer.
+    Yields what was made, by arguments."""
+    made: dict[str, Any] = {}
+    real = getattr(owner, name)
+
+    def once(*args: Any, **kwargs: Any) -> Any:
+        key = repr((args, sorted(kwargs.items())))
+        if key not in made:
+            made[key] = real(*args, **kwargs)
+        return made[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(owner, name, once)
+        yield made
