@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from expert import InputError
+from expert import InputError, advise
 from expert.interfaces.cli import main
 from expert.explanation.explain import explain
 
@@ -269,7 +269,7 @@ def test_a_card_ranked_lower_is_searched_within_a_bounded_number_of_consultation
     from expert.explanation import explain as explanation
 
     catalog = _catalog(tmp_path, 24)
-    recommended = explain(model_size_b=8, method="lora", deadline_h=2, catalog=catalog).result.recommendations
+    recommended = advise(model_size_b=8, method="lora", deadline_h=2, catalog=catalog).recommendations
     last = next(r.gpu for r in reversed(recommended) if r.count == 1 and r.rank > 1)
     consulted = []
     real = explanation.consult
