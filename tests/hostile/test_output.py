@@ -53,13 +53,19 @@ ORIGIN = "evil\x1b[2J\u202e](http://evil.example).toml"
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    """The guide's cards and two of a user catalog: an NVIDIA 80 GB card (recommended) and an AMD one (ruled out)."""
+    """The guide's cards recommended for PROFILE and two of a user catalog: an NVIDIA 80 GB card
+    (recommended) and an AMD one (ruled out)."""
     path = tmp_path_factory.mktemp("catalog") / "harmless.toml"
     path.write_text("".join(
         f'[[gpu]]\nid = "{gpu}"\nname = "Harmless"\nvendor = "{vendor}"\nvram_gb = 80\ncost = "medium"\n'
         f'interconnect = "{link}"\nbf16_tflops = 312\nmemory_bandwidth_gbs = 2039\nprice_on_demand = 1.0\n\n' for gpu, vendor, link in (("x", "nvidia", "nvlink"), ("y", "amd", "infinity-fabric"))),
         encoding="utf-8")
-    return knowledge_base(None, [path])
+    everything = knowledge_base(None, [path])
+    # The guide's cards this profile rules out for the guide's own reasons never
+    # show the name, and each would cost every explanation a WHY NOT search:
+    # left out, so that y is the card ruled out.
+    ruled_out = {r.gpu for r in result(everything).rejected} - {"x", "y"}
+    return replace(everything, catalog=tuple(card for card in everything.catalog if card.id not in ruled_out))
 
 
 def named(kb: KnowledgeBase, name: str, origin: str = ORIGIN) -> KnowledgeBase:
