@@ -158,14 +158,20 @@ def test_plural_forms_follow_the_count() -> None:
                                             "puesto 2 (1 tarjeta, en torno a 9,1 h, ≈ 13\xa0US$)")
 
 
-def test_color_only_when_asked() -> None:
-    x = explain(model_size_b=7, lang="en")
+@pytest.fixture(scope="module")
+def explained_7b():  # type: ignore[no-untyped-def]
+    """One explanation rendered by the two tests below."""
+    return explain(model_size_b=7, lang="en")
+
+
+def test_color_only_when_asked(explained_7b) -> None:  # type: ignore[no-untyped-def]
+    x = explained_7b
     assert "\x1b[1m" in x.render("text", color=True)
     assert "\x1b" not in x.render("text") and "\x1b" not in x.render("markdown")
 
 
-def test_json_is_the_structured_explanation() -> None:
-    data = json.loads(explain(model_size_b=7, lang="en").render("json"))
+def test_json_is_the_structured_explanation(explained_7b) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(explained_7b.render("json"))
     assert {"how", "why_not", "what_if", "trace", "recommendations", "requirement"} <= set(data)
     assert data["how"][0]["steps"][0]["rule"] == "vram-requirement"
 
