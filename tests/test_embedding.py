@@ -133,7 +133,7 @@ sys.path.insert(0, %r)
 from test_embedding import mixed_profiles
 from expert import advise
 from expert.explanation.explain import explain
-out = [advise(**p).to_dict() for p in mixed_profiles(16, seed=3)]
+out = [advise(**p).to_dict() for p in mixed_profiles(8, seed=3)]
 out += [advise(**p, lang="es").to_dict() for p in (
     dict(model_size_b=70, method="lora", deadline_h=8),
     dict(model_size_b=7, vram_gb=24, rocm_ok=True, budget="low"),
