@@ -18,12 +18,14 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import engine_runs_shared
 from expert.explanation import explain as explanation_module
 from expert.interfaces.api import consult, knowledge_base
 from expert.escape import json_text, markdown, one_line, quoted, terminal
@@ -68,10 +70,26 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
     return replace(everything, catalog=tuple(card for card in everything.catalog if card.id not in ruled_out))
 
 
+_NAMED: dict[tuple[int, str, str], tuple[KnowledgeBase, KnowledgeBase]] = {}
+
+
 def named(kb: KnowledgeBase, name: str, origin: str = ORIGIN) -> KnowledgeBase:
-    """``kb`` with the user cards named ``name`` and coming from a file named ``origin`` (past the loader)."""
-    return replace(kb, catalog=tuple(replace(card, name=name, origin=origin) if card.id in ("x", "y") else card
-                                     for card in kb.catalog))
+    """``kb`` with the user cards named ``name`` and coming from a file named
+    ``origin`` (past the loader): the same object for the same name, so that
+    its languages and questions share the engine's runs (see below)."""
+    key = (id(kb), name, origin)
+    if key not in _NAMED:
+        _NAMED[key] = (kb, replace(kb, catalog=tuple(replace(card, name=name, origin=origin)
+                                                     if card.id in ("x", "y") else card for card in kb.catalog)))
+    return _NAMED[key][1]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_run_per_consultation() -> Iterator[None]:
+    """What is tested here is what the words make of a name, not the engine:
+    a knowledge base's runs are made once for its languages and questions."""
+    with engine_runs_shared():
+        yield
 
 
 PROFILE = dict(model_size_b=7, method="lora")
