@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
 
+from conftest import engine_runs_shared
 from expert import InputError, advise
 from expert.interfaces.cli import main
 from expert.explanation.explain import explain
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_run_per_consultation() -> Iterator[None]:
+    """The explanations read the engine's runs; a run is made once for the
+    module (the consultations an explanation asks for are still counted, by
+    consult())."""
+    with engine_runs_shared():
+        yield
 
 
 def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> None:
