@@ -212,7 +212,7 @@ def one_advise() -> None:
     lap("import floor")
     import expert.interfaces.cli  # noqa: F401
     lap("import expert.interfaces.cli")
-    from expert.explanation.result import build_result
+    from expert.explanation.consult import build_result
     from expert.i18n import Localizer
     from expert.inference import engine
     from expert.input import profile

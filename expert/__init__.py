@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any
 from .errors import InputError, KnowledgeBaseError
 
 __all__ = ["Consultation", "InputError", "KnowledgeBaseError", "Result", "advise", "explain", "launch", "register_catalog"]
-__version__ = "0.1.0"
+from .version import __version__ as __version__  # the package's version, re-exported
 
 if TYPE_CHECKING:
     from .explanation.explain import explain

@@ -65,7 +65,7 @@ def test_explain_is_bold_when_asked(explained_once: dict[str, Any], args: list[s
 
 
 def test_a_terminal_is_bold_unless_term_is_dumb_or_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
-    import expert.interfaces.cli as cli
+    import expert.interfaces.cli_output as cli
 
     class Terminal:
         @staticmethod
@@ -76,12 +76,12 @@ def test_a_terminal_is_bold_unless_term_is_dumb_or_no_color(monkeypatch: pytest.
     monkeypatch.delenv("NO_COLOR", raising=False)
     monkeypatch.delenv("FORCE_COLOR", raising=False)
     monkeypatch.setenv("TERM", "xterm-256color")
-    assert cli._color()
+    assert cli.use_color()
     monkeypatch.setenv("TERM", "dumb")
-    assert not cli._color()
+    assert not cli.use_color()
     monkeypatch.setenv("TERM", "xterm-256color")
     monkeypatch.setenv("NO_COLOR", "1")
-    assert not cli._color()
+    assert not cli.use_color()
 
 
 @pytest.mark.parametrize("args", [["--color"], ["ask", "--color"]])

@@ -1,7 +1,8 @@
 """The explanation: what a person reads, built from the engine's record of what fired.
 
-- :mod:`.result`: the answer to a consultation, its wording (:func:`~.result.build_result`);
-- :mod:`.explain`: HOW, WHY NOT and WHAT IF (:func:`~.explain.explain`);
+- :mod:`.consult`: one consultation run and its :class:`~.result.Result` built (:func:`~.consult.build_result`);
+- :mod:`.result`: the result as data (``to_dict()``, ``render()``); :mod:`.wording`: its words (:class:`~.wording.Writer`);
+- :mod:`.explain`: :func:`~.explain.explain`; :mod:`.how`, :mod:`.why_not`, :mod:`.what_if`: HOW, WHY NOT and WHAT IF;
 - :mod:`.templating`: the jinja2 environment of ``templates/``; :mod:`.render`: explanations and estimates rendered;
 - :mod:`.chart`: "Time and cost" as bars or a table; :mod:`.rulebook`: the knowledge base rule by rule.
 """

@@ -1,19 +1,20 @@
-"""The explanation facility: HOW, WHY NOT and WHAT IF, built from the engine's
-record of what fired (``Run.firings``) — never by re-deriving the reasoning.
+"""The explanation facility: :func:`explain` answers a consultation and explains
+it (an :class:`Explanation`: HOW, WHY NOT and WHAT IF, built from the
+engine's record of what fired, ``Run.firings``, never by re-deriving the
+reasoning). Each part is a module of its own:
 
-- HOW: for each recommendation, the chain from the person's answers (and the
+- HOW (:mod:`.how`): for each recommendation, the chain from the person's answers (and the
   defaults assumed for them) through every rule that led to it.
-- WHY NOT: for a card, the rule conditions that ruled it out (evaluated
+- WHY NOT (:mod:`.why_not`): for a card, the rule conditions that ruled it out (evaluated
   again, leaf by leaf, on the facts the rule matched), and the smallest change
   to the person's situation, found by re-running the consultation, that would
   make it the answer.
-- WHAT IF: the consultation re-run with changed answers, and what changed and
+- WHAT IF (:mod:`.what_if`): the consultation re-run with changed answers, and what changed and
   which rules account for it.
 """
 
 from __future__ import annotations
 
-import itertools
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
@@ -21,37 +22,28 @@ from typing import Any
 
 from ..errors import InputError, nearest
 from ..escape import one_line
-from ..i18n import Localizer, resolve_lang
-from ..inference import engine, sizing
-from ..inference.engine import Firing, Run
+from ..i18n import Lang, Localizer, resolve_lang
 from ..input import profile_types
-from ..input.profile import OWN_GPU, is_given
-from ..input.profile import build as build_profile
-from ..interfaces.api import (
+from ..input.arguments import (
     ADVISE_ARGUMENTS,
-    Basis,
-    Catalogs,
-    Lang,
     check_bounds,
     check_paths,
-    consult,
     field_alias,
-    knowledge_base,
     model_argument,
     with_aliases,
     with_prices,
 )
-from ..knowledge import (
-    PROFILE_FIELDS,  # declared once, in expert/knowledge/conditions.py
-    SCALE_OUT,
-    TRIAL_STEPS,
-    KnowledgeBase,
-)
-from ..knowledge.conditions import Leaf
-from ..knowledge.records import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND, cite_line
-from .result import Result, _Writer
+from ..knowledge import PROFILE_FIELDS  # declared once, in rules/profile.toml
+from ..knowledge.bases import Catalogs, knowledge_base
+from ..knowledge.records import cite_line
+from ..knowledge.vocabulary import vocabulary
+from .consult import Basis, consult
+from .how import How
+from .result import Result
+from .what_if import WhatIf, WhatIfRun
+from .why_not import WhyNot, WhyNotSearch
+from .wording import Writer, total_in_words
 
-NOTE_KINDS = ("advice", "warning")
 # The most bytes of JSON the summary of an explanation takes (UTF-8): a chat's share.
 SUMMARY_BYTES = 3800
 # WHY NOT for every card ruled out covers the first so many (in catalog
@@ -64,68 +56,6 @@ MAX_WHY_NOT = 8
 # first or second; a card ranked lower cannot be tried alone, and finding no
 # change for it would otherwise cost one for every change and pair).
 MAX_CONSULTATIONS = 12
-
-
-@dataclass(frozen=True)
-class Step:
-    """One rule firing in the chain that led to a recommendation."""
-
-    rule: str
-    kind: str
-    cites: dict[str, str]
-    sources: list[str]     # the person's answers and catalog entries it matched
-    builds_on: list[str]   # the earlier rules that declared the other facts it matched
-    text: str
-
-
-@dataclass(frozen=True)
-class How:
-    """HOW: the chain of steps behind one recommendation."""
-
-    gpu: str
-    rank: int
-    label: str
-    steps: list[Step]
-
-
-@dataclass(frozen=True)
-class Reason:
-    """One condition of a rule that ruled a card out, with its numbers."""
-
-    rule: str
-    cites: dict[str, str]
-    conditions: list[dict[str, Any]]
-    text: str
-
-
-@dataclass(frozen=True)
-class WhyNot:
-    """WHY NOT: what ruled a card out and the smallest change that would make it the answer."""
-
-    gpu: str
-    name: str
-    status: str            # rejected | more-cards | ranked-lower | recommended
-    reasons: list[Reason]
-    change: dict[str, Any] | None
-    text: str
-
-
-@dataclass(frozen=True)
-class WhatIf:
-    """WHAT IF: how the answer changes when some answers change."""
-
-    changes: dict[str, Any]
-    changed: list[dict[str, Any]]
-    why: list[dict[str, Any]]       # rules that fire now or no longer: those about cards first
-    after: dict[str, Any]
-
-    def because(self) -> list[dict[str, Any]]:
-        """The rules that changed which cards are ruled out or how they rank."""
-        return [w for w in self.why if w["kind"] not in NOTE_KINDS]
-
-    def notes(self) -> list[dict[str, Any]]:
-        """The advice and warnings that appear or disappear."""
-        return [w for w in self.why if w["kind"] in NOTE_KINDS]
 
 
 @dataclass(frozen=True)
@@ -325,8 +255,8 @@ def explain(
     given = {name: fields.get(name) for name in PROFILE_FIELDS}
     given["model_size_b"] = model_argument(given["model_size_b"], model, tr)
     run, result = consult(kb, given, tr, basis, model_config)
-    writer = _Writer(kb, run, tr)
-    explainer = _Explainer(kb, run, result, writer, given, basis, model_config)
+    writer = Writer(kb, run, tr)
+    explainer = _Explainer(kb, run, result, writer, given, basis, model_config, consult, MAX_CONSULTATIONS)
     if why_not is not None and why_not not in run.options:
         close = nearest(why_not, run.options, keys={gpu: (card.name,) if (card := kb.card(gpu)) else ()
                                                     for gpu in run.options})
@@ -352,423 +282,11 @@ def explain(
 
 def _detail_words() -> dict[str, str]:
     """The other words for a detail (rules/vocabulary.toml [aliases.values.detail])."""
-    from ..input.freetext import vocabulary
-
     aliases = vocabulary(knowledge_base()).value_aliases.get("detail", {})
     return {word: value for value, words in aliases.items() for word in words}
 
 
-class _Explainer:
-    def __init__(self, kb: KnowledgeBase, run: Run, result: Result, writer: _Writer,
-                 given: dict[str, Any], basis: str = "checked", model_config: Any = None) -> None:
-        self.kb, self.run, self.result, self.w, self.given = kb, run, result, writer, given
-        self.basis, self.model_config = basis, model_config
-        self.tr = writer.tr
-        self._ = writer.tr.gettext
-        self.firings = run.sorted_firings()
-        # WHY NOT's consultations with one change made, by change (see smallest_change)
-        self._consulted: dict[tuple[tuple[str, Any], ...], Result] = {}
-        self._stopped: set[str] = set()     # the cards whose search reached MAX_CONSULTATIONS
-
-    # --- shared wording ---------------------------------------------------------
-
-    def field_value(self, name: str, value: Any) -> str:
-        return self.w.profile_value(name, value)
-
-    def answer(self, name: str) -> str:
-        value = self.run.profile[name]
-        shown = self.field_value(name, value)
-        label = self.run.profile.get("model_label") if name == "model_size_b" else None
-        if label:  # the model as the table (or its config.json) names it, then its size
-            shown = f"{one_line(label)}, {shown}"
-        return f"{self._(self.kb.fields[name].label)}: {shown}"
-
-    def answers(self, given: bool) -> list[str]:
-        assumed = set(self.result.assumed)
-        return [self.answer(name) for name in PROFILE_FIELDS if (name not in assumed) == given]
-
-    def cites(self, firing: Firing) -> dict[str, str]:
-        return self.w.cites(firing.rule)
-
-    def sources(self, firing: Firing) -> list[str]:
-        assumed = set(self.result.assumed)
-        out = []
-        for matched in firing.matched:
-            if matched["fact"] == "profile":
-                for name in PROFILE_FIELDS:
-                    if name in matched["values"]:
-                        note = " (" + self._("assumed") + ")" if name in assumed else ""
-                        out.append(self.answer(name) + note)
-        return out
-
-    def step(self, firing: Firing, text: str | None = None) -> Step:
-        builds_on = [m["from"] for m in firing.matched if m["from"] not in ("input", "catalog")]
-        return Step(firing.rule.id, firing.rule.kind, self.cites(firing), self.sources(firing),
-                    list(dict.fromkeys(builds_on)), text if text is not None else self.w.message(firing.rule, firing.env))
-
-    # --- HOW ------------------------------------------------------------------
-
-    def how(self, gpu: str) -> How:
-        option = self.run.options[gpu]
-        rank = self.run.ranking.index(gpu) + 1
-        steps = []
-        for firing in self.firings:
-            rule = firing.rule
-            if rule.derive == "requirement" or firing.gpu == gpu:
-                steps.append(self.step(firing))
-            elif rule.derive == "pick":
-                left = len(self.run.ranking)
-                text = self.tr.ngettext("Ranked %(rank)s of %(n)s option left. %(why)s",
-                                        "Ranked %(rank)s of %(n)s options left. %(why)s", left) % {
-                    "rank": rank, "n": left, "why": self.w.message(rule, firing.env)}
-                steps.append(self.step(firing, text))
-            elif rank == 1 and (rule.kind == "warning" or (rule.kind == "advice" and self.about_configuration(firing))):
-                steps.append(self.step(firing))
-        return How(gpu, rank, self.w.option_label(option), steps)
-
-    @staticmethod
-    def about_configuration(firing: Firing) -> bool:
-        """Advice that explains the picked configuration (its cards, strategy or
-        fit), rather than how to rent or run it."""
-        return any(m["fact"] == "pick" and set(m["values"]) - {"found", "where", "vendor", "cost", "hours"}
-                   for m in firing.matched)
-
-    # --- WHY NOT --------------------------------------------------------------
-
-    def leaf_text(self, leaf: Leaf) -> str:
-        def operand(source: str | None, value: Any) -> str:
-            if source is None:
-                return self.w.value("", "", value) if not isinstance(value, str) else value
-            namespace, _, name = source.partition(".")
-            label = self.field_label(source)
-            if name and label:
-                return f"{label} {self.w.value(namespace, name, value)}"
-            return self.w.value(namespace, name, value)
-
-        if leaf.op == "not":
-            source, value = leaf.operands[0]
-            return f"{self.field_label(source or '')}: {self._('yes') if value else self._('no')}"
-        if not leaf.op:
-            source, value = leaf.operands[0]
-            return f"{self.field_label(source or '')}: {self._('yes') if value else self._('no')}"
-        (left_source, left_value), constants = leaf.operands[0], [src is None for src, _ in leaf.operands[1:]]
-        if leaf.op in ("==", "in", "!=", "not in") and left_source and all(constants):
-            namespace, _, name = left_source.partition(".")
-            shown = f"{self.field_label(left_source)}: {self.w.value(namespace, name, left_value)}"
-            if leaf.op in ("!=", "not in"):
-                other = leaf.operands[1][1]
-                others = other if isinstance(other, (list, tuple)) else [other]
-                shown += " (" + self._("not %(values)s") % {"values": self.tr.list(
-                    [self.w.value(namespace, name, v) for v in others], style="or")} + ")"
-            return shown
-        ops = leaf.op.split(" ")
-        if ops[-1] in ("not", "is") and len(ops) > len(leaf.operands) - 1:  # 'not in', 'is not'
-            ops = [leaf.op]
-        pieces = [operand(*leaf.operands[0])]
-        for op, right in zip(ops, leaf.operands[1:], strict=True):
-            pieces += [op, operand(*right)]
-        return " ".join(pieces)
-
-    def field_label(self, source: str) -> str:
-        namespace, _, name = source.partition(".")
-        if namespace == "profile" and name in self.kb.fields:
-            return self._(self.kb.fields[name].label)
-        label = self.kb.labels.get("fields", {}).get(source)
-        return self._(label) if label else source
-
-    def reason(self, firing: Firing) -> Reason:
-        leaves = firing.rule.condition.leaves(firing.env)
-        return Reason(firing.rule.id, self.cites(firing),
-                      [{"condition": leaf.source, "text": self.leaf_text(leaf), "holds": leaf.holds}
-                       for leaf in leaves if leaf.holds],
-                      self.w.message(firing.rule, firing.env))
-
-    def status(self, gpu: str, result: Result) -> tuple[str, int | None]:
-        rank = next((r.rank for r in result.recommendations if r.gpu == gpu), None)
-        if rank is None:
-            return "rejected", None
-        rec = result.recommendations[rank - 1]
-        if rec.count > 1:
-            return "more-cards", rank
-        if rank > 1:
-            return "ranked-lower", rank
-        return "recommended", rank
-
-    def why_not(self, gpu: str) -> WhyNot:
-        _ = self._
-        status, _rank = self.status(gpu, self.result)
-        name = self.w.name(gpu)
-        reasons: list[Reason] = []
-        if status == "rejected":
-            reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
-            summary = " ".join(r.text for r in reasons)
-        elif status == "more-cards":
-            reasons = self.more_cards(gpu)
-            summary = " ".join(r.text for r in reasons)
-        elif status == "ranked-lower":
-            reasons = self.contrast(gpu)
-            summary = " ".join(r.text for r in reasons)
-        else:
-            summary = _("It is the recommendation.")
-        change = None if status == "recommended" else self.smallest_change(gpu, status)
-        if change:
-            summary += " " + change["text"]
-        elif gpu in self._stopped:
-            summary += " " + _("No change was found within the %(n)s consultations an explanation may run.") % {
-                "n": MAX_CONSULTATIONS}
-        elif status != "recommended":
-            summary += " " + _("No single change would make it the answer.")
-        return WhyNot(gpu, name, status, reasons, change, summary)
-
-    def more_cards(self, gpu: str) -> list[Reason]:
-        """Why ``gpu`` takes more than one card: the configuration rules that
-        spread it (one card did not fit, or missed the deadline), with the
-        conditions that made them fire."""
-        spread = [f for f in self.firings if f.gpu == gpu and f.rule.kind == "configure" and not f.rule.proposes
-                  and any(d["values"].get("count", 1) > 1 for d in f.derived)]
-        first = [f for f in spread if f.rule.step not in (SCALE_OUT, *TRIAL_STEPS)][:1]
-        # and the rule that settled how many cards that step takes
-        settled = [f for f in spread if f.rule.step in (FEWEST_CARDS, NO_COUNT_FITS)][:1]
-        scaled = [f for f in spread if f.rule.step in (SCALE_OUT, DEADLINE_MET, DEADLINE_MISSED, SPEED_FOUND)]
-        return [self.reason(f) for f in first + settled + scaled]
-
-    def contrast(self, gpu: str) -> list[Reason]:
-        """Why the pick ranks above ``gpu``: the numbers, and the rules that favoured either."""
-        tr, _ = self.tr, self._
-        pick_gpu = self.run.ranking[0]
-        mine, theirs = self.run.options[gpu], self.run.options[pick_gpu]
-        reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "pick")), [],
-                          _("%(pick)s: about %(pick_hours)s, %(pick_cost)s in all; %(this)s: about %(hours)s, "
-                            "%(cost)s in all.") % {
-                              "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"], like=mine["hours"]),
-                              "pick_cost": tr.money(theirs["total_cost"]), "this": self.w.option_label(mine),
-                              "hours": tr.hours(mine["hours"], like=theirs["hours"]),
-                              "cost": tr.money(mine["total_cost"])})]
-        on_pick = {f.rule.id: f for f in self.firings if f.gpu == pick_gpu and f.rule.kind in ("prefer", "demote")}
-        on_mine = {f.rule.id: f for f in self.firings if f.gpu == gpu and f.rule.kind in ("prefer", "demote")}
-        for rule_id in on_pick.keys() - on_mine.keys():
-            firing = on_pick[rule_id]
-            if firing.rule.kind == "prefer":
-                reasons.append(Reason(rule_id, self.cites(firing), [], _("In favour of %(pick)s: %(text)s") % {
-                    "pick": self.w.name(pick_gpu), "text": _embedded(self.w.message(firing.rule, firing.env))}))
-        for rule_id in on_mine.keys() - on_pick.keys():
-            firing = on_mine[rule_id]
-            if firing.rule.kind == "demote":
-                reasons.append(self.reason(firing))
-            elif (firing.rule.factor or 0) > 1:  # a penalty the pick does not have
-                reasons.append(Reason(rule_id, self.cites(firing), [], _("Against %(this)s: %(text)s") % {
-                    "this": self.w.name(gpu), "text": _embedded(self.w.message(firing.rule, firing.env))}))
-        return [reasons[0]] + sorted(reasons[1:], key=lambda r: self.kb.rule(r.rule).index)
-
-    def read_by(self, firings: list[Firing]) -> set[str] | None:
-        """The answers ``firings`` read: directly, or through the facts they
-        matched (the firings that declared them, on the same card or on none),
-        down to the profile. None when that cannot bound a change: a rule that
-        overrides one of them could fire on anything it reads."""
-        failing = {f.rule.id for f in firings}
-        if any(failing & set(rule.overrides) for rule in self.kb.rules):
-            return None
-        declared: dict[str, list[Firing]] = {}
-        for firing in self.firings:
-            declared.setdefault(firing.rule.id, []).append(firing)
-        fields: set[str] = set()
-        seen: set[int] = set()
-        todo = list(firings)
-        while todo:
-            firing = todo.pop()
-            if id(firing) in seen:
-                continue
-            seen.add(id(firing))
-            for matched in firing.matched:
-                if matched["fact"] == "profile":
-                    fields.update(self.answer_of(key) for key in matched["values"])
-                elif matched["from"] in declared:
-                    todo += [f for f in declared[matched["from"]] if f.gpu in (firing.gpu, None)]
-        return fields
-
-    def answer_of(self, key: str) -> str:
-        """The answer a profile key comes from: profile.build derives the
-        model's fields (model_active_b, model_shape ...) from model_size_b, and
-        ``own_gpu`` from the answer that named a card."""
-        if key in self.kb.fields:
-            return key
-        if key == OWN_GPU:
-            return next((name for name, spec in self.kb.fields.items() if spec.cards), key)
-        return "model_size_b"
-
-    def candidate_changes(self, gpu: str, read: set[str] | None = None) -> list[dict[str, Any]]:
-        """The changes of ``rules/explain.toml`` to try for ``gpu``, singles
-        then pairs; with ``read``, only those of the answers the rules that
-        ruled it out read (another answer cannot change what they concluded)."""
-        option = self.run.options[gpu]
-        profile = self.run.profile
-        singles: list[dict[str, Any]] = []
-        for name, value in self.kb.changes:
-            if read is not None and name not in read:
-                continue
-            if value == "needed":
-                # the deadline counts the setup the bill counts (ranking.toml [billing])
-                elapsed = option["min_count_hours"] + (self.kb.ranking["setup_hours"] if option["where"] == "cloud"
-                                                       else 0.0)
-                if profile["deadline_h"] is None or elapsed <= profile["deadline_h"]:
-                    continue
-                value = sizing.round_up(elapsed)
-            elif value == "none":
-                if profile[name] is None:
-                    continue
-                value = None
-            if profile[name] == value:
-                continue
-            singles.append({name: value})
-        pairs = [{**a, **b} for a, b in itertools.combinations(singles, 2) if not a.keys() & b.keys()]
-        return singles + pairs
-
-    def failing(self, gpu: str, status: str) -> list[Firing] | None:
-        """The firings a change must undo for ``gpu``: the rejections of a
-        card ruled out, the steps that spread a card over more cards; None
-        for a card ranked lower (its rank depends on every option)."""
-        if status == "rejected":
-            return [f for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
-        if status == "more-cards":
-            return [f for f in self.firings if f.gpu == gpu and f.rule.kind == "configure"]
-        return None
-
-    def given_with(self, change: Mapping[str, Any]) -> dict[str, Any]:
-        """The answers of this consultation with ``change`` made."""
-        given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed},
-                 # the model as named (its resolved total would lose its experts and shape)
-                 "model_size_b": self.given.get("model_size_b"), **change}
-        return {name: given.get(name) for name in PROFILE_FIELDS}
-
-    def consulted(self, change: Mapping[str, Any]) -> Result | None:
-        """The whole consultation with ``change`` made, run once per change
-        for all the cards asked about."""
-        key = tuple(sorted(change.items()))
-        if key not in self._consulted:
-            if len(self._consulted) >= MAX_CONSULTATIONS:
-                return None
-            self._consulted[key] = consult(self.kb, self.given_with(change), self.tr, self.basis,
-                                           self.model_config)[1]
-        return self._consulted[key]
-
-    def card_alone(self, gpu: str, change: Mapping[str, Any], most: int | None) -> bool:
-        """Whether ``gpu`` stands (with at most ``most`` cards, if given) once ``change``
-        is made, by a consultation of that card alone: a rule that rules a
-        card out or configures it sees only that card's facts, the answers and
-        the requirement (kb.model.SCOPES), so the other cards need not be
-        configured again. A whole consultation confirms what this finds."""
-        if tuple(sorted(change.items())) in self._consulted:
-            return True
-        profile, _ = build_profile(self.kb, self.given_with(change), self.tr, self.model_config)
-        run = engine.infer(self.kb, profile, self.basis, only=(gpu,))
-        return gpu in run.ranking and (most is None or run.options[gpu]["count"] <= most)
-
-    def smallest_change(self, gpu: str, status: str) -> dict[str, Any] | None:
-        """The first change of ``rules/explain.toml`` (then pairs) that makes ``gpu`` the answer:
-        recommended at all if it was ruled out; with fewer cards (one, if one
-        holds the model) if it needed more; first if it ranked lower.
-
-        Only changes of the answers the failing rules read are tried, each
-        first on the card alone, and a whole consultation is run for a change
-        that works there (and once for every card that needs it)."""
-        option = self.run.options[gpu]
-        most = 1 if option["min_count"] == 1 else option["count"] - 1
-        failing = self.failing(gpu, status)
-        read = self.read_by(failing) if failing else None
-        for change in self.candidate_changes(gpu, read):
-            if status != "ranked-lower" and not self.card_alone(gpu, change, most if status == "more-cards" else None):
-                continue
-            result = self.consulted(change)
-            if result is None:          # MAX_CONSULTATIONS run
-                self._stopped.add(gpu)
-                return None
-            rec = next((r for r in result.recommendations if r.gpu == gpu), None)
-            if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
-                continue
-            described = self.tr.list([
-                f"{self._(self.kb.fields[k].label)}: {self.field_value(k, self.run.profile[k])} → "
-                f"{self.field_value(k, v)}" for k, v in change.items()])
-            text = self._("Smallest change: %(change)s; then %(label)s would be recommended, ranked %(rank)s.") % {
-                "change": described, "label": self.w.option_label({**self.run.options[gpu],
-                    "count": rec.count, "total_vram_gb": rec.total_vram_gb}), "rank": rec.rank}
-            return {"fields": change, "rank": rec.rank, "count": rec.count, "text": text}
-        return None
-
-    # --- WHAT IF --------------------------------------------------------------
-
-    def what_if(self, changes: Mapping[str, Any]) -> WhatIf:
-        _, tr = self._, self.tr
-        given = {**self.given, **changes}
-        model_config = None if is_given(changes.get("model_size_b")) else self.model_config
-        run_after, after = consult(self.kb, given, self.tr, self.basis, model_config)
-        before = self.result
-        changed: list[dict[str, Any]] = []
-
-        def add(what: str, old: str, new: str) -> None:
-            if old != new:
-                changed.append({"what": what, "before": old, "after": new})
-
-        for name in PROFILE_FIELDS:
-            add(self._(self.kb.fields[name].label), self.field_value(name, before.profile[name]),
-                self.field_value(name, after.profile[name]))
-        add(_("VRAM needed"), tr.gb(before.requirement["vram_gb"]), tr.gb(after.requirement["vram_gb"]))
-        def top(result: Result) -> str:
-            if not result.recommendations:
-                return _("none")
-            rec = result.recommendations[0]
-            label = self.w.option_label({"where": rec.where, "count": rec.count, "gpu": rec.gpu,
-                                         "total_vram_gb": rec.total_vram_gb})
-            return _("%(label)s, about %(hours)s, %(cost)s") % {"label": label, "hours": tr.hours(rec.hours),
-                                                                 "cost": self.money(rec)}
-
-        add(_("Recommendation"), top(before), top(after))
-        for gpu in sorted(set(self.run.options) | set(run_after.options), key=self.run.order):
-            add(self.w.name(gpu), self.card_state(before, gpu), self.card_state(after, gpu))
-        # The steps of the configuration ladder are summed up by the cards'
-        # states above; the rules that changed the answer are the others.
-        old_fired = {(s.rule, self.gpu_of(s)): s for s in before.trace if s.kind not in ("derive", "configure")}
-        new_fired = {(s.rule, self.gpu_of(s)): s for s in after.trace if s.kind not in ("derive", "configure")}
-        why = [{"rule": k[0], "gpu": k[1], "kind": new_fired[k].kind, "fires": "now", "text": new_fired[k].text}
-               for k in new_fired if k not in old_fired]
-        why += [{"rule": k[0], "gpu": k[1], "kind": old_fired[k].kind, "fires": "no longer", "text": old_fired[k].text}
-                for k in old_fired if k not in new_fired]
-        # What changed the answer first: rules about the cards recommended
-        # before and after, then about other cards, then advice and warnings.
-        tops = {result.recommendations[0].gpu for result in (before, after) if result.recommendations}
-        why.sort(key=lambda w: (w["kind"] in NOTE_KINDS, w["gpu"] not in tops))
-        return WhatIf(dict(after.profile), changed, why, after.to_dict())
-
-    def money(self, rec: Any) -> str:
-        """What a recommendation costs in all, in a word or two."""
-        return total_in_words(self.tr, rec.cost)
-
-    @staticmethod
-    def gpu_of(step: Any) -> str | None:
-        for derived in step.derived:
-            if derived["values"].get("gpu"):
-                return str(derived["values"]["gpu"])
-        return None
-
-    def card_state(self, result: Result, gpu: str) -> str:
-        rec = next((r for r in result.recommendations if r.gpu == gpu), None)
-        if rec is not None:
-            return self.tr.ngettext("rank %(rank)s (%(count)s card, about %(hours)s, %(cost)s)",
-                                    "rank %(rank)s (%(count)s cards, about %(hours)s, %(cost)s)", rec.count) % {
-                "rank": rec.rank, "count": rec.count, "hours": self.tr.hours(rec.hours), "cost": self.money(rec)}
-        if any(r.gpu == gpu for r in result.rejected):
-            return self._("ruled out")
-        return self._("not considered")
+class _Explainer(WhyNotSearch, WhatIfRun):
+    """HOW, WHY NOT and WHAT IF of one consultation (:mod:`.how`, :mod:`.why_not`, :mod:`.what_if`)."""
 
 
-def total_in_words(tr: Localizer, cost: Mapping[str, Any], pricing_labels: Mapping[str, str] | None = None) -> str:
-    """A recommendation's ``cost`` in a word or two: nothing to rent, or the
-    total (with its pricing, given the labels)."""
-    if cost["pricing"] is None:
-        return tr.gettext("nothing to rent")
-    total = "≈ " + tr.money(cost["total"])
-    return f"{total} {tr.gettext(pricing_labels[cost['pricing']])}" if pricing_labels else total
-
-
-def _embedded(sentence: str) -> str:
-    """A sentence quoted after a colon starts in lower case (unless it starts with a name)."""
-    return sentence[:1].lower() + sentence[1:] if sentence[1:2].islower() else sentence

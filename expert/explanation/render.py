@@ -34,7 +34,7 @@ def render_explanation(explanation: Any, fmt: str, width: int = 80, color: bool 
 def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
                     run: dict[str, Any] | None = None) -> str:
     """The estimate as a breakdown with a horizontal bar per component, or
-    JSON; with ``run`` (from ``estimate.from_input``), how long it trains."""
+    JSON; with ``run`` (from ``estimate_input.from_input``), how long it trains."""
     from ..inference.estimate import COMPONENTS, fitting_cards
     from ..inference.sizing import named_card, own_card, run_time
 
@@ -125,7 +125,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     from ..inference.sizing import named_card
 
     card = named_card(kb, time["gpu"])
-    assert card is not None, "the estimate's time names a card estimate.from_input checked"
+    assert card is not None, "the estimate's time names a card estimate_input.from_input checked"
     params["cards"] = "%s × %s" % (time["count"], one_line(card.name))
     text = _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params

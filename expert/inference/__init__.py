@@ -2,5 +2,5 @@
 
 - :mod:`.engine`: the knowledge base's rules compiled into one experta engine class; provenance;
 - :mod:`.sizing`: one configuration's memory, time and cost, as the configuration rules call it;
-- :mod:`.estimate`: the first-principles memory estimate.
+- :mod:`.estimate`: the first-principles memory estimate; :mod:`.estimate_input`: its input read.
 """

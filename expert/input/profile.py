@@ -18,6 +18,7 @@ from ..errors import InputError, nearest
 from ..escape import quoted
 from ..i18n import Localizer
 from ..knowledge import KnowledgeBase, ProfileField, find_cards, find_unsupported, models
+from ..knowledge.vocabulary import fold
 from . import values
 
 _NUMBER = r"(\d+(?:[.,]\d+)?|[.,]\d+)"
@@ -95,7 +96,7 @@ class _Parser:
         self.assumption: str | None = None   # words read as a fixed length ("ASAP": 24 hours)
 
     def vocabulary(self) -> Any:
-        from .freetext import vocabulary
+        from ..knowledge.vocabulary import vocabulary
 
         return vocabulary(self.kb) if self.kb is not None else None
 
@@ -294,7 +295,7 @@ class _Parser:
         # The nearest word in either language ("bajoo" -> low), else the nearest value ("qlroa" -> qlora).
         import difflib  # (here: a command that is understood does not pay for it)
 
-        close = (difflib.get_close_matches(values.fold(value), [w for w in words if len(w) >= 4], n=1, cutoff=0.75)
+        close = (difflib.get_close_matches(fold(value), [w for w in words if len(w) >= 4], n=1, cutoff=0.75)
                  if isinstance(value, str) and len(value) >= 4 else [])
         guesses = [words[close[0]]] if close else nearest(value, self.spec.choices) if isinstance(value, str) else []
         raise self.error("%(label)s: '%(value)s' is not accepted; choose %(accepted)s.", value, accepted=accepted,

@@ -21,10 +21,12 @@ from __future__ import annotations
 import math
 import re
 import unicodedata
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable
 from dataclasses import dataclass
 from decimal import Decimal, InvalidOperation
 from typing import Any
+
+from ..knowledge.vocabulary import fold
 
 # The largest figure an exponent or a power may write: beyond every bound of
 # the profile (rules/profile.toml: at most 1e9 examples), so anything larger is
@@ -139,12 +141,6 @@ def _power(base: str, exponent: str, written: str, times_ten: bool = False) -> s
     return _written(float(value))
 
 
-def fold(text: str) -> str:
-    """Lower case, no accents, single spaces: how words are compared."""
-    decomposed = unicodedata.normalize("NFKD", text.strip().lower())
-    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())
-
-
 # --- durations ---------------------------------------------------------------
 
 @dataclass(frozen=True)
@@ -191,18 +187,6 @@ def number_value(text: str, vocab: Any) -> float:
 
 
 # --- choices -----------------------------------------------------------------
-
-def choice_words(field: str, choices: Iterable[str], labels: Mapping[str, Iterable[str]], vocab: Any) -> dict[str, str]:
-    """Every word that names a choice of ``field``: the value, its label in each
-    language (``labels``: choice -> list of translated labels) and the aliases
-    of ``[aliases.values.FIELD]``, folded, to the value."""
-    words: dict[str, str] = {}
-    aliases = vocab.value_aliases.get(field, {})
-    for value in choices:
-        for word in (value, *labels.get(value, ()), *aliases.get(value, ())):
-            words.setdefault(fold(word), value)
-    return words
-
 
 def read_choice(text: Any, words: dict[str, str]) -> str | None:
     """The choice ``text`` names (case, accents and spacing aside), or None."""

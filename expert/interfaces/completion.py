@@ -14,7 +14,7 @@ docs/cli.md). A completion never fails loudly: a broken index completes nothing.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Mapping
 from functools import lru_cache
 from pathlib import Path
 from typing import Any
@@ -27,10 +27,11 @@ INDEX = Path(__file__).resolve().parent / "completion.json"
 
 def build_index(kb: Any) -> dict[str, Any]:
     """The words completion offers, from a loaded knowledge base (what the index file holds)."""
+    from ..explanation.consult import BASES
     from ..explanation.templating import FORMATS
     from ..i18n import SUPPORTED
     from ..inference.estimate import PRECISIONS, STRATEGIES
-    from .api import BASES, shipped_catalogs
+    from ..knowledge.bases import shipped_catalogs
 
     return {
         "fields": {name: {"choices": list(spec.choices), "labels": dict(spec.choice_labels), "type": spec.type}
@@ -69,7 +70,7 @@ def _catalog_cards(ctx: Any) -> dict[str, str]:
     files = list(ctx.params.get("catalog") or ()) if ctx is not None else []
     if files:
         try:
-            from .api import knowledge_base
+            from ..knowledge.bases import knowledge_base
 
             cards.update({card.id: card.name for card in knowledge_base(None, files).catalog})
         except Exception:
@@ -119,19 +120,21 @@ def directories(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     return [CompletionItem(incomplete, type="dir")]
 
 
-def what_if(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
-    """--what-if: FIELD= with the flag names; after '=', the field's choices."""
-    from .cli import WHAT_IF_NAMES
+def what_if(names: Mapping[str, str]) -> Completer:
+    """--what-if: FIELD= with the flag names (``names``: a flag's name to its
+    field); after '=', the field's choices."""
+    def complete(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
+        name, sep, _value = incomplete.partition("=")
+        if not sep:
+            return _matching([f"{flag}=" for flag in names], incomplete)
+        field = names.get(name.lstrip("-"))
+        spec = _index().get("fields", {}).get(field) if field else None
+        choices = list(spec.get("choices") or []) if spec else []
+        if spec and not choices and spec.get("type") == "bool":
+            choices = ["yes", "no"]
+        return _matching([f"{name}={choice}" for choice in choices], incomplete)
 
-    name, sep, _value = incomplete.partition("=")
-    if not sep:
-        return _matching([f"{flag}=" for flag in WHAT_IF_NAMES], incomplete)
-    field = WHAT_IF_NAMES.get(name.lstrip("-"))
-    spec = _index().get("fields", {}).get(field) if field else None
-    choices = list(spec.get("choices") or []) if spec else []
-    if spec and not choices and spec.get("type") == "bool":
-        choices = ["yes", "no"]
-    return _matching([f"{name}={choice}" for choice in choices], incomplete)
+    return complete
 
 
 def names_in(module: str, attribute: str) -> Completer:

@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import InputError
 from ..escape import quoted
 from ..i18n import Localizer
-from .launch import ACCELERATE_YAML, DS_JSON, LaunchFiles, Plan, refuse
+from .launch_plan import ACCELERATE_YAML, DS_JSON, LaunchFiles, Plan, refuse
 
 TRAIN_PY = "train.py"
 TORCHTUNE_SH = "run_torchtune.sh"

@@ -25,15 +25,17 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
 
-from .. import __version__
 from ..errors import InputError, KnowledgeBaseError
 from ..escape import markdown
 from ..explanation.explain import explain
 from ..explanation.render import render_models
 from ..i18n import SUPPORTED, Localizer, resolve_lang
+from ..input.arguments import check_bounds
 from ..input.profile import shown
 from ..knowledge import PROFILE_FIELDS
-from .api import advise, check_bounds, estimate, knowledge_base
+from ..knowledge.bases import knowledge_base
+from ..version import __version__
+from .api import advise, estimate
 from .consultation import Consultation
 from .schema import check_arguments, tool_specs
 

@@ -12,12 +12,11 @@ from __future__ import annotations
 
 from typing import Any
 
+from ..explanation.result import DETAILS, SCHEMA_VERSION
 from ..i18n import SUPPORTED
 from ..inference.estimate import PRECISIONS, STRATEGIES
 from ..knowledge import KnowledgeBase, ProfileField
 
-SCHEMA_VERSION = "1.0"
-DETAILS = ("full", "summary")
 JSON_SCHEMA = "https://json-schema.org/draft/2020-12/schema"
 MAX_TEXT = 100      # the longest text a value may be (expert/input/profile.py)
 
@@ -317,9 +316,9 @@ def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr:
     and aliases the schema does not list. Returns the arguments by their names."""
     from ..errors import InputError
     from ..escape import quoted
-    from ..input.freetext import vocabulary
     from ..input.profile import shown
     from ..input.values import argument, read_choice
+    from ..knowledge.vocabulary import vocabulary
 
     _ = tr.gettext
     parameters = spec["parameters"]

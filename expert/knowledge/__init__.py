@@ -3,10 +3,13 @@
 - :mod:`.records`: the typed records (:class:`KnowledgeBase`, :class:`RuleDef`,
   :class:`Card` ...) and the vocabulary the files are checked against;
 - :mod:`.source`: reading a TOML file, the problems found in it and their lines;
-- :mod:`.load`: the shape of every file, the checks of each, and :func:`load`;
+- :mod:`.load`: :func:`load`, and the checks across files; :mod:`.shapes`: the shape of every file;
+  :mod:`.figures`, :mod:`.profile_files`, :mod:`.rules_file`: the checks of each file;
 - :mod:`.catalog`: GPU catalogs, the guide's and the user's (:func:`with_catalogs`);
 - :mod:`.owned`: the cards people own, found by name (:func:`find_cards`);
-- :mod:`.cache`: the shipped knowledge base kept in the user's cache folder (:func:`load_shipped`).
+- :mod:`.vocabulary`: the words of ``rules/vocabulary.toml``;
+- :mod:`.cache`: the shipped knowledge base kept in the user's cache folder (:func:`load_shipped`);
+- :mod:`.bases`: the knowledge bases in use, loaded once (:func:`~.bases.knowledge_base`).
 """
 
 from __future__ import annotations

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..errors import KnowledgeBaseError
 from .records import COSTS, H_RE, ID_RE, METHODS, SEGMENTS, VENDORS, Card, KnowledgeBase
-from .source import MAX_SIZE, _line, _Problems, _read, _shown
+from .source import MAX_SIZE, Problems, line_at, read_toml, shown
 
 # The keys of a card: what each holds and the values it accepts.
 #   ("id",)                 kebab-case, at most ID_MAX characters, not "own"
@@ -85,10 +85,10 @@ def _is_number(value: Any, low: float, high: float) -> bool:
     return isinstance(value, (int, float)) and not isinstance(value, bool) and low <= value <= high
 
 
-class _Card:
+class CardChecker:
     """The problems of one [[gpu]] table, at the line of the key they are about."""
 
-    def __init__(self, path: Path, text: str, index: int, entry: dict[str, Any], problems: _Problems,
+    def __init__(self, path: Path, text: str, index: int, entry: dict[str, Any], problems: Problems,
                  table: str = "gpu") -> None:
         self.path, self.text, self.index, self.problems = path, text, index, problems
         self.where = f"{table}[{index + 1}]"
@@ -100,7 +100,7 @@ class _Card:
         self.name: str = card_id if isinstance(card_id, str) and self.sound_id else f"#{index + 1}"
 
     def line(self, at: str | None = None) -> int:
-        return _line(self.text, f"{self.where}.{at}" if at else self.where)
+        return line_at(self.text, f"{self.where}.{at}" if at else self.where)
 
     def bad(self, at: str | None, template: str, **params: Any) -> None:
         """A problem at the line of the key ``at`` (of the card's table if None)."""
@@ -161,7 +161,7 @@ class _Card:
             self.bad(key, "card %(index)s: '%(key)s' must list H-ids from H1 to H39", key=key)
 
 
-def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, user: bool = False,
+def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems, user: bool = False,
              seen: dict[str, tuple[str, int]] | None = None, room: int | None = None,
              default_tflops: float = 0.0, class_prices: dict[str, float] | None = None) -> tuple[Card, ...]:
     """The cards of one catalog file; each problem goes to ``problems``.
@@ -175,29 +175,29 @@ def _catalog(path: Path, doc: dict[str, Any], text: str, problems: _Problems, us
     here: dict[str, int] = {}
     for key in doc:
         if key != "gpu":
-            problems.add(str(path), _line(text, key), "unknown key '%(key)s' (known: %(known)s)", key=_shown(key),
+            problems.add(str(path), line_at(text, key), "unknown key '%(key)s' (known: %(known)s)", key=shown(key),
                          known="gpu")
     entries = doc.get("gpu")
     if entries is not None and not isinstance(entries, list):
-        problems.add(str(path), _line(text, "gpu"), "'gpu' must be an array of [[gpu]] tables")
+        problems.add(str(path), line_at(text, "gpu"), "'gpu' must be an array of [[gpu]] tables")
         return ()
     if not entries:
-        problems.add(str(path), _line(text, "gpu"), "no [[gpu]] tables")
+        problems.add(str(path), line_at(text, "gpu"), "no [[gpu]] tables")
         return ()
     if room is not None and len(entries) > room:
-        problems.add(str(path), _line(text, f"gpu[{room + 1}]"),
+        problems.add(str(path), line_at(text, f"gpu[{room + 1}]"),
                      "too many cards: the user catalogs given together may have at most %(max)s", max=MAX_USER_CARDS)
         return ()
     specs = {**_CARD_KEYS, **(USER_OPTIONAL if user else {})}
     for index, entry in enumerate(entries):
         if not isinstance(entry, dict):
-            problems.add(str(path), _line(text, f"gpu[{index + 1}]"),
+            problems.add(str(path), line_at(text, f"gpu[{index + 1}]"),
                          "card %(index)s must be a [[gpu]] table of keys and values", index=index + 1)
             continue
-        card = _Card(path, text, index, entry, problems)
+        card = CardChecker(path, text, index, entry, problems)
         for key in entry:
             if key not in specs:
-                card.bad(key, "unknown key '%(key)s' (known: %(known)s)", key=_shown(key), known=", ".join(specs))
+                card.bad(key, "unknown key '%(key)s' (known: %(known)s)", key=shown(key), known=", ".join(specs))
         for key in (USER_REQUIRED if user else GUIDE_REQUIRED):
             if key not in entry:
                 card.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
@@ -257,7 +257,7 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
     given together hold at most :data:`MAX_USER_CARDS` cards, and each id once
     (the same file given twice counts once).
     """
-    problems = _Problems()
+    problems = Problems()
     added: list[Card] = []
     seen: dict[str, tuple[str, int]] = {}
     paths: dict[str, Path] = {}
@@ -277,9 +277,9 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
                          limit=MAX_SIZE)
             continue
         before = len(problems.items)
-        doc, text = _read(path, problems)
+        doc, text = read_toml(path, problems)
         if len(problems.items) == before:
-            added += _catalog(path, doc, text, problems, user=True, seen=seen, room=MAX_USER_CARDS - len(added),
+            added += catalog_cards(path, doc, text, problems, user=True, seen=seen, room=MAX_USER_CARDS - len(added),
                               default_tflops=kb.timing["unknown_card"]["bf16_tflops"],
                               class_prices=kb.ranking["class_price"])
     if problems.items:

@@ -64,7 +64,7 @@ def check(rules_dir: str | Path | None = None, catalogs: Iterable[str | Path] = 
     try:
         kb = kb_module.load(rules_dir)
         kb = kb_module.with_catalogs(kb, catalogs) if catalogs else kb
-        from ..input.freetext import vocabulary
+        from .vocabulary import vocabulary
 
         vocabulary(kb)        # the words of free text (rules/vocabulary.toml)
     except KnowledgeBaseError as error:

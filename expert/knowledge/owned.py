@@ -13,9 +13,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .catalog import NAME_MAX, TEXT_MAX, _Card
+from .catalog import NAME_MAX, TEXT_MAX, CardChecker
 from .records import Card, OwnedCard, UnsupportedDevice
-from .source import _line, _Problems, _shown
+from .source import Problems, line_at, shown
 
 # The keys of an owned card and the values each accepts (see catalog._CARD_KEYS).
 OWNED_KEYS: dict[str, tuple[Any, ...]] = {
@@ -38,28 +38,28 @@ def normalize(text: str, ignore: frozenset[str] = frozenset()) -> str:
     return "".join(words)
 
 
-def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...],
-           problems: _Problems) -> tuple[frozenset[str], tuple[str, ...], tuple[OwnedCard, ...]]:
+def owned_cards(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...],
+           problems: Problems) -> tuple[frozenset[str], tuple[str, ...], tuple[OwnedCard, ...]]:
     """The words to ignore in a name, the names messages give as examples and the owned cards, checked."""
     ignore_list = doc.get("ignore", [])
     if len(ignore_list) > IGNORE_MAX or not all(isinstance(w, str) and w and not _SEPARATORS.search(w)
                                                 and len(w) <= ALIAS_MAX for w in ignore_list):
-        problems.add(str(path), _line(text, "ignore"), "'ignore' must list at most %(max)s single words",
+        problems.add(str(path), line_at(text, "ignore"), "'ignore' must list at most %(max)s single words",
                      max=IGNORE_MAX)
         ignore_list = []
     ignore = frozenset(w.lower() for w in ignore_list)
     examples = doc.get("examples", [])
     if not (isinstance(examples, list) and 1 <= len(examples) <= 5
             and all(isinstance(e, str) and e.strip() and len(e) <= ALIAS_MAX for e in examples)):
-        problems.add(str(path), _line(text, "examples"), "'examples' must list 1 to 5 card names")
+        problems.add(str(path), line_at(text, "examples"), "'examples' must list 1 to 5 card names")
         examples = []
     cards: list[OwnedCard] = []
     names: dict[str, str] = {}        # a card's own names (id, name), normalized -> its id
     for index, entry in enumerate(doc.get("card", [])):
-        card = _Card(path, text, index, entry, problems, table="card")
+        card = CardChecker(path, text, index, entry, problems, table="card")
         for key in entry:
             if key not in OWNED_KEYS and key != "aliases":
-                dotted = "card[%d].%s" % (index + 1, _shown(key))
+                dotted = "card[%d].%s" % (index + 1, shown(key))
                 card.bad(key, "unknown key '%(key)s' (known: %(known)s)", key=dotted,
                          known=", ".join(sorted([*OWNED_KEYS, "aliases"])))
         for key, spec in OWNED_KEYS.items():
@@ -78,13 +78,13 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
             figure = _FIGURE.match(normalize(alias))
             if figure and float(figure.group(1).replace(",", ".")) <= OWNED_KEYS["vram_gb"][2]:
                 card.bad("aliases", "card %(index)s: the alias '%(alias)s' reads as a VRAM figure",
-                         alias=_shown(alias))
+                         alias=shown(alias))
         if not card.ok:
             continue
         own = {normalize(entry["id"], ignore), normalize(entry["name"], ignore)}
         for other in own:
             if other in names:
-                card.bad("id", "card %(index)s: '%(name)s' names card '%(other)s' too", name=_shown(entry["id"]),
+                card.bad("id", "card %(index)s: '%(name)s' names card '%(other)s' too", name=shown(entry["id"]),
                          other=names[other])
             names[other] = entry["id"]
         cards.append(OwnedCard(id=entry["id"], name=entry["name"], vram_gb=float(entry["vram_gb"]),
@@ -100,8 +100,8 @@ def _owned(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...]
                          id=owned.id)
     for example in examples if not problems.items else ():    # (a broken card would name no card)
         if not find_cards_in(cards, ignore, example):
-            problems.add(str(path), _line(text, "examples"), "the example '%(name)s' names no card",
-                         name=_shown(example))
+            problems.add(str(path), line_at(text, "examples"), "the example '%(name)s' names no card",
+                         name=shown(example))
     return ignore, tuple(examples), tuple(cards)
 
 
@@ -111,16 +111,16 @@ UNSUPPORTED_KEYS: dict[str, tuple[Any, ...]] = {
 }
 
 
-def _unsupported(path: Path, doc: dict[str, Any], text: str, ignore: frozenset[str],
-                 problems: _Problems) -> tuple[UnsupportedDevice, ...]:
+def unsupported_devices(path: Path, doc: dict[str, Any], text: str, ignore: frozenset[str],
+                 problems: Problems) -> tuple[UnsupportedDevice, ...]:
     """The devices named in ``[[unsupported]]``, checked: each says why no recipe runs on it."""
     devices = []
     for index, entry in enumerate(doc.get("unsupported", [])):
-        device = _Card(path, text, index, entry, problems, table="unsupported")
+        device = CardChecker(path, text, index, entry, problems, table="unsupported")
         for key in entry:
             if key not in UNSUPPORTED_KEYS and key != "aliases":
                 device.bad(key, "unknown key '%(key)s' (known: %(known)s)", key="unsupported[%d].%s" % (
-                    index + 1, _shown(key)), known=", ".join(sorted([*UNSUPPORTED_KEYS, "aliases"])))
+                    index + 1, shown(key)), known=", ".join(sorted([*UNSUPPORTED_KEYS, "aliases"])))
         for key, spec in UNSUPPORTED_KEYS.items():
             if key not in entry:
                 device.bad(None, "card %(index)s: '%(key)s' is missing", key=key)

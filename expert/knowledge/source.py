@@ -20,7 +20,7 @@ def N_(message: str) -> str:
     return message
 
 
-class _Problems:
+class Problems:
     """Collects problems; the knowledge base loads only if there are none.
     The first MAX_PROBLEMS are kept (a file of 100,000 unknown keys is one
     mistake), then one line saying there are more."""
@@ -47,7 +47,7 @@ def _printable(text: str) -> str:
     return "".join(c if c.isprintable() else c.encode("unicode_escape").decode("ascii") for c in text)
 
 
-def _shown(value: str, limit: int = 40) -> str:
+def shown(value: str, limit: int = 40) -> str:
     """A value of a file as a message quotes it: at most ``limit`` characters."""
     return value if len(value) <= limit else value[:limit - 1] + "…"
 
@@ -127,7 +127,7 @@ def _path(where: str) -> tuple[str | int, ...]:
     return tuple(int(index) - 1 if index else key for key, index in re.findall(r"([^.\[\]]+)|\[(\d+)\]", where))
 
 
-def _line(text: str, where: str) -> int:
+def line_at(text: str, where: str) -> int:
     """Line (1-based) of the key or table at ``where``, or of the nearest one
     around it that the file has; 0 when it has none (the problem is the file's)."""
     found, path = _lines(text), _path(where)
@@ -138,14 +138,14 @@ def _line(text: str, where: str) -> int:
     return 0
 
 
-class _LazyLine:
+class LazyLine:
     """The line of ``where``, looked up only if a problem is reported there."""
 
     def __init__(self, text: str, where: str) -> None:
         self.text, self.where = text, where
 
     def __int__(self) -> int:
-        return _line(self.text, self.where)
+        return line_at(self.text, self.where)
 
 
 # --- reading a file ------------------------------------------------------------
@@ -228,7 +228,7 @@ def read_regular(path: str | Path, limit: int) -> bytes:
     return data
 
 
-def _open(path: Path, problems: _Problems) -> bytes | None:
+def _open(path: Path, problems: Problems) -> bytes | None:
     """The bytes of ``path`` if it is a regular file of at most MAX_BYTES."""
     try:
         return read_regular(path, MAX_BYTES)
@@ -246,7 +246,7 @@ def _open(path: Path, problems: _Problems) -> bytes | None:
         return None
 
 
-def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
+def read_toml(path: Path, problems: Problems) -> tuple[dict[str, Any], str]:
     """The TOML document of ``path`` and its text; ({}, text) on a problem."""
     data = _open(path, problems)
     if data is None:
@@ -281,7 +281,7 @@ def _read(path: Path, problems: _Problems) -> tuple[dict[str, Any], str]:
     return {}, text
 
 
-def _is_number(value: Any) -> TypeGuard[int | float]:
+def is_number(value: Any) -> TypeGuard[int | float]:
     """A finite number, and not absurdly large (TOML allows inf, 1e308 and
     integers of any length, which math.isfinite cannot take)."""
     if isinstance(value, bool) or not isinstance(value, (int, float)):

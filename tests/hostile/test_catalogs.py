@@ -179,7 +179,7 @@ def test_a_file_not_named_toml_is_never_read(monkeypatch: pytest.MonkeyPatch) ->
         raise AssertionError("read")
 
     kb = knowledge_base()
-    monkeypatch.setattr(catalog_module, "_read", no_read)
+    monkeypatch.setattr(catalog_module, "read_toml", no_read)
     error = refused(lambda: kb_module.with_catalogs(kb, ["/etc/passwd"]))
     assert "is not a catalog" in str(error)
 

@@ -241,7 +241,9 @@ def test_the_estimate_names_cards_safely(base: KnowledgeBase, case: str) -> None
 
     kb = named(base, NAMES[case])
     tr = Localizer("en")
-    figures = estimator.estimate(kb, estimator.from_input(kb, tr, model_size_b="7", method="lora")[0])
+    from expert.inference.estimate_input import from_input
+
+    figures = estimator.estimate(kb, from_input(kb, tr, model_size_b="7", method="lora")[0])
     text = render_estimate(kb, figures, "text", "en", 80)
     assert "Cards of the catalog with enough memory per GPU" in text
     assert_terminal_safe(text)

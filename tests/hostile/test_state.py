@@ -104,18 +104,18 @@ def test_any_state_gives_a_consultation_or_the_documented_error(state: dict[str,
 
 def test_the_knowledge_base_cache_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from expert import advise
-    from expert.interfaces import api
+    from expert.knowledge import bases
 
     # The bound as the cache reads it, made small: a few consultations past it
     # show it holds (at its shipped size, 32, this was 52 consultations).
-    monkeypatch.setattr(api, "KB_CACHE_SIZE", 4)
+    monkeypatch.setattr(bases, "KB_CACHE_SIZE", 4)
     card = tmp_path / "edited.toml"
-    for n in range(api.KB_CACHE_SIZE + 8):  # each edit of a catalog is a new entry
+    for n in range(bases.KB_CACHE_SIZE + 8):  # each edit of a catalog is a new entry
         card.write_text(f'[[gpu]]\nid = "edited"\nname = "Edited"\nvendor = "nvidia"\nvram_gb = {24 + n}\n'
                         'cost = "low"\n')
         os.utime(card, ns=(n * 10**9, n * 10**9))
         assert advise(catalog=card, lang="en").recommendations
-    assert len(api._KB) <= api.KB_CACHE_SIZE
+    assert len(bases._KB) <= bases.KB_CACHE_SIZE
 
 
 @pytest.mark.parametrize("catalog", [123, [None], b"x.toml", ["x.toml", 5], "a\x00.toml"])

@@ -1,0 +1,186 @@
+"""One consultation: the answers validated into the profile fact, the rules
+run over it (:func:`consult`), and the :class:`~expert.explanation.result.Result`
+built from the engine's record of what fired (:func:`build_result`): what
+``advise()`` returns, and what WHY NOT and WHAT IF run again.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any, Literal
+
+from ..errors import InputError, nearest
+from ..i18n import Localizer
+from ..inference import engine
+from ..inference.engine import Firing, Run, effective
+from ..input import profile as profile_module
+from ..knowledge import KnowledgeBase
+from .result import Note, Recommendation, Rejection, Result, TraceStep
+from .wording import Writer, sentence
+
+# How an answer is sized (advise(basis=...)).
+BASES = ("checked", "guide", "estimate")
+Basis = Literal["checked", "guide", "estimate"]
+RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload")
+
+
+def check_basis(basis: Any, tr: Localizer) -> str:
+    if basis not in BASES:
+        close = nearest(basis, BASES)
+        raise InputError("basis", tr.gettext("basis: '%(value)s' is not accepted; choose %(accepted)s.") % {
+            "value": str(basis)[:40], "accepted": tr.list(BASES, style="or")} + tr.did_you_mean(close), close)
+    return str(basis)
+
+
+def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
+            basis: str = "checked", model_config: Any = None) -> tuple[engine.Run, Result]:
+    """Validate ``given``, run the engine, and build the result (with the run's record)."""
+    basis = check_basis(basis, tr)
+    profile, assumed = profile_module.build(kb, given, tr, model_config)
+    run = engine.infer(kb, profile, basis)
+    return run, build_result(kb, run, tr, assumed)
+
+
+def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml)."""
+    recipe = kb.recipes["recipe"][option["recipe"]]
+    return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS},
+            "micro_batch": int(option["micro_batch"]),
+            "gradient_accumulation_steps": int(option["gradient_accumulation_steps"]),
+            "global_batch": int(option["global_batch"]),
+            # the optimizer step fused into the backward pass, and the framework
+            # that implements the recipe (None: any of them)
+            "optimizer_in_backward": bool(recipe.get("optimizer_in_backward", False)),
+            "framework": recipe.get("framework")}
+
+
+def significant(value: float, digits: int = 4) -> float:
+    """``value`` to a few significant digits: a 2-minute run is not 0.0 hours."""
+    return float(f"{value:.{digits}g}")
+
+
+def cost_of(option: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON ``cost`` of an option: USD per hour and in all for the pricing
+    used, and both totals (nothing for a card the person owns)."""
+    return {"currency": "USD", "per_hour": round(option["per_hour"], 2), "total": round(option["total_cost"], 2),
+            "pricing": option["pricing"], "billed_hours": significant(option["billed_hours"]), "on_demand_total": round(option["on_demand_cost"], 2),
+            "spot_total": None if option["spot_cost"] is None else round(option["spot_cost"], 2),
+            "price_assumed": option["price_assumed"]}
+
+
+def time_of(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any],
+            option: Mapping[str, Any]) -> dict[str, Any]:
+    """The JSON ``time`` of an option: the tokens, the FLOPs each costs, how
+    fast they go, on which software stack, and the hours on the other one."""
+    from ..inference.sizing import other_stack
+
+    stack = option["stack"]
+    other = None if option["other_stack_hours"] is None else {  # a recipe only one framework runs: no other stack
+        "stack": other_stack(kb, stack), "hours": significant(option["other_stack_hours"])}
+    return {"tokens": int(req["tokens"]), "flops_per_token": round(option["flops_per_token"]),
+            "tokens_per_second": significant(option["tokens_per_second"]), "hours": significant(option["hours"]),
+            "speed_assumed": option["speed_assumed"], "stack": stack, "other_stack": other}
+
+def _rounded(value: Any) -> Any:
+    kind = type(value)
+    if kind is float:
+        return round(value, 3)
+    if kind is dict:
+        return {k: (round(v, 3) if type(v) is float else _rounded(v) if type(v) in (dict, list, tuple) else v)
+                for k, v in value.items()}
+    if kind is list or kind is tuple:
+        return [_rounded(v) for v in value]
+    return value
+
+def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str]) -> Result:
+    w = Writer(kb, run, tr)
+    _ = tr.gettext
+    firings = run.sorted_firings()
+    by_gpu: dict[str, list[Firing]] = {}
+    for firing in firings:
+        if firing.gpu is not None:
+            by_gpu.setdefault(firing.gpu, []).append(firing)
+    derive_rules = {f.rule.kind == "derive" and f.rule.derive: f.rule.id for f in firings}
+    req = run.req or {}
+    deadline = run.profile["deadline_h"]
+
+    recommendations = []
+    for rank, gpu in enumerate(run.ranking, 1):
+        option = run.options[gpu]
+        own = gpu == "own"
+        fired = by_gpu.get(gpu, [])
+        rules = [r for r in (derive_rules.get("requirement"), derive_rules.get("own-card") if own else None) if r]
+        rules += [f.rule.id for f in fired] + [r for r in (derive_rules.get("pick"),) if r]
+        meets = None if deadline is None else option["elapsed_hours"] <= deadline
+        params = {
+            "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
+            "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
+            "strategy": w.label("strategy", option["strategy"]),
+            "hours": tr.hours(option["hours"], like=option.get("billed_hours")),
+            "money": w.money(option),
+        }
+        if option["devices"] == 1 and not own and params["device"] not in w.name(gpu):
+            params["label"] = "%s (%s)" % (params["label"], params["device"])
+        if run.basis == "guide":
+            text = _("%(label)s holds the guide's %(need)s per device (the strict guide reading), in about "
+                     "%(hours)s; %(money)s.") % params
+        elif own:
+            text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training, "
+                     "nothing to rent.") % params
+        elif option["devices"] == 1:
+            text = _("%(label)s with %(setup)s: about %(need)s needed, about %(hours)s of training; "
+                     "%(money)s.") % params
+        else:
+            text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices of %(device)s: about "
+                     "%(need)s each, about %(hours)s of training; %(money)s.") % params
+        if run.basis != "guide":
+            text += " " + w.batch_and_stack(option)
+        if option["nodes"] > 1:
+            text += " " + _("It spans %(nodes)s nodes of %(per_node)s cards.") % {
+                "nodes": option["nodes"], "per_node": run.cards[gpu].per_node}
+        if option["host_ram_gb"] and kb.recipes["recipe"][option["recipe"]]["offload"]:
+            text += " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
+                "host": tr.gb(option["host_ram_gb"])}
+        elif option["host_ram_gb"]:  # paged optimizer states
+            text += " " + _("Its paged optimizer states need up to %(host)s of CPU memory (host RAM) when the GPU "
+                            "runs short.") % {"host": tr.gb(option["host_ram_gb"])}
+        if meets is False:
+            text += " " + _("It misses your deadline of %(deadline)s: an option only if you can wait.") % {
+                "deadline": tr.hours(deadline)}
+        text = sentence(text)
+        recommendations.append(Recommendation(
+            rank, gpu, w.name(gpu), w.origin(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
+            option["strategy"], option["where"], option["pricing"], significant(option["hours"]),
+            cost_of(option), option["cost"], time_of(kb, run.profile, req, option), meets,
+            recipe_of(kb, option), option["devices"], option["per_device_gb"],
+            option["host_ram_gb"], rules, text,
+            [{"rule": f.rule.id, "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",
+              "text": w.message(f.rule, f.env)} for f in fired if f.rule.kind in ("reject", "demote", "prefer")]))
+
+    rejected = []
+    for gpu in run.options:
+        if gpu in run.ranking:
+            continue
+        fired = [f for f in by_gpu.get(gpu, []) if f.rule.kind == "reject"]
+        rejected.append(Rejection(gpu, w.name(gpu), w.origin(gpu), [f.rule.id for f in fired],
+                                  " ".join(w.message(f.rule, f.env) for f in fired)))
+    rejected.sort(key=lambda r: run.order(r.gpu))
+
+    notes: dict[str, list[Note]] = {"advice": [], "warning": []}
+    standing = {(rule.id, gpu) for rule, gpu in effective(run.conclusions)}
+    for firing in firings:
+        if firing.rule.kind in notes and (firing.rule.id, firing.gpu) in standing:
+            notes[firing.rule.kind].append(Note(firing.rule.id, [firing.rule.id], w.message(firing.rule, firing.env)))
+
+    requirement_firing = next((f for f in firings if f.rule.derive == "requirement"), None)
+    requirement = {
+        **_rounded(req),
+        "method": run.profile["method"],
+        "source": run.basis,
+        "rules": [requirement_firing.rule.id] if requirement_firing else [],
+        "text": w.message(requirement_firing.rule, requirement_firing.env) if requirement_firing else "",
+    }
+    trace = [TraceStep(f.rule.id, f.rule.kind, w.cites(f.rule), list(f.rule.heuristics), _rounded(f.matched),
+                       _rounded(f.derived), w.message(f.rule, f.env)) for f in firings]
+    return Result(tr.lang, dict(run.profile), assumed, requirement, recommendations, notes["advice"],
+                  notes["warning"], rejected, trace, kb)

@@ -1,0 +1,314 @@
+"""WHY NOT: for a card, the rule conditions that ruled it out (evaluated
+again, leaf by leaf, on the facts the rule matched), and the smallest change
+to the person's situation, found by re-running the consultation, that would
+make it the answer.
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+from ..inference import engine, sizing
+from ..inference.engine import Firing
+from ..input.profile import OWN_GPU
+from ..input.profile import build as build_profile
+from ..knowledge import PROFILE_FIELDS, SCALE_OUT, TRIAL_STEPS
+from ..knowledge.conditions import Leaf
+from ..knowledge.records import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND
+from .how import Reasoning
+from .result import Result
+
+
+@dataclass(frozen=True)
+class Reason:
+    """One condition of a rule that ruled a card out, with its numbers."""
+
+    rule: str
+    cites: dict[str, str]
+    conditions: list[dict[str, Any]]
+    text: str
+
+
+@dataclass(frozen=True)
+class WhyNot:
+    """WHY NOT: what ruled a card out and the smallest change that would make it the answer."""
+
+    gpu: str
+    name: str
+    status: str            # rejected | more-cards | ranked-lower | recommended
+    reasons: list[Reason]
+    change: dict[str, Any] | None
+    text: str
+
+
+class WhyNotSearch(Reasoning):
+    """WHY NOT for each card asked about."""
+
+    # --- WHY NOT --------------------------------------------------------------
+
+    def leaf_text(self, leaf: Leaf) -> str:
+        def operand(source: str | None, value: Any) -> str:
+            if source is None:
+                return self.w.value("", "", value) if not isinstance(value, str) else value
+            namespace, _, name = source.partition(".")
+            label = self.field_label(source)
+            if name and label:
+                return f"{label} {self.w.value(namespace, name, value)}"
+            return self.w.value(namespace, name, value)
+
+        if leaf.op == "not":
+            source, value = leaf.operands[0]
+            return f"{self.field_label(source or '')}: {self._('yes') if value else self._('no')}"
+        if not leaf.op:
+            source, value = leaf.operands[0]
+            return f"{self.field_label(source or '')}: {self._('yes') if value else self._('no')}"
+        (left_source, left_value), constants = leaf.operands[0], [src is None for src, _ in leaf.operands[1:]]
+        if leaf.op in ("==", "in", "!=", "not in") and left_source and all(constants):
+            namespace, _, name = left_source.partition(".")
+            shown = f"{self.field_label(left_source)}: {self.w.value(namespace, name, left_value)}"
+            if leaf.op in ("!=", "not in"):
+                other = leaf.operands[1][1]
+                others = other if isinstance(other, (list, tuple)) else [other]
+                shown += " (" + self._("not %(values)s") % {"values": self.tr.list(
+                    [self.w.value(namespace, name, v) for v in others], style="or")} + ")"
+            return shown
+        ops = leaf.op.split(" ")
+        if ops[-1] in ("not", "is") and len(ops) > len(leaf.operands) - 1:  # 'not in', 'is not'
+            ops = [leaf.op]
+        pieces = [operand(*leaf.operands[0])]
+        for op, right in zip(ops, leaf.operands[1:], strict=True):
+            pieces += [op, operand(*right)]
+        return " ".join(pieces)
+
+    def field_label(self, source: str) -> str:
+        namespace, _, name = source.partition(".")
+        if namespace == "profile" and name in self.kb.fields:
+            return self._(self.kb.fields[name].label)
+        label = self.kb.labels.get("fields", {}).get(source)
+        return self._(label) if label else source
+
+    def reason(self, firing: Firing) -> Reason:
+        leaves = firing.rule.condition.leaves(firing.env)
+        return Reason(firing.rule.id, self.cites(firing),
+                      [{"condition": leaf.source, "text": self.leaf_text(leaf), "holds": leaf.holds}
+                       for leaf in leaves if leaf.holds],
+                      self.w.message(firing.rule, firing.env))
+
+    def status(self, gpu: str, result: Result) -> tuple[str, int | None]:
+        rank = next((r.rank for r in result.recommendations if r.gpu == gpu), None)
+        if rank is None:
+            return "rejected", None
+        rec = result.recommendations[rank - 1]
+        if rec.count > 1:
+            return "more-cards", rank
+        if rank > 1:
+            return "ranked-lower", rank
+        return "recommended", rank
+
+    def why_not(self, gpu: str) -> WhyNot:
+        _ = self._
+        status, _rank = self.status(gpu, self.result)
+        name = self.w.name(gpu)
+        reasons: list[Reason] = []
+        if status == "rejected":
+            reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
+            summary = " ".join(r.text for r in reasons)
+        elif status == "more-cards":
+            reasons = self.more_cards(gpu)
+            summary = " ".join(r.text for r in reasons)
+        elif status == "ranked-lower":
+            reasons = self.contrast(gpu)
+            summary = " ".join(r.text for r in reasons)
+        else:
+            summary = _("It is the recommendation.")
+        change = None if status == "recommended" else self.smallest_change(gpu, status)
+        if change:
+            summary += " " + change["text"]
+        elif gpu in self.stopped:
+            summary += " " + _("No change was found within the %(n)s consultations an explanation may run.") % {
+                "n": self.max_consultations}
+        elif status != "recommended":
+            summary += " " + _("No single change would make it the answer.")
+        return WhyNot(gpu, name, status, reasons, change, summary)
+
+    def more_cards(self, gpu: str) -> list[Reason]:
+        """Why ``gpu`` takes more than one card: the configuration rules that
+        spread it (one card did not fit, or missed the deadline), with the
+        conditions that made them fire."""
+        spread = [f for f in self.firings if f.gpu == gpu and f.rule.kind == "configure" and not f.rule.proposes
+                  and any(d["values"].get("count", 1) > 1 for d in f.derived)]
+        first = [f for f in spread if f.rule.step not in (SCALE_OUT, *TRIAL_STEPS)][:1]
+        # and the rule that settled how many cards that step takes
+        settled = [f for f in spread if f.rule.step in (FEWEST_CARDS, NO_COUNT_FITS)][:1]
+        scaled = [f for f in spread if f.rule.step in (SCALE_OUT, DEADLINE_MET, DEADLINE_MISSED, SPEED_FOUND)]
+        return [self.reason(f) for f in first + settled + scaled]
+
+    def contrast(self, gpu: str) -> list[Reason]:
+        """Why the pick ranks above ``gpu``: the numbers, and the rules that favoured either."""
+        tr, _ = self.tr, self._
+        pick_gpu = self.run.ranking[0]
+        mine, theirs = self.run.options[gpu], self.run.options[pick_gpu]
+        reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "pick")), [],
+                          _("%(pick)s: about %(pick_hours)s, %(pick_cost)s in all; %(this)s: about %(hours)s, "
+                            "%(cost)s in all.") % {
+                              "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"], like=mine["hours"]),
+                              "pick_cost": tr.money(theirs["total_cost"]), "this": self.w.option_label(mine),
+                              "hours": tr.hours(mine["hours"], like=theirs["hours"]),
+                              "cost": tr.money(mine["total_cost"])})]
+        on_pick = {f.rule.id: f for f in self.firings if f.gpu == pick_gpu and f.rule.kind in ("prefer", "demote")}
+        on_mine = {f.rule.id: f for f in self.firings if f.gpu == gpu and f.rule.kind in ("prefer", "demote")}
+        for rule_id in on_pick.keys() - on_mine.keys():
+            firing = on_pick[rule_id]
+            if firing.rule.kind == "prefer":
+                reasons.append(Reason(rule_id, self.cites(firing), [], _("In favour of %(pick)s: %(text)s") % {
+                    "pick": self.w.name(pick_gpu), "text": _embedded(self.w.message(firing.rule, firing.env))}))
+        for rule_id in on_mine.keys() - on_pick.keys():
+            firing = on_mine[rule_id]
+            if firing.rule.kind == "demote":
+                reasons.append(self.reason(firing))
+            elif (firing.rule.factor or 0) > 1:  # a penalty the pick does not have
+                reasons.append(Reason(rule_id, self.cites(firing), [], _("Against %(this)s: %(text)s") % {
+                    "this": self.w.name(gpu), "text": _embedded(self.w.message(firing.rule, firing.env))}))
+        return [reasons[0]] + sorted(reasons[1:], key=lambda r: self.kb.rule(r.rule).index)
+
+    def read_by(self, firings: list[Firing]) -> set[str] | None:
+        """The answers ``firings`` read: directly, or through the facts they
+        matched (the firings that declared them, on the same card or on none),
+        down to the profile. None when that cannot bound a change: a rule that
+        overrides one of them could fire on anything it reads."""
+        failing = {f.rule.id for f in firings}
+        if any(failing & set(rule.overrides) for rule in self.kb.rules):
+            return None
+        declared: dict[str, list[Firing]] = {}
+        for firing in self.firings:
+            declared.setdefault(firing.rule.id, []).append(firing)
+        fields: set[str] = set()
+        seen: set[int] = set()
+        todo = list(firings)
+        while todo:
+            firing = todo.pop()
+            if id(firing) in seen:
+                continue
+            seen.add(id(firing))
+            for matched in firing.matched:
+                if matched["fact"] == "profile":
+                    fields.update(self.answer_of(key) for key in matched["values"])
+                elif matched["from"] in declared:
+                    todo += [f for f in declared[matched["from"]] if f.gpu in (firing.gpu, None)]
+        return fields
+
+    def answer_of(self, key: str) -> str:
+        """The answer a profile key comes from: profile.build derives the
+        model's fields (model_active_b, model_shape ...) from model_size_b, and
+        ``own_gpu`` from the answer that named a card."""
+        if key in self.kb.fields:
+            return key
+        if key == OWN_GPU:
+            return next((name for name, spec in self.kb.fields.items() if spec.cards), key)
+        return "model_size_b"
+
+    def candidate_changes(self, gpu: str, read: set[str] | None = None) -> list[dict[str, Any]]:
+        """The changes of ``rules/explain.toml`` to try for ``gpu``, singles
+        then pairs; with ``read``, only those of the answers the rules that
+        ruled it out read (another answer cannot change what they concluded)."""
+        option = self.run.options[gpu]
+        profile = self.run.profile
+        singles: list[dict[str, Any]] = []
+        for name, value in self.kb.changes:
+            if read is not None and name not in read:
+                continue
+            if value == "needed":
+                # the deadline counts the setup the bill counts (ranking.toml [billing])
+                elapsed = option["min_count_hours"] + (self.kb.ranking["setup_hours"] if option["where"] == "cloud"
+                                                       else 0.0)
+                if profile["deadline_h"] is None or elapsed <= profile["deadline_h"]:
+                    continue
+                value = sizing.round_up(elapsed)
+            elif value == "none":
+                if profile[name] is None:
+                    continue
+                value = None
+            if profile[name] == value:
+                continue
+            singles.append({name: value})
+        pairs = [{**a, **b} for a, b in itertools.combinations(singles, 2) if not a.keys() & b.keys()]
+        return singles + pairs
+
+    def failing(self, gpu: str, status: str) -> list[Firing] | None:
+        """The firings a change must undo for ``gpu``: the rejections of a
+        card ruled out, the steps that spread a card over more cards; None
+        for a card ranked lower (its rank depends on every option)."""
+        if status == "rejected":
+            return [f for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
+        if status == "more-cards":
+            return [f for f in self.firings if f.gpu == gpu and f.rule.kind == "configure"]
+        return None
+
+    def given_with(self, change: Mapping[str, Any]) -> dict[str, Any]:
+        """The answers of this consultation with ``change`` made."""
+        given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed},
+                 # the model as named (its resolved total would lose its experts and shape)
+                 "model_size_b": self.given.get("model_size_b"), **change}
+        return {name: given.get(name) for name in PROFILE_FIELDS}
+
+    def consulted(self, change: Mapping[str, Any]) -> Result | None:
+        """The whole consultation with ``change`` made, run once per change
+        for all the cards asked about."""
+        key = tuple(sorted(change.items()))
+        if key not in self.reruns:
+            if len(self.reruns) >= self.max_consultations:
+                return None
+            self.reruns[key] = self.consult(self.kb, self.given_with(change), self.tr, self.basis,
+                                           self.model_config)[1]
+        return self.reruns[key]
+
+    def card_alone(self, gpu: str, change: Mapping[str, Any], most: int | None) -> bool:
+        """Whether ``gpu`` stands (with at most ``most`` cards, if given) once ``change``
+        is made, by a consultation of that card alone: a rule that rules a
+        card out or configures it sees only that card's facts, the answers and
+        the requirement (kb.model.SCOPES), so the other cards need not be
+        configured again. A whole consultation confirms what this finds."""
+        if tuple(sorted(change.items())) in self.reruns:
+            return True
+        profile, _ = build_profile(self.kb, self.given_with(change), self.tr, self.model_config)
+        run = engine.infer(self.kb, profile, self.basis, only=(gpu,))
+        return gpu in run.ranking and (most is None or run.options[gpu]["count"] <= most)
+
+    def smallest_change(self, gpu: str, status: str) -> dict[str, Any] | None:
+        """The first change of ``rules/explain.toml`` (then pairs) that makes ``gpu`` the answer:
+        recommended at all if it was ruled out; with fewer cards (one, if one
+        holds the model) if it needed more; first if it ranked lower.
+
+        Only changes of the answers the failing rules read are tried, each
+        first on the card alone, and a whole consultation is run for a change
+        that works there (and once for every card that needs it)."""
+        option = self.run.options[gpu]
+        most = 1 if option["min_count"] == 1 else option["count"] - 1
+        failing = self.failing(gpu, status)
+        read = self.read_by(failing) if failing else None
+        for change in self.candidate_changes(gpu, read):
+            if status != "ranked-lower" and not self.card_alone(gpu, change, most if status == "more-cards" else None):
+                continue
+            result = self.consulted(change)
+            if result is None:          # max_consultations run
+                self.stopped.add(gpu)
+                return None
+            rec = next((r for r in result.recommendations if r.gpu == gpu), None)
+            if rec is None or (status == "more-cards" and rec.count > most) or (status == "ranked-lower" and rec.rank != 1):
+                continue
+            described = self.tr.list([
+                f"{self._(self.kb.fields[k].label)}: {self.field_value(k, self.run.profile[k])} → "
+                f"{self.field_value(k, v)}" for k, v in change.items()])
+            text = self._("Smallest change: %(change)s; then %(label)s would be recommended, ranked %(rank)s.") % {
+                "change": described, "label": self.w.option_label({**self.run.options[gpu],
+                    "count": rec.count, "total_vram_gb": rec.total_vram_gb}), "rank": rec.rank}
+            return {"fields": change, "rank": rec.rank, "count": rec.count, "text": text}
+        return None
+
+
+def _embedded(sentence: str) -> str:
+    """A sentence quoted after a colon starts in lower case (unless it starts with a name)."""
+    return sentence[:1].lower() + sentence[1:] if sentence[1:2].islower() else sentence

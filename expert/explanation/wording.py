@@ -1,0 +1,253 @@
+"""The words of a result: the engine's record of what fired turned into
+localized text (:class:`Writer`), each fact's value as a person reads it
+(:func:`format_value`), a rule's message with its placeholders filled.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterator, Mapping
+from typing import Any
+
+from ..escape import one_line
+from ..i18n import Localizer
+from ..inference.engine import Run
+from ..knowledge import KnowledgeBase, RuleDef, find_cards
+from ..knowledge.conditions import COMPARED
+
+_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
+_HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours"}
+                | {f"{which}_hours" for which in COMPARED})
+_MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
+                 "min_count_cost", "cheapest_total_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
+_LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
+             "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
+             "next_step": "step"}
+
+def sentence(text: str) -> str:
+    """A message that may start with a placeholder ("your GPU …") starts with a capital."""
+    return text[:1].upper() + text[1:]
+
+def _translated(tr: Localizer, labels: Mapping[str, str], code: Any) -> str:
+    """The translated label of ``code``, or the code itself (on one safe line) when it has none."""
+    return tr.gettext(labels[code]) if code in labels else one_line(code)
+
+
+def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, value: Any) -> str:
+    """A fact field's value as a person reads it, in ``tr``'s language."""
+    _ = tr.gettext
+    if value is None:
+        return "—"
+    if isinstance(value, bool):
+        return _("yes") if value else _("no")
+    if namespace == "profile" and name in kb.fields and kb.fields[name].choices:
+        return _translated(tr, kb.fields[name].choice_labels, value)
+    if name in _LABELLED and isinstance(value, str):
+        return _translated(tr, kb.labels.get(_LABELLED[name], {}), value)
+    if name.endswith("_gb"):
+        return tr.gb(value)
+    if name in _HOUR_FIELDS:
+        return tr.hours(value)
+    if name in _MONEY_FIELDS:
+        return tr.money(value)
+    if name in ("model_size_b", "model_active_b"):
+        return tr.billions(value)
+    if name == "headroom":
+        return tr.number(value * 100, 0) + " %"
+    if isinstance(value, (int, float)):
+        return tr.number(value, 3)
+    if isinstance(value, (list, tuple)):
+        return tr.list([one_line(v) for v in value])
+    return one_line(value)
+
+
+def profile_value(kb: KnowledgeBase, tr: Localizer, name: str, value: Any) -> str:
+    """A profile field's value; a missing one reads as the field's "none" label."""
+    if value is None:
+        return tr.gettext(kb.fields[name].none_label or "none")
+    return format_value(kb, tr, "profile", name, value)
+
+class Writer:
+    """Turns the engine's record into localized text."""
+
+    def __init__(self, kb: KnowledgeBase, run: Run, tr: Localizer) -> None:
+        self.kb, self.run, self.tr = kb, run, tr
+        self._ = tr.gettext
+
+    def label(self, table: str, code: Any) -> str:
+        return "" if code is None else _translated(self.tr, self.kb.labels.get(table, {}), code)
+
+    def name(self, gpu: str) -> str:
+        """The card's name as every text shows it; a user catalog's name
+        (and file name) on one line, without control or format characters."""
+        if gpu == "own":
+            return self.label("where", "own")
+        card = self.run.cards[gpu]
+        name = one_line(card.name)
+        if card.origin == "guide":
+            return name
+        return f"{name} ({self.origin(gpu).removesuffix('.toml')})"   # the catalog it came from, by its name
+
+    def origin(self, gpu: str) -> str:
+        return "own" if gpu == "own" else one_line(self.run.cards[gpu].origin)
+
+    def option_label(self, option: Mapping[str, Any]) -> str:
+        if option["where"] == "own":
+            named = self.run.profile.get("own_gpu")
+            found = find_cards(self.kb, named) if named else []
+            if found:      # the card the person named (with its memory, unless its name says it)
+                card, vram = one_line(found[0][1]), self.tr.gb(option["total_vram_gb"])
+                if vram.replace("\u00a0", " ") in card or self.tr.gb(found[0][2]) in card:
+                    return self._("your %(card)s") % {"card": card}
+                return self._("your %(card)s (%(vram)s)") % {"card": card, "vram": vram}
+            return self._("your GPU (%(vram)s)") % {"vram": self.tr.gb(option["total_vram_gb"])}
+        return "%s × %s" % (option["count"], self.name(option["gpu"]))
+
+    def money(self, option: Mapping[str, Any]) -> str:
+        """What renting the option costs, in words: the pricing used first."""
+        tr, _ = self.tr, self._
+        if option["where"] == "own":
+            return _("nothing to rent")
+        params = {"on_demand": tr.money(option["on_demand_cost"]),
+                  "spot": None if option["spot_cost"] is None else tr.money(option["spot_cost"]),
+                  "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"], like=option["hours"])}
+        if params["spot"] is None:  # the price basis lists no spot price for it
+            text = _("≈ %(on_demand)s on demand (%(per_hour)s an hour, %(billed)s with the setup; no spot price "
+                     "listed)") % params
+        elif option["pricing"] == "spot":
+            text = _("≈ %(spot)s on spot (%(per_hour)s an hour, %(billed)s with the setup; ≈ %(on_demand)s on "
+                     "demand)") % params
+        else:
+            text = _("≈ %(on_demand)s on demand (%(per_hour)s an hour, %(billed)s with the setup; ≈ %(spot)s on "
+                     "spot)") % params
+        if option["price_assumed"]:
+            text += " " + _("(price assumed from its cost class)")
+        return text
+
+    def setup(self, option: Mapping[str, Any]) -> str:
+        """The recipe, in words."""
+        return self.label("recipe", option["recipe"])
+
+    def summary(self, option: Mapping[str, Any]) -> str:
+        """One configuration in a phrase: cards, recipe, strategy, memory per
+        device against what each device has, and whether it fits."""
+        tr, _ = self.tr, self._
+        params = {"label": self.option_label(option), "setup": self.setup(option),
+                  "strategy": self.label("strategy", option["strategy"]), "need": tr.gb(option["per_device_gb"]),
+                  "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"]}
+        if not option["possible"]:
+            text = _("%(label)s with %(setup)s needs about %(need)s of its %(device)s, and it cannot be spread over "
+                     "more cards") % params
+        elif option["devices"] == 1:
+            text = _("%(label)s with %(setup)s, about %(need)s of its %(device)s") % params
+        else:
+            text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices, about %(need)s of each "
+                     "one's %(device)s") % params
+        if option.get("micro_batch", 1) > 1:
+            text += _(", micro-batch %(micro)s") % {"micro": option["micro_batch"]}
+        if option["host_ram_gb"]:
+            host = {"host": tr.gb(option["host_ram_gb"])}
+            text += (_(", plus %(host)s of host RAM in all") if option["devices"] > 1 else
+                     _(", plus %(host)s of host RAM")) % host
+        # within the card, but not within what may be used of it
+        margin = (_("%(margin)s of each device is kept free") % {
+            "margin": tr.number(self.kb.recipes["margin"] * 100, 0) + " %"}
+            if not option["fits"] and option["per_device_gb"] <= option["device_vram_gb"] else "")
+        if not option["possible"]:
+            return text + (f" ({margin})" if margin else "")
+        if option["fits"]:
+            return text + " — " + _("fits")
+        return text + " — " + (_("does not fit: %(why)s") % {"why": margin} if margin else _("does not fit"))
+
+    def batch_and_stack(self, option: Mapping[str, Any]) -> str:
+        """The micro-batch an option runs and the stack its hours assume, with
+        the hours on the other stack."""
+        tr, _ = self.tr, self._
+        other = option["other_stack_hours"]
+        params = {"micro": option["micro_batch"], "steps": option["gradient_accumulation_steps"],
+                  "global": option["global_batch"], "other": None if other is None else tr.hours(other)}
+        batch = (_("Micro-batch %(micro)s per device, without gradient accumulation") if params["steps"] == 1 else
+                 _("Micro-batch %(micro)s × %(steps)s accumulation steps")) % params
+        if other is None:  # the recipe runs on one framework only, and the hours are on its stack
+            framework = self.kb.recipes["recipe"][option["recipe"]].get("framework", "")
+            stack = _("hours with %(framework)s, the one framework that runs this recipe (a tuned stack)") % {
+                "framework": framework}
+        elif option["stack"] == "tuned":
+            stack = _("hours on a tuned stack (packed, compiled), about %(other)s on a typical one") % params
+        else:
+            stack = _("hours on a typical stack (Hugging Face Trainer + PEFT), about %(other)s on a tuned one") % params
+        return _("%(batch)s; %(stack)s.") % {"batch": batch, "stack": stack}
+
+    def value(self, namespace: str, name: str, value: Any) -> str:
+        return format_value(self.kb, self.tr, namespace, name, value)
+
+    def profile_value(self, name: str, value: Any) -> str:
+        return profile_value(self.kb, self.tr, name, value)
+
+    def context(self, env: dict[str, Any]) -> Context:
+        return Context(self, env)
+
+    def message(self, rule: RuleDef, env: dict[str, Any]) -> str:
+        context = self.context(env)
+        hours = [context.raw(key) for key in _PLACEHOLDER.findall(rule.message)
+                 if key.partition("_")[2] in _HOUR_FIELDS]
+        context.like = max((h for h in hours if isinstance(h, (int, float))), default=None)  # one unit of time
+        return sentence(self._(rule.message) % context)
+
+    def cites(self, rule: RuleDef) -> dict[str, str]:
+        number = list(self.kb.sections).index(rule.section) + 1
+        # (the JSON's cites are the same in every language: explain's text adds the translated title)
+        return {"section": rule.section, "number": f"S{number}", "heading": self.kb.sections[rule.section].heading}
+
+
+class Context(Mapping[str, str]):
+    """A rule message's placeholders, formatted only when the message uses them."""
+
+    def __init__(self, writer: Writer, env: dict[str, Any]) -> None:
+        self.writer, self.env = writer, env
+        self.like: float | None = None     # the longest duration in the message: all of them in its unit
+
+    def raw(self, key: str) -> Any:
+        namespace, _, name = key.partition("_")
+        return (self.env.get(namespace) or {}).get(name)
+
+    def __getitem__(self, key: str) -> str:
+        namespace, _, name = key.partition("_")
+        values = self.env.get("option" if namespace == "card" and name == "name" else namespace)
+        if values is None:
+            raise KeyError(key)
+        if namespace == "pick" and name.endswith("_label") and name[:-6] in COMPARED:
+            which = name[:-6]
+            if values.get(f"{which}_gpu") is None:
+                return "—"
+            return self.writer.option_label({"where": "cloud", "gpu": values[f"{which}_gpu"],
+                                             "count": values[f"{which}_count"]})
+        if namespace in ("option", "pick", "candidate", "proposal", "trial"):
+            if name == "label":
+                return self.writer.option_label(values)
+            if name == "setup":
+                return self.writer.setup(values)
+            if name == "summary":
+                return self.writer.summary(values)
+        if name == "name" and namespace in ("option", "pick", "card", "candidate", "proposal", "trial"):
+            return self.writer.name(values["gpu"])
+        if name not in values:
+            raise KeyError(key)
+        if name in _HOUR_FIELDS and isinstance(values[name], (int, float)) and not isinstance(values[name], bool):
+            return self.writer.tr.hours(values[name], like=self.like)
+        return self.writer.value(namespace, name, values[name])
+
+    def __iter__(self) -> Iterator[str]:
+        return (f"{ns}_{name}" for ns, values in self.env.items() for name in values)
+
+    def __len__(self) -> int:
+        return sum(len(values) for values in self.env.values())
+
+
+def total_in_words(tr: Localizer, cost: Mapping[str, Any], pricing_labels: Mapping[str, str] | None = None) -> str:
+    """A recommendation's ``cost`` in a word or two: nothing to rent, or the
+    total (with its pricing, given the labels)."""
+    if cost["pricing"] is None:
+        return tr.gettext("nothing to rent")
+    total = "≈ " + tr.money(cost["total"])
+    return f"{total} {tr.gettext(pricing_labels[cost['pricing']])}" if pricing_labels else total

@@ -1,0 +1,167 @@
+"""What a launch is made of: ``rules/launch.toml`` read (:func:`table`), one
+recommendation's recipe as the launch files need it (:class:`Plan`), and the
+files themselves (:class:`LaunchFiles`). :mod:`.launch` makes the plan,
+:mod:`.launch_files` writes each file's text from it.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+from dataclasses import dataclass, field
+from functools import lru_cache
+from pathlib import Path
+from typing import Any
+
+from .. import paths
+from ..errors import InputError, KnowledgeBaseError
+from ..escape import quoted
+from ..i18n import Localizer
+
+if sys.version_info >= (3, 11):
+    import tomllib
+else:  # pragma: no cover - Python 3.10
+    import tomli as tomllib
+
+LAUNCH_TOML = paths.RULES / "launch.toml"
+# Keys a recommendation's recipe dict may carry (issues 20 and 21 add the
+# last five); any other key is refused, not ignored.
+RECIPE_KEYS = ("id", "strategy", "precision", "optimizer", "base_bits", "checkpointing", "offload",
+               "micro_batch", "gradient_accumulation_steps", "global_batch", "optimizer_in_backward", "framework")
+
+
+FRAMEWORKS = ("trl", "torchtune")
+STACKS = ("typical", "tuned")
+MAX_MODEL = 300
+HF_REPO = re.compile(r"^https://huggingface\.co/([A-Za-z0-9][\w.-]*/[\w.-]+)/")
+CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
+DS_JSON = "ds_config.json"
+ACCELERATE_YAML = "accelerate.yaml"
+
+
+@dataclass(frozen=True)
+class LaunchFiles:
+    """The files of one recommendation, by name (relative to the directory)."""
+
+    option: int
+    framework: str          # "trl" or "torchtune"
+    stack: str              # "typical" or "tuned"
+    command: str            # the launch command, for a shell (values quoted)
+    files: dict[str, str] = field(default_factory=dict)
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"option": self.option, "framework": self.framework, "stack": self.stack, "command": self.command,
+                "files": [{"name": name, "content": text} for name, text in self.files.items()]}
+
+    def write(self, directory: str | Path, overwrite: bool = False, lang: str = "en") -> list[Path]:
+        """Write the files into ``directory`` (made if missing). A directory
+        that exists and is not empty is refused unless ``overwrite``."""
+        tr = Localizer(lang)
+        target = Path(directory)
+        if target.exists() and not target.is_dir():
+            raise InputError("launch", tr.gettext("launch: '%(path)s' exists and is not a directory.")
+                             % {"path": quoted(str(target), 200)})
+        if target.is_dir() and any(target.iterdir()) and not overwrite:
+            raise InputError("launch", tr.gettext(
+                "launch: the directory '%(path)s' is not empty; choose an empty one, or overwrite its files "
+                "with --force (overwrite=True).") % {"path": quoted(str(target), 200)})
+        try:
+            target.mkdir(parents=True, exist_ok=True)
+            written = []
+            for name, text in self.files.items():
+                path = target / name
+                path.write_text(text, encoding="utf-8")
+                if name.endswith(".sh"):
+                    path.chmod(0o755)
+                written.append(path)
+        except OSError as error:
+            raise InputError("launch", tr.gettext("launch: cannot write into '%(path)s': %(reason)s.")
+                             % {"path": quoted(str(target), 200), "reason": quoted(error.strerror or str(error), 80)}) \
+                from None
+        return written
+
+
+@lru_cache(maxsize=4)
+def table(path: Path = LAUNCH_TOML) -> dict[str, Any]:
+    """rules/launch.toml, with its shape checked (KnowledgeBaseError otherwise)."""
+    try:
+        doc = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (OSError, UnicodeDecodeError, tomllib.TOMLDecodeError) as error:
+        raise KnowledgeBaseError([(str(path), 0, "cannot be read: %(error)s", {"error": str(error)[:200]})]) from None
+    problems = []
+    for section, keys in (("versions", ("torch", "transformers", "peft", "trl", "accelerate", "datasets",
+                                        "bitsandbytes", "deepspeed", "torchtune", "torchao")),
+                          ("deepspeed", ("master_bytes",)),
+                          ("defaults", ("micro_batch", "gradient_accumulation_steps", "stack", "learning_rate_full",
+                                        "learning_rate_lora", "lora_alpha_per_rank", "lora_dropout",
+                                        "target_modules", "max_grad_norm"))):
+        for key in keys:
+            if key not in doc.get(section, {}):
+                problems.append((str(path), 0, "[%(section)s] needs %(key)s", {"section": section, "key": key}))
+    for section, needed in (("optimizer", ("trl", "torchtune", "deepspeed")),
+                            ("precision", ("trl_flag", "full_dtype", "base_dtype", "compute_dtype", "accelerate",
+                                           "deepspeed", "torchtune")),
+                            ("base_bits", ("quantization",)),
+                            ("strategy", ("backend", "stage", "offload_stage"))):
+        entries = doc.get(section)
+        if not isinstance(entries, dict) or not entries:
+            problems.append((str(path), 0, "[%(section)s] needs entries", {"section": section, "key": ""}))
+            continue
+        for name, entry in entries.items():
+            missing = [key for key in needed if not isinstance(entry, dict) or key not in entry]
+            if missing:
+                problems.append((str(path), 0, "[%(section)s] needs %(key)s",
+                                 {"section": f"{section}.{name}", "key": ", ".join(missing)}))
+    if problems:
+        raise KnowledgeBaseError(problems)
+    return doc
+
+
+@dataclass(frozen=True)
+class Plan:
+    """One recommendation with every recipe value translated for the target libraries."""
+
+    rank: int
+    method: str
+    framework: str
+    stack: str
+    recipe: dict[str, Any]
+    optimizer: dict[str, Any]
+    precision: dict[str, Any]
+    base_bits: int
+    quantization: dict[str, Any]
+    strategy: dict[str, Any]
+    devices: int
+    micro_batch: int
+    accumulation: int
+    global_batch: int
+    checkpointing: bool
+    offload: bool
+    in_backward: bool
+    model: str | None       # what the files load: the given path or id, else the table's Hugging Face id
+    model_id: str | None    # models.toml id of the profile's model
+    model_repo: str | None  # its Hugging Face id (models.toml config address)
+    model_label: str
+    tokens_per_example: int
+    epochs: float
+    per_device_gb: float
+    vram_gb: float
+    host_ram_gb: float | None
+    hours: float
+    text: str
+    lora_rank: int
+    size_b: float = 0.0     # the profile's model size, billions of parameters
+    # models of rules/launch.toml [torchtune.models]: id -> (name, billions of parameters), from models.toml
+    tune_models: dict[str, tuple[str, float]] = field(default_factory=dict)
+    # ranks of the answer's other options that the typical stack (TRL) writes
+    trl_options: tuple[int, ...] = ()
+    # the stack the answer's hours are on: the profile's, or the tuned one for a
+    # recipe only torchtune runs (rules/recipes.toml, `stack`)
+    hours_stack: str = "typical"
+
+
+def refuse(tr: Localizer, field_name: str, value: Any, accepted: Any) -> InputError:
+    accepted_text = tr.list([str(a) for a in accepted], style="or") if isinstance(accepted, (list, tuple)) else accepted
+    return InputError(field_name, tr.gettext(
+        "%(field)s: '%(value)s' cannot be written as launch files; accepted: %(accepted)s.")
+        % {"field": field_name, "value": quoted(str(value), 60), "accepted": accepted_text})
