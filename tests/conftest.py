@@ -1,6 +1,8 @@
 from __future__ import annotations
 
+import contextlib
 import os
+from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -42,3 +44,50 @@ def fired(result: Result, rule: str, gpu: str | None = None) -> bool:
 def run(**profile: Any) -> Result:
     profile.setdefault("lang", "en")
     return advise(**profile)
+
+
+@contextlib.contextmanager
+def made_once(owner: Any, name: str) -> Iterator[dict[str, Any]]:
+    """``owner.name`` (``explain`` of its module, say) answering each set of
+    arguments once while the block runs, the same object every time after
+    the first: for tests that ask the same question many times to check what
+    is done with the answer (a flag, a colour, a format), not the answer.
+    Yields what was made, by arguments."""
+    made: dict[str, Any] = {}
+    real = getattr(owner, name)
+
+    def once(*args: Any, **kwargs: Any) -> Any:
+        key = repr((args, sorted(kwargs.items())))
+        if key not in made:
+            made[key] = real(*args, **kwargs)
+        return made[key]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(owner, name, once)
+        yield made
+
+
+@contextlib.contextmanager
+def engine_runs_shared() -> Iterator[None]:
+    """While the block runs, the engine runs once for the same facts on the
+    same knowledge base (the same object) and the run is read again after
+    that: for tests of what is made of a run (words, languages, formats,
+    escaping), not of the run itself. Were the engine's entry point renamed,
+    every run is made, as without this."""
+    from expert.inference import engine
+
+    infer = getattr(engine, "infer", None)
+    if infer is None:
+        yield
+        return
+    runs: dict[tuple[Any, ...], tuple[Any, Any]] = {}
+
+    def once(kb: Any, profile: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        key = (id(kb), repr(sorted(profile.items())), repr(args), repr(sorted(kwargs.items())))
+        if key not in runs:
+            runs[key] = (kb, infer(kb, profile, *args, **kwargs))   # the kb kept, so that its id stays its own
+        return runs[key][1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "infer", once)
+        yield

@@ -37,8 +37,8 @@ def profiles(n: int, seed: int) -> list[dict[str, Any]]:
 
 
 FUZZ = int(os.environ.get("EXPERT_FUZZ", "0"))
-# 80 fixed profiles (seed 2024), about 0.1 s each.
-PROFILES = profiles(FUZZ or 80, random.randrange(10**6) if FUZZ else 2024)
+# 60 fixed profiles (seed 2024), about 0.1 s of CPU each.
+PROFILES = profiles(FUZZ or 60, random.randrange(10**6) if FUZZ else 2024)
 
 
 def lower_bound_gb(size_b: float, method: str, recipe: dict[str, Any], devices: int) -> float:

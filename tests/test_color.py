@@ -2,8 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+from typing import Any
+
 import pytest
 from click.testing import CliRunner
+from conftest import made_once
 
 from expert.interfaces.cli import main
 
@@ -16,6 +20,18 @@ def output(args: list[str], input: str | None = None, **env: str | None) -> str:
     done = CliRunner().invoke(main, args, input=input, env={**QUIET, **env})
     assert done.exit_code == 0, done.output
     return done.output
+
+
+@pytest.fixture(scope="module")
+def explained_once() -> Iterator[dict[str, Any]]:
+    """The explanation made once for the module: colour is decided by the
+    command and applied when it renders, never by explain() (about 0.3 s of
+    CPU each time it runs)."""
+    from expert.explanation import explain
+
+    with made_once(explain, "explain") as made:
+        yield made
+    assert made, "the command no longer calls expert.explanation.explain.explain"
 
 
 @pytest.mark.parametrize(("args", "env", "bold"), [
@@ -41,7 +57,8 @@ def output(args: list[str], input: str | None = None, **env: str | None) -> str:
     ([*EXPLAIN, "--color=auto"], {"FORCE_COLOR": "1"}, True),          # auto follows the environment
     (["--color=always", *EXPLAIN, "--color=auto"], {}, False),         # the command's auto wins too
 ])
-def test_explain_is_bold_when_asked(args: list[str], env: dict[str, str], bold: bool) -> None:
+def test_explain_is_bold_when_asked(explained_once: dict[str, Any], args: list[str], env: dict[str, str],
+                                    bold: bool) -> None:
     text = output(args, **env)
     assert (BOLD in text) is bold
     assert "How the answer was reached" in text or "HOW" in text.upper()

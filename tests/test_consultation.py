@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from expert import advise
+from expert import Result, advise
 from expert.interfaces.cli import main
 from expert.interfaces.consultation import AnswerError, Consultation
 
@@ -33,19 +33,20 @@ def walk(consultation: Consultation, asked: list[str], paths: list[tuple[list[st
 
 
 @pytest.fixture(scope="module")
-def paths() -> list[tuple[list[str], Consultation]]:
+def paths() -> list[tuple[list[str], Consultation, Result]]:
+    """Every path through the questions: what was asked, the consultation, and its result (made once for the module)."""
     found: list[tuple[list[str], Consultation]] = []
     walk(Consultation(lang="en"), [], found)
-    return found
+    return [(asked, consultation, consultation.result()) for asked, consultation in found]
 
 
 def test_every_path_reaches_the_result_advise_gives_for_the_same_facts(paths) -> None:  # type: ignore[no-untyped-def]
     assert len(paths) == 14
-    for asked, consultation in paths:
+    for asked, consultation, result in paths:
         # An optional field answered "no" is given as "none" (an answer, not a field left out).
         facts = {k: "none" if v is None else v for k, v in consultation.facts().items()}
         expected = advise(**facts, lang="en").to_dict()
-        assert consultation.result().to_dict() == expected, asked
+        assert result.to_dict() == expected, asked
 
 
 def test_no_own_gpu_is_an_answer_not_an_assumption() -> None:
@@ -59,10 +60,10 @@ def test_no_own_gpu_is_an_answer_not_an_assumption() -> None:
 
 
 def test_questions_are_asked_only_when_they_matter(paths) -> None:  # type: ignore[no-untyped-def]
-    sequences = {tuple(asked) for asked, _ in paths}
-    for asked, consultation in paths:
+    sequences = {tuple(asked) for asked, _, _ in paths}
+    for asked, consultation, result in paths:
         facts = consultation.facts()
-        own_fits = facts.get("vram_gb") == 80 and consultation.result().recommendations[0].gpu == "own"
+        own_fits = facts.get("vram_gb") == 80 and result.recommendations[0].gpu == "own"
         if own_fits:  # nothing rented: no purpose, budget, ROCm or interruption questions
             assert not {"purpose", "budget", "rocm_ok", "interruptible"} & set(asked), asked
         if facts.get("purpose") == "production":

@@ -3,9 +3,20 @@
 from __future__ import annotations
 
 import re
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
+
+from conftest import engine_runs_shared
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_run_per_consultation() -> Iterator[None]:
+    """The examples show what is made of the engine's runs: each run made once for the module."""
+    with engine_runs_shared():
+        yield
+
 
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"

@@ -3,13 +3,24 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterator
 
 import pytest
 from click.testing import CliRunner
 
-from expert import InputError
+from conftest import engine_runs_shared
+from expert import InputError, advise
 from expert.interfaces.cli import main
 from expert.explanation.explain import explain
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_run_per_consultation() -> Iterator[None]:
+    """The explanations read the engine's runs; a run is made once for the
+    module (the consultations an explanation asks for are still counted, by
+    consult())."""
+    with engine_runs_shared():
+        yield
 
 
 def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> None:
@@ -158,14 +169,20 @@ def test_plural_forms_follow_the_count() -> None:
                                             "puesto 2 (1 tarjeta, en torno a 9,1 h, ≈ 13\xa0US$)")
 
 
-def test_color_only_when_asked() -> None:
-    x = explain(model_size_b=7, lang="en")
+@pytest.fixture(scope="module")
+def explained_7b():  # type: ignore[no-untyped-def]
+    """One explanation rendered by the two tests below."""
+    return explain(model_size_b=7, lang="en")
+
+
+def test_color_only_when_asked(explained_7b) -> None:  # type: ignore[no-untyped-def]
+    x = explained_7b
     assert "\x1b[1m" in x.render("text", color=True)
     assert "\x1b" not in x.render("text") and "\x1b" not in x.render("markdown")
 
 
-def test_json_is_the_structured_explanation() -> None:
-    data = json.loads(explain(model_size_b=7, lang="en").render("json"))
+def test_json_is_the_structured_explanation(explained_7b) -> None:  # type: ignore[no-untyped-def]
+    data = json.loads(explained_7b.render("json"))
     assert {"how", "why_not", "what_if", "trace", "recommendations", "requirement"} <= set(data)
     assert data["how"][0]["steps"][0]["rule"] == "vram-requirement"
 
@@ -269,7 +286,7 @@ def test_a_card_ranked_lower_is_searched_within_a_bounded_number_of_consultation
     from expert.explanation import explain as explanation
 
     catalog = _catalog(tmp_path, 24)
-    recommended = explain(model_size_b=8, method="lora", deadline_h=2, catalog=catalog).result.recommendations
+    recommended = advise(model_size_b=8, method="lora", deadline_h=2, catalog=catalog).recommendations
     last = next(r.gpu for r in reversed(recommended) if r.count == 1 and r.rank > 1)
     consulted = []
     real = explanation.consult

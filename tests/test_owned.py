@@ -7,6 +7,7 @@ from __future__ import annotations
 import json
 import re
 import shutil
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -14,6 +15,15 @@ from click.testing import CliRunner
 
 from expert import Consultation, InputError, KnowledgeBaseError, advise, knowledge as kb_module, paths
 from expert.interfaces.cli import main
+
+from conftest import engine_runs_shared
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_run_per_consultation() -> Iterator[None]:
+    """The same facts recur from test to test: each engine run made once for the module."""
+    with engine_runs_shared():
+        yield
 
 
 @pytest.mark.parametrize("typed, card, vram", [

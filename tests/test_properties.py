@@ -22,7 +22,7 @@ CATALOG = {"rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"}
 # about 0.1 s of CPU an example here); EXPERT_FUZZ=N explores N fresh random
 # examples instead.
 EXPLORE = "EXPERT_FUZZ" in os.environ
-SETTINGS = settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "40")), derandomize=not EXPLORE, deadline=None,
+SETTINGS = settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "30")), derandomize=not EXPLORE, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
 
 hostile_text = st.one_of(
@@ -138,7 +138,7 @@ def re_number(line: str, rng: random.Random) -> str:
     return re.sub(r"\d+(\.\d+)?", lambda m: rng.choice(["0", "-5", "1e308", "0.0001", '"x"', "true"]), line, count=1)
 
 
-@settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "30")), deadline=None, derandomize=not EXPLORE,
+@settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "20")), deadline=None, derandomize=not EXPLORE,
           suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(st.integers(min_value=0, max_value=10**9),
        st.sampled_from(["rules.toml", "catalog.toml", "profile.toml", "requirements.toml", "timing.toml",

@@ -2,10 +2,19 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterator
+
 import pytest
 
-from conftest import run
+from conftest import engine_runs_shared, run
 from expert.inference import sizing as calc
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_run_per_consultation() -> Iterator[None]:
+    """The same facts recur from test to test (half of the module's consultations): each run made once."""
+    with engine_runs_shared():
+        yield
 
 
 @pytest.mark.parametrize("size, method, gb", [

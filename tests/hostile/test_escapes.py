@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import inspect
 import os
+from collections.abc import Iterator
 from typing import Any, Callable
 
 import pytest
@@ -18,6 +19,16 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 from expert import Consultation, InputError, KnowledgeBaseError, advise
 from expert.interfaces.api import estimate
 from expert.explanation.explain import explain
+
+from conftest import engine_runs_shared
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_run_per_consultation() -> Iterator[None]:
+    """What is tested here is what input and output make of a run: each engine run made once for the module."""
+    with engine_runs_shared():
+        yield
+
 
 # As in tests/test_properties.py: the same examples every run; EXPERT_FUZZ=N explores N fresh ones.
 EXPLORE = "EXPERT_FUZZ" in os.environ

@@ -18,12 +18,14 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
+from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
+from conftest import engine_runs_shared
 from expert.explanation import explain as explanation_module
 from expert.interfaces.api import consult, knowledge_base
 from expert.escape import json_text, markdown, one_line, quoted, terminal
@@ -53,19 +55,41 @@ ORIGIN = "evil\x1b[2J\u202e](http://evil.example).toml"
 
 @pytest.fixture(scope="module")
 def base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
-    """The guide's cards and two of a user catalog: an NVIDIA 80 GB card (recommended) and an AMD one (ruled out)."""
+    """The guide's cards recommended for PROFILE and two of a user catalog: an NVIDIA 80 GB card
+    (recommended) and an AMD one (ruled out)."""
     path = tmp_path_factory.mktemp("catalog") / "harmless.toml"
     path.write_text("".join(
         f'[[gpu]]\nid = "{gpu}"\nname = "Harmless"\nvendor = "{vendor}"\nvram_gb = 80\ncost = "medium"\n'
         f'interconnect = "{link}"\nbf16_tflops = 312\nmemory_bandwidth_gbs = 2039\nprice_on_demand = 1.0\n\n' for gpu, vendor, link in (("x", "nvidia", "nvlink"), ("y", "amd", "infinity-fabric"))),
         encoding="utf-8")
-    return knowledge_base(None, [path])
+    everything = knowledge_base(None, [path])
+    # The guide's cards this profile rules out for the guide's own reasons never
+    # show the name, and each would cost every explanation a WHY NOT search:
+    # left out, so that y is the card ruled out.
+    ruled_out = {r.gpu for r in result(everything).rejected} - {"x", "y"}
+    return replace(everything, catalog=tuple(card for card in everything.catalog if card.id not in ruled_out))
+
+
+_NAMED: dict[tuple[int, str, str], tuple[KnowledgeBase, KnowledgeBase]] = {}
 
 
 def named(kb: KnowledgeBase, name: str, origin: str = ORIGIN) -> KnowledgeBase:
-    """``kb`` with the user cards named ``name`` and coming from a file named ``origin`` (past the loader)."""
-    return replace(kb, catalog=tuple(replace(card, name=name, origin=origin) if card.id in ("x", "y") else card
-                                     for card in kb.catalog))
+    """``kb`` with the user cards named ``name`` and coming from a file named
+    ``origin`` (past the loader): the same object for the same name, so that
+    its languages and questions share the engine's runs (see below)."""
+    key = (id(kb), name, origin)
+    if key not in _NAMED:
+        _NAMED[key] = (kb, replace(kb, catalog=tuple(replace(card, name=name, origin=origin)
+                                                     if card.id in ("x", "y") else card for card in kb.catalog)))
+    return _NAMED[key][1]
+
+
+@pytest.fixture(scope="module", autouse=True)
+def one_run_per_consultation() -> Iterator[None]:
+    """What is tested here is what the words make of a name, not the engine:
+    a knowledge base's runs are made once for its languages and questions."""
+    with engine_runs_shared():
+        yield
 
 
 PROFILE = dict(model_size_b=7, method="lora")

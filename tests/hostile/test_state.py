@@ -102,12 +102,15 @@ def test_any_state_gives_a_consultation_or_the_documented_error(state: dict[str,
         pass
 
 
-def test_the_knowledge_base_cache_is_bounded(tmp_path: Path) -> None:
+def test_the_knowledge_base_cache_is_bounded(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     from expert import advise
     from expert.knowledge import bases
 
+    # The bound as the cache reads it, made small: a few consultations past it
+    # show it holds (at its shipped size, 32, this was 52 consultations).
+    monkeypatch.setattr(bases, "KB_CACHE_SIZE", 4)
     card = tmp_path / "edited.toml"
-    for n in range(bases.KB_CACHE_SIZE + 20):  # each edit of a catalog is a new entry
+    for n in range(bases.KB_CACHE_SIZE + 8):  # each edit of a catalog is a new entry
         card.write_text(f'[[gpu]]\nid = "edited"\nname = "Edited"\nvendor = "nvidia"\nvram_gb = {24 + n}\n'
                         'cost = "low"\n')
         os.utime(card, ns=(n * 10**9, n * 10**9))
