@@ -72,7 +72,7 @@ def time_of(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
             option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``time`` of an option: the tokens, the FLOPs each costs, how
     fast they go, on which software stack, and the hours on the other one."""
-    from ..inference.sizing import other_stack
+    from ..inference.time_model import other_stack
 
     stack = option["stack"]
     other = None if option["other_stack_hours"] is None else {  # a recipe only one framework runs: no other stack

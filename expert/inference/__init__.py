@@ -2,5 +2,7 @@
 
 - :mod:`.engine`: the knowledge base's rules compiled into one experta engine class; provenance;
 - :mod:`.sizing`: one configuration's memory, time and cost, as the configuration rules call it;
+  :mod:`.requirement`: what the run needs, the own card and the cards an id names;
+  :mod:`.time_model`: how long a configuration trains; :mod:`.calibration`: the time model against published runs;
 - :mod:`.estimate`: the first-principles memory estimate; :mod:`.estimate_input`: its input read.
 """

@@ -55,7 +55,7 @@ from ..knowledge.records import (
     SPEED_NEXT,
     SPEED_TRIAL_STEPS,
 )
-from . import sizing
+from . import requirement, sizing
 
 KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
                                                 experta.MATCH, experta.TEST)
@@ -357,10 +357,10 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         run = self.consultation
         what = stage(rule)
         if what == "requirement":
-            run.req = sizing.requirement(run.kb, seen["profile"], run.basis)
+            run.req = requirement.requirement(run.kb, seen["profile"], run.basis)
             yield "req", {k: v for k, v in run.req.items() if k != "anchors"}
         elif what == "own-card":
-            card = sizing.own_card(run.kb, seen["profile"])
+            card = requirement.own_card(run.kb, seen["profile"])
             run.cards[card.id] = card
             yield "card", card.fact()
         elif what in ("propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP):
