@@ -24,7 +24,7 @@ MARKERS = re.compile(r"(<!-- calibration:start -->\n).*?(<!-- calibration:end --
 
 def table() -> str:
     sys.path.insert(0, str(ROOT))
-    from expert.inference.sizing import calibration, calibration_summary
+    from expert.inference.calibration import calibration, calibration_summary
     from expert.interfaces.api import knowledge_base
 
     rows = calibration(knowledge_base(None, ["current"]))

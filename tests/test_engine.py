@@ -9,6 +9,9 @@ from pathlib import Path
 from typing import Any
 
 from expert.inference import engine
+from expert.inference.facts import Fact
+from expert.inference.patterns import patterns as compiled_patterns
+from expert.inference.run import Run
 
 from expert import paths
 from expert.interfaces.api import knowledge_base
@@ -16,7 +19,7 @@ from expert.input.profile import build
 from expert.i18n import Localizer
 
 
-def run(**given: Any) -> engine.Run:
+def run(**given: Any) -> Run:
     kb = knowledge_base()
     profile, _ = build(kb, given, Localizer("en"))
     return engine.infer(kb, profile)
@@ -25,7 +28,7 @@ def run(**given: Any) -> engine.Run:
 def patterns(rule_id: str) -> list[Any]:
     kb = knowledge_base()
     rule = kb.rule(rule_id)
-    return [p for p in engine._patterns(rule) if isinstance(p, engine.Fact)]
+    return [p for p in compiled_patterns(rule) if isinstance(p, Fact)]
 
 
 def test_rules_join_the_facts_they_reason_about() -> None:
@@ -53,7 +56,7 @@ def test_a_configuration_carries_its_card_instead_of_a_join() -> None:
     assert next(m for m in firing.matched if m["fact"] == "card")["from"] == "consider-own-gpu"
 
 
-def ladder(result: engine.Run, gpu: str) -> list[tuple[str, str, bool]]:
+def ladder(result: Run, gpu: str) -> list[tuple[str, str, bool]]:
     return [(c["step"], c["recipe"], c["fits"]) for c in result.candidates[gpu]]
 
 
@@ -112,7 +115,7 @@ def test_a_fact_a_helper_reads_is_a_whole_mapping() -> None:
     assert dict(fact.items()) == {"a": 1, "b": 2}
 
 
-def tried(result: engine.Run, gpu: str) -> list[tuple[str, int, bool]]:
+def tried(result: Run, gpu: str) -> list[tuple[str, int, bool]]:
     """The trials of ``gpu`` as the trace shows them: the rule, the count it tried, whether it fit."""
     return [(f.rule.id, d["values"]["count"], d["values"]["fits"]) for f in result.sorted_firings()
             if f.gpu == gpu for d in f.derived if d["fact"] == "trial"]
@@ -203,7 +206,7 @@ def test_speeding_up_tries_counts_until_a_faster_recipe_pays(tmp_path: Path) -> 
                                         encoding="utf-8")
     kb = knowledge_base(rules_dir=rules)
 
-    def speed_trials(size: float) -> tuple[engine.Run, dict[str, list[tuple[str, int, bool]]]]:
+    def speed_trials(size: float) -> tuple[Run, dict[str, list[tuple[str, int, bool]]]]:
         profile, _ = build(kb, dict(model_size_b=size, method="full", budget="high"), Localizer("en"))
         result = engine.infer(kb, profile)
         trials: dict[str, list[tuple[str, int, bool]]] = {}
@@ -266,7 +269,7 @@ def test_a_verdict_a_rule_overrides_does_not_count(tmp_path: Path) -> None:
                                       encoding="utf-8")
     kb = knowledge_base(rules_dir=rules)
 
-    def both(**given: Any) -> tuple[engine.Run, engine.Run]:
+    def both(**given: Any) -> tuple[Run, Run]:
         profile, _ = build(kb, given, Localizer("en"))
         return run(**given), engine.infer(kb, profile)
 
@@ -277,7 +280,7 @@ def test_a_verdict_a_rule_overrides_does_not_count(tmp_path: Path) -> None:
     demotions = [rule.id for rule in kb.rules if rule.kind == "demote"]
     bit = 2 ** (len(demotions) - 1 - demotions.index("misses-deadline"))
 
-    def demotion(of: engine.Run) -> int:
+    def demotion(of: Run) -> int:
         return next(m["values"]["demotion"] for f in of.firings if f.rule.id == "ranks-before" for m in f.matched
                     if m["fact"] in ("weight", "rival") and m["values"]["gpu"] == "rtx-4090")
 

@@ -47,7 +47,8 @@ def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-un
 
 
 def test_the_vocabulary_is_the_one_the_files_and_the_engine_use(kb) -> None:  # type: ignore[no-untyped-def]
-    from expert.inference import engine
+    from expert.inference.facts import DECLARES, SALIENCE, SCALE_TRIAL, SPEED_TRIAL
+    from expert.inference.patterns import HELPER_NEEDS
     from expert.knowledge.records import (
         COSTS,
         DERIVES,
@@ -67,10 +68,10 @@ def test_the_vocabulary_is_the_one_the_files_and_the_engine_use(kb) -> None:  # 
     assert steps | set(OFF_LADDER) <= set(kb.labels["step"]) and SCALE_OUT in OFF_LADDER
     # The stages: the helpers, proposing and configuring, and the other kinds of rule.
     assert set(SCOPES) == set(HELPERS) | {"propose", "configure", "trial"} | (set(KINDS) - {"derive", "configure"})
-    assert set(engine.SALIENCE) == set(SCOPES) | set(OFF_LADDER) - set(TRIAL_STEPS) | {engine.SCALE_TRIAL, engine.SPEED_TRIAL}
-    assert set(engine.HELPER_NEEDS) == (set(HELPERS) | {"propose", "configure", "trial", engine.SCALE_TRIAL, engine.SPEED_TRIAL}
+    assert set(SALIENCE) == set(SCOPES) | set(OFF_LADDER) - set(TRIAL_STEPS) | {SCALE_TRIAL, SPEED_TRIAL}
+    assert set(HELPER_NEEDS) == (set(HELPERS) | {"propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL}
                                         | set(OFF_LADDER) - set(TRIAL_STEPS))
-    assert DERIVES.items() <= engine.DECLARES.items()
+    assert DERIVES.items() <= DECLARES.items()
 
 
 def test_the_library_types_name_the_values_the_library_accepts() -> None:

@@ -7,7 +7,8 @@ from collections.abc import Iterator
 import pytest
 
 from conftest import engine_runs_shared, run
-from expert.inference import sizing as calc
+from expert.inference import requirement as calc
+from expert.inference.sizing import round_up
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -64,7 +65,7 @@ def test_interpolation_between_classes_is_linear_and_continuous(kb) -> None:  # 
 def test_outside_the_table_figures_scale_with_size_and_say_so() -> None:
     small = run(model_size_b=1, method="lora").requirement
     assert small["basis"] == "extrapolated"
-    assert small["vram_gb"] == pytest.approx(calc.round_up(16 / 7))
+    assert small["vram_gb"] == pytest.approx(round_up(16 / 7))
     big = run(model_size_b=405, method="lora")
     assert big.requirement["basis"] == "extrapolated"
     # The proportional figure (402.5 GB) is below the 8-bit weights (405 GB): the floor binds.

@@ -15,7 +15,7 @@ from conftest import run
 from expert import InputError, advise
 from expert.interfaces.api import knowledge_base
 from expert.interfaces.cli import main
-from expert.inference.sizing import calibration, calibration_summary
+from expert.inference.calibration import calibration, calibration_summary
 
 ROOT = Path(__file__).resolve().parent.parent
 

@@ -12,7 +12,7 @@ from typing import Any, Literal
 from ..errors import InputError, nearest
 from ..i18n import Localizer
 from ..inference import engine
-from ..inference.engine import Firing, Run, effective
+from ..inference.run import Firing, Run, effective
 from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
 from .result import Note, Recommendation, Rejection, Result, TraceStep
@@ -33,7 +33,7 @@ def check_basis(basis: Any, tr: Localizer) -> str:
 
 
 def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
-            basis: str = "checked", model_config: Any = None) -> tuple[engine.Run, Result]:
+            basis: str = "checked", model_config: Any = None) -> tuple[Run, Result]:
     """Validate ``given``, run the engine, and build the result (with the run's record)."""
     basis = check_basis(basis, tr)
     profile, assumed = profile_module.build(kb, given, tr, model_config)
@@ -72,7 +72,7 @@ def time_of(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
             option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``time`` of an option: the tokens, the FLOPs each costs, how
     fast they go, on which software stack, and the hours on the other one."""
-    from ..inference.sizing import other_stack
+    from ..inference.time_model import other_stack
 
     stack = option["stack"]
     other = None if option["other_stack_hours"] is None else {  # a recipe only one framework runs: no other stack

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..escape import one_line
-from ..inference.engine import Firing, Run
+from ..inference.run import Firing, Run
 from ..knowledge import PROFILE_FIELDS, KnowledgeBase
 from .result import Result
 from .wording import Writer

@@ -36,7 +36,8 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     """The estimate as a breakdown with a horizontal bar per component, or
     JSON; with ``run`` (from ``estimate_input.from_input``), how long it trains."""
     from ..inference.estimate import COMPONENTS, fitting_cards
-    from ..inference.sizing import named_card, own_card, run_time
+    from ..inference.requirement import named_card, own_card
+    from ..inference.time_model import run_time
 
     check_format(fmt, lang, ("text", "json"))
     fits = fitting_cards(kb, result)
@@ -116,13 +117,13 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
               "rate": tr.number(time["tokens_per_second"], 0),
               "flops": tr.number(time["flops_per_token"] / 1e9, 1)}
     if time["gpu"] is None:
-        from ..inference.sizing import reference_card
+        from ..inference.requirement import reference_card
 
         params["card"] = one_line(reference_card(kb).name)
         return (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
                   "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
                 + " " + stack_sentence(tr, time))
-    from ..inference.sizing import named_card
+    from ..inference.requirement import named_card
 
     card = named_card(kb, time["gpu"])
     assert card is not None, "the estimate's time names a card estimate_input.from_input checked"

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..inference import engine, sizing
-from ..inference.engine import Firing
+from ..inference.run import Firing
 from ..input.profile import OWN_GPU
 from ..input.profile import build as build_profile
 from ..knowledge import PROFILE_FIELDS, SCALE_OUT, TRIAL_STEPS

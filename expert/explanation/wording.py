@@ -11,7 +11,7 @@ from typing import Any
 
 from ..escape import one_line
 from ..i18n import Localizer
-from ..inference.engine import Run
+from ..inference.run import Run
 from ..knowledge import KnowledgeBase, RuleDef, find_cards
 from ..knowledge.conditions import COMPARED
 

@@ -29,19 +29,20 @@ the facts its patterns matched, and every fact it declares is recorded with
 the rule that declared it. The engine class is built once per set of rules
 and each thread keeps its own instance (a shared experta engine gives wrong
 answers under threads).
+
+The facts' classes and the stages are in :mod:`.facts`, each rule's joins,
+patterns and test in :mod:`.patterns`, the record of a run in :mod:`.run`;
+this module holds the engine class, its actions and ``infer()``.
 """
 
 from __future__ import annotations
 
-import inspect
 import threading
 from collections.abc import Callable, Collection, Iterator, Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from .._vendor import experta
-from ..knowledge import LARGER_BATCH, OFF_LADDER, SCALE_OUT, SPEED_UP, TRIAL_STEPS, KnowledgeBase, RuleDef
-from ..knowledge import Card as CardDef
+from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
 from ..knowledge.conditions import COMPARED_FIELDS, FIELDS
 from ..knowledge.records import (
     DEADLINE_MET,
@@ -50,190 +51,36 @@ from ..knowledge.records import (
     MORE_CARDS,
     NO_COUNT_FITS,
     NO_FAST_LINK,
-    SCALE_TRIAL_STEPS,
     SPEED_FOUND,
     SPEED_NEXT,
-    SPEED_TRIAL_STEPS,
 )
-from . import sizing
+from . import requirement, sizing
+from .facts import (
+    FACT_CLASSES,
+    INPUT,
+    SCALE_TRIAL,
+    SPEED_TRIAL,
+    STANDING_FIELDS,
+    VERDICTS,
+    WEIGHT_FIELDS,
+    Card,
+    Option,
+    Pick,
+    Place,
+    Profile,
+    Verdict,
+    salience,
+    stage,
+)
+from .patterns import carrier, joined, patterns
+from .run import Firing, Run
 
-KnowledgeEngine, Fact, Rule, AS, MATCH, TEST = (experta.KnowledgeEngine, experta.Fact, experta.Rule, experta.AS,
-                                                experta.MATCH, experta.TEST)
+KnowledgeEngine, Rule = experta.KnowledgeEngine, experta.Rule
 
-
-class Profile(Fact):  # type: ignore[misc,valid-type]
-    """The person's answers, after defaults."""
-
-
-class Requirement(Fact):  # type: ignore[misc,valid-type]
-    """What the guide says the run needs."""
-
-
-class Card(Fact):  # type: ignore[misc,valid-type]
-    """A GPU that can be configured: a catalog card or the person's own."""
-
-
-class Candidate(Fact):  # type: ignore[misc,valid-type]
-    """One configuration of one card, proposed by a configuration rule."""
-
-
-class Trial(Fact):  # type: ignore[misc,valid-type]
-    """One count of cards tried for a ladder step, before the rules over trials settle it."""
-
-
-class Option(Fact):  # type: ignore[misc,valid-type]
-    """The configuration that stands for a card."""
-
-
-class Verdict(Fact):  # type: ignore[misc,valid-type]
-    """A ruling on one card's option (reject, demote or prefer), consumed by the ranking."""
-
-
-class Standing(Fact):  # type: ignore[misc,valid-type]
-    """An option no reject verdict ruled out, with its card's place in the catalog."""
-
-
-class Undercut(Fact):  # type: ignore[misc,valid-type]
-    """A rented option another comes before as the cheapest (low budget)."""
-
-
-class Market(Fact):  # type: ignore[misc,valid-type]
-    """The cheapest rented option that fits, the mark a low budget holds the others to."""
-
-
-class Beaten(Fact):  # type: ignore[misc,valid-type]
-    """An option another beats on both money and time."""
-
-
-class Place(Fact):  # type: ignore[misc,valid-type]
-    """A standing option's place: weighed by the demote and prefer verdicts on
-    it, then how many options rank before it."""
-
-
-class Weight(Fact):  # type: ignore[misc,valid-type]
-    """What the ranking compares of a standing option, once every verdict is on it."""
-
-
-class Pick(Fact):  # type: ignore[misc,valid-type]
-    """The best option, or found=False."""
-
-
-FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate": Candidate, "trial": Trial,
-                "option": Option, "verdict": Verdict, "standing": Standing, "other": Standing,
-                "undercut": Undercut, "market": Market, "beaten": Beaten, "weight": Weight, "rival": Weight,
-                "place": Place, "pick": Pick}
-VERDICTS = ("reject", "demote", "prefer")
-# What the options that stand are compared by (conditions.FIELDS): a standing
-# option's fields, and those of its weight in the ranking.
-STANDING_FIELDS = tuple(name for name in FIELDS["standing"] if name != "order")
-WEIGHT_FIELDS = ("gpu", "count", "where", "total_vram_gb", "hours", "total_cost", "devices", "order")
-# The two of a pair of options bind their card's id under these names.
-_PAIRED = {"other": "other_gpu", "rival": "other_gpu"}
-# The fact a stage's rules match none of, as well as their patterns: an option
-# stands when no reject verdict is on it; the cheapest rented option is one no
-# other undercuts; no option stands when there is none.
-_ABSENT = {"standing": lambda: Verdict(kind="reject", gpu=MATCH.gpu),
-           "market": lambda: Undercut(gpu=MATCH.gpu),
-           "no-pick": lambda: Standing()}
-# What each kind of rule declares (derive rules: what their helper declares).
-# The stage of the rules over the trials of scaling out: after scale-out, so that
-# the trace reads in the order the counts were tried.
-SCALE_TRIAL = "scale-trial"
-# ... and those over the trials of speeding up, after speed-up.
-SPEED_TRIAL = "speed-trial"
-DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
-            "trial": "candidate", SCALE_TRIAL: "candidate", SPEED_TRIAL: "candidate",
-            "option": "option", "standing": "standing", "undercut": "undercut", "market": "market",
-            "beaten": "beaten", "before": "place", "rank": "weight", "pick": "pick", "no-pick": "pick"}
-SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82,
-            SPEED_TRIAL: 81, SCALE_OUT: 80, SCALE_TRIAL: 79,
-            "option": 75,
-            "reject": 60, "standing": 59, "undercut": 58, "market": 57, "beaten": 56, "demote": 55, "prefer": 50,
-            "rank": 46, "before": 45, "pick": 30, "no-pick": 30, "advice": 20, "warning": 10}
-INPUT = "input"
-
-
-def stage(rule: RuleDef) -> str:
-    if rule.kind == "derive":
-        return str(rule.derive)
-    if rule.kind == "configure":
-        if rule.step in SCALE_TRIAL_STEPS:
-            return SCALE_TRIAL
-        if rule.step in SPEED_TRIAL_STEPS:
-            return SPEED_TRIAL
-        if rule.step in TRIAL_STEPS:
-            return "trial"
-        return str(rule.step) if rule.step in OFF_LADDER else ("propose" if rule.proposes else "configure")
-    return rule.kind
-
-
-def salience(rule: RuleDef) -> int:
-    return SALIENCE[stage(rule)]
-
-
-@dataclass
-class Firing:
-    """One fired activation: the rule, the facts it matched (with the rule
-    that declared each) and the facts it declared."""
-
-    rule: RuleDef
-    gpu: str | None
-    matched: list[dict[str, Any]]
-    derived: list[dict[str, Any]]
-    env: dict[str, Any]
-
-
-@dataclass
-class Run:
-    """The working record of one consultation."""
-
-    kb: KnowledgeBase
-    profile: dict[str, Any]
-    basis: str = "checked"
-    req: dict[str, Any] | None = None
-    cards: dict[str, CardDef] = field(default_factory=dict)
-    candidates: dict[str, list[dict[str, Any]]] = field(default_factory=dict)
-    options: dict[str, dict[str, Any]] = field(default_factory=dict)
-    conclusions: list[tuple[RuleDef, str | None]] = field(default_factory=list)
-    ranking: list[str] = field(default_factory=list)
-    pick: dict[str, Any] | None = None
-    firings: list[Firing] = field(default_factory=list)
-    origin: dict[int, str] = field(default_factory=dict)   # fact id -> the rule that declared it
-    # The facts about one card by (namespace, gpu) (a verdict's by (namespace, gpu, rule)): the
-    # working memory's index, so that an action modifies or retracts the one it means.
-    ids: dict[tuple[str | None, ...], int] = field(default_factory=dict, repr=False)
-    fired: set[tuple[str, str | None]] = field(default_factory=set, repr=False)   # the conclusions drawn
-    plains: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
-    card_ids: dict[str, int] = field(default_factory=dict, repr=False)   # card id -> its fact id
-
-    def __post_init__(self) -> None:
-        self.positions = {card.id: i for i, card in enumerate(self.kb.catalog)}
-        self.overriders: dict[str, list[str]] = {}   # rule id -> the rules that override it
-        for rule in self.kb.rules:
-            for other in rule.overrides:
-                self.overriders.setdefault(other, []).append(rule.id)
-        self.demotions = [rule.id for rule in self.kb.rules if rule.kind == "demote"]
-
-    def overridden(self, rule_id: str, gpu: str | None) -> bool:
-        """Did a rule that overrides ``rule_id`` conclude on the same card?"""
-        return any((other, gpu) in self.fired for other in self.overriders.get(rule_id, ()))
-
-    def plain(self, fact: Any) -> dict[str, Any]:
-        """A declared fact's fields as a plain dict (made once per fact: facts never change)."""
-        key = fact["__factid__"]
-        if key not in self.plains:
-            self.plains[key] = _plain(fact)
-        return self.plains[key]
-
-    def order(self, gpu: str | None) -> int:
-        if gpu is None or gpu == "own":
-            return -1
-        return self.positions.get(gpu, len(self.positions))
-
-    def sorted_firings(self) -> list[Firing]:
-        # (a rule that compares two options fires once per pair: the other card orders those)
-        return sorted(self.firings, key=lambda f: (-salience(f.rule), f.rule.index, self.order(f.gpu), [
-            self.order(m["values"]["gpu"]) for m in f.matched if "gpu" in m["values"]]))
+# The facts about one card (their `gpu`, a card's `id`, says which).
+_ABOUT_A_CARD = ("candidate", "trial", "option", "card", "standing", "other", "weight", "rival", "place", "beaten")
+# Facts an action changes rather than declares again (the count of options before one).
+_MODIFIED = ("place",)
 
 
 class _Reads(Mapping[str, Any]):
@@ -251,23 +98,6 @@ class _Reads(Mapping[str, Any]):
 
     def __len__(self) -> int:
         return len(self.plain)
-
-
-def _plain(fact: Any) -> dict[str, Any]:
-    return {k: (v if type(v) in _SCALARS else _thawed(v)) for k, v in fact.items()
-            if isinstance(k, str) and not k.startswith("__")}
-
-
-_SCALARS = {str, int, float, bool, type(None)}
-
-
-def _thawed(value: Any) -> Any:
-    # experta freezes lists and dicts it is given; the rest of the package reads plain ones.
-    if isinstance(value, Mapping):
-        return {k: _thawed(v) for k, v in value.items()}
-    if isinstance(value, (list, tuple)):
-        return [_thawed(v) for v in value]
-    return value
 
 
 class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
@@ -357,10 +187,10 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         run = self.consultation
         what = stage(rule)
         if what == "requirement":
-            run.req = sizing.requirement(run.kb, seen["profile"], run.basis)
+            run.req = requirement.requirement(run.kb, seen["profile"], run.basis)
             yield "req", {k: v for k, v in run.req.items() if k != "anchors"}
         elif what == "own-card":
-            card = sizing.own_card(run.kb, seen["profile"])
+            card = requirement.own_card(run.kb, seen["profile"])
             run.cards[card.id] = card
             yield "card", card.fact()
         elif what in ("propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP):
@@ -474,118 +304,6 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         return matched
 
 
-def effective(conclusions: list[tuple[RuleDef, str | None]]) -> list[tuple[RuleDef, str | None]]:
-    """The conclusions that stand: a rule's conclusion is dropped when a rule
-    that ``overrides`` it fired on the same card (or both on none)."""
-    fired = {(rule.id, gpu) for rule, gpu in conclusions}
-    overridden = {(other, gpu) for rule, gpu in conclusions for other in rule.overrides}
-    return [(rule, gpu) for rule, gpu in conclusions if (rule.id, gpu) not in overridden or (rule.id, gpu) not in fired]
-
-
-# --- Compiling the knowledge base into an engine class ---------------------------
-
-# The facts each stage's helper reads, besides what the rule's condition and
-# message name: a rule joins exactly the facts it reasons about.
-HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
-                "configure": ("profile", "req", "candidate", "card"), "trial": ("profile", "req", "trial", "card"),
-                SCALE_TRIAL: ("profile", "req", "trial", "card"), SPEED_TRIAL: ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
-                SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
-                "option": ("profile", "candidate"), "standing": ("option", "profile"),
-                "undercut": ("standing", "other", "profile"), "market": ("standing", "profile"),
-                "beaten": ("standing", "other"), "before": ("weight", "rival"), "rank": ("place", "profile"),
-                "pick": ("place", "option"), "no-pick": ("profile",)}
-# The fact a rule is about, by its scope.
-_SUBJECTS = ("candidate", "trial", "option", "market", "pick", "card", "req", "profile")
-# The facts about one card (their `gpu`, a card's `id`, says which).
-_ABOUT_A_CARD = ("candidate", "trial", "option", "card", "standing", "other", "weight", "rival", "place", "beaten")
-# Facts an action changes rather than declares again (the count of options before one).
-_MODIFIED = ("place",)
-
-
-def joined(rule: RuleDef) -> tuple[str, ...]:
-    """The namespaces a rule's patterns bind, in a fixed order."""
-    named = {ns for ns, _ in rule.condition.fields} | {ns for ns, _ in rule.placeholders}
-    wanted = set(HELPER_NEEDS.get(stage(rule), ())) | (named & set(rule.scope))
-    if rule.kind in ("reject", "demote", "prefer"):  # a conclusion about one card's option
-        wanted.add("option")
-    if not wanted:
-        wanted.add(next(ns for ns in _SUBJECTS if ns in rule.scope))
-    if "card" in wanted and not wanted & {"candidate", "trial", "option"} and stage(rule) != "propose":
-        wanted.add("option")
-    # The fact the rule is about comes first: a join then starts from the few
-    # facts that can match it, not from every card.
-    return tuple(ns for ns in _JOIN_ORDER if ns in wanted)
-
-
-_JOIN_ORDER = ("candidate", "trial", "option", "standing", "other", "weight", "rival", "place", "pick", "card",
-               "market", "beaten", "req", "profile")
-
-
-def _patterns(rule: RuleDef) -> list[Any]:
-    """The facts a rule joins: those its condition, message and helper read.
-    A candidate or option is joined with the card of the same ``gpu``; a
-    configure rule matches the candidate whose next step it is."""
-    what = stage(rule)
-    names = bound(rule)
-    patterns = []
-    for namespace in names:
-        cls = FACT_CLASSES[namespace]
-        if namespace == "candidate":
-            fields = {"next_step": rule.step} if what == "configure" else {}
-            fact = cls(gpu=MATCH.gpu, **fields)
-        elif namespace in _PAIRED:
-            fact = cls(gpu=getattr(MATCH, _PAIRED[namespace]))
-        elif namespace == "place":   # weighed by every verdict (rank-options), or the first of the ranking (the pick)
-            fact = cls(gpu=MATCH.gpu, weighed=False) if what == "rank" else cls(gpu=MATCH.gpu, weighed=True, behind=0)
-        elif namespace in ("trial", "standing", "weight", "beaten"):
-            fact = cls(gpu=MATCH.gpu)
-        elif namespace == "option":
-            # Ranking an option that does not fit would only add noise: prefer
-            # and demote rules see the options that fit.
-            fact = cls(gpu=MATCH.gpu, fits=True) if rule.kind in ("prefer", "demote") else cls(gpu=MATCH.gpu)
-        else:
-            fact = cls()
-        patterns.append(getattr(AS, namespace) << fact)
-    if what in _ABSENT:
-        patterns.append(experta.NOT(_ABSENT[what]()))
-    if rule.condition.source != "true":
-        patterns.append(TEST(_test(rule, names)))
-    return patterns
-
-
-def carrier(names: tuple[str, ...]) -> str | None:
-    """The candidate or option a rule matches: it carries its card."""
-    return next((ns for ns in ("candidate", "trial", "option") if ns in names), None)
-
-
-def bound(rule: RuleDef) -> tuple[str, ...]:
-    """The facts a rule's patterns bind: those it joins, except a card that
-    comes with the candidate or option it matches. Joining every candidate
-    with every card would cost the square of the catalog's size (experta's
-    joins compare each pair); a configuration carries its card instead."""
-    names = joined(rule)
-    if "card" in names and carrier(names):
-        return tuple(ns for ns in names if ns != "card")
-    return names
-
-
-def _test(rule: RuleDef, names: tuple[str, ...]) -> Callable[..., bool]:
-    # experta passes a test the bindings named by its parameters: give it
-    # exactly the names of the facts the rule joins.
-    holds = rule.condition
-    with_card = carrier(names) if "card" in joined(rule) and "card" not in names else None
-
-    def test(**facts: Any) -> bool:
-        if with_card:
-            facts["card"] = facts[with_card]["card"]
-        return bool(holds(facts))
-
-    test.__signature__ = inspect.Signature(  # type: ignore[attr-defined]
-        [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in names])
-    test.__name__ = f"test_{rule.id.replace('-', '_')}"
-    return test
-
-
 def _action(rule: RuleDef) -> Callable[..., None]:
     def action(self: _Engine, **bound: Any) -> None:
         self.fire(rule, bound)
@@ -605,7 +323,7 @@ def engine_class(kb: KnowledgeBase) -> type:
     with _CLASSES_LOCK:
         entry = _CLASSES.get(id(kb.rules))
         if entry is None or entry[0] is not kb.rules:
-            attrs: dict[str, Any] = {f"rule_{rule.index}": Rule(*_patterns(rule), salience=salience(rule))(
+            attrs: dict[str, Any] = {f"rule_{rule.index}": Rule(*patterns(rule), salience=salience(rule))(
                 _action(rule)) for rule in kb.rules}
             # A configuration carries the fields of its card that the rules' conditions read.
             attrs["card_fields"] = ("id",) + tuple(sorted(

@@ -62,7 +62,7 @@ class Estimate:
     per_gpu_gb: float
     total_gb: float                   # all GPUs together
     cpu_gb: float                     # offloaded to CPU memory
-    # How long it trains (sizing.run_time): gpu, count, tokens, flops_per_token,
+    # How long it trains (time_model.run_time): gpu, count, tokens, flops_per_token,
     # tokens_per_second, hours, speed_assumed; None when not asked.
     time: dict[str, Any] | None = None
 

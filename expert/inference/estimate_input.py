@@ -14,7 +14,7 @@ from ..errors import InputError, nearest
 from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
 from .estimate import PRECISIONS, STRATEGIES, Setup, typical
-from .sizing import named_card
+from .requirement import named_card
 
 
 def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str, Any]]:

@@ -215,7 +215,8 @@ def estimate(
         if raw[name] is not None and not isinstance(raw[name], bool):
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
                 "field": argument_label(kb, tr, name), "value": profile_module.shown(raw[name]), "accepted": "true, false"})
-    from ..inference.sizing import named_card, own_card, run_time
+    from ..inference.requirement import named_card, own_card
+    from ..inference.time_model import run_time
 
     setup, run = from_input(kb, tr, **raw)
     card = named_card(kb, run["gpu"]) or own_card(kb, {})

@@ -26,6 +26,7 @@ from ..explanation.result import Result
 from ..explanation.wording import profile_value
 from ..i18n import Lang, Localizer, resolve_lang
 from ..inference import engine
+from ..inference.run import Run
 from ..input import freetext, profile_types
 from ..input import profile as profile_module
 from ..input.arguments import check_bounds, check_paths, field_alias
@@ -366,7 +367,7 @@ class Consultation:
             cached = _HELPER_READS[key] = (self._kb.rules, reads)
         return cached[1]
 
-    def _provisional(self, facts: dict[str, Any]) -> engine.Run:
+    def _provisional(self, facts: dict[str, Any]) -> Run:
         profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
         return engine.infer(self._kb, profile)
 

@@ -1,0 +1,119 @@
+"""The time model against ``timing.toml`` [calibration]: the guide's anchors,
+published throughput and speed ratios, each with what the model predicts
+(``scripts/calibration.py``, docs/calibration.md).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..knowledge import Card, KnowledgeBase
+from .estimate import shape_for
+from .time_model import throughput
+
+
+def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
+    """The time model against timing.toml [calibration]: the guide's anchors
+    (hours, on the typical stack), published throughput (tokens per GPU per
+    second, each on its own stack) and speed ratios, each with what the model
+    predicts, the published figure and whether the prediction is within
+    tolerance. Rows whose cards are not in ``kb``'s catalog are left out."""
+    spec = kb.timing["calibration"]
+    tolerance = spec["tolerance"]
+    default_stack = str(kb.fields["stack"].default)
+    rows = []
+
+    def rate(card: Card, count: int, method: str, recipe_id: str, strategy: str, size: float, seq: int, *,
+             stack: str = default_stack, model: str | None = None, micro_batch: int = 1,
+             checkpointing: bool | None = None, active_b: float | None = None) -> float:
+        """Tokens per second per card."""
+        recipe = kb.recipes["recipe"][recipe_id]
+        found = kb.model(model) if model else None
+        shape = found.shape() if found else shape_for(kb, size)
+        total = found.params_b if found else size
+        active = found.active_b if found else (active_b or size)
+        speed = throughput(kb, card.fact(), count, count * card.devices, strategy == "sharded", stack=stack,
+                           method=method, shape=shape, total_b=total, active_b=active, seq=seq,
+                           micro_batch=micro_batch,
+                           checkpointing=recipe["checkpointing"] if checkpointing is None else checkpointing,
+                           time_factor=recipe["time_factor"], base_bits=recipe["base_bits"])
+        return speed["tokens_per_second"] / count
+
+    for entry in spec["anchor"]:
+        card = kb.card(entry["gpu"])
+        if card is None:
+            continue
+        per_card = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
+                        entry["model_size_b"], int(kb.fields["tokens_per_example"].default))
+        run_tokens = entry["dataset_examples"] * kb.fields["tokens_per_example"].default * kb.fields["epochs"].default
+        predicted = run_tokens / (per_card * entry["count"]) / 3600
+        low, high = entry["hours"]
+        rows.append({"kind": "anchor", "id": entry["id"], "stack": default_stack, "unit": "hours",
+                     "predicted": predicted, "published": [low, high], "ratio": None,
+                     "holds": low / tolerance <= predicted <= high * tolerance, "source": entry["source"]})
+    for entry in spec["measurement"]:
+        card = kb.card(entry["gpu"])
+        if card is None:
+            continue
+        predicted = rate(card, entry["count"], entry["method"], entry["recipe"], entry["strategy"],
+                         entry["model_size_b"], entry["seq_len"], stack=entry["stack"], model=entry.get("model"),
+                         micro_batch=entry["micro_batch"], checkpointing=entry.get("checkpointing"))
+        published = entry["tokens_per_second"]
+        # predicted time over published time: above 1, the model is slower than the run
+        ratio = published / predicted
+        rows.append({"kind": "measurement", "id": entry["id"], "stack": entry["stack"], "unit": "tokens/s per GPU",
+                     "predicted": predicted, "published": [published, published], "ratio": ratio,
+                     "holds": 1 / tolerance <= ratio <= tolerance, "source": entry["source"]})
+    for entry in spec.get("moe", []):
+        card = kb.card(entry["gpu"])
+        if card is None:
+            continue
+        model = kb.model(entry["model"]) if "model" in entry else None
+        size = entry.get("size_b") or (model.params_b if model else None)
+        dense = kb.model(entry["dense"])
+        assert size and dense is not None, "load() checks the models a calibration row names"
+        mixture = rate(card, entry["count"], "lora", "lora-16bit", "sharded", size, entry["seq_len"],
+                       stack=entry["stack"], model=entry.get("model"), active_b=entry.get("active_b"))
+        plain = rate(card, entry["count"], "lora", "lora-16bit", "sharded", dense.params_b, entry["seq_len"],
+                     stack=entry["stack"], model=entry["dense"])
+        predicted = plain / mixture
+        low, high = entry["published"]
+        rows.append({"kind": "moe", "id": entry["id"], "stack": entry["stack"], "unit": "time, MoE ÷ dense",
+                     "predicted": predicted, "published": [low, high], "ratio": None,
+                     "holds": low / tolerance <= predicted <= high * tolerance, "source": entry["source"]})
+    for entry in spec["ratio"]:
+        faster, slowest = kb.card(entry["faster"]), kb.card(entry["slower"])
+        if faster is None or slowest is None:
+            continue
+        count = entry.get("faster_count", 1)
+        strategy = "sharded" if count > 1 else "single"
+        stack = entry.get("stack", default_stack)
+        predicted = (rate(faster, count, "full", "mixed-adamw", strategy, 7.0, 2048, stack=stack,
+                          micro_batch=entry.get("micro_batch", 1)) * count
+                     / rate(slowest, 1, "full", "mixed-adamw", "single", 7.0, 2048, stack=stack,
+                            micro_batch=entry.get("micro_batch", 1)))
+        low, high = entry["published"]
+        rows.append({"kind": "ratio", "id": entry["id"], "stack": stack, "unit": "ratio", "predicted": predicted,
+                     "published": [low, high], "ratio": None,
+                     "holds": low / tolerance <= predicted <= high * tolerance, "source": entry["source"]})
+    return rows
+
+
+def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str, float]]:
+    """Per stack, over the published measurements: how many, the geometric
+    mean of predicted over published time, and the spread (the geometric
+    standard deviation)."""
+    summary = {}
+    for stack in sorted({row["stack"] for row in rows if row["kind"] == "measurement"}):
+        logs = [math.log(row["ratio"]) for row in rows if row["kind"] == "measurement" and row["stack"] == stack]
+        mean = sum(logs) / len(logs)
+        spread = math.sqrt(sum((x - mean) ** 2 for x in logs) / len(logs))
+        summary[stack] = {"count": len(logs), "geometric_mean": math.exp(mean), "spread": math.exp(spread),
+                          "within": sum(1 for x in logs if abs(x) <= math.log(1.5)) / len(logs)}
+    return summary
+
+
+# What a configuration fact carries besides its own fields: its card's fields
+# (that the rules read), the configuration a step's first trial would replace

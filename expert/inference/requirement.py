@@ -1,0 +1,166 @@
+"""What a run needs, and the cards it is weighed on: the guide's figure for a
+model size and method (``requirements.toml``, piecewise over its table), the
+first-principles estimate for the cross-check, the person's own GPU with
+QLoRA's recipe, and the cards an id names (the catalog's, those people own,
+the reference card of ``timing.toml`` [own]).
+"""
+
+from __future__ import annotations
+
+import itertools
+from collections import ChainMap
+from collections.abc import Mapping, Sequence
+from dataclasses import replace
+from typing import Any
+
+from ..knowledge import Card, KnowledgeBase
+from .estimate import estimate, guide_holds_with, typical
+from .sizing import Sizer, round_up
+from .time_model import active_b, run_hours, seq_len, shape_of, stack_of, throughput, tokens
+
+
+def piecewise(size: float, points: Sequence[tuple[float, float]], band: float) -> tuple[float, str, list[list[float]]]:
+    """The figure for ``size`` from a table of (size, GB) points.
+
+    A size within ``band`` above a point takes that point's figure (a size
+    class); between classes the figure is linear; outside the table it is
+    scaled in proportion to the size. Returns the figure, how it was obtained
+    (``table``, ``band``, ``interpolated``, ``extrapolated``) and the points
+    used.
+    """
+    first_x, first_y = points[0]
+    if size < first_x:
+        return first_y * size / first_x, "extrapolated", [[first_x, first_y]]
+    for (x, y), (next_x, next_y) in itertools.pairwise(points):
+        band_end = min(x * (1 + band), next_x)
+        if size <= band_end:
+            return y, ("table" if size == x else "band"), [[x, y]]
+        if size < next_x:
+            share = (size - band_end) / (next_x - band_end)
+            return y + share * (next_y - y), "interpolated", [[x, y], [next_x, next_y]]
+    last_x, last_y = points[-1]
+    band_end = last_x * (1 + band)
+    if size <= band_end:
+        return last_y, ("table" if size == last_x else "band"), [[last_x, last_y]]
+    return last_y * size / band_end, "extrapolated", [[last_x, last_y]]
+
+
+def table_figure(kb: KnowledgeBase, size: float, method: str) -> tuple[float, str, list[list[float]]]:
+    spec = kb.requirements
+    if method in spec["table"]:
+        return piecewise(size, spec["table"][method], spec["class_band"])
+    qlora = spec["qlora"]
+    figure, basis, anchors = piecewise(size, spec["table"][qlora["of"]], spec["class_band"])
+    return figure * qlora["factor"], basis, anchors
+
+
+def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "guide") -> dict[str, Any]:
+    """What the run needs: the guide's figure (basis "guide"), or the
+    first-principles estimate for a typical setup (basis "estimate"), never
+    below the weights alone; with the other figure for the cross-check."""
+    size, method = profile["model_size_b"], profile["method"]
+    spec = kb.requirements
+
+    def floored(for_method: str) -> tuple[float, float, float, str, list[list[float]]]:
+        figure, basis, anchors = table_figure(kb, size, for_method)
+        table_gb = round_up(figure)
+        weights_gb = round_up(size * spec["floor"][for_method])
+        return max(table_gb, weights_gb), table_gb, weights_gb, basis, anchors
+
+    vram_gb, table_gb, weights_gb, how, anchors = floored(method)
+    shape = profile.get("model_shape")
+    setup = replace(typical(kb, size, method, shape), seq_len=seq_len(kb, profile))
+    first_principles = round_up(estimate(kb, setup).per_gpu_gb)
+    run_tokens = tokens(profile)
+    reference = throughput(kb, reference_card(kb).fact(), 1, 1, False, stack=stack_of(kb, profile), method=method,
+                           shape=shape_of(kb, size, shape), total_b=size, active_b=active_b(profile),
+                           seq=profile["tokens_per_example"], micro_batch=1, checkpointing=setup.checkpointing,
+                           time_factor=1.0, base_bits=16)
+    per_token = reference["flops_per_token"]
+    ref_hours = run_hours(kb, run_tokens, reference)
+    if basis == "estimate":
+        vram_gb, how = max(first_principles, weights_gb), "estimate"
+    req = {
+        "vram_gb": vram_gb,
+        "table_gb": table_gb,
+        "weights_gb": weights_gb,
+        "floor_binds": weights_gb > (first_principles if basis == "estimate" else table_gb),
+        "basis": how,
+        # Where the figure stated comes from: the guide's table, the weights
+        # alone when they take more, or the estimate.
+        "source": "estimate" if basis == "estimate" else ("floor" if weights_gb > table_gb else how),
+        "anchors": anchors,
+        "qlora_vram_gb": floored("qlora")[0],
+        "first_principles_gb": first_principles,
+        "guide_holds_with": guide_holds_with(kb, size, method, table_gb, shape) if basis != "estimate" else None,
+        # Hours on the reference card (timing.toml [own]) with
+        # the method's plain recipe: how long the run is, whatever it runs on.
+        "ref_hours": ref_hours,
+        "tokens": run_tokens,
+        "flops_per_token": per_token,
+        "active_b": active_b(profile),
+        # the sequence memory is sized for (seq_len below)
+        "seq_len": setup.seq_len,
+        # what sizes the configurations: checked, estimate or guide
+        "sized_by": basis,
+    }
+    req.update(own_qlora(kb, profile, req, basis))
+    return req
+
+
+def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> dict[str, Any]:
+    """The person's own GPU running the same model with QLoRA's recipe
+    (recipes.toml: the first step of the qlora ladder): whether it fits, the
+    memory it needs and its training hours; None without an own GPU."""
+    if not profile.get("vram_gb"):
+        return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_hours": None}
+    entry = kb.recipes["ladder"]["qlora"][0]
+    # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable, but only
+    # the first one is written
+    qlora = ChainMap({"method": "qlora"}, profile)  # type: ignore[arg-type]
+    config = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis).configuration(own_card(kb, profile).fact(), entry["step"], entry["recipe"],
+                                                        1, sharded=False)
+    return {"own_qlora_fits": config["fits"], "own_qlora_gb": config["per_device_gb"],
+            "own_qlora_hours": config["hours"]}
+
+
+def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
+    """The person's own GPU, as a card: one device, no fast link, nothing to
+    rent; as fast as the card the person named (``own_gpu``: rules/owned.toml
+    or the catalog), else as timing.toml [own] says, and marked assumed."""
+    named = named_card(kb, profile.get("own_gpu"))
+    like = named or reference_card(kb)
+    return Card(id="own", name="own", vendor=named.vendor if named else "unknown",
+                vram_gb=float(profile.get("vram_gb") or 0.0), devices=1, cost="own", segment="own",
+                fast_interconnect=False, bf16_tflops=like.bf16_tflops, memory_bandwidth_gbs=like.memory_bandwidth_gbs,
+                interconnect="pcie", link_gbs=0.0, per_node=1, hardware_source=like.hardware_source,
+                price_on_demand=0.0, price_spot=0.0, price_source="", ideal_methods=(), ideal_min_b=0.0,
+                ideal_max_b=0.0, heuristics=(), source="profile", origin="own", speed_assumed=named is None,
+                bf16=named.bf16 if named else True)
+
+
+def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:
+    """The card an id names, with its speed: a catalog card, or a card people
+    own (rules/owned.toml) as one device of its own; None for no id."""
+    if not gpu:
+        return None
+    card = kb.card(gpu)
+    if card is not None:
+        return card
+    owned = next((c for c in kb.owned if c.id == gpu), None)
+    if owned is None:
+        return None
+    return Card(id=owned.id, name=owned.name, vendor="nvidia", vram_gb=owned.vram_gb, devices=1, cost="own",
+                segment="consumer", fast_interconnect=False, bf16_tflops=owned.bf16_tflops,
+                memory_bandwidth_gbs=owned.memory_bandwidth_gbs, interconnect="pcie", link_gbs=0.0, per_node=1,
+                hardware_source=owned.hardware_source, price_on_demand=0.0, price_spot=0.0, price_source="",
+                ideal_methods=(), ideal_min_b=0.0, ideal_max_b=0.0, heuristics=(), source="owned.toml",
+                origin="owned", bf16=owned.bf16)
+
+
+def reference_card(kb: KnowledgeBase) -> Card:
+    """The card an unnamed own GPU is taken to be as fast as (timing.toml [own])."""
+    card = kb.card(kb.timing["own"]["as_fast_as"])
+    assert card is not None, "checked when the knowledge base loads"
+    return card
+

@@ -1,0 +1,191 @@
+"""The time model: how long a configuration trains. Tokens x FLOPs per token
+over what the cards sustain (``timing.toml``: the stack's utilization, the
+card's memory bandwidth, the links between devices and nodes, the
+micro-batch); and the shape, sequence and stack a run is timed for. Every
+number comes from the knowledge base; nothing here knows a card.
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Mapping
+from typing import Any
+
+from ..knowledge import Card, KnowledgeBase
+from .estimate import shape_for
+
+
+def seq_len(kb: KnowledgeBase, profile: Mapping[str, Any]) -> int:
+    """The sequence length memory is sized for: the estimator's, or the
+    examples' when longer; never beyond the model's context."""
+    seq = max(int(kb.estimator["typical"]["seq_len"]), int(profile["tokens_per_example"]))
+    shape = profile.get("model_shape")
+    if shape and shape.get("context"):
+        seq = min(seq, int(shape["context"]))
+    return seq
+
+
+def stack_of(kb: KnowledgeBase, profile: Mapping[str, Any]) -> str:
+    """The software stack the hours assume (profile field ``stack``)."""
+    return str(profile.get("stack") or kb.fields["stack"].default)
+
+
+def active_b(profile: Mapping[str, Any]) -> float:
+    """Parameters (billions) that compute every token: for a mixture of
+    experts the active ones (memory counts them all)."""
+    return float(profile.get("model_active_b") or profile["model_size_b"])
+
+
+def shape_of(kb: KnowledgeBase, size_b: float, shape: Mapping[str, Any] | None) -> Mapping[str, Any]:
+    """The model's architecture, or the typical one nearest in size."""
+    return shape or shape_for(kb, size_b)
+
+
+def tokens(profile: Mapping[str, Any]) -> float:
+    """Tokens the run trains on: examples x tokens per example x epochs."""
+    return float(profile["dataset_examples"]) * float(profile["tokens_per_example"]) * float(profile["epochs"])
+
+
+def flops_per_token(kb: KnowledgeBase, shape: Mapping[str, Any], active: float, method: str, checkpointing: bool,
+                    sequence: float) -> float:
+    """Training FLOPs per token: forward, backward (half of it with a frozen
+    base) and the recomputed forward of activation checkpointing, each
+    2 x active parameters plus attention over the sequence."""
+    passes = kb.timing["passes"]
+    count = (passes["forward"] + (passes["backward"] if method == "full" else passes["backward_frozen"])
+             + (passes["recompute"] if checkpointing else 0.0))
+    attention = kb.timing["attention_per_pass"] * shape["layers"] * shape["hidden"] * sequence
+    return count * (2 * active * 1e9 + attention)
+
+
+def nodes(card: Mapping[str, Any], count: int) -> int:
+    """The nodes ``count`` cards take (the card's per_node in one)."""
+    return math.ceil(count / max(int(card["per_node"]), 1))
+
+
+def bandwidth_share(kb: KnowledgeBase, card: Mapping[str, Any]) -> float:
+    """The share of the stack's utilization a card keeps when its peak
+    outgrows its memory bandwidth (timing.toml [bandwidth])."""
+    spec = kb.timing["bandwidth"]
+    intensity = float(card["bf16_tflops"]) * 1000 / float(card["memory_bandwidth_gbs"])
+    return min(1.0, (spec["reference_flops_per_byte"] / intensity) ** spec["exponent"])
+
+
+def link_gbs(kb: KnowledgeBase, card: Mapping[str, Any], spanned: int) -> float:
+    """GB/s one device sustains in a collective (all-gather, reduce-scatter):
+    within a node its link's one-way bandwidth times the share NCCL/RCCL
+    reach on it; across nodes the network's share per GPU (timing.toml
+    [links])."""
+    spec = kb.timing["links"]
+    if spanned > 1:
+        return float(spec["between_nodes_gbs"].get(card["id"], spec["between_nodes_gbs"]["default"]))
+    share = float(spec["share"].get(card["interconnect"], spec["share"]["pcie"]))
+    return max(float(card.get("link_gbs") or 0.0), 1.0) / 2 * share
+
+
+def micro_batches(kb: KnowledgeBase, devices: int) -> list[int]:
+    """The micro-batches a configuration may run, smallest first: powers of
+    two up to timing.toml [batch] most, never more than the global batch
+    spread over the devices needs."""
+    spec = kb.timing["batch"]
+    top = max(1, min(int(spec["most_micro_batch"]), int(spec["global_sequences"]) // max(devices, 1)))
+    sizes, size = [], 1
+    while size <= top:
+        sizes.append(size)
+        size *= 2
+    return sizes
+
+
+def accumulation(kb: KnowledgeBase, micro_batch: int, devices: int) -> int:
+    """Gradient accumulation steps that keep the global batch (timing.toml [batch])."""
+    return max(1, math.ceil(int(kb.timing["batch"]["global_sequences"]) / (micro_batch * max(devices, 1))))
+
+
+def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: int, sharded: bool, *, stack: str,
+               method: str, shape: Mapping[str, Any], total_b: float, active_b: float, seq: float,
+               micro_batch: int, checkpointing: bool, time_factor: float, base_bits: int) -> dict[str, float]:
+    """Tokens per second ``count`` cards train (timing.toml): one micro-step
+    of every device is its fixed overhead, the FLOPs of its tokens at the
+    stack's utilization (less the padding of unpacked batches), the
+    de-quantization of a 4-bit base, and the communication the compute does
+    not hide. A mixture of experts computes by its active parameters at the
+    stack's MoE efficiency; sharded weights are gathered whole."""
+    spec = kb.timing["stack"][stack]
+    per_token = flops_per_token(kb, shape, active_b, method, checkpointing, seq)
+    # A mixture of experts computes its active parameters' FLOPs at a share of the dense speed.
+    efficiency = float(spec["moe_efficiency"]) if active_b < total_b * 0.99 else 1.0
+    card_devices = max(int(card["devices"]), 1)
+    peak = float(card["bf16_tflops"]) * 1e12 / card_devices
+    utilization = (float(spec["utilization"][method]) * bandwidth_share(kb, card)
+                   * kb.timing["vendor_share"].get(card["vendor"], 1.0))
+    tokens = micro_batch * seq
+    padding = 1 + float(spec["padding_waste"]) * (1 - 1 / micro_batch)
+    compute = tokens * per_token * padding / (peak * utilization * efficiency) * time_factor
+    fixed = float(spec["overhead_per_layer_s"]) * int(shape["layers"])
+    quantized = kb.timing["quantized"]
+    dequantize = (float(quantized["seconds_per_b"]) * total_b * float(quantized["reference_bandwidth_gbs"])
+                  / (float(card["memory_bandwidth_gbs"]) / card_devices)) if base_bits == 4 else 0.0
+    communication = 0.0
+    if devices > 1:
+        ring = (devices - 1) / devices
+        params = total_b * 1e9
+        weight_bytes = 2.0 if method == "full" else base_bits / 8
+        if sharded:  # ZeRO-3/FSDP: every layer's weights gathered whole for each pass, gradients reduce-scattered
+            moved = float(kb.timing["sharding"]["gathers"]) * params * weight_bytes
+            if method == "full":
+                moved += params * 2.0
+        elif method == "full":  # whole weights: the gradients all-reduced once per optimizer step
+            moved = 2 * params * 2.0 / accumulation(kb, micro_batch, devices)
+        else:
+            moved = 0.0
+        # Within a node every device moves its share over the card's link; across
+        # nodes each node's share crosses the network, spread over its devices' NICs.
+        spanned = nodes(card, count)
+        local = min(devices, int(card["per_node"]) * card_devices)
+        communication = moved * ring / (link_gbs(kb, card, 1) * 1e9)
+        if spanned > 1:
+            communication = max(communication, moved * (spanned - 1) / spanned
+                                / (link_gbs(kb, card, spanned) * 1e9 * local))
+    exposed = max(0.0, communication - float(spec["overlap"]) * compute)
+    step = compute + fixed + dequantize + exposed
+    return {"tokens_per_second": tokens / step * devices, "flops_per_token": per_token, "step_s": step}
+
+
+def run_hours(kb: KnowledgeBase, run_tokens: float, rate: Mapping[str, float]) -> float:
+    return run_tokens / rate["tokens_per_second"] / 3600
+
+
+def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_per_example: float,
+             epochs: float, stack: str | None = None) -> dict[str, Any]:
+    """How long ``setup`` (an estimator Setup) trains on ``card``: the JSON
+    ``time`` of ``expert estimate``, on ``stack`` and on the other one. The
+    recipe's time_factor is that of the recipe with the same method, base
+    bits and offload (1 when none)."""
+    stack = stack or str(kb.fields["stack"].default)
+    recipe = next((r for r in kb.recipes["recipe"].values() if r["method"] == setup.method
+                   and r["base_bits"] == setup.base_bits and r["offload"] == setup.offload), None)
+    count = max(1, math.ceil(setup.gpus / card.devices))
+    run_tokens = examples * tokens_per_example * epochs
+    shape = shape_of(kb, setup.model_size_b, setup.shape)
+    fact = card.fact()
+
+    def on(which: str) -> dict[str, float]:
+        return throughput(kb, fact, count, setup.gpus, setup.strategy in ("zero3", "fsdp"), stack=which,
+                          method=setup.method, shape=shape, total_b=setup.model_size_b,
+                          active_b=float(shape.get("active_b") or setup.model_size_b), seq=tokens_per_example,
+                          micro_batch=setup.batch, checkpointing=setup.checkpointing,
+                          time_factor=recipe["time_factor"] if recipe else 1.0, base_bits=setup.base_bits)
+
+    rate, other = on(stack), on(other_stack(kb, stack))
+    taken = run_hours(kb, run_tokens, rate)
+    return {"gpu": None if card.id == "own" else card.id, "count": count, "tokens": int(run_tokens),
+            "flops_per_token": round(rate["flops_per_token"]), "tokens_per_second": round(rate["tokens_per_second"], 1),
+            "hours": round(taken, 3), "speed_assumed": card.speed_assumed, "stack": stack,
+            "other_stack": {"stack": other_stack(kb, stack), "hours": round(run_hours(kb, run_tokens, other), 3)}}
+
+
+def other_stack(kb: KnowledgeBase, stack: str) -> str:
+    """The stack the answer compares with: the next one of profile.toml's choices."""
+    choices = list(kb.fields["stack"].choices)
+    return choices[(choices.index(stack) + 1) % len(choices)]
+
