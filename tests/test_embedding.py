@@ -88,10 +88,13 @@ def test_the_thread_test_catches_a_shared_engine(single_threaded, monkeypatch: p
 
     from expert.inference import engine
 
-    class Shared:
-        by_class: dict[int, Any] = {}
+    shared: dict[type, Any] = {}
 
-    monkeypatch.setattr(engine, "_ENGINES", Shared())
+    def one_for_every_thread(kb: Any) -> Any:
+        cls = engine.engine_class(kb)
+        return shared.setdefault(cls, cls())
+
+    monkeypatch.setattr(engine, "thread_engine", one_for_every_thread)
     monkeypatch.setattr(logging.getLogger("experta"), "disabled", True)   # "Declaring fact before reset()"
     mismatches, errors = interleaved(*single_threaded)
     assert mismatches or errors

@@ -287,3 +287,30 @@ def test_a_verdict_a_rule_overrides_does_not_count(tmp_path: Path) -> None:
     shipped, result = both(model_size_b=7, method="lora", deadline_h=1)
     assert ("misses-deadline", "rtx-4090") in {(f.rule.id, f.gpu) for f in result.firings}
     assert demotion(shipped) & bit and not demotion(result) & bit
+
+
+def test_engine_classes_are_kept_for_the_last_few_rule_sets_and_engines_per_thread(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A long-running host that loads edited rules again and again keeps only
+    the last CLASS_CACHE_SIZE engine classes (and their threads' engines);
+    knowledge bases with the same rules share one class, and each thread has
+    its own engine of it."""
+    import dataclasses
+    import threading
+
+    monkeypatch.setattr(engine, "CLASS_CACHE_SIZE", 2)
+    kb = knowledge_base()
+    same_rules = dataclasses.replace(kb, catalog=kb.catalog[:2])
+    assert engine.engine_class(same_rules) is engine.engine_class(kb)
+    mine = engine.thread_engine(kb)
+    assert engine.thread_engine(same_rules) is mine
+    theirs: list[Any] = []
+    worker = threading.Thread(target=lambda: theirs.append(engine.thread_engine(kb)))
+    worker.start()
+    worker.join()
+    assert theirs[0] is not mine and type(theirs[0]) is type(mine)
+
+    first = engine.engine_class(kb)
+    edited = [dataclasses.replace(kb, rules=kb.rules[:-1] + kb.rules[-1:]) for _ in range(2)]
+    assert all(engine.engine_class(one) is not first for one in edited)
+    assert engine.engine_class(kb) is not first          # pushed out by the two newer rule sets: built again
+    assert engine.thread_engine(kb) is not mine

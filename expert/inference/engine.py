@@ -38,7 +38,9 @@ this module holds the engine class, its actions and ``infer()``.
 from __future__ import annotations
 
 import threading
+from collections import OrderedDict
 from collections.abc import Callable, Collection, Iterator, Mapping
+from dataclasses import dataclass, field
 from typing import Any
 
 from .._vendor import experta
@@ -312,33 +314,55 @@ def _action(rule: RuleDef) -> Callable[..., None]:
     return action
 
 
-_CLASSES: dict[int, tuple[Any, type]] = {}
-_CLASSES_LOCK = threading.Lock()
+@dataclass
+class _Built:
+    """The engine class built for one tuple of rules, and each thread's engine of it."""
+
+    rules: tuple[RuleDef, ...]
+    cls: type
+    engines: threading.local = field(default_factory=threading.local)
+
+
+# The engine classes of the last few rule sets, newest last. An entry holds its
+# rules, so no other tuple can take their id() while it is here; a class that
+# falls out goes with its threads' engines.
+_BUILT: OrderedDict[int, _Built] = OrderedDict()
+_BUILT_LOCK = threading.Lock()
+CLASS_CACHE_SIZE = 8
+
+
+def _built(kb: KnowledgeBase) -> _Built:
+    with _BUILT_LOCK:
+        built = _BUILT.get(id(kb.rules))
+        if built is not None and built.rules is kb.rules:
+            _BUILT.move_to_end(id(kb.rules))
+            return built
+        attrs: dict[str, Any] = {f"rule_{rule.index}": Rule(*patterns(rule), salience=salience(rule))(
+            _action(rule)) for rule in kb.rules}
+        # A configuration carries the fields of its card that the rules' conditions read.
+        attrs["card_fields"] = ("id",) + tuple(sorted(
+            {name for rule in kb.rules for ns, name in rule.condition.fields if ns == "card"} - {"id"}))
+        built = _BUILT[id(kb.rules)] = _Built(kb.rules, type("ExpertEngine", (_Engine,), attrs))
+        while len(_BUILT) > CLASS_CACHE_SIZE:
+            _BUILT.popitem(last=False)
+        return built
 
 
 def engine_class(kb: KnowledgeBase) -> type:
-    """The engine class of ``kb``'s rules, built once (rebuilding leaks in
-    experta). Catalogs are facts, not rules: knowledge bases that differ only
-    in their cards share one class."""
-    with _CLASSES_LOCK:
-        entry = _CLASSES.get(id(kb.rules))
-        if entry is None or entry[0] is not kb.rules:
-            attrs: dict[str, Any] = {f"rule_{rule.index}": Rule(*patterns(rule), salience=salience(rule))(
-                _action(rule)) for rule in kb.rules}
-            # A configuration carries the fields of its card that the rules' conditions read.
-            attrs["card_fields"] = ("id",) + tuple(sorted(
-                {name for rule in kb.rules for ns, name in rule.condition.fields if ns == "card"} - {"id"}))
-            entry = (kb.rules, type("ExpertEngine", (_Engine,), attrs))
-            _CLASSES[id(kb.rules)] = entry
-        return entry[1]
+    """The engine class of ``kb``'s rules, built once for the last few rule
+    sets (CLASS_CACHE_SIZE). Catalogs are facts, not rules: knowledge bases
+    that differ only in their cards share one class."""
+    return _built(kb).cls
 
 
-class _Engines(threading.local):
-    def __init__(self) -> None:
-        self.by_class: dict[int, Any] = {}
-
-
-_ENGINES = _Engines()
+def thread_engine(kb: KnowledgeBase) -> Any:
+    """This thread's engine for ``kb``'s rules, made on first use: an experta
+    engine holds one consultation's working memory, so threads never share one."""
+    engines = _built(kb).engines
+    engine = getattr(engines, "engine", None)
+    if engine is None:
+        engine = engines.engine = engine_class(kb)()
+    return engine
 
 
 def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
@@ -347,11 +371,7 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
     says what sizes a configuration: the guide's figure ("guide"), the
     first-principles estimate ("estimate"), or the larger of both ("checked").
     ``only``: the ids of the catalog cards to consider (all by default)."""
-    cls = engine_class(kb)
-    engine = _ENGINES.by_class.get(id(cls))
-    if engine is None:
-        engine = cls()
-        _ENGINES.by_class[id(cls)] = engine
+    engine = thread_engine(kb)
     run = Run(kb, dict(profile), basis)
     engine.consultation = run
     engine.reset()
