@@ -113,7 +113,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         held_by = carrier(tuple(facts))
         if held_by and "card" in joined(rule) and "card" not in facts:  # the card its configuration carries
             gpu_id = env[held_by]["gpu"]
-            facts["card"], env["card"] = {"__factid__": run.card_ids.get(gpu_id)}, run.cards[gpu_id].fact()
+            facts["card"], env["card"] = self.facts[run.card_ids[gpu_id]], run.cards[gpu_id].fact()
         reads: dict[str, set[str]] = {ns: set() for ns in env}
         seen = {ns: _Reads(values, reads[ns]) for ns, values in env.items()}
         declared = list(self.conclude(rule, seen))
