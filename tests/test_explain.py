@@ -296,3 +296,14 @@ def test_a_card_ranked_lower_is_searched_within_a_bounded_number_of_consultation
     (w,) = x.why_not
     assert w.status == "ranked-lower" and len(consulted) <= 1 + 3
     assert w.change or "No change was found within the 3 consultations an explanation may run." in w.text
+
+
+def test_why_not_a_card_behind_an_answer_of_as_many_cards_gives_the_ranking() -> None:
+    """4 × A100 ranks behind 4 × H100: the cards are not why (the answer takes as
+    many), the ranking is; and a change that makes it the answer says so without
+    a rank that contradicts it."""
+    w = explain(model_size_b=70, method="lora", deadline_h=8, why_not="a100-80gb", lang="en").why_not[0]
+    assert w.status == "ranked-lower"
+    assert w.reasons[0].rule == "rank-options" and "4 × NVIDIA H100 80 GB: about" in w.text
+    assert w.change is not None and w.change["rank"] == 1
+    assert w.text.endswith("would be recommended.") and "ranked" not in w.text

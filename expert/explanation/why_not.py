@@ -101,8 +101,10 @@ class WhyNotSearch(Reasoning):
         rank = next((r.rank for r in result.recommendations if r.gpu == gpu), None)
         if rank is None:
             return "rejected", None
-        rec = result.recommendations[rank - 1]
-        if rec.count > 1:
+        rec, pick = result.recommendations[rank - 1], result.recommendations[0]
+        # Several cards explain it only where the answer takes fewer (or it is the answer);
+        # ranked behind an answer of as many cards, the ranking is why.
+        if rec.count > 1 and (rank == 1 or rec.count > pick.count):
             return "more-cards", rank
         if rank > 1:
             return "ranked-lower", rank
@@ -302,7 +304,8 @@ class WhyNotSearch(Reasoning):
             described = self.tr.list([
                 f"{self._(self.kb.fields[k].label)}: {self.field_value(k, self.run.profile[k])} → "
                 f"{self.field_value(k, v)}" for k, v in change.items()])
-            text = self._("Smallest change: %(change)s; then %(label)s would be recommended, ranked %(rank)s.") % {
+            text = (self._("Smallest change: %(change)s; then %(label)s would be recommended.") if rec.rank == 1 else
+                    self._("Smallest change: %(change)s; then %(label)s would do, ranked %(rank)s.")) % {
                 "change": described, "label": self.w.option_label({**self.run.options[gpu],
                     "count": rec.count, "total_vram_gb": rec.total_vram_gb}), "rank": rec.rank}
             return {"fields": change, "rank": rec.rank, "count": rec.count, "text": text}
