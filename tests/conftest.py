@@ -2,12 +2,14 @@ from __future__ import annotations
 
 import contextlib
 import os
+import shutil
 from collections.abc import Iterator
+from pathlib import Path
 from typing import Any
 
 import pytest
 
-from expert import advise
+from expert import advise, paths
 from expert.interfaces.api import knowledge_base
 from expert.explanation.result import Result
 
@@ -20,6 +22,19 @@ def pytest_configure(config: pytest.Config) -> None:
     compile the whole package again: about 0.2 s of CPU a process."""
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     os.environ["PYTHONPYCACHEPREFIX"] = str(config.rootpath / ".pytest_cache" / "pycache")
+
+
+def edited_rules(tmp_path: Path, *edits: tuple[str, str, str]) -> Path:
+    """A copy of rules/ in ``tmp_path`` with each (file, old, new) edit made
+    once; an ``old`` text the file no longer holds fails the test."""
+    base = tmp_path / "rules"
+    shutil.copytree(paths.RULES, base)
+    for filename, old, new in edits:
+        target = base / filename
+        text = target.read_text(encoding="utf-8")
+        assert old in text, old
+        target.write_text(text.replace(old, new, 1), encoding="utf-8")
+    return base
 
 
 @pytest.fixture(scope="session")

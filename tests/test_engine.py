@@ -4,7 +4,6 @@ before it proposed."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 from typing import Any
 
@@ -13,10 +12,11 @@ from expert.inference.facts import Fact
 from expert.inference.patterns import patterns as compiled_patterns
 from expert.inference.run import Run
 
-from expert import paths
 from expert.interfaces.api import knowledge_base
 from expert.input.profile import build
 from expert.i18n import Localizer
+
+from conftest import edited_rules
 
 
 def run(**given: Any) -> Run:
@@ -193,18 +193,10 @@ def test_speeding_up_tries_counts_until_a_faster_recipe_pays(tmp_path: Path) -> 
     # Here the shard step keeps mixed-precision AdamW (16 bytes a parameter)
     # and counts stop at four: offloading comes sooner, and bf16 with 8-bit
     # AdamW on more cards may then be both quicker and no dearer.
-    rules = tmp_path / "rules"
-    shutil.copytree(paths.RULES, rules)
-    recipes = (rules / "recipes.toml").read_text(encoding="utf-8")
     shard = '{ step = "shard", recipe = "bf16-adamw8bit", spread = "shard" }'
-    assert shard in recipes
-    (rules / "recipes.toml").write_text(recipes.replace(shard, shard.replace("bf16-adamw8bit", "mixed-adamw")),
-                                        encoding="utf-8")
-    ranking = (rules / "ranking.toml").read_text(encoding="utf-8")
-    assert "counts = [1, 2, 4, 8, 16, 32, 64]" in ranking
-    (rules / "ranking.toml").write_text(ranking.replace("counts = [1, 2, 4, 8, 16, 32, 64]", "counts = [1, 2, 4]"),
-                                        encoding="utf-8")
-    kb = knowledge_base(rules_dir=rules)
+    kb = knowledge_base(rules_dir=edited_rules(
+        tmp_path, ("recipes.toml", shard, shard.replace("bf16-adamw8bit", "mixed-adamw")),
+        ("ranking.toml", "counts = [1, 2, 4, 8, 16, 32, 64]", "counts = [1, 2, 4]")))
 
     def speed_trials(size: float) -> tuple[Run, dict[str, list[tuple[str, int, bool]]]]:
         profile, _ = build(kb, dict(model_size_b=size, method="full", budget="high"), Localizer("en"))
@@ -259,15 +251,9 @@ def test_a_verdict_a_rule_overrides_does_not_count(tmp_path: Path) -> None:
     # A prefer rule that overrides a reject and a demote rule: the option it
     # prefers stands though no price is listed, and the deadline it misses
     # does not hold it back.
-    rules = tmp_path / "rules"
-    shutil.copytree(paths.RULES, rules)
-    text = (rules / "rules.toml").read_text(encoding="utf-8")
     one_gpu = 'id = "one-gpu-if-it-fits"\nkind = "prefer"\n'
-    assert one_gpu in text
-    (rules / "rules.toml").write_text(text.replace(one_gpu, one_gpu + 'opposes = ["no-rental-price", "misses-deadline"]\n'
-                                                   'overrides = ["no-rental-price", "misses-deadline"]\n'),
-                                      encoding="utf-8")
-    kb = knowledge_base(rules_dir=rules)
+    kb = knowledge_base(rules_dir=edited_rules(tmp_path, ("rules.toml", one_gpu, one_gpu + (
+        'opposes = ["no-rental-price", "misses-deadline"]\noverrides = ["no-rental-price", "misses-deadline"]\n'))))
 
     def both(**given: Any) -> tuple[Run, Run]:
         profile, _ = build(kb, given, Localizer("en"))

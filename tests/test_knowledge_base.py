@@ -13,6 +13,8 @@ import pytest
 from expert import KnowledgeBaseError, knowledge as kb_module, paths
 from expert.knowledge.conditions import ConditionError, compile_condition
 
+from conftest import edited_rules
+
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = (ROOT / "docs" / "knowledge-base.md").read_text(encoding="utf-8")
 
@@ -144,13 +146,7 @@ def test_python_code_holds_no_gpu_names_or_thresholds(kb) -> None:  # type: igno
 
 
 def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
-    base = tmp_path / "rules"
-    shutil.copytree(paths.RULES, base)
-    target = base / filename
-    text = target.read_text(encoding="utf-8")
-    assert old in text, old
-    target.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return base
+    return edited_rules(tmp_path, (filename, old, new))
 
 
 @pytest.mark.parametrize("filename, old, new, expected", [
