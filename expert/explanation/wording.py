@@ -14,6 +14,7 @@ from ..i18n import Localizer
 from ..inference.run import Run
 from ..knowledge import KnowledgeBase, RuleDef, find_cards
 from ..knowledge.conditions import COMPARED
+from ..knowledge.records import EXTRA_PLACEHOLDERS
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 _HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours"}
@@ -222,18 +223,17 @@ class Context(Mapping[str, str]):
                 return "—"
             return self.writer.option_label({"where": "cloud", "gpu": values[f"{which}_gpu"],
                                              "count": values[f"{which}_count"]})
-        if name == "label" and namespace in ("standing", "other", "weight", "rival", "place"):
-            return self.writer.option_label(values)
-        if namespace in ("option", "pick", "candidate", "proposal", "trial"):
+        # The placeholders records.EXTRA_PLACEHOLDERS lets a message name besides the fact's fields
+        # (card_name is the option's card).
+        if name in EXTRA_PLACEHOLDERS.get(namespace, ()) or (namespace == "card" and name == "name"):
             if name == "label":
                 return self.writer.option_label(values)
             if name == "setup":
                 return self.writer.setup(values)
             if name == "summary":
                 return self.writer.summary(values)
-        if name == "name" and namespace in ("option", "pick", "card", "candidate", "proposal", "trial", "standing", "other",
-                                            "weight", "rival", "place"):
-            return self.writer.name(values["gpu"])
+            if name == "name":
+                return self.writer.name(values["gpu"])
         if name not in values:
             raise KeyError(key)
         if name in _HOUR_FIELDS and isinstance(values[name], (int, float)) and not isinstance(values[name], bool):
