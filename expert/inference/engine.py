@@ -10,8 +10,9 @@ demote and prefer rule, then for each option no reject verdict is on its
 then counting the options ranked before it), the marks pairs of options
 leave (``Undercut``, ``Beaten``, the cheapest rented one's ``Market``), each
 option's ``Weight`` (what the ranking compares), and the ``Pick``. The
-options, the ranking and the pick are read from working memory after the
-run. Every rule joins the facts it reasons about through its patterns (a
+requirement, the cards, the candidates, the options, the ranking and the
+pick are read from working memory after the run: an action declares facts
+and writes nothing else but the run's indexes of them. Every rule joins the facts it reasons about through its patterns (a
 candidate or option with the card of the same ``gpu``), and its compiled
 ``when`` is an experta test over exactly those facts.
 
@@ -65,11 +66,13 @@ from .facts import (
     STANDING_FIELDS,
     VERDICTS,
     WEIGHT_FIELDS,
+    Candidate,
     Card,
     Option,
     Pick,
     Place,
     Profile,
+    Requirement,
     Verdict,
     salience,
     stage,
@@ -113,7 +116,8 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         held_by = carrier(tuple(facts))
         if held_by and "card" in joined(rule) and "card" not in facts:  # the card its configuration carries
             gpu_id = env[held_by]["gpu"]
-            facts["card"], env["card"] = self.facts[run.card_ids[gpu_id]], run.cards[gpu_id].fact()
+            facts["card"] = self.facts[run.card_ids[gpu_id]]
+            env["card"] = run.plain(facts["card"])
         reads: dict[str, set[str]] = {ns: set() for ns in env}
         seen = {ns: _Reads(values, reads[ns]) for ns, values in env.items()}
         declared = list(self.conclude(rule, seen))
@@ -189,12 +193,10 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         run = self.consultation
         what = stage(rule)
         if what == "requirement":
-            run.req = requirement.requirement(run.kb, seen["profile"], run.basis)
-            yield "req", {k: v for k, v in run.req.items() if k != "anchors"}
+            req = requirement.requirement(run.kb, seen["profile"], run.basis)
+            yield "req", {k: v for k, v in req.items() if k != "anchors"}
         elif what == "own-card":
-            card = requirement.own_card(run.kb, seen["profile"])
-            run.cards[card.id] = card
-            yield "card", card.fact()
+            yield "card", requirement.own_card(run.kb, seen["profile"]).fact()
         elif what in ("propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP):
             sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis)
             namespace = "candidate"
@@ -230,10 +232,8 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 previous = seen.get("candidate")
                 candidate = sizer.first_trial(seen["card"], str(rule.step),
                                               dict(previous.plain) if previous is not None else None)
-            card_fact = run.cards[candidate["gpu"]].fact()
+            card_fact = run.plain(self.facts[run.card_ids[candidate["gpu"]]])
             candidate["card"] = {name: card_fact[name] for name in self.card_fields}
-            if namespace == "candidate":
-                run.candidates.setdefault(candidate["gpu"], []).append(candidate)
             yield namespace, candidate
         elif what == "option":
             yield "option", dict(seen["candidate"].plain)
@@ -377,13 +377,19 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
     engine.reset()
     engine.declare(Profile(**profile))
     for card in kb.catalog if only is None else (card for card in kb.catalog if card.id in only):
-        run.cards[card.id] = card
         run.card_ids[card.id] = engine.declare(Card(**card.fact()))["__factid__"]
     engine.run()
-    # What the rules concluded, read from working memory.
-    options, ranked = [], []
-    for fact in engine.facts.values():
-        if isinstance(fact, Option):
+    # What the rules concluded, read from working memory: the actions write
+    # nothing else (the run's ids, origin and fired are indexes of it).
+    options, ranked, catalog = [], [], {card.id: card for card in kb.catalog}
+    for fact in engine.facts.values():   # (in the order they were declared)
+        if isinstance(fact, Requirement):
+            run.req = run.plain(fact)
+        elif isinstance(fact, Card):
+            run.cards[fact["id"]] = requirement.own_card(kb, run.profile) if fact["id"] == "own" else catalog[fact["id"]]
+        elif isinstance(fact, Candidate):
+            run.candidates.setdefault(fact["gpu"], []).append(run.plain(fact))
+        elif isinstance(fact, Option):
             options.append(run.plain(fact))
         elif isinstance(fact, Place):
             ranked.append((fact["behind"], fact["gpu"]))

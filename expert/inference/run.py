@@ -29,7 +29,8 @@ class Firing:
 
 @dataclass
 class Run:
-    """The working record of one consultation."""
+    """The working record of one consultation: what the rules concluded, read
+    from working memory once the run is over (``infer``), and the firings."""
 
     kb: KnowledgeBase
     profile: dict[str, Any]
