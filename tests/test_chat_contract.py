@@ -228,6 +228,28 @@ def test_argument_aliases_in_the_library_and_the_consultation() -> None:
     assert consultation.known == {"model_size_b": "Llama 3 70B", "vram_gb": "rtx-3090"}
 
 
+# A value of each field that is not its default, to see it arrive.
+NOT_THE_DEFAULT = {"model_size_b": 70, "vram_gb": 24, "deadline_h": 8, "dataset_examples": 5000,
+                   "tokens_per_example": 512, "rocm_ok": True, "budget": "high", "method": "full",
+                   "purpose": "production"}
+
+
+@pytest.mark.parametrize("field", sorted(NOT_THE_DEFAULT))
+def test_every_alias_of_an_argument_reaches_the_answer(field: str) -> None:
+    """Each other name of vocabulary.toml [aliases.arguments] gives advise() the
+    value the field's own name gives (advise(model_size=70) once answered for
+    the default 7B, the 70 dropped), and says it was given, not assumed."""
+    from expert.knowledge.vocabulary import vocabulary
+    from expert.knowledge.bases import knowledge_base
+
+    aliases = vocabulary(knowledge_base()).argument_aliases[field]
+    assert aliases, field
+    wanted = advise(**{field: NOT_THE_DEFAULT[field]})
+    for alias in aliases:
+        got = advise(**{alias: NOT_THE_DEFAULT[field]})
+        assert got.profile == wanted.profile and field not in got.assumed, alias
+
+
 def test_cli_choices_and_aliases() -> None:
     for args in (["--format", "MARKDOWN"], ["--format", "md"], ["--format=Md"]):
         done = CliRunner().invoke(main, ["advise", "--model-size", "8", *args])

@@ -161,7 +161,7 @@ def advise(
     check_bounds({**{k: v for k, v in arguments.items() if k != "aliases"}, **aliases}, tr)
     check_paths(rules_dir, catalog, tr)
     given = with_aliases(given, aliases, tr, ADVISE_ARGUMENTS)
-    given["model_size_b"] = model_argument(model_size_b, model, tr)
+    given["model_size_b"] = model_argument(given["model_size_b"], model, tr)   # (given under an alias too)
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
     return consult(kb, given, tr, basis, model_config)[1]
 
