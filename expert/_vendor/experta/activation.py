@@ -25,10 +25,10 @@ class Activation:
 
     def __eq__(self, other):
         try:
-            return (self.context == other.context
-                    and self.facts == other.facts
+            return (self.key == other.key
                     and self.rule == other.rule
-                    and self.key == other.key)
+                    and self.facts == other.facts
+                    and self.context == other.context)
         except AttributeError:
             return False
 
