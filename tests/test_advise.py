@@ -179,3 +179,25 @@ def test_repeated_consultations_in_one_process_give_identical_results() -> None:
     for _ in range(3):
         run(model_size_b=7, vram_gb=24)
         assert run(model_size_b=70, method="lora", deadline_h=8).to_dict() == first
+
+
+def test_to_dict_is_asdict_and_a_copy_the_caller_owns() -> None:
+    """to_dict() builds its records without dataclasses.asdict() (which deep-copies
+    every number on Python 3.10 and 3.11): the same data, and still a copy."""
+    import dataclasses
+
+    from expert import explain
+    from expert.explanation.result import as_data
+
+    result = run(model_size_b=70, method="full", budget="high", vram_gb=24)
+    records = [*result.recommendations, *result.advice, *result.warnings, *result.rejected, *result.trace]
+    explanation = explain(model_size_b=70, method="lora", deadline_h=8, why_not="h100-80gb",
+                          what_if={"vram_gb": 48})
+    records += [*explanation.how, *explanation.why_not, explanation.what_if]
+    for record in records:
+        data = as_data(record)
+        assert data == dataclasses.asdict(record) and json.dumps(data) == json.dumps(dataclasses.asdict(record))
+    data = result.to_dict()
+    data["trace"][0]["matched"][0]["values"].clear()
+    data["recommendations"][0]["rules"].append("changed")
+    assert result.to_dict() != data and result.trace[0].matched[0]["values"]

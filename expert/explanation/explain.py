@@ -16,7 +16,7 @@ reasoning). Each part is a module of its own:
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
@@ -39,7 +39,7 @@ from ..knowledge.records import cite_line
 from ..knowledge.vocabulary import vocabulary
 from .consult import Basis, consult
 from .how import How
-from .result import Result
+from .result import Result, as_data
 from .what_if import WhatIf, WhatIfRun
 from .why_not import WhyNot, WhyNotSearch
 from .wording import Writer, total_in_words
@@ -88,10 +88,10 @@ class Explanation:
             **data,
             "answers": list(self.answers),
             "assumptions": list(self.assumptions),
-            "how": [asdict(h) for h in self.how],
-            "why_not": [asdict(w) for w in self.why_not],
+            "how": [as_data(h) for h in self.how],
+            "why_not": [as_data(w) for w in self.why_not],
             "why_not_more": [dict(m) for m in self.more],
-            "what_if": asdict(self.what_if) if self.what_if else None,
+            "what_if": as_data(self.what_if) if self.what_if else None,
             "trace": trace,
         }
 
