@@ -317,3 +317,27 @@ def test_an_edited_rules_directory_is_read_again(tmp_path: Path) -> None:
     after = knowledge_base(rules)
     assert after is not before
     assert (before.recipes["margin"], after.recipes["margin"]) == (0.05, 0.125)
+
+
+def test_a_text_read_again_is_not_parsed_again_and_each_reader_gets_its_own_copy(
+        tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The loader keeps what it parsed by the file's text (expert.knowledge.source):
+    the same text read again, under any name, is not parsed again, a changed one is,
+    and what one reader does to its document is not what the next one reads."""
+    from expert.knowledge.source import Problems, read_toml
+
+    problems = Problems()
+    first = tmp_path / "a.toml"
+    first.write_text('x = [1]\n[t]\ny = "z"\n', encoding="utf-8")
+    doc, _ = read_toml(first, problems)
+    doc["x"].append(2)
+    doc["t"]["y"] = "changed"
+    parsed: list[str] = []
+    real = tomllib.loads
+    monkeypatch.setattr(tomllib, "loads", lambda text: parsed.append(text) or real(text))
+    copy = tmp_path / "b.toml"
+    copy.write_text('x = [1]\n[t]\ny = "z"\n', encoding="utf-8")
+    assert read_toml(copy, problems)[0] == {"x": [1], "t": {"y": "z"}} and parsed == []
+    first.write_text('x = [3]\n', encoding="utf-8")
+    assert read_toml(first, problems)[0] == {"x": [3]} and parsed == ['x = [3]\n']
+    assert problems.items == []

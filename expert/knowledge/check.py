@@ -138,18 +138,14 @@ class _Checker:
     # --- translations -------------------------------------------------------
 
     def translations(self) -> None:
-        from babel.messages.pofile import read_po
-
         for po_path in sorted(paths.LOCALES.glob("*/LC_MESSAGES/messages.po")):
-            with po_path.open("rb") as fh:
-                catalog = read_po(fh, locale=po_path.parent.parent.name)
             lang = po_path.parent.parent.name
+            translated = _translated(lang, po_path.read_bytes())
             for rule in self.kb.rules:
-                message = catalog.get(rule.message)
-                if message is None:
+                if rule.message not in translated:
                     self.add(rule, "its message is missing from the %(lang)s catalog (%(po)s)", lang=lang,
                              po=str(po_path))
-                elif not message.string or message.fuzzy:
+                elif not translated[rule.message]:
                     self.add(rule, "its message is not translated in the %(lang)s catalog (%(po)s)", lang=lang,
                              po=str(po_path))
 
@@ -431,3 +427,25 @@ def _holds(value: Any, op: str, constant: Any) -> bool:
                 ">": value > constant, ">=": value >= constant}[op]
     except TypeError:
         return op == "!="
+
+
+# The messages of a .po file by its language and bytes: is each translated
+# (a string, not fuzzy)? Parsing a catalog costs more than the rest of a check
+# of the rules does; a process that checks again (the MCP server, a script
+# checking several folders) reads an unchanged catalog once.
+_TRANSLATED: dict[tuple[str, bytes], dict[str, bool]] = {}
+
+
+def _translated(lang: str, data: bytes) -> dict[str, bool]:
+    key = (lang, data)
+    if key not in _TRANSLATED:
+        import io
+
+        from babel.messages.pofile import read_po
+
+        catalog = read_po(io.BytesIO(data), locale=lang)
+        if len(_TRANSLATED) >= 8:
+            _TRANSLATED.clear()
+        _TRANSLATED[key] = {message.id: bool(message.string) and not message.fuzzy
+                            for message in catalog if isinstance(message.id, str) and message.context is None}
+    return _TRANSLATED[key]
