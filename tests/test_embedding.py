@@ -39,23 +39,29 @@ def consult(profile: dict[str, Any], turn_by_turn: bool) -> str:
     return json.dumps(c.result().to_dict(), sort_keys=True)
 
 
-# Four threads interleaving 6 consultations each (two of them turn by turn):
-# about 4 s of CPU. A shared engine gives wrong answers or errors within a few
-# consultations (../shared/EXPERTA.md: 172 wrong out of 600; at this size, 4 to
-# 13 wrong answers and 2 or 3 errors in each of five runs of 2026-12-02, six
-# runs of the second test all caught it), which the second test shows this size
-# is enough to catch.
+# Four threads, each running 3 of the 6 consultations in a row (two of the six
+# turn by turn), so that every consultation runs in two threads at once: about
+# 5 s of CPU (threads cost more than their consultations alone; each thread
+# running all six, as until 2026-12-02, was 11 s). A shared engine gives wrong
+# answers or errors within a few consultations (../shared/EXPERTA.md: 172 wrong
+# out of 600; at this size, 2 to 4 errors, and up to 4 wrong answers, in each of
+# twenty runs of 2026-12-02, with all six consultations a thread 4 to 13 wrong
+# answers and 2 or 3 errors), which the second test shows this size is enough
+# to catch.
 THREADS, CONSULTATIONS = 4, 6
+PER_THREAD = 3
 
 
 def interleaved(profiles: list[dict[str, Any]], expected: list[str]) -> tuple[list[int], list[BaseException]]:
-    """Every thread runs every consultation, each starting at a different one: the (index of) wrong answers, and errors."""
+    """Each thread runs PER_THREAD consultations in a row, each thread starting at a
+    different one, so that every consultation runs in two threads at once: the
+    (index of) wrong answers, and errors."""
     mismatches: list[int] = []
     errors: list[BaseException] = []
 
     def worker(offset: int) -> None:
         try:
-            for i in range(len(profiles)):
+            for i in range(PER_THREAD):
                 k = (i + offset * len(profiles) // THREADS) % len(profiles)
                 if consult(profiles[k], k % 4 == 0) != expected[k]:
                     mismatches.append(k)
@@ -133,11 +139,9 @@ def test_no_side_effects_on_the_host() -> None:
 # processes, one per seed, each doing all of it: a process costs about 0.5 s).
 SEEDED = """
 import json, sys
-sys.path.insert(0, %r)
-from test_embedding import mixed_profiles
 from expert import advise
 from expert.explanation.explain import explain
-out = [advise(**p).to_dict() for p in mixed_profiles(8, seed=3)]
+out = [advise(**p).to_dict() for p in json.loads(%r)]
 out += [advise(**p, lang="es").to_dict() for p in (
     dict(model_size_b=70, method="lora", deadline_h=8),
     dict(model_size_b=7, vram_gb=24, rocm_ok=True, budget="low"),
@@ -151,7 +155,7 @@ try:
 except ValueError as error:
     out.append(str(error))
 sys.stdout.write(json.dumps(out, ensure_ascii=False))
-""" % os.path.dirname(__file__)
+""" % json.dumps(mixed_profiles(8, seed=3))     # given, not imported: importing this module imports pytest
 
 
 def test_byte_identical_json_whatever_the_hash_seed() -> None:
