@@ -438,14 +438,16 @@ _TRANSLATED: dict[tuple[str, bytes], dict[str, bool]] = {}
 
 def _translated(lang: str, data: bytes) -> dict[str, bool]:
     key = (lang, data)
-    if key not in _TRANSLATED:
+    translated = _TRANSLATED.get(key)
+    if translated is None:
         import io
 
         from babel.messages.pofile import read_po
 
         catalog = read_po(io.BytesIO(data), locale=lang)
+        translated = {message.id: bool(message.string) and not message.fuzzy
+                      for message in catalog if isinstance(message.id, str) and message.context is None}
         if len(_TRANSLATED) >= 8:
             _TRANSLATED.clear()
-        _TRANSLATED[key] = {message.id: bool(message.string) and not message.fuzzy
-                            for message in catalog if isinstance(message.id, str) and message.context is None}
-    return _TRANSLATED[key]
+        _TRANSLATED[key] = translated
+    return translated
