@@ -3,11 +3,13 @@
 from __future__ import annotations
 
 import json
+from collections import OrderedDict
 from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
+from conftest import engine_runs_shared
 from expert import Result, advise
 from expert.interfaces.cli import main
 from expert.interfaces.consultation import AnswerError, Consultation
@@ -33,19 +35,29 @@ def walk(consultation: Consultation, asked: list[str], paths: list[tuple[list[st
 
 
 @pytest.fixture(scope="module")
-def paths() -> list[tuple[list[str], Consultation, Result]]:
-    """Every path through the questions: what was asked, the consultation, and its result (made once for the module)."""
+def paths() -> list[tuple[list[str], Consultation, Result, dict[str, Any]]]:
+    """Every path through the questions: what was asked, the consultation, its
+    result, and what advise() answers for the same facts (made once for the
+    module). The engine runs once per profile here: advise() reads the run
+    the consultation's result() made when, and only when, both give the
+    engine the same profile (a profile built otherwise is run again, and its
+    result compared); the engine's answer for a profile is the same every
+    run, whatever the hash seed (tests/test_embedding.py)."""
     found: list[tuple[list[str], Consultation]] = []
-    walk(Consultation(lang="en"), [], found)
-    return [(asked, consultation, consultation.result()) for asked, consultation in found]
+    with engine_runs_shared():
+        walk(Consultation(lang="en"), [], found)
+        made = []
+        for asked, consultation in found:
+            result = consultation.result()
+            # An optional field answered "no" is given as "none" (an answer, not a field left out).
+            facts = {k: "none" if v is None else v for k, v in consultation.facts().items()}
+            made.append((asked, consultation, result, advise(**facts, lang="en").to_dict()))
+    return made
 
 
 def test_every_path_reaches_the_result_advise_gives_for_the_same_facts(paths) -> None:  # type: ignore[no-untyped-def]
     assert len(paths) == 14
-    for asked, consultation, result in paths:
-        # An optional field answered "no" is given as "none" (an answer, not a field left out).
-        facts = {k: "none" if v is None else v for k, v in consultation.facts().items()}
-        expected = advise(**facts, lang="en").to_dict()
+    for asked, _, result, expected in paths:
         assert result.to_dict() == expected, asked
 
 
@@ -60,8 +72,8 @@ def test_no_own_gpu_is_an_answer_not_an_assumption() -> None:
 
 
 def test_questions_are_asked_only_when_they_matter(paths) -> None:  # type: ignore[no-untyped-def]
-    sequences = {tuple(asked) for asked, _, _ in paths}
-    for asked, consultation, result in paths:
+    sequences = {tuple(asked) for asked, _, _, _ in paths}
+    for asked, consultation, result, _ in paths:
         facts = consultation.facts()
         own_fits = facts.get("vram_gb") == 80 and result.recommendations[0].gpu == "own"
         if own_fits:  # nothing rented: no purpose, budget, ROCm or interruption questions
@@ -229,3 +241,58 @@ def test_an_unrecognised_yes_no_is_asked_again() -> None:
     assert done.exit_code == 0, done.output
     assert done.stdout.count("Show the full reasoning? (yes/no) [no] > ") == 2
     assert "Please answer yes or no" in done.stderr and "How the answer was reached" in done.stdout
+
+
+def test_a_profile_already_run_is_not_run_again_and_the_store_is_bounded(monkeypatch: pytest.MonkeyPatch) -> None:
+    """next_question runs the rules once per provisional profile: an answer
+    that leaves the profile as it was (the default, taken with Enter) asks
+    the next question without a run; the profiles kept are at most
+    PROVISIONAL_KEPT a knowledge base."""
+    from expert.inference import engine
+    from expert.interfaces import consultation as module
+
+    runs: list[dict[str, Any]] = []
+    infer = engine.infer
+
+    def counted(kb: Any, profile: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        runs.append(profile)
+        return infer(kb, profile, *args, **kwargs)
+
+    c = Consultation(lang="en", model_size_b=70, method="lora", dataset_examples=123_456)
+    c.answer("vram_gb", "no")
+    c._read_by_helpers()                  # the helpers' reads, once per knowledge base: not counted here
+    monkeypatch.setattr(engine, "infer", counted)
+    monkeypatch.setattr(module, "PROVISIONAL_KEPT", 2)
+    store = module._provisional_store(c._kb)
+    monkeypatch.setattr(store, "envs", OrderedDict())     # what other tests kept set aside
+    assert c.next_question().id == "tokens_per_example"
+    assert len(runs) == 1 and len(store.envs) == 1
+    c.answer("tokens_per_example", str(c._kb.fields["tokens_per_example"].default))   # the default: the same profile
+    assert c.next_question().id == "epochs" and len(runs) == 1
+    c.answer("epochs", "3")
+    assert c.next_question().id == "purpose" and len(runs) == 2
+    c.answer("purpose", "production")
+    c.next_question()
+    assert len(runs) == 3 and len(store.envs) == 2       # the first profile let go
+    assert module._provisional_store(c._kb) is store
+
+
+def test_the_provisional_store_goes_with_its_knowledge_base() -> None:
+    """A knowledge base's provisional consultations (and its helpers' reads)
+    are kept while it lives, under its id, and dropped when it is collected:
+    a later object that gets the same id starts empty."""
+    import gc
+
+    from expert.interfaces import consultation as module
+
+    class Base:
+        pass
+
+    kb = Base()
+    store = module._provisional_store(kb)
+    store.helper_reads = {"method": {"some-rule"}}
+    key = id(kb)
+    assert module._BY_KB[key] is store and module._provisional_store(kb) is store
+    del kb
+    gc.collect()
+    assert key not in module._BY_KB

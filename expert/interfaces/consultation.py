@@ -15,6 +15,9 @@ rest. A skipped question keeps its default, so ``result()`` is exactly
 
 from __future__ import annotations
 
+import threading
+import weakref
+from collections import OrderedDict
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -78,8 +81,39 @@ class Question:
         return asdict(self)
 
 
-# Rules -> {answer: the rules whose helper reads it}; see Consultation._read_by_helpers.
-_HELPER_READS: dict[int, tuple[Any, dict[str, set[str]]]] = {}
+# What the questions read of provisional consultations, kept per knowledge base
+# (the object, not its files) for as long as it lives: see _Provisional.
+PROVISIONAL_KEPT = 64        # the provisional consultations kept per knowledge base
+
+
+class _Provisional:
+    """The provisional consultations of one knowledge base, as the questions
+    read them: the profile, requirement and pick of the last
+    ``PROVISIONAL_KEPT`` profiles (a few small dicts each, not the runs), and
+    which answers the rules' helpers read (Consultation._read_by_helpers).
+    An answer that leaves the profile as it was (the default, taken with
+    Enter) then costs no run of the rules, nor does the same profile reached
+    again (a consultation restored from saved state, "back")."""
+
+    def __init__(self) -> None:
+        self.lock = threading.Lock()
+        self.envs: OrderedDict[str, dict[str, Any]] = OrderedDict()
+        self.helper_reads: dict[str, set[str]] | None = None
+
+
+# id(kb) -> its store, removed when the knowledge base is collected (weakref.finalize), so
+# that an id Python gives a later object never finds another knowledge base's store.
+_BY_KB: dict[int, _Provisional] = {}
+_BY_KB_LOCK = threading.Lock()
+
+
+def _provisional_store(kb: Any) -> _Provisional:
+    with _BY_KB_LOCK:
+        store = _BY_KB.get(id(kb))
+        if store is None:
+            store = _BY_KB[id(kb)] = _Provisional()
+            weakref.finalize(kb, _BY_KB.pop, id(kb), None)
+        return store
 
 
 class Consultation:
@@ -147,15 +181,14 @@ class Consultation:
     def next_question(self) -> Question | None:
         """The next question worth asking, or None when the consultation is complete."""
         facts = self.facts()
-        run = None
+        env = None
         for spec in self._kb.questions:
             if spec.field in facts:
                 continue
             if spec.field == self.which:
                 return self._question(spec, which=True)
             if spec.condition.source != "true":
-                run = run or self._provisional(facts)
-                env = {"profile": run.profile, "req": run.req or {}, "pick": run.pick or {}}
+                env = env or self._provisional_env(facts)
                 if not spec.condition(env):
                     continue
             return self._question(spec)
@@ -354,22 +387,44 @@ class Consultation:
 
     def _read_by_helpers(self) -> dict[str, set[str]]:
         """The rules whose helper reads each answer, as recorded in a
-        consultation of the defaults (once per set of rules)."""
-        key = id(self._kb.rules)
-        cached = _HELPER_READS.get(key)
-        if cached is None or cached[0] is not self._kb.rules:
-            reads: dict[str, set[str]] = {}
+        consultation of the defaults (once per knowledge base, while it lives:
+        the helpers are Python, their reads are seen, not declared)."""
+        store = _provisional_store(self._kb)
+        with store.lock:
+            reads = store.helper_reads
+        if reads is None:
+            reads = {}
             for firing in self._provisional({}).firings:
                 for matched in firing.matched:
                     if matched["fact"] == "profile":
                         for name in matched["values"]:
                             reads.setdefault(name, set()).add(firing.rule.id)
-            cached = _HELPER_READS[key] = (self._kb.rules, reads)
-        return cached[1]
+            with store.lock:
+                store.helper_reads = reads
+        return reads
 
     def _provisional(self, facts: dict[str, Any]) -> Run:
         profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
         return engine.infer(self._kb, profile)
+
+    def _provisional_env(self, facts: dict[str, Any]) -> dict[str, Any]:
+        """What a question's ``ask_if`` reads of the provisional consultation
+        of ``facts``: run once per profile (see _Provisional)."""
+        profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
+        key = repr(sorted(profile.items()))
+        store = _provisional_store(self._kb)
+        with store.lock:
+            env = store.envs.get(key)
+            if env is not None:
+                store.envs.move_to_end(key)
+                return env
+        run = engine.infer(self._kb, profile)
+        env = {"profile": run.profile, "req": run.req or {}, "pick": run.pick or {}}
+        with store.lock:
+            store.envs[key] = env
+            while len(store.envs) > PROVISIONAL_KEPT:
+                store.envs.popitem(last=False)
+        return env
 
     def _parse(self, name: str, raw: Any) -> Any:
         spec = self._kb.fields[name]
