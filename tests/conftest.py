@@ -106,3 +106,36 @@ def engine_runs_shared() -> Iterator[None]:
     with pytest.MonkeyPatch.context() as patch:
         patch.setattr(engine, "infer", once)
         yield
+
+
+@contextlib.contextmanager
+def priced_once() -> Iterator[None]:
+    """While the block runs, the knowledge base with the prices a person
+    gives (``prices=``) is the same object for the same knowledge base and
+    prices, as the knowledge base itself is (knowledge_base() keeps it): so
+    that ``engine_runs_shared()`` shares the runs of a priced consultation
+    too (it knows a knowledge base by its id; with_prices() makes a new,
+    equal, one every call). Were with_prices renamed, every one is made."""
+    import importlib
+
+    arguments, api, explain = (importlib.import_module(f"expert.{name}") for name in (
+        "input.arguments", "interfaces.api", "explanation.explain"))
+    real = getattr(arguments, "with_prices", None)
+    if real is None:
+        yield
+        return
+    made: dict[tuple[int, str], tuple[Any, Any]] = {}
+
+    def once(kb: Any, prices: Any, tr: Any) -> Any:
+        if not prices:
+            return real(kb, prices, tr)
+        key = (id(kb), repr(sorted(prices.items())) if hasattr(prices, "items") else repr(prices))
+        if key not in made:
+            made[key] = (kb, real(kb, prices, tr))   # the kb kept, so that its id stays its own
+        return made[key][1]
+
+    with pytest.MonkeyPatch.context() as patch:
+        for module in (arguments, api, explain):
+            if getattr(module, "with_prices", None) is real:
+                patch.setattr(module, "with_prices", once)
+        yield

@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from conftest import engine_runs_shared
+from conftest import engine_runs_shared, priced_once
 from golden import CASES, GOLDEN, LANGS, goldens, path, render
 
 GOLDEN = Path(__file__).parent / "golden"
@@ -24,7 +24,7 @@ def one_run_per_consultation() -> Iterator[None]:
     rules have fired: the Spanish explanation reads the engine runs the
     English one made (half of this module's CPU time). A run the language
     changed would give other words than the golden files, made without this."""
-    with engine_runs_shared():
+    with engine_runs_shared(), priced_once():   # a priced case too (priced_once)
         yield
 
 
