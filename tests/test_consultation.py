@@ -296,3 +296,30 @@ def test_the_provisional_store_goes_with_its_knowledge_base() -> None:
     del kb
     gc.collect()
     assert key not in module._BY_KB
+
+
+def test_a_question_whose_condition_the_answers_settle_runs_no_rules(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The software stack is asked when a deadline is given or the run is
+    long: with a deadline given, nothing needs the rules' conclusions, and no
+    provisional consultation is run; without one, the pick's hours decide."""
+    from expert.inference import engine
+
+    runs: list[dict[str, Any]] = []
+    infer = engine.infer
+
+    def counted(kb: Any, profile: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        runs.append(profile)
+        return infer(kb, profile, *args, **kwargs)
+
+    answers = dict(model_size_b=70, method="lora", dataset_examples=54_321, tokens_per_example=1024, epochs=1,
+                   purpose="production", budget="low", rocm_ok=False, interruptible=False)
+    with_deadline = Consultation(lang="en", **answers, deadline_h=8)
+    without = Consultation(lang="en", **answers)
+    for c in (with_deadline, without):
+        c.answer("vram_gb", "no")
+        c._read_by_helpers()              # the helpers' reads, once per knowledge base: not counted here
+    monkeypatch.setattr(engine, "infer", counted)
+    assert with_deadline.next_question().id == "stack" and runs == []
+    with_deadline.answer("stack", "typical")
+    assert with_deadline.next_question() is None and runs == []
+    assert without.next_question().id == "deadline_h" and len(runs) == 1    # the pick's hours read

@@ -18,6 +18,7 @@ from __future__ import annotations
 import threading
 import weakref
 from collections import OrderedDict
+from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -88,7 +89,7 @@ PROVISIONAL_KEPT = 64        # the provisional consultations kept per knowledge 
 
 class _Provisional:
     """The provisional consultations of one knowledge base, as the questions
-    read them: the profile, requirement and pick of the last
+    read them: the requirement and pick of the last
     ``PROVISIONAL_KEPT`` profiles (a few small dicts each, not the runs), and
     which answers the rules' helpers read (Consultation._read_by_helpers).
     An answer that leaves the profile as it was (the default, taken with
@@ -99,6 +100,30 @@ class _Provisional:
         self.lock = threading.Lock()
         self.envs: OrderedDict[str, dict[str, Any]] = OrderedDict()
         self.helper_reads: dict[str, set[str]] | None = None
+
+
+class _Env(Mapping[str, Any]):
+    """A provisional consultation as an ``ask_if`` reads it: ``profile`` (the
+    answers so far and the defaults), then ``req`` and ``pick``, concluded by
+    the rules only if the condition reads them ("profile.deadline_h is not
+    None or pick.hours >= 4" with a deadline given runs nothing)."""
+
+    def __init__(self, profile: dict[str, Any], concluded: Callable[[], dict[str, Any]]) -> None:
+        self.profile, self._concluded = profile, concluded
+        self._made: dict[str, Any] | None = None
+
+    def __getitem__(self, key: str) -> Any:
+        if key == "profile":
+            return self.profile
+        if self._made is None:
+            self._made = self._concluded()
+        return self._made[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(("profile", "req", "pick"))
+
+    def __len__(self) -> int:
+        return 3
 
 
 # id(kb) -> its store, removed when the knowledge base is collected (weakref.finalize), so
@@ -407,24 +432,30 @@ class Consultation:
         profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
         return engine.infer(self._kb, profile)
 
-    def _provisional_env(self, facts: dict[str, Any]) -> dict[str, Any]:
+    def _provisional_env(self, facts: dict[str, Any]) -> _Env:
         """What a question's ``ask_if`` reads of the provisional consultation
-        of ``facts``: run once per profile (see _Provisional)."""
+        of ``facts``: the profile at once; the requirement and the pick from a
+        run of the rules, made when a condition first reads them, once per
+        profile (see _Provisional)."""
         profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
-        key = repr(sorted(profile.items()))
-        store = _provisional_store(self._kb)
-        with store.lock:
-            env = store.envs.get(key)
-            if env is not None:
-                store.envs.move_to_end(key)
-                return env
-        run = engine.infer(self._kb, profile)
-        env = {"profile": run.profile, "req": run.req or {}, "pick": run.pick or {}}
-        with store.lock:
-            store.envs[key] = env
-            while len(store.envs) > PROVISIONAL_KEPT:
-                store.envs.popitem(last=False)
-        return env
+
+        def concluded() -> dict[str, Any]:
+            key = repr(sorted(profile.items()))
+            store = _provisional_store(self._kb)
+            with store.lock:
+                found = store.envs.get(key)
+                if found is not None:
+                    store.envs.move_to_end(key)
+                    return found
+            run = engine.infer(self._kb, profile)
+            found = {"req": run.req or {}, "pick": run.pick or {}}
+            with store.lock:
+                store.envs[key] = found
+                while len(store.envs) > PROVISIONAL_KEPT:
+                    store.envs.popitem(last=False)
+            return found
+
+        return _Env(profile, concluded)
 
     def _parse(self, name: str, raw: Any) -> Any:
         spec = self._kb.fields[name]
