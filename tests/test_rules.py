@@ -171,7 +171,7 @@ def test_rule_fires_where_the_guide_says_and_not_elsewhere(rule: str, gpu: str |
 
 @pytest.mark.parametrize("profile", [dict(), dict(model_size_b=70, method="full"), dict(vram_gb=80)])
 def test_derivations_fire_in_every_consultation(profile: dict[str, Any]) -> None:
-    result = run(**profile)
+    result = consulted(profile)      # the first two are scenarios' profiles too: consulted once
     for rule in ALWAYS:
         assert fired(result, rule)
 
@@ -185,7 +185,7 @@ def test_every_rule_has_a_scenario(kb) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_rejection_names_the_rule_and_reason() -> None:
-    result = run(model_size_b=13, method="full")
+    result = consulted(dict(model_size_b=13, method="full"))      # a scenario's profile: consulted once
     rejected = {r.gpu: r for r in result.rejected}
     assert rejected["rtx-4090"].rules == ["does-not-fit"]
     # The last configuration tried, with its numbers: offloaded, and still too big for 24 GB.
