@@ -103,8 +103,10 @@ class Fact(OperableCE, Bindable, dict, metaclass=Validable):
                 pass
 
     def update(self, mapping):
+        if self.__factid__ is not None:
+            raise RuntimeError("A fact can't be modified after declaration.")
         for k, v in mapping.items():
-            self[k] = v
+            dict.__setitem__(self, k, v if type(v) in _SCALARS else freeze(v))
 
     def as_dict(self):
         """Return a dictionary containing this `Fact` data."""
