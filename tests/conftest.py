@@ -108,6 +108,17 @@ def engine_runs_shared() -> Iterator[None]:
         yield
 
 
+
+@pytest.fixture(scope="module")
+def runs_shared_in_module() -> Iterator[None]:
+    """``engine_runs_shared()`` for a whole module: a module whose tests read
+    what is made of the engine's runs, or ask the same consultation twice,
+    says ``pytestmark = pytest.mark.usefixtures("runs_shared_in_module")``
+    with its reason beside it. The engine gives the same run for the same
+    facts (tests/test_embedding.py holds it to that)."""
+    with engine_runs_shared():
+        yield
+
 @contextlib.contextmanager
 def priced_once() -> Iterator[None]:
     """While the block runs, the knowledge base with the prices a person

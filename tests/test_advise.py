@@ -3,21 +3,18 @@
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 
 import pytest
 
-from conftest import engine_runs_shared, run
+from conftest import run
 from expert import advise
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """Some consultations are asked here more than once (to read another part
-    of the answer): each is run once for the module. The engine gives the
-    same run for the same facts (tests/test_embedding.py holds it to that)."""
-    with engine_runs_shared():
-        yield
+# Some consultations are asked here more than once (to read another part of the answer): each is run
+# once for the module. The engine gives the same run for the same facts (tests/test_embedding.py holds
+# it to that).
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
+
 
 CATALOG = ["rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"]
 

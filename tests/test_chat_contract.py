@@ -7,7 +7,6 @@ correctly or refused, never misread."""
 from __future__ import annotations
 
 import json
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -18,14 +17,11 @@ from expert.interfaces.cli import main
 from expert.interfaces.consultation import AnswerError, Consultation
 from expert.errors import InputError
 
-from conftest import engine_runs_shared
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """What is tested here is how values are read, before the engine runs: each run made once for the module."""
-    with engine_runs_shared():
-        yield
+# What is tested here is how values are read, before the engine runs: each run made once for the
+# module.
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
 
 
 # (language, message, the slots it fills exactly, and what else it says:

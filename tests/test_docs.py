@@ -3,19 +3,14 @@
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from conftest import engine_runs_shared
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """The examples show what is made of the engine's runs: each run made once for the module."""
-    with engine_runs_shared():
-        yield
+# The examples show what is made of the engine's runs: each run made once for the module.
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
 
 
 ROOT = Path(__file__).resolve().parent.parent

@@ -3,21 +3,16 @@
 from __future__ import annotations
 
 import math
-from collections.abc import Iterator
 
 import pytest
 
-from conftest import engine_runs_shared
 from expert import InputError, advise
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """Some consultations are asked here more than once (to read another part
-    of the answer): each is run once for the module. The engine gives the
-    same run for the same facts (tests/test_embedding.py holds it to that)."""
-    with engine_runs_shared():
-        yield
+# Some consultations are asked here more than once (to read another part of the answer): each is run
+# once for the module. The engine gives the same run for the same facts (tests/test_embedding.py holds
+# it to that).
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
 
 
 @pytest.mark.parametrize("raw, expected", [

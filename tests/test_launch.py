@@ -8,7 +8,6 @@ from __future__ import annotations
 import ast
 import json
 import shlex
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
@@ -24,14 +23,11 @@ from expert.i18n import Localizer
 from expert.interfaces.launch import launch, table
 from expert.interfaces.launch_files import TORCHTUNE_SH
 
-from conftest import engine_runs_shared
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """What is tested here is the files written from a recommendation: each engine run made once for the module."""
-    with engine_runs_shared():
-        yield
+# What is tested here is the files written from a recommendation: each engine run made once for the
+# module.
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
 
 
 # The issue's four examples, as a person asks them.

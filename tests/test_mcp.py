@@ -9,7 +9,6 @@ from __future__ import annotations
 import asyncio
 import json
 import sys
-from collections.abc import Iterator
 from typing import Any
 
 import pytest
@@ -22,14 +21,10 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 from expert.interfaces.consultation import Consultation  # noqa: E402
 from expert.interfaces.mcp_server import ConsultationStore, build_server  # noqa: E402
 
-from conftest import engine_runs_shared
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """What is tested here is the tools' transport and arguments: each engine run made once for the module."""
-    with engine_runs_shared():
-        yield
+# What is tested here is the tools' transport and arguments: each engine run made once for the module.
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
 
 
 SERVER = StdioServerParameters(command=sys.executable, args=["-m", "expert", "mcp"])

@@ -7,7 +7,6 @@ from __future__ import annotations
 import json
 import re
 import shutil
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -16,14 +15,10 @@ from click.testing import CliRunner
 from expert import Consultation, InputError, KnowledgeBaseError, advise, knowledge as kb_module, paths
 from expert.interfaces.cli import main
 
-from conftest import engine_runs_shared
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """The same facts recur from test to test: each engine run made once for the module."""
-    with engine_runs_shared():
-        yield
+# The same facts recur from test to test: each engine run made once for the module.
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
 
 
 @pytest.mark.parametrize("typed, card, vram", [

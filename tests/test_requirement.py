@@ -2,20 +2,16 @@
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 
 import pytest
 
-from conftest import engine_runs_shared, run
+from conftest import run
 from expert.inference import requirement as calc
 from expert.inference.sizing import round_up
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """The same facts recur from test to test (half of the module's consultations): each run made once."""
-    with engine_runs_shared():
-        yield
+# The same facts recur from test to test (half of the module's consultations): each run made once.
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
 
 
 @pytest.mark.parametrize("size, method, gb", [

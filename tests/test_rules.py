@@ -6,23 +6,20 @@ where the guide says it applies, and a near-identical one where it does not.
 
 from __future__ import annotations
 
-from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import engine_runs_shared, fired, run
+from conftest import fired, run
 from expert.explanation.result import Result
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """Some consultations are asked here more than once (to read another part
-    of the answer): each is run once for the module. The engine gives the
-    same run for the same facts (tests/test_embedding.py holds it to that)."""
-    with engine_runs_shared():
-        yield
+# Some consultations are asked here more than once (to read another part of the answer): each is run
+# once for the module. The engine gives the same run for the same facts (tests/test_embedding.py holds
+# it to that).
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
+
 
 LORA_70_DEADLINE = dict(model_size_b=70, method="lora", deadline_h=8)
 # At today's prices an MI250 is never the cheapest way through a run: at

@@ -10,7 +10,6 @@ from __future__ import annotations
 
 import inspect
 import os
-from collections.abc import Iterator
 from typing import Any, Callable
 
 import pytest
@@ -20,14 +19,11 @@ from expert import Consultation, InputError, KnowledgeBaseError, advise
 from expert.interfaces.api import estimate
 from expert.explanation.explain import explain
 
-from conftest import engine_runs_shared
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """What is tested here is what input and output make of a run: each engine run made once for the module."""
-    with engine_runs_shared():
-        yield
+# What is tested here is what input and output make of a run: each engine run made once for the
+# module.
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
 
 
 # As in tests/test_properties.py: the same examples every run; EXPERT_FUZZ=N explores N fresh ones.

@@ -18,14 +18,12 @@ from __future__ import annotations
 import json
 import re
 import unicodedata
-from collections.abc import Iterator
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from conftest import engine_runs_shared
 from expert.explanation import explain as explanation_module
 from expert.interfaces.api import consult, knowledge_base
 from expert.escape import json_text, markdown, one_line, quoted, terminal
@@ -84,12 +82,9 @@ def named(kb: KnowledgeBase, name: str, origin: str = ORIGIN) -> KnowledgeBase:
     return _NAMED[key][1]
 
 
-@pytest.fixture(scope="module", autouse=True)
-def one_run_per_consultation() -> Iterator[None]:
-    """What is tested here is what the words make of a name, not the engine:
-    a knowledge base's runs are made once for its languages and questions."""
-    with engine_runs_shared():
-        yield
+# What is tested here is what the words make of a name, not the engine: a knowledge base's runs are
+# made once for its languages and questions.
+pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
 
 
 PROFILE = dict(model_size_b=7, method="lora")
