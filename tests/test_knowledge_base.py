@@ -341,3 +341,24 @@ def test_a_text_read_again_is_not_parsed_again_and_each_reader_gets_its_own_copy
     first.write_text('x = [3]\n', encoding="utf-8")
     assert read_toml(first, problems)[0] == {"x": [3]} and parsed == ['x = [3]\n']
     assert problems.items == []
+
+
+def test_the_parsed_texts_kept_stay_within_their_bound(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """What the loader keeps is bounded in bytes (texts and documents), the
+    oldest dropped first, and its count of them stays the true one."""
+    from collections import OrderedDict
+
+    from expert.knowledge import source
+
+    monkeypatch.setattr(source, "_PARSED", OrderedDict())
+    monkeypatch.setattr(source, "_parsed_size", 0)
+    monkeypatch.setattr(source, "_PARSED_BYTES", 2000)
+    problems = source.Problems()
+    for i in range(50):
+        path = tmp_path / f"{i}.toml"
+        path.write_text(f'n = {i}\ns = "{"x" * 50}"\n', encoding="utf-8")
+        source.read_toml(path, problems)
+    kept = source._PARSED
+    assert source._parsed_size == sum(len(text) + len(blob) for text, blob in kept.items()) <= 2000
+    assert 'n = 49\n' in next(reversed(kept)) and all('n = 0\n' not in text for text in kept)
+    assert problems.items == []

@@ -297,6 +297,7 @@ def read_toml(path: Path, problems: Problems) -> tuple[dict[str, Any], str]:
 _PARSED: dict[str, bytes] = {}
 _PARSED_BYTES = 8 * 1024 * 1024
 _PARSED_LOCK = threading.Lock()
+_parsed_size = 0      # the bytes of the texts and documents in _PARSED
 
 
 def _keep(text: str, doc: dict[str, Any]) -> None:
@@ -306,10 +307,15 @@ def _keep(text: str, doc: dict[str, Any]) -> None:
         return
     if len(text) + len(blob) > _PARSED_BYTES:
         return
+    global _parsed_size
     with _PARSED_LOCK:
+        if text in _PARSED:      # another thread parsed it too
+            return
         _PARSED[text] = blob
-        while sum(len(t) + len(b) for t, b in _PARSED.items()) > _PARSED_BYTES:
-            del _PARSED[next(iter(_PARSED))]
+        _parsed_size += len(text) + len(blob)
+        while _parsed_size > _PARSED_BYTES:
+            oldest = next(iter(_PARSED))
+            _parsed_size -= len(oldest) + len(_PARSED.pop(oldest))
 
 
 def is_number(value: Any) -> TypeGuard[int | float]:
