@@ -56,10 +56,14 @@ def catalog_paths(catalog: Catalogs) -> tuple[Path, ...]:
     return tuple(shipped[c] if isinstance(c, str) and c in shipped else Path(c) for c in items)
 
 
-def _stamp(path: Path) -> tuple[str, int, int]:
+def _stamp(path: Path, resolve: bool = True) -> tuple[str, int, int]:
+    """A file's name, modification time and size: a changed stamp is a
+    changed file. ``resolve=False`` for a path already absolute and resolved
+    (one found under a resolved folder), which saves a system call per
+    folder of its path on every consultation."""
     try:
         stat = path.stat()
-        return (str(path.resolve()), stat.st_mtime_ns, stat.st_size)
+        return (str(path.resolve() if resolve else path), stat.st_mtime_ns, stat.st_size)
     except (OSError, RuntimeError, ValueError):  # ValueError: a NUL in the path; the loader reports it
         return (str(path), 0, 0)
 
@@ -75,7 +79,8 @@ def knowledge_base(rules_dir: str | Path | None = None, catalog: Catalogs = None
     root = Path(rules_dir) if rules_dir is not None else paths.RULES
     # Every file of the rules directory is stamped, so an edited rules/ is
     # read again by a long-running process (a server, a notebook).
-    base_key = (str(root.resolve()), *(_stamp(path) for path in sorted(root.rglob("*.toml"))))
+    resolved = root.resolve()
+    base_key = (str(resolved), *(_stamp(path, resolve=False) for path in sorted(resolved.rglob("*.toml"))))
     key = base_key + tuple(_stamp(path) for path in catalogs)
     with _KB_LOCK:
         if key not in _KB:

@@ -103,49 +103,18 @@ def check_shape(value: Any, schema: Any, where: str, path: Path, text: str, prob
     """Check ``value`` against ``schema``; report each mismatch at ``where``."""
     if schema is ANY:
         return True
-    line: Any = LazyLine(text, where)
-    if isinstance(schema, list):
-        if not isinstance(value, list):
-            problems.add(str(path), line, "'%(key)s' must be a list", key=where)
-            return False
-        # A list, not a generator: every item is checked, so every problem is reported.
-        return all([check_shape(item, schema[0], f"{where}[{n + 1}]", path, text, problems)  # noqa: C419
-                    for n, item in enumerate(value)])
-    if isinstance(schema, dict):
-        if not isinstance(value, dict):
-            problems.add(str(path), line, "'%(key)s' must be a table", key=where or path.stem)
-            return False
-        ok = True
-        if "*" in schema:
-            for name, item in value.items():
-                ok &= check_shape(item, schema["*"], f"{where}.{name}" if where else name, path, text, problems)
-            return ok
-        known = {k.rstrip("?") for k in schema}
-        for name in value:
-            if name not in known:
-                dotted = f"{where}.{name}" if where else name
-                problems.add(str(path), line_at(text, dotted), "unknown key '%(key)s' (known: %(known)s)",
-                             key=dotted, known=", ".join(sorted(known)))
-                ok = False
-        for name, item_schema in schema.items():
-            bare = name.rstrip("?")
-            full = f"{where}.{bare}" if where else bare
-            if bare not in value:
-                if not name.endswith("?"):
-                    problems.add(str(path), line, "'%(key)s' is missing", key=full)
-                    ok = False
-                continue
-            ok &= check_shape(value[bare], item_schema, full, path, text, problems)
-        return ok
     if schema is float:
         # an int of any length is finite (math.isfinite cannot take one past 1e308)
         good = ((isinstance(value, int) and not isinstance(value, bool))
                 or (isinstance(value, float) and math.isfinite(value)))
     elif schema is int:
         good = isinstance(value, int) and not isinstance(value, bool)
-    else:
+    elif not isinstance(schema, (list, dict)):
         good = isinstance(value, schema)
+    else:
+        return _check_container(value, schema, where, path, text, problems)
     if not good:
+        line: Any = LazyLine(text, where)
         if schema is str:
             problems.add(str(path), line, "'%(key)s' must be text", key=where)
         elif schema is int:
@@ -155,3 +124,41 @@ def check_shape(value: Any, schema: Any, where: str, path: Path, text: str, prob
         else:
             problems.add(str(path), line, "'%(key)s' must be true or false", key=where)
     return good
+
+
+def _check_container(value: Any, schema: list[Any] | dict[str, Any], where: str, path: Path, text: str,
+                     problems: Problems) -> bool:
+    """check_shape() for a list or table ``schema``."""
+    line: Any = LazyLine(text, where)
+    if isinstance(schema, list):
+        if not isinstance(value, list):
+            problems.add(str(path), line, "'%(key)s' must be a list", key=where)
+            return False
+        # A list, not a generator: every item is checked, so every problem is reported.
+        return all([check_shape(item, schema[0], f"{where}[{n + 1}]", path, text, problems)  # noqa: C419
+                    for n, item in enumerate(value)])
+    if not isinstance(value, dict):
+        problems.add(str(path), line, "'%(key)s' must be a table", key=where or path.stem)
+        return False
+    ok = True
+    if "*" in schema:
+        for name, item in value.items():
+            ok &= check_shape(item, schema["*"], f"{where}.{name}" if where else name, path, text, problems)
+        return ok
+    known = {k.rstrip("?") for k in schema}
+    for name in value:
+        if name not in known:
+            dotted = f"{where}.{name}" if where else name
+            problems.add(str(path), line_at(text, dotted), "unknown key '%(key)s' (known: %(known)s)",
+                         key=dotted, known=", ".join(sorted(known)))
+            ok = False
+    for name, item_schema in schema.items():
+        bare = name.rstrip("?")
+        full = f"{where}.{bare}" if where else bare
+        if bare not in value:
+            if not name.endswith("?"):
+                problems.add(str(path), line, "'%(key)s' is missing", key=full)
+                ok = False
+            continue
+        ok &= check_shape(value[bare], item_schema, full, path, text, problems)
+    return ok

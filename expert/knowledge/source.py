@@ -260,6 +260,9 @@ def read_toml(path: Path, problems: Problems) -> tuple[dict[str, Any], str]:
         line = data.count(b"\n", 0, error.start) + 1
         problems.add(str(path), line, "cannot be read: it is not UTF-8 text")
         return {}, ""
+    kept = _PARSED.get(text)      # a text kept here passed every check below when it was parsed
+    if kept is not None:
+        return pickle.loads(kept), text
     long_key = _LONG_KEY_RE.search(text)
     if long_key:
         problems.add(str(path), _line_of(text, long_key.start()), "a dotted key has more than %(limit)s parts",
@@ -270,9 +273,6 @@ def read_toml(path: Path, problems: Problems) -> tuple[dict[str, Any], str]:
         import tomllib
     else:  # pragma: no cover - Python 3.10
         import tomli as tomllib
-    kept = _PARSED.get(text)
-    if kept is not None:
-        return pickle.loads(kept), text
     try:
         doc = tomllib.loads(text)
     except tomllib.TOMLDecodeError as error:
