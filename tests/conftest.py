@@ -3,6 +3,8 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import threading
+from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
@@ -82,51 +84,78 @@ def made_once(owner: Any, name: str) -> Iterator[dict[str, Any]]:
         yield made
 
 
-@contextlib.contextmanager
+class SharedRuns:
+    """The engine's entry point, ``infer``, answering the same facts on the
+    same knowledge base (the same object) with the run it made the first
+    time: the engine gives the same run for the same facts, whatever ran
+    before and whatever the hash seed (tests/test_embedding.py holds it to
+    that), and nothing outside the engine changes a run (a Run is read,
+    never written, by the explanation and the interfaces). The runs of the
+    last few knowledge bases are kept: each knowledge base is kept with its
+    runs (a run holds it), so its id stays its own."""
+
+    def __init__(self, real: Any, bases: int = 8) -> None:
+        self.real = real
+        self.bases = bases
+        self.runs: OrderedDict[int, tuple[Any, dict[tuple[str, ...], Any]]] = OrderedDict()
+        self.lock = threading.Lock()
+
+    def __call__(self, kb: Any, profile: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
+        key = (repr(sorted(profile.items())), repr(args), repr(sorted(kwargs.items())))
+        with self.lock:
+            _, runs = self.runs.setdefault(id(kb), (kb, {}))
+            self.runs.move_to_end(id(kb))
+            while len(self.runs) > self.bases:
+                self.runs.popitem(last=False)
+            run = runs.get(key)
+        if run is None:
+            run = self.real(kb, profile, *args, **kwargs)
+            with self.lock:
+                run = runs.setdefault(key, run)
+        return run
+
+
+@pytest.fixture(scope="session", autouse=True)
 def engine_runs_shared() -> Iterator[None]:
-    """While the block runs, the engine runs once for the same facts on the
-    same knowledge base (the same object) and the run is read again after
-    that: for tests of what is made of a run (words, languages, formats,
-    escaping), not of the run itself. Were the engine's entry point renamed,
-    every run is made, as without this."""
+    """Every test of a process reads the engine's runs through one
+    ``SharedRuns``: a consultation the suite asks again (the same profile in
+    another language, format or test) is read, not run again; about a
+    sixth of the engine's runs, a tenth of the suite's CPU time. A test of
+    the engine itself (threads, caches, counting its runs) is marked
+    ``fresh_runs`` and runs it for itself; EXPERT_TEST_FRESH_RUNS=1 runs
+    every test so (docs/development.md, "Tests")."""
     from expert.inference import engine
 
-    infer = getattr(engine, "infer", None)
-    if infer is None:
+    if os.environ.get("EXPERT_TEST_FRESH_RUNS") == "1" or not hasattr(engine, "infer"):
         yield
         return
-    runs: dict[tuple[Any, ...], tuple[Any, Any]] = {}
-
-    def once(kb: Any, profile: dict[str, Any], *args: Any, **kwargs: Any) -> Any:
-        key = (id(kb), repr(sorted(profile.items())), repr(args), repr(sorted(kwargs.items())))
-        if key not in runs:
-            runs[key] = (kb, infer(kb, profile, *args, **kwargs))   # the kb kept, so that its id stays its own
-        return runs[key][1]
-
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(engine, "infer", once)
+        patch.setattr(engine, "infer", SharedRuns(engine.infer))
         yield
 
 
+@pytest.fixture(autouse=True)
+def runs_fresh_where_marked(request: pytest.FixtureRequest) -> Iterator[None]:
+    """The engine run afresh by a test marked ``fresh_runs``."""
+    from expert.inference import engine
 
-@pytest.fixture(scope="module")
-def runs_shared_in_module() -> Iterator[None]:
-    """``engine_runs_shared()`` for a whole module: a module whose tests read
-    what is made of the engine's runs, or ask the same consultation twice,
-    says ``pytestmark = pytest.mark.usefixtures("runs_shared_in_module")``
-    with its reason beside it. The engine gives the same run for the same
-    facts (tests/test_embedding.py holds it to that)."""
-    with engine_runs_shared():
+    shared = getattr(engine, "infer", None)
+    if request.node.get_closest_marker("fresh_runs") is None or not isinstance(shared, SharedRuns):
         yield
+        return
+    with pytest.MonkeyPatch.context() as patch:
+        patch.setattr(engine, "infer", shared.real)
+        yield
+
 
 @contextlib.contextmanager
 def priced_once() -> Iterator[None]:
     """While the block runs, the knowledge base with the prices a person
     gives (``prices=``) is the same object for the same knowledge base and
     prices, as the knowledge base itself is (knowledge_base() keeps it): so
-    that ``engine_runs_shared()`` shares the runs of a priced consultation
-    too (it knows a knowledge base by its id; with_prices() makes a new,
-    equal, one every call). Were with_prices renamed, every one is made."""
+    that the shared runs (``SharedRuns``) of a priced consultation are read
+    again too (they know a knowledge base by its id; with_prices() makes a
+    new, equal, one every call). Were with_prices renamed, every one is made."""
     import importlib
 
     arguments, api, explain = (importlib.import_module(f"expert.{name}") for name in (

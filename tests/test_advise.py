@@ -10,12 +10,6 @@ from conftest import run
 from expert import advise
 
 
-# Some consultations are asked here more than once (to read another part of the answer): each is run
-# once for the module. The engine gives the same run for the same facts (tests/test_embedding.py holds
-# it to that).
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 CATALOG = ["rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"]
 
 

@@ -18,12 +18,6 @@ from expert.interfaces.consultation import AnswerError, Consultation
 from expert.errors import InputError
 
 
-
-# What is tested here is how values are read, before the engine runs: each run made once for the
-# module.
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 # (language, message, the slots it fills exactly, and what else it says:
 #  "refused": fields refused with a message; "asks": fields asked "did you mean?";
 #  "counts": cards counted; "notes": fields said back (an assumption, a value said twice)).

@@ -9,7 +9,6 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from conftest import engine_runs_shared
 from expert import Result, advise
 from expert.interfaces.cli import main
 from expert.interfaces.consultation import AnswerError, Consultation
@@ -44,14 +43,13 @@ def paths() -> list[tuple[list[str], Consultation, Result, dict[str, Any]]]:
     result compared); the engine's answer for a profile is the same every
     run, whatever the hash seed (tests/test_embedding.py)."""
     found: list[tuple[list[str], Consultation]] = []
-    with engine_runs_shared():
-        walk(Consultation(lang="en"), [], found)
-        made = []
-        for asked, consultation in found:
-            result = consultation.result()
-            # An optional field answered "no" is given as "none" (an answer, not a field left out).
-            facts = {k: "none" if v is None else v for k, v in consultation.facts().items()}
-            made.append((asked, consultation, result, advise(**facts, lang="en").to_dict()))
+    walk(Consultation(lang="en"), [], found)
+    made = []
+    for asked, consultation in found:
+        result = consultation.result()
+        # An optional field answered "no" is given as "none" (an answer, not a field left out).
+        facts = {k: "none" if v is None else v for k, v in consultation.facts().items()}
+        made.append((asked, consultation, result, advise(**facts, lang="en").to_dict()))
     return made
 
 

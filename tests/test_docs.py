@@ -8,11 +8,6 @@ from pathlib import Path
 import pytest
 
 
-
-# The examples show what is made of the engine's runs: each run made once for the module.
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 ROOT = Path(__file__).resolve().parent.parent
 DOCS = ROOT / "docs"
 

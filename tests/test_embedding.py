@@ -14,6 +14,11 @@ import pytest
 
 from expert import Consultation, advise
 
+# What is tested here is that the engine answers alike whoever asks and
+# however often: every run made afresh, not read from the runs the rest of
+# the suite shares (conftest.SharedRuns).
+pytestmark = pytest.mark.fresh_runs
+
 METHODS, BUDGETS, PURPOSES = ("full", "lora", "qlora"), ("low", "medium", "high"), ("experiment", "production")
 
 

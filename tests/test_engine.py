@@ -7,6 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from expert.inference import engine
 from expert.inference.facts import Fact
 from expert.inference.patterns import patterns as compiled_patterns
@@ -17,6 +19,10 @@ from expert.input.profile import build
 from expert.i18n import Localizer
 
 from conftest import edited_rules
+
+# The engine itself is tested here: every run made afresh, not read from the
+# runs the rest of the suite shares (conftest.SharedRuns).
+pytestmark = pytest.mark.fresh_runs
 
 
 def run(**given: Any) -> Run:

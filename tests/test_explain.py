@@ -8,7 +8,7 @@ from collections.abc import Iterator
 import pytest
 from click.testing import CliRunner
 
-from conftest import engine_runs_shared, priced_once
+from conftest import priced_once
 from expert import InputError, advise
 from expert.interfaces.cli import main
 from expert.explanation.explain import explain
@@ -16,10 +16,10 @@ from expert.explanation.explain import explain
 
 @pytest.fixture(scope="module", autouse=True)
 def one_run_per_consultation() -> Iterator[None]:
-    """The explanations read the engine's runs; a run is made once for the
-    module (the consultations an explanation asks for are still counted, by
-    consult())."""
-    with engine_runs_shared(), priced_once():   # a priced case too (priced_once)
+    """The explanations read the engine's runs, which the suite shares
+    (conftest.SharedRuns), a priced case's too (priced_once); the
+    consultations an explanation asks for are still counted, by consult()."""
+    with priced_once():
         yield
 
 

@@ -12,19 +12,18 @@ from pathlib import Path
 
 import pytest
 
-from conftest import engine_runs_shared, priced_once
+from conftest import priced_once
 from golden import CASES, GOLDEN, LANGS, goldens, path, render
-
-GOLDEN = Path(__file__).parent / "golden"
 
 
 @pytest.fixture(scope="module", autouse=True)
 def one_run_per_consultation() -> Iterator[None]:
     """A case's two languages are one consultation, its words made after the
     rules have fired: the Spanish explanation reads the engine runs the
-    English one made (half of this module's CPU time). A run the language
-    changed would give other words than the golden files, made without this."""
-    with engine_runs_shared(), priced_once():   # a priced case too (priced_once)
+    English one made (the suite shares them: conftest.SharedRuns), a priced
+    case too (priced_once). A run the language changed would give other
+    words than the golden files, made without this."""
+    with priced_once():
         yield
 
 

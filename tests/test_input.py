@@ -9,12 +9,6 @@ import pytest
 from expert import InputError, advise
 
 
-# Some consultations are asked here more than once (to read another part of the answer): each is run
-# once for the module. The engine gives the same run for the same facts (tests/test_embedding.py holds
-# it to that).
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 @pytest.mark.parametrize("raw, expected", [
     (7, 7), (7.5, 7.5), ("70", 70), ("70B", 70), ("8b", 8), ("350M", 0.35), ("6,7", 6.7), (" 13 B ", 13),
     # names of the model table: the published totals, not the size in the name

@@ -24,12 +24,6 @@ from expert.interfaces.launch import launch, table
 from expert.interfaces.launch_files import TORCHTUNE_SH
 
 
-
-# What is tested here is the files written from a recommendation: each engine run made once for the
-# module.
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 # The four examples, as a person asks them.
 EXAMPLES = {
     "8b-lora-rtx4090": dict(model="8B", method="lora", vram_gb="RTX 4090"),

@@ -22,11 +22,6 @@ from expert.interfaces.consultation import Consultation  # noqa: E402
 from expert.interfaces.mcp_server import ConsultationStore, build_server  # noqa: E402
 
 
-
-# What is tested here is the tools' transport and arguments: each engine run made once for the module.
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 SERVER = StdioServerParameters(command=sys.executable, args=["-m", "expert", "mcp"])
 
 

@@ -16,11 +16,6 @@ from expert import Consultation, InputError, KnowledgeBaseError, advise, knowled
 from expert.interfaces.cli import main
 
 
-
-# The same facts recur from test to test: each engine run made once for the module.
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 @pytest.mark.parametrize("typed, card, vram", [
     ("RTX 3090", "rtx-3090", 24), ("3090", "rtx-3090", 24), ("a 4090", "rtx-4090", 24), ("rtx-3090", "rtx-3090", 24),
     ("mi 3090", "rtx-3090", 24), ("NVIDIA GeForce RTX 4060 Ti 16GB", "rtx-4060-ti-16gb", 16),

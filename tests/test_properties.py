@@ -16,7 +16,6 @@ from expert import InputError, KnowledgeBaseError, advise, knowledge as kb_modul
 from expert.knowledge.check import check
 from expert.interfaces.cli import main
 
-from conftest import engine_runs_shared
 
 CATALOG = {"rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"}
 # The test suite replays the same examples every run (derandomized: CI must not
@@ -77,9 +76,8 @@ def test_invariants_of_every_answer(profile: dict[str, Any]) -> None:
     # language, nor does anything the engine is given (a language among its
     # inputs would be a second run). That an engine used before answers as a
     # fresh one is test_embedding.py's (each thread's engine runs three).
-    with engine_runs_shared():
-        en = advise(**profile, lang="en")
-        es = advise(**profile, lang="es")
+    en = advise(**profile, lang="en")   # the suite shares the engine's runs (conftest.SharedRuns)
+    es = advise(**profile, lang="es")
     for rec in en.recommendations:
         # Sized by its recipe: what each device needs fits in it (the guide's
         # figure is stated, not imposed: an 8-bit base may run below it).

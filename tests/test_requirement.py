@@ -10,10 +10,6 @@ from expert.inference import requirement as calc
 from expert.inference.sizing import round_up
 
 
-# The same facts recur from test to test (half of the module's consultations): each run made once.
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 @pytest.mark.parametrize("size, method, gb", [
     (7, "lora", 16), (7, "full", 24),      # H3
     (13, "lora", 24), (13, "full", 40),    # H4

@@ -15,12 +15,6 @@ from conftest import fired, run
 from expert.explanation.result import Result
 
 
-# Some consultations are asked here more than once (to read another part of the answer): each is run
-# once for the module. The engine gives the same run for the same facts (tests/test_embedding.py holds
-# it to that).
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 LORA_70_DEADLINE = dict(model_size_b=70, method="lora", deadline_h=8)
 # At today's prices an MI250 is never the cheapest way through a run: at
 # $0.50 an hour (--price) it is.

@@ -14,7 +14,6 @@ import jsonschema
 import pytest
 from click.testing import CliRunner
 
-from conftest import engine_runs_shared
 from expert import Consultation, advise, explain
 from expert.interfaces.api import estimate
 from expert.input.bounds import Bounds
@@ -144,8 +143,7 @@ def common_results() -> dict[str, Any]:
     """The results of the common cases in both languages, a case's two
     languages one run of the rules (the words are made after the rules have
     fired; the summary's size is what is checked here)."""
-    with engine_runs_shared():
-        return {repr((profile, lang)): advise(**profile, lang=lang) for profile in COMMON for lang in ("en", "es")}
+    return {repr((profile, lang)): advise(**profile, lang=lang) for profile in COMMON for lang in ("en", "es")}
 
 
 @pytest.mark.parametrize("profile", COMMON)

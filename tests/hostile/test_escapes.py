@@ -20,12 +20,6 @@ from expert.interfaces.api import estimate
 from expert.explanation.explain import explain
 
 
-
-# What is tested here is what input and output make of a run: each engine run made once for the
-# module.
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 # As in tests/test_properties.py: the same examples every run; EXPERT_FUZZ=N explores N fresh ones.
 EXPLORE = "EXPERT_FUZZ" in os.environ
 SETTINGS = settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "30")), derandomize=not EXPLORE, deadline=None,

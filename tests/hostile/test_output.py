@@ -82,11 +82,6 @@ def named(kb: KnowledgeBase, name: str, origin: str = ORIGIN) -> KnowledgeBase:
     return _NAMED[key][1]
 
 
-# What is tested here is what the words make of a name, not the engine: a knowledge base's runs are
-# made once for its languages and questions.
-pytestmark = pytest.mark.usefixtures("runs_shared_in_module")
-
-
 PROFILE = dict(model_size_b=7, method="lora")
 
 
