@@ -24,7 +24,8 @@ def pytest_configure(config: pytest.Config) -> None:
     about 0.2 s of CPU a process. Beside the sources (__pycache__), not in a
     folder of its own (PYTHONPYCACHEPREFIX): with a prefix, every module,
     the standard library's and the installed packages' too, is compiled
-    again into it, some 40 s of CPU on a fresh checkout."""
+    again into it, 2-3 s of CPU for each process that starts before the
+    prefix is filled (docs/development.md, "Tests")."""
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
