@@ -260,6 +260,8 @@ def test_why_not_for_every_card_covers_the_first_cards_and_names_the_others(tmp_
     (dict(model_size_b=13, method="full", budget="low", deadline_h=2, vram_gb=24), "current", "b200-180gb"),
     (dict(model_size_b=70, method="lora", deadline_h=24), "current", "h100-80gb"),
     (dict(model_size_b=8, method="lora", deadline_h=0.3), None, "h100-80gb"),
+    # no rental price on the basis: no answer brings it back, which the bounded search knows without a run
+    (dict(model_size_b=70, method="lora", deadline_h=8), None, "a100-40gb"),
 ])
 def test_the_bounded_search_finds_the_change_the_exhaustive_one_finds(profile, catalog, why_not,
                                                                          monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -279,7 +281,7 @@ def test_the_bounded_search_finds_the_change_the_exhaustive_one_finds(profile, c
     monkeypatch.setattr(explanation._Explainer, "read_by", lambda self, firings: None)
     monkeypatch.setattr(explanation._Explainer, "card_alone", lambda self, gpu, change, most: True)
     assert bounded == search()
-    assert any(change for *_, change in bounded)
+    assert any(change for *_, change in bounded) == (why_not != "a100-40gb")
 
 
 def test_a_card_ranked_lower_is_searched_within_a_bounded_number_of_consultations(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -307,3 +309,44 @@ def test_why_not_a_card_behind_an_answer_of_as_many_cards_gives_the_ranking() ->
     assert w.reasons[0].rule == "rank-options" and "4 × NVIDIA H100 80 GB: about" in w.text
     assert w.change is not None and w.change["rank"] == 1
     assert w.text.endswith("would be recommended.") and "ranked" not in w.text
+
+
+def test_why_not_tries_no_answer_on_what_only_the_card_decides(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A card ruled out for what its card alone decides (no rental price, an
+    AMD card) is tried with the answers that rule reads (accepting ROCm),
+    not with every answer the sizing of its configuration read: one card's
+    runs, not dozens, and the same answer (the test above)."""
+    from expert.explanation import explain as explanation
+
+    tried: list[tuple[str, dict]] = []
+    real = explanation._Explainer.card_alone
+    monkeypatch.setattr(explanation._Explainer, "card_alone",
+                        lambda self, gpu, change, most: tried.append((gpu, change)) or real(self, gpu, change, most))
+    x = explain(model_size_b=70, method="lora", deadline_h=8, lang="en")
+    rules = {r.gpu: r.rules for r in x.result.rejected}
+    assert rules["a100-40gb"] == ["no-rental-price"] and rules["mi210"] == ["no-rental-price", "amd-needs-rocm"]
+    assert not [change for gpu, change in tried if gpu == "a100-40gb"]
+    assert [change for gpu, change in tried if gpu == "mi210"] == [{"rocm_ok": True}]
+    assert all(w.change is None for w in x.why_not if w.gpu in ("a100-40gb", "mi210"))
+
+
+def test_what_a_card_decides_of_a_configuration_no_answer_changes(kb) -> None:  # type: ignore[no-untyped-def]
+    """conditions.FROM_CARD, which WHY NOT relies on: a catalog card's
+    configurations agree on those fields whatever the answers, the count,
+    the recipe or the micro-batch."""
+    from expert.i18n import Localizer
+    from expert.inference import engine
+    from expert.input.profile import build
+    from expert.knowledge.conditions import FIELDS, FROM_CARD
+
+    assert FROM_CARD <= FIELDS["candidate"].keys()
+    seen: dict[str, set[tuple]] = {}
+    for given in (dict(model_size_b=8, method="lora"), dict(model_size_b=70, method="full", budget="high"),
+                  dict(model_size_b=13, method="full", deadline_h=2, interruptible=True, stack="tuned"),
+                  dict(model_size_b=405, method="qlora", rocm_ok=True, purpose="production")):
+        run = engine.infer(kb, build(kb, given, Localizer("en"))[0])
+        for gpu, candidates in run.candidates.items():
+            if gpu != "own":        # one's own card is made from the answers
+                seen.setdefault(gpu, set()).update(
+                    tuple(sorted((k, v) for k, v in c.items() if k in FROM_CARD)) for c in candidates)
+    assert len(seen) >= 6 and all(len(values) == 1 for values in seen.values()), seen

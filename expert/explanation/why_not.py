@@ -16,10 +16,13 @@ from ..inference.run import Firing
 from ..input.profile import OWN_GPU
 from ..input.profile import build as build_profile
 from ..knowledge import PROFILE_FIELDS, SCALE_OUT, TRIAL_STEPS
-from ..knowledge.conditions import Leaf
+from ..knowledge.conditions import FROM_CARD, Leaf
 from ..knowledge.records import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND
 from .how import Reasoning
 from .result import Result
+
+# The facts that hold one configuration of one card (conditions.FIELDS).
+CONFIGURATIONS = ("candidate", "trial", "option")
 
 
 @dataclass(frozen=True)
@@ -179,8 +182,13 @@ class WhyNotSearch(Reasoning):
     def read_by(self, firings: list[Firing]) -> set[str] | None:
         """The answers ``firings`` read: directly, or through the facts they
         matched (the firings that declared them, on the same card or on none),
-        down to the profile. None when that cannot bound a change: a rule that
-        overrides one of them could fire on anything it reads."""
+        down to the profile. Of a configuration that a firing read only the
+        fields its card decides (conditions.FROM_CARD), what the card came
+        from is followed instead (the catalog, or the answers that made one's
+        own card): a rule that reads whether a card is cloud, AMD or priced
+        is undone by no answer about the model or the run. None when that
+        cannot bound a change: a rule that overrides one of them could fire
+        on anything it reads."""
         failing = {f.rule.id for f in firings}
         if any(failing & set(rule.overrides) for rule in self.kb.rules):
             return None
@@ -198,6 +206,10 @@ class WhyNotSearch(Reasoning):
             for matched in firing.matched:
                 if matched["fact"] == "profile":
                     fields.update(self.answer_of(key) for key in matched["values"])
+                elif matched["fact"] in CONFIGURATIONS and matched["values"].keys() <= FROM_CARD:
+                    gpu = matched["values"].get("gpu", firing.gpu)
+                    todo += [f for f in self.firings
+                             if any(d["fact"] == "card" and d["values"].get("id") == gpu for d in f.derived)]
                 elif matched["from"] in declared:
                     todo += [f for f in declared[matched["from"]] if f.gpu in (firing.gpu, None)]
         return fields

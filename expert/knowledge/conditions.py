@@ -169,6 +169,13 @@ FIELDS: dict[str, dict[str, str]] = {
     },
 }
 FIELDS["option"] = dict(FIELDS["candidate"])
+# The fields of a configuration (candidate, trial, option) that its card alone
+# decides: the pure evaluation (inference.sizing.configuration) copies them from
+# the card, whatever the answers and the requirement; tests/test_explain.py
+# holds it to that. An answer changes them only by changing the card (one's
+# own card is made from the answers): WHY NOT reads it so (why_not.read_by).
+FROM_CARD = frozenset({"gpu", "vendor", "cost", "segment", "where", "card_devices", "vram_gb", "device_vram_gb",
+                       "speed_assumed", "price_assumed"})
 # A configuration tried on one count of cards while a ladder step settles how
 # many it takes: a candidate's fields, and the next count of ranking.toml
 # (None after the last).
