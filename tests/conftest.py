@@ -122,8 +122,9 @@ class SharedRuns:
 def engine_runs_shared() -> Iterator[None]:
     """Every test of a process reads the engine's runs through one
     ``SharedRuns``: a consultation the suite asks again (the same profile in
-    another language, format or test) is read, not run again; about a
-    sixth of the engine's runs, a tenth of the suite's CPU time. A test of
+    another language, format or test) is read, not run again: about a
+    fifth of the engine's runs, 5 % of the suite's CPU measured side by side
+    against sharing module by module (docs/development.md). A test of
     the engine itself (threads, caches, counting its runs) is marked
     ``fresh_runs`` and runs it for itself; EXPERT_TEST_FRESH_RUNS=1 runs
     every test so (docs/development.md, "Tests")."""

@@ -207,9 +207,10 @@ class WhyNotSearch(Reasoning):
                 if matched["fact"] == "profile":
                     fields.update(self.answer_of(key) for key in matched["values"])
                 elif matched["fact"] in CONFIGURATIONS and matched["values"].keys() <= FROM_CARD:
-                    gpu = matched["values"].get("gpu", firing.gpu)
-                    todo += [f for f in self.firings
-                             if any(d["fact"] == "card" and d["values"].get("id") == gpu for d in f.derived)]
+                    # the rule that declared the card (one's own card); "catalog" for the others, as engine.matched says
+                    gpu = matched["values"]["gpu"]      # a configuration is always read with its card's id
+                    made_by = self.run.origin.get(self.run.card_ids[gpu], "catalog")
+                    todo += [f for f in declared.get(made_by, []) if f.gpu in (gpu, None)]
                 elif matched["from"] in declared:
                     todo += [f for f in declared[matched["from"]] if f.gpu in (firing.gpu, None)]
         return fields
