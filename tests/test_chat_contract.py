@@ -157,9 +157,20 @@ SAME_EVERYWHERE = [
     ("dataset_examples", "10⁴"), ("dataset_examples", "1e4"), ("dataset_examples", "RTX 4090"),
     ("dataset_examples", "1e400"), ("model_size_b", "2⁴B"), ("method", "LoRA"), ("method", "QLoRA (4-bit)"),
     ("budget", "bajo"), ("budget", "HIGH"), ("purpose", "producción"), ("purpose", "prod"), ("method", "lorax"),
+    # a thousands separator: a count's thousands, ambiguous where decimals are read
+    ("dataset_examples", "1,000"), ("dataset_examples", "10.000"), ("model_size_b", "1,500"),
+    ("deadline_h", "1,000"), ("deadline_h", "1.000 horas"), ("vram_gb", "1,024"), ("epochs", "0,5"),
+    ("model_size_b", "6,7"),
+    # never summed, never read past: fractions after fractions, underscores, two sizes, two answers
+    ("deadline_h", "½½"), ("deadline_h", "1½1½"), ("deadline_h", "1¼¾"), ("deadline_h", "½1"),
+    ("deadline_h", "4_8"), ("model_size_b", "1_0"), ("dataset_examples", "1_000"),
+    ("model_size_b", "7B or 13B"), ("model_size_b", "Llama 3 8B or 70B"), ("method", "full or lora"),
+    ("deadline_h", "1 day 2 hours"), ("dataset_examples", "10k or 20k"), ("vram_gb", "3090 or 4090"),
+    ("stack", "típico"), ("stack", "optimizado"),
 ]
 OPTIONS = {"deadline_h": "--deadline", "dataset_examples": "--dataset", "model_size_b": "--model-size",
-           "method": "--method", "budget": "--budget", "purpose": "--purpose"}
+           "method": "--method", "budget": "--budget", "purpose": "--purpose", "vram_gb": "--vram",
+           "epochs": "--epochs", "stack": "--stack"}
 
 
 def _library(field: str, text: str) -> Any:
@@ -206,12 +217,59 @@ def test_readings_are_the_right_ones() -> None:
     assert error[2].endswith("elige típico (typical, Hugging Face + PEFT) o optimizado (tuned, empaquetado, compilado).")
 
 
+def test_what_cannot_be_read_one_way_is_refused_not_guessed() -> None:
+    # a thousands separator where decimals are read: 1024 or 1.024? asked, in the person's language
+    assert _library("vram_gb", "1,024")[2] == (
+        "VRAM de tu GPU: «1,024» es ambiguo: en 1,024, «,» puede separar miles o decimales. Escribe la cifra sin "
+        "separador de miles, como 1024, o con dos decimales como mucho.")
+    assert _library("dataset_examples", "1,000") == _library("dataset_examples", "10.000") / 10 == 1000
+    assert _library("epochs", "0,5") == 0.5 and _library("model_size_b", "6,7") == 6.7
+    for refused in ("½½", "1½1½", "1¼¾", "½1", "4_8", "1 day 2 hours", "1,000"):
+        assert _library("deadline_h", refused)[:2] == ("error", "deadline_h"), refused
+    assert _library("deadline_h", "1½") == 1.5
+    for refused in ("7B or 13B", "70B with 8B draft", "1_0", "1,500"):
+        assert _library("model_size_b", refused)[:2] == ("error", "model_size_b"), refused
+    assert _library("model_size_b", "Llama-3.1-8B-Instruct") == 8.03
+    # the examples an error gives are the person's language's
+    assert _library("deadline_h", "ayer")[2].endswith("por ejemplo 8, 8h, 2 días, 1 semana.")
+    assert _library("epochs", "x")[2].endswith("por ejemplo 1, 2,5.")
+    # free text refuses what the answer refuses
+    told = Consultation(lang="es").tell("un modelo de 1,500B y un plazo de 1.000 horas")
+    assert told.understood == {} and set(told.problems) == {"model_size_b", "deadline_h"}
+
+
+@pytest.mark.parametrize("answer", ["²", "١", "𝟐", "⁰"])
+def test_a_choice_is_answered_by_its_number_in_ascii_digits_only(answer: str) -> None:
+    consultation = Consultation()
+    # not a ValueError from int("²"); "١" is read as 1 (the one number reader), not as choice number 1
+    for field in ("method", "rocm_ok") if answer in "²⁰" else ("method",):
+        with pytest.raises(AnswerError) as caught:
+            consultation.answer(field, answer)
+        assert caught.value.field == field
+    consultation.answer("method", "2")
+    assert consultation.answers == {"method": "lora"}
+
+
+def test_a_consultation_starts_as_advise_reads_its_arguments() -> None:
+    with pytest.raises(InputError) as caught:
+        Consultation(model_size_b=7, model=70)       # one field under two names: refused, not one of them kept
+    assert caught.value.field == "model_size_b"
+    with pytest.raises(InputError):
+        Consultation(vram=24, gpu=48)
+    assert Consultation(vram_gb="no", deadline_h="sin plazo", lang="es").facts() == {"vram_gb": None,
+                                                                                  "deadline_h": None}
+    assert advise(vram_gb="no", deadline_h="sin plazo").profile["vram_gb"] is None
+
+
 def test_argument_aliases_in_the_library_and_the_consultation() -> None:
     assert advise(model_size=70, vram="RTX 3090").profile["own_gpu"] == "rtx-3090"
     assert advise(gpu=24).profile["vram_gb"] == 24.0
     with pytest.raises(InputError) as caught:
         advise(colour="red")
     assert caught.value.field == "colour" and "model_size_b" in str(caught.value)
+    with pytest.raises(InputError) as caught:
+        advise(**{"\x1b[31mcolour\u202e": "red"})      # the field an error names is as safe to show as its text
+    assert caught.value.field.isprintable() and "\x1b" not in caught.value.field
     with pytest.raises(InputError):
         advise(model_size_b=7, model_size=70)            # one field under two names: refused, not guessed
     consultation = Consultation(model="Llama 3 70B", gpu="RTX 3090")

@@ -179,3 +179,20 @@ def test_cli_advise_basis_flag() -> None:
 
 def test_setup_defaults_are_the_typical_ones(kb) -> None:  # type: ignore[no-untyped-def]
     assert typical(kb, 7, "qlora") == Setup(7, "qlora", "mixed", "adamw", 4, 16, "all", 1024, 1, True)
+
+
+def test_an_estimate_over_several_gpus_with_none_named_is_timed_as_the_reference_card_linked() -> None:
+    """Without --gpu the time is the reference card's (timing.toml [own]),
+    marked assumed; over several GPUs with that card's link between them, as
+    naming it gives: an own card's link (none) once made ZeRO-3 over 4 GPUs
+    50 times slower."""
+    from expert.interfaces.api import estimate as estimate_run
+
+    for strategy in ("zero3", "ddp"):
+        assumed = estimate_run(model_size_b=8, method="lora", gpus=4, strategy=strategy).time
+        named = estimate_run(model_size_b=8, method="lora", gpus=4, strategy=strategy, gpu="rtx-4090").time
+        assert assumed["gpu"] is None and assumed["speed_assumed"] and not named["speed_assumed"]
+        assert assumed["tokens_per_second"] == named["tokens_per_second"], strategy
+    done = CliRunner().invoke(main, ["estimate", "--model-size", "8", "--method", "lora", "--gpus", "4",
+                                     "--strategy", "zero3", "--lang", "es"])
+    assert done.exit_code == 0 and "en 4 GPU tan rápidas como la NVIDIA RTX 4090" in " ".join(done.output.split())

@@ -10,7 +10,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-from ..escape import json_text, one_line
+from ..escape import json_text, markdown, one_line
 from ..i18n import Localizer
 from .templating import FORMATS, check_format, environment
 
@@ -36,16 +36,13 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     """The estimate as a breakdown with a horizontal bar per component, or
     JSON; with ``run`` (from ``estimate_input.from_input``), how long it trains."""
     from ..inference.estimate import COMPONENTS, fitting_cards
-    from ..inference.requirement import named_card, own_card
-    from ..inference.time_model import run_time
+    from ..inference.requirement import estimate_time, named_card
 
     check_format(fmt, lang, ("text", "json"))
     fits = fitting_cards(kb, result)
     time = result.time
     if run is not None:
-        card = named_card(kb, run["gpu"]) or own_card(kb, {})
-        time = run_time(kb, result.setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"],
-                        run.get("stack"))
+        time = estimate_time(kb, result.setup, run)
     if time is not None and time["gpu"] is not None:   # can the card named hold it at all?
         named = named_card(kb, time["gpu"])
         time = {**time, "fits": bool(named and named.vram_gb / named.devices >= result.per_gpu_gb)}
@@ -120,6 +117,11 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         from ..inference.requirement import reference_card
 
         params["card"] = one_line(reference_card(kb).name)
+        if time["count"] > 1:
+            params["gpus"] = tr.number(time["count"], 0)
+            return (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
+                      "token), on %(gpus)s GPUs as fast as the %(card)s and linked as it is: assumed, name a card "
+                      "with --gpu.") % params + " " + stack_sentence(tr, time))
         return (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
                   "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
                 + " " + stack_sentence(tr, time))
@@ -160,7 +162,8 @@ def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = ()
     _ = tr.gettext
     if not chosen:
         return _("No model of the table matches %(names)s; expert models lists them all.") % {
-            "names": tr.list([one_line(str(name)) for name in names], style="or")}
+            "names": tr.list([(markdown if fmt == "markdown" else one_line)(one_line(str(name))) for name in names],
+                             style="or")}
     rows = []
     for model in chosen:
         experts = (_("%(experts)s, %(per_token)s per token") % {"experts": model.experts,

@@ -16,7 +16,7 @@ from typing import Any
 from ..knowledge import Card, KnowledgeBase
 from .estimate import estimate, guide_holds_with, typical
 from .sizing import Sizer, round_up
-from .time_model import active_b, run_hours, seq_len, shape_of, stack_of, throughput, tokens
+from .time_model import active_b, run_hours, run_time, seq_len, shape_of, stack_of, throughput, tokens
 
 
 def piecewise(size: float, points: Sequence[tuple[float, float]], band: float) -> tuple[float, str, list[list[float]]]:
@@ -137,6 +137,24 @@ def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
                 price_on_demand=0.0, price_spot=0.0, price_source="", ideal_methods=(), ideal_min_b=0.0,
                 ideal_max_b=0.0, heuristics=(), source="profile", origin="own", speed_assumed=named is None,
                 bf16=named.bf16 if named else True)
+
+
+def assumed_card(kb: KnowledgeBase) -> Card:
+    """The card ``expert estimate`` times a run on when none is named: as fast
+    as the reference card (timing.toml [own]), marked assumed, and, over
+    several GPUs, with the reference card's link between them (an own card's
+    is none: one device)."""
+    like = reference_card(kb)
+    return replace(own_card(kb, {}), interconnect=like.interconnect, link_gbs=like.link_gbs,
+                   fast_interconnect=like.fast_interconnect, per_node=like.per_node)
+
+
+def estimate_time(kb: KnowledgeBase, setup: Any, run: Mapping[str, Any]) -> dict[str, Any]:
+    """The ``time`` of ``expert estimate``: ``setup`` (an estimator Setup) on
+    the card ``run`` names (estimate_input.from_input), else on :func:`assumed_card`."""
+    card = named_card(kb, run["gpu"]) or assumed_card(kb)
+    return run_time(kb, setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"],
+                    run.get("stack"))
 
 
 def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:

@@ -49,7 +49,7 @@ def with_aliases(given: dict[str, Any], aliases: Mapping[str, Any], tr: Localize
     for name, value in aliases.items():
         field = field_alias(name, PROFILE_FIELDS)
         if field not in PROFILE_FIELDS:
-            raise InputError(str(name)[:40], tr.gettext("%(argument)s: not an accepted argument; accepted: "
+            raise InputError(profile_module.shown(str(name))[:40], tr.gettext("%(argument)s: not an accepted argument; accepted: "
                                                         "%(accepted)s.") % {
                 "argument": profile_module.shown(str(name)), "accepted": ", ".join((*PROFILE_FIELDS, *others))})
         if value is None:

@@ -19,6 +19,7 @@ from typing import Any
 
 from ..knowledge import KnowledgeBase
 from ..knowledge.vocabulary import normal, vocabulary
+from .values import grouped
 
 # Text longer than this is not read (a chat message, not a document), counted
 # both as written and once normalised (see too_long).
@@ -52,6 +53,13 @@ def _number(text: str, multiplied: bool = False) -> float:
     if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", text) and not multiplied:
         return float(re.sub(r"[.,]", "", text))
     return float(text.replace(",", "."))
+
+
+def _figure(text: str) -> float | str:
+    """A figure that takes decimals (a size, GB): '1,5' is one and a half;
+    '1,024' could be either, so it is passed on as written, for the answer to
+    refuse as every entry point does."""
+    return text if grouped(text) is not None else float(text.replace(",", "."))
 
 
 # The memory said right after a card's name: "<card> 80GB", "<card> de 80 GB", "<card> with 80 GB".
@@ -250,7 +258,7 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
         near = t.before(match, 6) + " " + " ".join(t.text[match.end():].split()[:3])
         if answering == "vram_gb" or (_has_cue(t.before(match, 6), vocab.own_cues)
                                       and _has_cue(near, vocab.gpu_words)):
-            take("vram_gb", _number(match.group(1)), match)
+            take("vram_gb", _figure(match.group(1)), match)
     # The model: a name of the model table (rules/models.toml), the longest
     # run of words that names one ("Mixtral 8x7B", "llama 3.1 70b instruct"),
     # else its size: "Mistral-7B", "70B", "7 billion".
@@ -261,7 +269,7 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
         take("model_size_b", named[0], named[1])
     for pattern in (_SIZE, _SIZE_WORDS):
         for match in t.finditer(pattern):
-            take("model_size_b", _number(match.group(1)), match)
+            take("model_size_b", _figure(match.group(1)), match)
     # Counts: a number with its multiplier ("50k", "50 mil", "2.048"),
     # before or after the words that say what it counts.
     multipliers = "|".join(re.escape(m) for m in sorted(vocab.multipliers, key=len, reverse=True))
@@ -309,6 +317,9 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
                 reading.assumed[f"deadline_h@{hit.start()}"] = phrase
     for match in t.finditer(vocab.hours_in_text):
         amount, unit = (match.group(1), match.group(2)) if match.group(1) else (match.group(3), match.group(4))
+        if amount not in vocab.number_words and grouped(amount) is not None:
+            take("deadline_h", match.group(0), match)      # "1,000 hours": refused by the answer, as everywhere
+            continue
         number = vocab.number_words[amount] if amount in vocab.number_words else _number(amount)
         take("deadline_h", number * vocab.duration_units[unit], match)
     for word in vocab.calendar_words:

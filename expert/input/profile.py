@@ -18,6 +18,7 @@ from ..errors import InputError, nearest
 from ..escape import quoted
 from ..i18n import Localizer
 from ..knowledge import KnowledgeBase, ProfileField, find_cards, find_unsupported, models
+from ..knowledge.source import N_
 from ..knowledge.vocabulary import fold
 from . import values
 
@@ -26,6 +27,9 @@ _HOURS = re.compile(r"^" + _NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|d[ií]
                     re.IGNORECASE)
 _WITH_UNIT = re.compile(r"^" + _NUMBER + r"\s*(gb|gib|g)?$", re.IGNORECASE)
 _NAME_AND_VRAM = re.compile(r"^(.*\S)\s+(\d{1,4})\s*(?:gb|gib|g)$", re.IGNORECASE)   # a name, then its VRAM
+_AMOUNT = re.compile(r"^" + _NUMBER + r"()$")     # epochs: "2", "2.5", "2,5"
+# The kinds of field whose figures take decimals: a thousands separator is ambiguous there.
+_DECIMAL = frozenset({"size", "hours", "number", "amount"})
 _COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
 # A whole number written with thousands separators: "10.000" (Spanish),
 # "10,000" (English), "1.000.000"; never a decimal.
@@ -108,13 +112,15 @@ class _Parser:
         if isinstance(value, str) and vocab is not None:
             try:
                 read = values.read_hours(value, vocab)
+            except values.Unreadable as error:
+                raise self.ambiguous(value, error.text) from None
             except values.Calendar:
                 raise self.error("%(label)s: '%(value)s' is a day of the calendar, not a length of time; say how "
                                  "long from now, such as 48h, 3 days or 1 week.", value) from None
             if read is not None:
                 self.assumption = read.assumption
                 return self.bounded(read.hours, value)
-        number, unit = self.number(value, _HOURS, "8, 8h, 2 days, 1 week")
+        number, unit = self.number(value, _HOURS, N_("8, 8h, 2 days, 1 week"))
         return self.bounded(number * _UNIT_HOURS.get((unit or "h")[:2], 1.0), value)
 
     def error(self, template: str, value: Any, suggestions: Iterable[str] = (), **params: Any) -> InputError:
@@ -125,6 +131,14 @@ class _Parser:
         message = self.tr.gettext(template) % {
             "label": self.tr.gettext(self.spec.label), "field": self.spec.name, "value": shown(value), **params}
         return InputError(self.spec.name, message + self.tr.did_you_mean(suggestions), suggestions)
+
+    def ambiguous(self, value: Any, figure: str) -> InputError:
+        """A figure with a thousands separator where decimals are read ("1,024 GB")."""
+        separator = "," if "," in figure else "."
+        return self.error("%(label)s: '%(value)s' is ambiguous: in %(figure)s the '%(separator)s' could separate "
+                          "thousands or decimals. Write the figure without a thousands separator, such as %(whole)s, "
+                          "or with at most two decimals.", value, figure=shown(figure), separator=separator,
+                          whole=figure.replace(separator, ""))
 
     def number(self, value: Any, pattern: re.Pattern[str] | None, example: str) -> tuple[float, str | None]:
         if isinstance(value, bool):
@@ -141,13 +155,13 @@ class _Parser:
             match = pattern.match(value.strip())
             if match:
                 return _to_float(match.group(1)), (match.group(2) or "").lower() or None
-        if isinstance(value, str):
+        if isinstance(value, str) and "_" not in value:     # "-3", "+2", "inf": read, then bounded ("4_8" is not a number)
             try:
                 return float(value.strip()), None
             except ValueError:
                 pass
         raise self.error("%(label)s: '%(value)s' is not a number; for example %(example)s.",
-                         value, example=example)
+                         value, example=self.tr.gettext(example))
 
     def bound(self, number: float) -> str:
         """A bound as a person reads it, in the field's unit."""
@@ -191,6 +205,9 @@ class _Parser:
             if plain != value:
                 self.original = value
                 value = plain
+            figure = values.grouped(value) if kind in _DECIMAL else None
+            if figure is not None:
+                raise self.ambiguous(value, figure)
         if kind == "size":
             return self.bounded(self.size(value), value)
         if kind == "hours":
@@ -198,9 +215,9 @@ class _Parser:
         if kind == "number" and self.spec.cards and isinstance(value, str) and self.kb is not None:
             return self.card_or_number(value)
         if kind == "number":
-            return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
+            return self.bounded(self.number(value, _WITH_UNIT, N_("24, 24 GB"))[0], value)
         if kind == "amount":
-            return self.bounded(self.number(value, None, "1, 2.5")[0], value)
+            return self.bounded(self.number(value, _AMOUNT, N_("1, 2.5"))[0], value)
         if kind == "integer":
             return self.integer(value)
         if kind == "bool":
@@ -222,7 +239,7 @@ class _Parser:
             self.card = found[0][0]
             return self.bounded(found[0][2], value)
         if _WITH_UNIT.match(text):
-            return self.bounded(self.number(value, _WITH_UNIT, "24, 24 GB")[0], value)
+            return self.bounded(self.number(value, _WITH_UNIT, N_("24, 24 GB"))[0], value)
         named = _NAME_AND_VRAM.match(text)      # a card's name, then its VRAM in GB
         if named:
             same = [card for card in find_cards(self.kb, named.group(1)) if card[2] == float(named.group(2))]
@@ -255,14 +272,14 @@ class _Parser:
                              "in billions (7, 70B) or a model's name (Llama-3.1-8B, Mixtral-8x7B; `expert models` "
                              "lists them).", value)
         if resolved is None:
-            return self.number(value, None, "7, 70B, Llama-3-8B")[0]
+            return self.number(value, None, N_("7, 70B, Llama-3-8B"))[0]
         self.resolved = resolved
         return resolved.total_b
 
     def integer(self, value: Any) -> int:
         if isinstance(value, str) and _GROUPED.match(value.strip()):
             value = value.strip().replace(".", "").replace(",", "")
-        number, unit = self.number(value, _COUNT, "10000, 10k")
+        number, unit = self.number(value, _COUNT, N_("10000, 10k"))
         number *= {"k": 1e3, "m": 1e6}.get(unit or "", 1)
         self.bounded(number, value)
         if number != int(number):
@@ -311,7 +328,8 @@ def accepted_choices(tr: Localizer, choices: Any, labels: Mapping[str, str] | No
     for value in choices:
         label = tr.gettext(labels[value]) if labels and value in labels else value
         head, bracket, rest = label.partition(" (")
-        if label.lower().startswith(value.lower()):
+        untranslated = not labels or label == labels.get(value)
+        if head.lower() == value.lower() or (untranslated and label.lower().startswith(value.lower())):
             named.append(value)
         elif bracket:  # "típico (Hugging Face + PEFT)": the value inside the label's own brackets
             named.append(f"{head} ({value}, {rest}")

@@ -107,7 +107,13 @@ def plain_numbers(text: str) -> str:
             i = j
             continue
         elif (fraction := _fraction(char)) is not None:
-            whole = re.search(r"(\d+)\s?$", "".join(out))
+            written = "".join(out)
+            whole = re.search(r"(\d+)\s?$", written)
+            # "½½", "1¼¾", "2.5½", "½1": a fraction after a figure with decimals, or
+            # a digit right after a fraction, is not a number: refused, never summed.
+            after = text[i + 1:i + 2]
+            if re.search(r"[.,]\d+\s?$", written) or (after and (after.isdigit() or _fraction(after) is not None)):
+                raise Unreadable(text[max(0, i - 8):i + 2].strip())
             if whole is not None:
                 del out[len(out) - len(whole.group(0)):]
                 out.append(_written(int(whole.group(1)) + fraction))
@@ -180,10 +186,26 @@ def read_hours(text: str, vocab: Any) -> Hours | None:
 
 
 def number_value(text: str, vocab: Any) -> float:
-    """A number in digits ("1.5", "1,5") or in words ("two", "dos", "a")."""
+    """A number in digits ("1.5", "1,5") or in words ("two", "dos", "a"); a
+    figure with a thousands separator ("1,000") raises :class:`Unreadable`."""
     if text in vocab.number_words:
         return vocab.number_words[text]
+    if grouped(text) is not None:
+        raise Unreadable(text)
     return float(text.replace(",", "."))
+
+
+# A figure written with a thousands separator: "1,024", "10.000", "1.000.000".
+# A count reads it as thousands ("10.000 examples"); in a figure that takes
+# decimals (a size, GB, hours, epochs) it could be 1024 or 1.024, so every
+# reader refuses it there rather than guess.
+GROUPED = re.compile(r"(?<![\d.,])[1-9]\d{0,2}([.,])\d{3}(?:\1\d{3})*(?![\d.,])")
+
+
+def grouped(text: str) -> str | None:
+    """The figure of ``text`` written with a thousands separator, or None."""
+    match = GROUPED.search(text)
+    return match.group(0) if match else None
 
 
 # --- choices -----------------------------------------------------------------

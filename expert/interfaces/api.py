@@ -215,12 +215,9 @@ def estimate(
         if raw[name] is not None and not isinstance(raw[name], bool):
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
                 "field": argument_label(kb, tr, name), "value": profile_module.shown(raw[name]), "accepted": "true, false"})
-    from ..inference.requirement import named_card, own_card
-    from ..inference.time_model import run_time
+    from ..inference.requirement import estimate_time
 
     setup, run = from_input(kb, tr, **raw)
-    card = named_card(kb, run["gpu"]) or own_card(kb, {})
-    time = run_time(kb, setup, card, run["dataset_examples"], run["tokens_per_example"], run["epochs"], run["stack"])
-    return replace(estimator.estimate(kb, setup), time=time)
+    return replace(estimator.estimate(kb, setup), time=estimate_time(kb, setup, run))
 
 

@@ -15,6 +15,7 @@ rest. A skipped question keeps its default, so ``result()`` is exactly
 
 from __future__ import annotations
 
+import re
 import threading
 import weakref
 from collections import OrderedDict
@@ -33,9 +34,10 @@ from ..inference import engine
 from ..inference.run import Run
 from ..input import freetext, profile_types
 from ..input import profile as profile_module
-from ..input.arguments import check_bounds, check_paths, field_alias
+from ..input.arguments import check_bounds, check_paths, field_alias, with_aliases
 from ..knowledge import PROFILE_FIELDS, find_cards
 from ..knowledge.bases import Catalogs, knowledge_base
+from ..knowledge.vocabulary import fold, vocabulary
 from .api import is_registered, register_catalog, registered_catalog
 from .saved_state import STATE_VERSION, check_state, with_field_names
 
@@ -167,10 +169,10 @@ class Consultation:
         field is an :class:`InputError`."""
         arguments = locals()
         known_facts = {name: arguments[name] for name in PROFILE_FIELDS if arguments[name] is not None}
-        for name, value in unknown.items():      # another name of a field ("model", "vram"): one table
-            known_facts.setdefault(self._alias(name, lang), value)
         self.lang = resolve_lang(lang)
         self._tr = Localizer(self.lang)
+        # another name of a field ("model", "vram"): one table; a field under two names is refused, as advise() does
+        known_facts = with_aliases(known_facts, unknown, self._tr)
         check_bounds({**known_facts, "catalog": catalog}, self._tr)
         check_paths(rules_dir, catalog, self._tr)
         self.rules_dir = None if rules_dir is None else str(rules_dir)
@@ -182,7 +184,9 @@ class Consultation:
         self.known: dict[str, Any] = {}
         for name, value in known_facts.items():
             self._check_field(name)
-            if value is not None:
+            if value is not None and profile_module.says_none(self._kb.fields[name], value):
+                self.known[name] = None          # "no" GPU, "no" deadline: an answer, as everywhere else
+            elif value is not None:
                 spec = self._kb.fields[name]
                 # a card's name is kept as its id, as an answer is: the profile records the card
                 card = (profile_module.named_card(self._kb, name, value, self._tr)
@@ -465,7 +469,7 @@ class Consultation:
                 if profile_module.says_none(spec, text):
                     return None
                 choices = self._choices(name)
-                if choices and text.isdigit() and 1 <= int(text) <= len(choices):
+                if choices and text.isascii() and text.isdigit() and 1 <= int(text) <= len(choices):
                     return choices[int(text) - 1]["value"]
                 for choice in choices:
                     if text.lower() == str(choice["label"]).lower():
@@ -478,8 +482,12 @@ class Consultation:
         except InputError as error:
             # Said in words ("RTX 3090" for your GPU, "50 mil", "by tomorrow")?
             short = isinstance(text, str) and len(text) <= profile_module.MAX_TEXT
-            found = freetext.extract(text, self._kb, answering=name) if short else {}
-            if name in found and found[name] != text:     # read again only when the words say something else
+            reading = freetext.read(text, self._kb, answering=name) if short else freetext.Reading()
+            found = reading.found
+            # Read again only when the words say one thing else: "full or lora", "10k or 20k" and
+            # "1 day 2 hours" say two, and are refused as the other entry points refuse them.
+            if (name in found and found[name] != text and name not in reading.repeated
+                    and not self._names_another_choice(name, found[name], text)):
                 if found[name] is None:
                     return None
                 try:
@@ -487,6 +495,15 @@ class Consultation:
                 except InputError:
                     pass
             raise AnswerError(error.field, str(error)) from None
+
+    def _names_another_choice(self, name: str, value: Any, text: str) -> bool:
+        """Whether ``text`` also names another choice of the field ("full or
+        lora"): then it is not one answer."""
+        words = vocabulary(self._kb).choice_words.get(name, {})
+        others = [word for word, choice in words.items() if choice != value]
+        others += [choice for choice in self._kb.fields[name].choices if choice != value]
+        folded = fold(text)
+        return any(re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", folded) for word in others)
 
     def _kept(self, name: str, raw: Any, value: Any) -> Any:
         """What is kept of a valid answer: its value, but a model's name as

@@ -69,6 +69,8 @@ class Resolved:
 
 
 def _float(text: str) -> float:
+    if "_" in text:         # Python's float() reads "1_0" as 10; a person did not write ten
+        raise ValueError(text)
     return float(text.replace(",", "."))
 
 
@@ -176,12 +178,15 @@ def read_pattern(text: str) -> tuple[float, float, int | None] | None:
     if match:
         experts, each = int(match.group(1)), _float(match.group(2))
         return experts * each, experts * each, experts or None
-    found = _BILLIONS.findall(text)
-    if found:
-        return _float(found[-1]), _float(found[-1]), None
-    found = _MILLIONS.findall(text)
-    if found:
-        return _float(found[-1]) / 1000, _float(found[-1]) / 1000, None
+    # One size in the name, or none read: "7B or 13B", "Llama 3 8B or 70B" and
+    # "70B with 8B draft" name two models, and the caller refuses them.
+    for pattern, scale in ((_BILLIONS, 1), (_MILLIONS, 1000)):
+        found = {_float(size) for size in pattern.findall(text)}
+        if len(found) == 1:
+            size = found.pop() / scale
+            return size, size, None
+        if found:
+            return None
     return None
 
 

@@ -158,3 +158,12 @@ def test_a_result_rendered_in_a_format_or_detail_that_is_not_one(fmt: Any, detai
     result = advise(model_size_b=8, lang="en")
     refused_or_accepted(result.render, {"fmt": fmt})
     refused_or_accepted(result.to_dict, {"detail": detail})
+
+
+def test_a_model_name_no_row_matches_is_quoted_as_markdown_text() -> None:
+    from expert.explanation.render import render_models
+    from expert.interfaces.api import knowledge_base
+
+    shown = render_models(knowledge_base(), "markdown", "en", names=["[evil](http://x.example)"])
+    assert "[evil](" not in shown and "\\[evil\\]" in shown
+    assert "[evil](http://x.example)" in render_models(knowledge_base(), "text", "en", names=["[evil](http://x.example)"])
