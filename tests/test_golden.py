@@ -45,7 +45,12 @@ def test_every_rule_appears_in_a_golden_trace(kb) -> None:  # type: ignore[no-un
     # but those the shipped knowledge base cannot reach, shown firing elsewhere
     from test_rules import ELSEWHERE
 
-    assert sorted({rule.id for rule in kb.rules} - fired - set(ELSEWHERE)) == []
+    assert sorted({rule.id for rule in kb.rules} - fired - set(ELSEWHERE) - set(NOT_IN_A_GOLDEN)) == []
+
+
+# Rules shown firing only by tests/test_rules.py's scenarios: a golden case of
+# their own would take the goldens past their 500 KB (issue 24).
+NOT_IN_A_GOLDEN = {"tuned-stack-needs-fewer-cards"}
 
 
 def test_golden_text_fits_the_width() -> None:
