@@ -346,3 +346,53 @@ def test_numbers_beyond_any_figure_are_refused(written: str) -> None:
 
     with pytest.raises(Unreadable):
         plain_numbers(written)
+
+
+def test_a_value_given_twice_is_refused_at_every_entry_point() -> None:
+    """Under one name or two, a second value is an error, never the one kept:
+    click keeps the last of an option given twice, and a mapping the last key."""
+    from expert.explanation.explain import explain
+
+    for args in (["--model-size", "8", "--model", "70"], ["--vram", "24", "--gpu", "48"],
+                 ["--rocm-ok", "--no-rocm"], ["--model-size=8", "--model-size=9"],
+                 ["--price", "h100-80gb=2", "--price", "h100-80gb=3"]):
+        done = CliRunner().invoke(main, ["advise", *args, "--lang", "es"])
+        assert done.exit_code == 2 and "dos veces" in done.output, (args, done.output)
+    done = CliRunner().invoke(main, ["advise", "--model-size", "8", "--model", "70"])
+    assert "--model-size is given twice (as --model-size and --model); give it once." in done.output
+    for what_if in ({"model_size_b": "70B", "model": "8B"}, {"vram": 24, "gpu": 48}):
+        with pytest.raises(InputError) as caught:
+            explain(model_size_b=8, what_if=what_if)
+        assert "given twice" in str(caught.value)
+    done = CliRunner().invoke(main, ["explain", "--model-size", "8", "--what-if", "model=70B",
+                                     "--what-if", "model-size=13", "--lang", "es"])
+    assert done.exit_code == 2 and "dado dos veces, como model y como model_size_b" in done.output
+
+
+def test_what_if_and_why_not_read_names_as_the_other_arguments_do() -> None:
+    from expert.explanation.explain import explain
+
+    done = CliRunner().invoke(main, ["explain", "--model-size", "8", "--what-if", "model=70B", "--format", "json"])
+    assert done.exit_code == 0 and json.loads(done.output)["what_if"]["changes"]["model_size_b"] == 70.0
+    done = CliRunner().invoke(main, ["explain", "--model-size", "8", "--what-if", "deadlin=4", "--lang", "es"])
+    assert done.exit_code == 2 and "what_if: campo desconocido «deadlin»" in done.output
+    assert "¿Quisiste decir deadline_h?" in done.output
+    done = CliRunner().invoke(main, ["explain", "--model-size", "8", "--what-if", "deadline4", "--lang", "es"])
+    assert done.exit_code == 2 and "no es CAMPO=VALOR" in done.output
+    for named in ("H100 80GB", " h100-80gb ", "NVIDIA H100 80 GB"):
+        assert [w.gpu for w in explain(model_size_b=70, method="lora", why_not=named).why_not] == ["h100-80gb"]
+    with pytest.raises(InputError) as caught:
+        explain(model_size_b=70, why_not="A100")          # two cards of that name: which?
+    assert caught.value.field == "why_not"
+
+
+def test_estimate_takes_the_other_names_of_its_arguments_and_refuses_unknown_ones() -> None:
+    from expert.interfaces.api import estimate
+
+    assert estimate(model="70B").setup.model_size_b == 70.0
+    assert estimate(examples=5000, gpu="rtx-4090").time["tokens"] == 5000 * 1024
+    with pytest.raises(InputError) as caught:
+        estimate(colour=1)                          # was a TypeError
+    assert caught.value.field == "colour" and "model_size_b" in str(caught.value)
+    with pytest.raises(InputError):
+        estimate(model="70B", model_size_b=8)

@@ -33,7 +33,8 @@ from ..input.arguments import (
     with_aliases,
     with_prices,
 )
-from ..knowledge import PROFILE_FIELDS  # declared once, in rules/profile.toml
+from ..input.profile import MAX_TEXT, shown
+from ..knowledge import PROFILE_FIELDS, find_cards  # the fields: declared once, in rules/profile.toml
 from ..knowledge.bases import Catalogs, knowledge_base
 from ..knowledge.records import cite_line
 from ..knowledge.vocabulary import vocabulary
@@ -247,22 +248,38 @@ def explain(
     fields = with_aliases(fields, unknown, tr, ("why_not", "what_if", "detail") + ADVISE_ARGUMENTS)
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
     if what_if:
-        for name in list(what_if):
-            if field_alias(str(name), PROFILE_FIELDS) not in PROFILE_FIELDS:
-                raise InputError(str(name)[:40], tr.gettext("unknown field '%(field)s'; accepted: %(accepted)s.")
-                                 % {"field": str(name)[:40], "accepted": ", ".join(PROFILE_FIELDS)})
-        what_if = {field_alias(str(name), PROFILE_FIELDS): value for name, value in what_if.items()}
+        changes: dict[str, Any] = {}
+        named: dict[str, str] = {}      # the name each change was given under
+        for name, value in what_if.items():
+            field = field_alias(str(name), PROFILE_FIELDS)
+            if field not in PROFILE_FIELDS:
+                close = nearest(str(name), PROFILE_FIELDS)
+                raise InputError(shown(str(name))[:40], tr.gettext("what_if: unknown field '%(field)s'; accepted: "
+                                                                   "%(accepted)s.")
+                                 % {"field": shown(str(name)), "accepted": ", ".join(PROFILE_FIELDS)}
+                                 + tr.did_you_mean(close), close)
+            if field in changes:        # one field under two names: refused, not one of them kept
+                raise InputError(field, tr.gettext("%(argument)s: given twice, as %(field)s and as %(alias)s; give "
+                                                   "one.") % {"argument": field, "field": shown(named[field]),
+                                                              "alias": shown(str(name))})
+            changes[field], named[field] = value, str(name)
+        what_if = changes
     given = {name: fields.get(name) for name in PROFILE_FIELDS}
     given["model_size_b"] = model_argument(given["model_size_b"], model, tr)
     run, result = consult(kb, given, tr, basis, model_config)
     writer = Writer(kb, run, tr)
     explainer = _Explainer(kb, run, result, writer, given, basis, model_config, consult, MAX_CONSULTATIONS)
     if why_not is not None and why_not not in run.options:
-        close = nearest(why_not, run.options, keys={gpu: (card.name,) if (card := kb.card(gpu)) else ()
-                                                    for gpu in run.options})
-        raise InputError("why_not", tr.gettext("--why-not: '%(gpu)s' is not a card of this consultation "
-                                               "(`expert catalogs` lists the cards).") % {"gpu": str(why_not)[:40]}
-                         + tr.did_you_mean(close), close)
+        # a card as people name it (its name, any case or spacing), as vram_gb and estimate's gpu read it
+        cards = ([card for card, _, _ in find_cards(kb, why_not) if card in run.options]
+                 if isinstance(why_not, str) and len(why_not) <= MAX_TEXT else [])
+        if len(cards) != 1:
+            close = nearest(why_not, run.options, keys={gpu: (card.name,) if (card := kb.card(gpu)) else ()
+                                                        for gpu in run.options})
+            raise InputError("why_not", tr.gettext("why_not: '%(gpu)s' is not a card of this consultation "
+                                                   "(`expert catalogs` lists the cards).") % {"gpu": shown(why_not)}
+                             + tr.did_you_mean(close), close)
+        why_not = cards[0]
     rejected = [r.gpu for r in result.rejected]
     targets = [why_not] if why_not is not None else rejected[:MAX_WHY_NOT]
     more = [] if why_not is not None else rejected[MAX_WHY_NOT:]

@@ -42,16 +42,17 @@ def field_alias(name: str, declared: Sequence[str], kb: KnowledgeBase | None = N
 
 
 def with_aliases(given: dict[str, Any], aliases: Mapping[str, Any], tr: Localizer,
-                 others: Sequence[str] = ()) -> dict[str, Any]:
-    """``given`` (the profile fields) with the values given under another name;
-    a name that is no field's is an InputError naming it, listing the accepted ones."""
+                 others: Sequence[str] = (), fields: Sequence[str] = PROFILE_FIELDS) -> dict[str, Any]:
+    """``given`` (the values of ``fields``, the profile's unless said) with the
+    values given under another name; a name that is none of theirs is an
+    InputError naming it, listing the accepted ones (``fields``, then ``others``)."""
     given = dict(given)
     for name, value in aliases.items():
-        field = field_alias(name, PROFILE_FIELDS)
-        if field not in PROFILE_FIELDS:
+        field = field_alias(name, fields)
+        if field not in fields:
             raise InputError(profile_module.shown(str(name))[:40], tr.gettext("%(argument)s: not an accepted argument; accepted: "
                                                         "%(accepted)s.") % {
-                "argument": profile_module.shown(str(name)), "accepted": ", ".join((*PROFILE_FIELDS, *others))})
+                "argument": profile_module.shown(str(name)), "accepted": ", ".join((*fields, *others))})
         if value is None:
             continue
         if profile_module.is_given(given.get(field)):

@@ -187,6 +187,7 @@ def estimate(
     stack: profile_types.Stack | None = None,
     lang: Lang | None = None,
     rules_dir: str | Path | None = None,
+    **aliases: Any,
 ) -> Estimate:
     """The first-principles memory estimate of a run (what ``expert estimate``
     shows): weights, gradients, optimizer state, activations and overhead,
@@ -198,7 +199,7 @@ def estimate(
     from ..inference.estimate_input import from_input
 
     tr = Localizer(resolve_lang(lang))
-    check_bounds(locals(), tr)
+    check_bounds({**{k: v for k, v in locals().items() if k != "aliases"}, **aliases}, tr)
     check_paths(rules_dir, None, tr)
     kb = knowledge_base(rules_dir)
     raw = {"model_size_b": model_size_b, "method": method, "gpus": gpus, "strategy": strategy, "offload": offload,
@@ -206,6 +207,8 @@ def estimate(
            "precision": precision, "base_bits": base_bits, "lora_rank": lora_rank, "gpu": gpu,
            "dataset_examples": dataset_examples, "tokens_per_example": tokens_per_example, "epochs": epochs,
            "stack": stack}
+    # another name of an argument ("model", "examples"): one table, as advise() reads it
+    raw = with_aliases(raw, aliases, tr, ("lang", "rules_dir"), fields=tuple(raw))
     for name, value in raw.items():
         if isinstance(value, str) and len(value) > profile_module.MAX_TEXT:
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {

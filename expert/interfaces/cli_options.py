@@ -7,6 +7,7 @@ the other names of options declared in ``rules/vocabulary.toml``.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from typing import Any
 
@@ -105,11 +106,11 @@ class Command(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not any(arg.startswith("--") for arg in args) or any(arg in ("--help", "-h") for arg in args):
-            return super().parse_args(ctx, args)
+            return super().parse_args(ctx, self.once_each(args))
         known = {opt for param in self.params for opt in getattr(param, "opts", [])}
         if all(arg.partition("=")[0] in known for arg in args if arg.startswith("--")) and not any(
                 arg.partition("=")[0] in ("--format", "--detail") for arg in args):
-            return super().parse_args(ctx, args)     # nothing to rename: the knowledge base is not loaded for it
+            return super().parse_args(ctx, self.once_each(args))     # nothing to rename: no knowledge base loaded
         from ..input.values import argument, read_choice
         from ..knowledge.bases import knowledge_base
         from ..knowledge.vocabulary import vocabulary
@@ -119,6 +120,7 @@ class Command(click.Command):
         by_name = {param.name: param.opts[0] for param in self.params
                    if isinstance(param, click.Option) and param.name}
         rewritten, at = [], 0
+        renamed: dict[int, str] = {}
         while at < len(args):
             arg = args[at]
             name, sep, value = arg.partition("=")
@@ -128,6 +130,7 @@ class Command(click.Command):
             if name.startswith("--") and name not in options:
                 target = argument(name[2:], by_name, vocab)
                 if target in by_name:
+                    renamed[len(rewritten)] = name
                     name = by_name[target]
             if name in ("--format", "--detail") and name in options:
                 if not sep and at + 1 < len(args):
@@ -138,7 +141,51 @@ class Command(click.Command):
                 value = read_choice(value, words) or value
             rewritten.append(name + sep + value if sep else name)
             at += 1
-        return super().parse_args(ctx, rewritten)
+        return super().parse_args(ctx, self.once_each(rewritten, renamed))
+
+    def once_each(self, args: list[str], renamed: dict[int, str] | None = None) -> list[str]:
+        """``args``, refused when an option that takes one value is given twice,
+        under one name or two (`--model-size 8 --model 70`, `--vram 24 --gpu
+        48`, `--rocm-ok --no-rocm`): click would keep the last, silently.
+        ``renamed``: the name as typed of an argument another name replaced."""
+        options = {opt: param for param in self.params if isinstance(param, click.Option)
+                   for opt in (*param.opts, *param.secondary_opts)}
+        seen: dict[str, str] = {}
+        at = 0
+        while at < len(args):
+            arg = args[at]
+            if arg == "--":
+                break
+            name, sep, _value = arg.partition("=")
+            param = options.get(name)
+            if param is not None and not param.multiple and not param.count:
+                typed = (renamed or {}).get(at, name)
+                if param.name in seen:
+                    gettext = _args_gettext(args)
+                    first, second = seen[str(param.name)], quoted(typed)
+                    long = next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
+                    raise click.UsageError(
+                        gettext("%(option)s is given twice; give it once.") % {"option": long} if first == second
+                        else gettext("%(option)s is given twice (as %(first)s and %(second)s); give it once.")
+                        % {"option": long, "first": first, "second": second}, ctx=click.get_current_context(True))
+                seen[str(param.name)] = quoted(typed)
+                if not sep and not param.is_flag:
+                    at += 1         # its value, whatever it looks like
+            at += 1
+        return args
+
+
+def _args_gettext(args: list[str]) -> Callable[[str], str]:
+    """gettext in the language the arguments ask for (--lang, -l; else the
+    environment's), before the command has run: English when it is not one."""
+    from ..i18n import Localizer, resolve_lang
+
+    lang = next((args[i + 1] for i, arg in enumerate(args[:-1]) if arg in ("--lang", "-l")),
+                next((arg.partition("=")[2] for arg in args if arg.startswith("--lang=")), None))
+    try:
+        return Localizer(resolve_lang(lang)).gettext
+    except Exception:
+        return str
 
 
 def given_catalogs(catalog: tuple[str, ...]) -> list[str]:
@@ -190,22 +237,30 @@ def parse_prices(pairs: tuple[str, ...]) -> dict[str, str]:
             raise InputError("prices", _("--price: '%(pair)s' is not CARD=USD: a catalog id, an equals sign and "
                                          "the price per card-hour")
                              % {"pair": quoted(pair)})
+        if card.strip().lower() in prices:
+            raise InputError("prices", _("--price: %(card)s is given twice; give one price a card.")
+                             % {"card": quoted(card.strip())})
         prices[card.strip().lower()] = value.strip()
     return prices
 
 
 def parse_what_if(pairs: tuple[str, ...]) -> dict[str, str]:
-    from ..errors import InputError, nearest
+    """--what-if FIELD=VALUE pairs as a mapping: FIELD a profile field, its
+    flag's name or another name of it (rules/vocabulary.toml: the library
+    reads those, and refuses an unknown one or a field given twice)."""
+    from ..errors import InputError
 
-    changes = {}
+    _ = command_gettext()
+    changes: dict[str, str] = {}
     for pair in pairs:
         name, sep, value = pair.partition("=")
         key = name.strip().lstrip("-")
-        field = WHAT_IF_NAMES.get(key, key if key in WHAT_IF_NAMES.values() else None)
-        if not sep or field is None:
-            close = nearest(key, WHAT_IF_NAMES) if sep else []
-            raise InputError("what_if", "--what-if: '%s' is not FIELD=VALUE with FIELD one of %s.%s" % (
-                quoted(pair), ", ".join(WHAT_IF_NAMES), " Did you mean %s?" % " or ".join(close) if close else ""),
-                close)
+        if not sep or not re.fullmatch(r"[A-Za-z][A-Za-z0-9_-]{0,39}", key):     # a name, not a sequence
+            raise InputError("what_if", _("--what-if: '%(pair)s' is not FIELD=VALUE, such as method=qlora or "
+                                          "deadline=8.") % {"pair": quoted(pair)})
+        field = WHAT_IF_NAMES.get(key, key.replace("-", "_"))
+        if field in changes:
+            raise InputError("what_if", _("--what-if: %(field)s is given twice; give it once.")
+                             % {"field": quoted(key)})
         changes[field] = value
     return changes

@@ -334,7 +334,7 @@ def check_arguments(spec: dict[str, Any], arguments: Any, kb: KnowledgeBase, tr:
     for name, value in arguments.items():
         target = argument(str(name), properties, vocab)
         if target not in properties:
-            raise InputError(str(name)[:40], _("%(argument)s: not an argument of %(tool)s; accepted: "
+            raise InputError(shown(str(name))[:40], _("%(argument)s: not an argument of %(tool)s; accepted: "
                                                "%(accepted)s.") % {"argument": shown(str(name)),
                                                                    "tool": spec["name"], "accepted": accepted})
         if target in named and value is not None and named[target] is not None:
