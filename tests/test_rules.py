@@ -88,6 +88,10 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     # on a low budget the H100 costs more than a tenth above the RTX 4090's single-device recipe
     ("dearer-than-the-cheapest", "h100-80gb", dict(model_size_b=8, method="full", budget="low"),
      dict(model_size_b=8, method="full", budget="medium")),
+    # a card with no rental price has no cost to weigh: no money rule speaks of one (it showed a made-up total)
+    ("dearer-than-the-cheapest", "a100-40gb", dict(model_size_b=8, method="full", budget="low",
+                                                   prices={"a100-40gb": 5.0}),
+     dict(model_size_b=8, method="full", budget="low")),
     # one's own 24 GB card is as fast as a rented RTX 4090 and costs nothing
     ("beaten-on-money-and-time", "rtx-4090", dict(vram_gb=24), dict()),
     ("another-beats-it-on-money-and-time", "rtx-4090", dict(vram_gb=24), dict()),
