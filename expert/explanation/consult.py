@@ -122,8 +122,8 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         if option["devices"] == 1 and not own and params["device"] not in w.name(gpu):
             params["label"] = "%s (%s)" % (params["label"], params["device"])
         if run.basis == "guide":
-            text = _("%(label)s holds the guide's %(need)s per device (the strict guide reading), in about "
-                     "%(hours)s; %(money)s.") % params
+            text = _("%(label)s holds %(need)s per device, the guide's figure or what its recipe needs if more (the "
+                     "strict guide reading), in about %(hours)s; %(money)s.") % params
         elif own:
             text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training, "
                      "nothing to rent.") % params

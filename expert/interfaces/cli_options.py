@@ -52,7 +52,7 @@ MODEL_CONFIG_OPTION = click.option(
 
 BASIS_OPTION = click.option(
     "--basis", metavar="BASIS", default="checked", show_default=True, shell_complete=complete.names_in("api", "BASES"),
-    help="checked (size by each recipe's need), estimate (also state the estimate), or guide (the guide's figure).")
+    help="checked (size by each recipe's need, never below the guide's figure), estimate (the first-principles estimate alone), or guide (the guide's figures at their word).")
 
 
 CATALOG_OPTION = click.option(
