@@ -170,7 +170,7 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
     ("rules.toml", "%(pick_count)s cards, the link", "%(pick_cards)s cards, the link", "placeholder 'pick_cards'"),
     ("rules.toml", 'kind = "warning"', 'kind = "hint"', "kind must be one of"),
     ("rules.toml", 'derive = "pick"', 'derive = "choose"', "names one helper"),
-    ("rules.toml", 'message = "Keep the micro-batch', 'mesage = "Keep the micro-batch', ".mesage' (known: "),
+    ("rules.toml", 'message = "Reach the batch size', 'mesage = "Reach the batch size', ".mesage' (known: "),
     ("catalog.toml", "vram_gb = 24\n", 'vram_gb = "24 GB"\n', "'vram_gb' must be a positive number"),
     ("catalog.toml", 'vendor = "amd"', 'vendor = "intel"', "vendor must be one of"),
     ("catalog.toml", 'cost = "high"', 'cost = "very high"', "cost must be one of"),
