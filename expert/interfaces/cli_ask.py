@@ -182,7 +182,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                 if not source.interactive:   # asking again would read the next answer as this one's
                     fail(_("Error: %(error)s (the question: %(question)s)") % {
                         "error": error, "question": question.text}, 2)
-                echo(terminal(str(error)), err=True)
+                echo(_wrap(str(error), width), err=True)     # (wrap keeps no escape sequence)
         echo()
         echo(consultation.result().render("text", width=width))
         reply = ""
