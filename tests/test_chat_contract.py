@@ -326,6 +326,10 @@ def test_saved_state_takes_the_other_names_of_fields_too() -> None:
     assert Consultation.from_dict(state).facts() == {"model_size_b": 70.0, "vram_gb": 24.0}
     with pytest.raises(InputError):
         Consultation.from_dict({**state, "known": {"colour": "red"}})
+    with pytest.raises(InputError) as caught:       # one field under two names: refused, not the last kept
+        Consultation.from_dict({**state, "lang": "es", "answers": {"model": "8B", "model_size_b": "70B"},
+                                "history": ["model_size_b"]})
+    assert str(caught.value) == "state: «answers» da model_size_b dos veces; dalo una sola vez."
 
 
 @pytest.mark.parametrize("written, plain", [

@@ -18,6 +18,7 @@ pytest.importorskip("mcp")
 from mcp import Client, ClientSession, StdioServerParameters  # noqa: E402
 from mcp.client.stdio import stdio_client  # noqa: E402
 
+from expert.escape import markdown  # noqa: E402
 from expert.interfaces.consultation import Consultation  # noqa: E402
 from expert.interfaces.mcp_server import ConsultationStore, build_server  # noqa: E402
 
@@ -221,7 +222,8 @@ def test_the_same_strings_read_the_same_over_mcp() -> None:
     for (field, text), result in zip(SAME_EVERYWHERE, session(script)):
         expected = _library(field, text)
         if isinstance(expected, tuple):
-            assert result.is_error and result.content[0].text == expected[2], (field, text)
+            assert result.is_error and result.structured_content["error"]["message"] == expected[2], (field, text)
+            assert result.content[0].text == markdown(expected[2])      # the text content is markdown
         else:
             assert result.structured_content["profile"][field] == expected, (field, text)
 
@@ -241,3 +243,14 @@ def test_launch_files_over_mcp_are_contents_not_writes() -> None:
     readme = next(f["content"] for f in eight.structured_content["files"] if f["name"] == "README.md")
     assert eight.structured_content["option"] == 2 and "## Lanzamiento" in readme
     assert bad.is_error and "opción de lanzamiento" in bad.content[0].text
+
+
+def test_an_error_quotes_the_callers_value_as_markdown_text() -> None:
+    async def script(client: ClientSession) -> Any:
+        return (await client.call_tool("advise", {"model_size_b": "![x](http://t.example/a.png)"}),
+                await client.call_tool("models", {"names": ["[evil](http://x.example)"]}))
+
+    error, models = session(script)
+    assert error.is_error and "![x](" not in error.content[0].text and "!\\[x\\]" in error.content[0].text
+    assert error.structured_content["error"]["message"].count("![x](http://t.example/a.png)") == 1   # the data: as said
+    assert "[evil](" not in models.content[0].text

@@ -233,8 +233,9 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
 
 def _error(field: str | None, message: str) -> CallToolResult:
     """A tool error as the library words it (no English prefix of the SDK's),
-    with the field it is about in ``structured_content["error"]``."""
-    return CallToolResult(content=[TextContent(type="text", text=message)], is_error=True,
+    with the field it is about in ``structured_content["error"]``; the text
+    content is markdown, as every tool's is, so what it quotes is escaped."""
+    return CallToolResult(content=[TextContent(type="text", text=markdown(message))], is_error=True,
                           structured_content={"error": {"field": field, "message": message}})
 
 
@@ -267,7 +268,8 @@ def _tool(spec: dict[str, Any], work: Work) -> Tool:
         except KnowledgeBaseError as error:
             return _error(None, error.render(str))
         except Exception as error:
-            return _error(None, f"Internal error ({type(error).__name__}); please report it.")
+            return _error(None, tr.gettext("Internal error (%(kind)s); please report it.")
+                          % {"kind": type(error).__name__})
         finally:
             _CALLER.reset(caller)
 

@@ -38,14 +38,22 @@ def with_field_names(state: Any) -> Any:
     def alias(name: str) -> str:
         return field_alias(name, PROFILE_FIELDS, kb)
 
-    def renamed(value: Any) -> Any:
+    def renamed(key: str, value: Any) -> Any:
         if isinstance(value, dict) and len(value) <= len(PROFILE_FIELDS) * 2:
-            return {alias(k) if isinstance(k, str) else k: v for k, v in value.items()}
+            fields: dict[Any, Any] = {}
+            for name, field_value in value.items():
+                field = alias(name) if isinstance(name, str) else name
+                if field in fields:         # one field under two names: refused, not the last kept
+                    tr = Localizer(resolve_lang(state["lang"] if state.get("lang") in SUPPORTED else None))
+                    raise InputError("state", tr.gettext("state: '%(key)s' gives %(field)s twice; give it once.")
+                                     % {"key": key, "field": profile_module.shown(field)})
+                fields[field] = field_value
+            return fields
         if isinstance(value, list) and len(value) <= len(PROFILE_FIELDS) * 2:
             return [alias(k) if isinstance(k, str) else k for k in value]
         return value
 
-    return {**state, **{key: renamed(state[key]) for key in ("known", "answers", "history", "guess", "which")
+    return {**state, **{key: renamed(key, state[key]) for key in ("known", "answers", "history", "guess", "which")
                         if key in state and key != "which"},
             **({"which": alias(state["which"])} if isinstance(state.get("which"), str) else {})}
 
