@@ -400,3 +400,13 @@ def test_estimate_takes_the_other_names_of_its_arguments_and_refuses_unknown_one
     assert caught.value.field == "colour" and "model_size_b" in str(caught.value)
     with pytest.raises(InputError):
         estimate(model="70B", model_size_b=8)
+
+
+def test_estimate_reads_yes_and_no_as_the_profile_does() -> None:
+    from expert.interfaces.api import estimate
+
+    assert estimate(model_size_b=8, method="full", offload="sí", lang="es").setup.offload is True
+    assert estimate(model_size_b=8, method="full", checkpointing="no").setup.checkpointing is False
+    with pytest.raises(InputError) as caught:
+        estimate(model_size_b=8, offload="maybe", lang="es")
+    assert caught.value.field == "offload" and str(caught.value).endswith("responde sí o no.")

@@ -60,6 +60,20 @@ def says_yes(text: str) -> bool:
     return text.strip().lower() in _YES
 
 
+def yes_or_no(value: Any) -> bool | None:
+    """A yes-or-no value as every entry point reads it (True, "yes", "sí",
+    "1", "off" ...), or None when it is neither."""
+    if isinstance(value, bool):
+        return value
+    if isinstance(value, str):
+        text = value.strip().lower()
+        if text in _TRUE:
+            return True
+        if text in _FALSE:
+            return False
+    return None
+
+
 def is_given(value: Any) -> bool:
     """Whether a value was given: None and empty or blank text mean "not given"."""
     return value is not None and not (isinstance(value, str) and not value.strip())
@@ -287,15 +301,10 @@ class _Parser:
         return int(number)
 
     def boolean(self, value: Any) -> bool:
-        if isinstance(value, bool):
-            return value
-        if isinstance(value, str):
-            text = value.strip().lower()
-            if text in _TRUE:
-                return True
-            if text in _FALSE:
-                return False
-        raise self.error("%(label)s: '%(value)s' is not accepted; answer yes or no.", value)
+        read = yes_or_no(value)
+        if read is None:
+            raise self.error("%(label)s: '%(value)s' is not accepted; answer yes or no.", value)
+        return read
 
     def choice(self, value: Any) -> str:
         """A choice, case-insensitively, by its value, its label in any language or an alias

@@ -214,10 +214,12 @@ def estimate(
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
                 "field": argument_label(kb, tr, name), "value": profile_module.shown(value),
                 "accepted": tr.gettext("at most %(most)s characters") % {"most": profile_module.MAX_TEXT}})
-    for name in ("offload", "checkpointing"):
-        if raw[name] is not None and not isinstance(raw[name], bool):
+    for name in ("offload", "checkpointing"):      # yes or no, as the profile's yes-or-no fields read it
+        if raw[name] is not None and profile_module.yes_or_no(raw[name]) is None:
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
-                "field": argument_label(kb, tr, name), "value": profile_module.shown(raw[name]), "accepted": "true, false"})
+                "field": argument_label(kb, tr, name), "value": profile_module.shown(raw[name]),
+                "accepted": tr.gettext("answer yes or no")})
+        raw[name] = None if raw[name] is None else profile_module.yes_or_no(raw[name])
     from ..inference.requirement import estimate_time
 
     setup, run = from_input(kb, tr, **raw)
