@@ -167,6 +167,8 @@ SAME_EVERYWHERE = [
     ("model_size_b", "7B or 13B"), ("model_size_b", "Llama 3 8B or 70B"), ("method", "full or lora"),
     ("deadline_h", "1 day 2 hours"), ("dataset_examples", "10k or 20k"), ("vram_gb", "3090 or 4090"),
     ("stack", "típico"), ("stack", "optimizado"),
+    # what the person does not want is not their answer
+    ("method", "not lora"), ("method", "lora en vez de qlora"), ("vram_gb", "no, but I will buy a 4090"),
 ]
 OPTIONS = {"deadline_h": "--deadline", "dataset_examples": "--dataset", "model_size_b": "--model-size",
            "method": "--method", "budget": "--budget", "purpose": "--purpose", "vram_gb": "--vram",
@@ -410,3 +412,16 @@ def test_estimate_reads_yes_and_no_as_the_profile_does() -> None:
     with pytest.raises(InputError) as caught:
         estimate(model_size_b=8, offload="maybe", lang="es")
     assert caught.value.field == "offload" and str(caught.value).endswith("responde sí o no.")
+
+
+def test_an_answer_in_words_is_taken_unless_it_says_no_to_it() -> None:
+    consultation = Consultation(lang="es")
+    for answer, value in (("no gpu", None), ("sin GPU", None), ("una 4090", "rtx-4090"), ("yes, a 3090", "rtx-3090")):
+        consultation.answer("vram_gb", answer)
+        assert consultation.answers["vram_gb"] == value, answer
+    consultation.answer("deadline_h", "sin prisa")
+    assert consultation.answers["deadline_h"] is None
+    for answer in ("not lora", "nunca qlora", "lora rather than full"):
+        with pytest.raises(AnswerError):
+            consultation.answer("method", answer)
+    assert "method" not in consultation.answers

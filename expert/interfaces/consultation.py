@@ -487,7 +487,8 @@ class Consultation:
             # Read again only when the words say one thing else: "full or lora", "10k or 20k" and
             # "1 day 2 hours" say two, and are refused as the other entry points refuse them.
             if (name in found and found[name] != text and name not in reading.repeated
-                    and not self._names_another_choice(name, found[name], text)):
+                    and not self._names_another_choice(name, found[name], text)
+                    and (found[name] is None or not self._negated(text))):
                 if found[name] is None:
                     return None
                 try:
@@ -504,6 +505,13 @@ class Consultation:
         others += [choice for choice in self._kb.fields[name].choices if choice != value]
         folded = fold(text)
         return any(re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", folded) for word in others)
+
+    def _negated(self, text: str) -> bool:
+        """Whether ``text`` says what the person does not want ("not lora", "no,
+        but I will buy one": vocabulary.toml [answers] negations)."""
+        folded = fold(text)
+        return any(re.search(r"(?<![\w'])" + re.escape(word) + r"(?![\w'])", folded)
+                   for word in vocabulary(self._kb).negations)
 
     def _kept(self, name: str, raw: Any, value: Any) -> Any:
         """What is kept of a valid answer: its value, but a model's name as
