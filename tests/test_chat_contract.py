@@ -425,3 +425,11 @@ def test_an_answer_in_words_is_taken_unless_it_says_no_to_it() -> None:
         with pytest.raises(AnswerError):
             consultation.answer("method", answer)
     assert "method" not in consultation.answers
+
+
+def test_after_yes_the_question_which_card_offers_none_as_a_change_of_mind() -> None:
+    consultation = Consultation(model_size_b=7, method="lora", lang="es")
+    assert consultation.next_question().default_label == "ninguna GPU propia"
+    consultation.answer("vram_gb", "sí")
+    question = consultation.next_question()
+    assert question.id == "vram_gb" and question.default_label == "ninguna, al final"

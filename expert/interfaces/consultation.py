@@ -546,6 +546,8 @@ class Consultation:
         else:
             default_label = self._tr.number(default, 2)
         text, hint = (spec.which_text, spec.which_hint) if which and spec.which_text else (spec.text, spec.hint)
+        if which:       # after "yes, I have one", the default (none) reads as changing one's mind
+            default_label = _("none after all")
         asked = _(text)
         if spec.field in self.guess:
             asked = _("Did you mean %(value)s?") % {"value": self._said(spec.field, self.guess[spec.field])} + " " + asked
