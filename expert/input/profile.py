@@ -100,7 +100,7 @@ def price(value: Any) -> float | None:
         return float(value) if math.isfinite(value) else None
     if isinstance(value, str) and len(value) <= MAX_TEXT:
         match = _PRICE.match(value.strip())
-        if match:
+        if match and values.grouped(match.group(1)) is None:    # "1,024": 1024 or 1.024 a card-hour? refused
             return _to_float(match.group(1))
     return None
 
@@ -231,7 +231,7 @@ class _Parser:
         if kind == "number":
             return self.bounded(self.number(value, _WITH_UNIT, N_("24, 24 GB"))[0], value)
         if kind == "amount":
-            return self.bounded(self.number(value, _AMOUNT, N_("1, 2.5"))[0], value)
+            return self.bounded(self.number(value, _AMOUNT, N_("1 or 2.5"))[0], value)
         if kind == "integer":
             return self.integer(value)
         if kind == "bool":

@@ -52,7 +52,7 @@ MODEL_CONFIG_OPTION = click.option(
 
 BASIS_OPTION = click.option(
     "--basis", metavar="BASIS", default="checked", show_default=True, shell_complete=complete.names_in("api", "BASES"),
-    help="checked (size by each recipe's need, never below the guide's figure), estimate (the first-principles estimate alone), or guide (the guide's figures at their word).")
+    help="checked (size by what each recipe needs), estimate (the same, the requirement stated from the first-principles estimate), or guide (the guide's figures at their word).")
 
 
 CATALOG_OPTION = click.option(
@@ -146,8 +146,11 @@ class Command(click.Command):
     def once_each(self, args: list[str], renamed: dict[int, str] | None = None) -> list[str]:
         """``args``, refused when an option that takes one value is given twice,
         under one name or two (`--model-size 8 --model 70`, `--vram 24 --gpu
-        48`, `--rocm-ok --no-rocm`): click would keep the last, silently.
-        ``renamed``: the name as typed of an argument another name replaced."""
+        48`, `--rocm-ok --no-rocm`, `-m 8 -m70`): click would keep the last,
+        silently. ``renamed``: the name as typed of an argument another name
+        replaced. With --help, the help is what is asked for."""
+        if any(arg in ("--help", "-h") for arg in args):
+            return args
         options = {opt: param for param in self.params if isinstance(param, click.Option)
                    for opt in (*param.opts, *param.secondary_opts)}
         seen: dict[str, str] = {}
@@ -157,31 +160,45 @@ class Command(click.Command):
             if arg == "--":
                 break
             name, sep, _value = arg.partition("=")
+            if name not in options and not arg.startswith("--") and arg[:2] in options and len(arg) > 2:
+                name, sep = arg[:2], "="        # a short option with its value attached: "-m70"
             param = options.get(name)
-            if param is not None and not param.multiple and not param.count:
+            if param is None:
+                at += 1
+                continue
+            if not param.multiple and not param.count:
                 typed = (renamed or {}).get(at, name)
                 if param.name in seen:
-                    gettext = _args_gettext(args)
-                    first, second = seen[str(param.name)], quoted(typed)
-                    long = next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
-                    raise click.UsageError(
-                        gettext("%(option)s is given twice; give it once.") % {"option": long} if first == second
-                        else gettext("%(option)s is given twice (as %(first)s and %(second)s); give it once.")
-                        % {"option": long, "first": first, "second": second}, ctx=click.get_current_context(True))
+                    self.refuse_twice(param, seen[str(param.name)], quoted(typed), args)
                 seen[str(param.name)] = quoted(typed)
-                if not sep and not param.is_flag:
+            if not sep and not param.is_flag and at + 1 < len(args):
+                following = args[at + 1]
+                # an option whose value may be left out (--color) takes the next word only if it is one of its values
+                optional = isinstance(param.flag_value, str)
+                if not optional or (isinstance(param.type, click.Choice) and following in param.type.choices):
                     at += 1         # its value, whatever it looks like
             at += 1
         return args
 
+    def refuse_twice(self, param: click.Option, first: str, second: str, args: list[str]) -> None:
+        context = click.get_current_context(silent=True)
+        root = context.find_root() if context is not None else None
+        gettext = _args_gettext(args, root.params.get("lang") if root is not None else None)
+        long = next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
+        raise click.UsageError(
+            gettext("%(option)s is given twice; give it once.") % {"option": long} if first == second
+            else gettext("%(option)s is given twice (as %(first)s and %(second)s); give it once.")
+            % {"option": long, "first": first, "second": second}, ctx=context)
 
-def _args_gettext(args: list[str]) -> Callable[[str], str]:
-    """gettext in the language the arguments ask for (--lang, -l; else the
-    environment's), before the command has run: English when it is not one."""
+
+def _args_gettext(args: list[str], before: str | None = None) -> Callable[[str], str]:
+    """gettext in the language the arguments ask for (--lang, -l; else the one
+    given before the command, ``before``; else the environment's), before the
+    command has run: English when it is not one."""
     from ..i18n import Localizer, resolve_lang
 
     lang = next((args[i + 1] for i, arg in enumerate(args[:-1]) if arg in ("--lang", "-l")),
-                next((arg.partition("=")[2] for arg in args if arg.startswith("--lang=")), None))
+                next((arg.partition("=")[2] for arg in args if arg.startswith("--lang=")), before))
     try:
         return Localizer(resolve_lang(lang)).gettext
     except Exception:

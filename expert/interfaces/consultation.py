@@ -484,34 +484,74 @@ class Consultation:
             short = isinstance(text, str) and len(text) <= profile_module.MAX_TEXT
             reading = freetext.read(text, self._kb, answering=name) if short else freetext.Reading()
             found = reading.found
-            # Read again only when the words say one thing else: "full or lora", "10k or 20k" and
-            # "1 day 2 hours" say two, and are refused as the other entry points refuse them.
-            if (name in found and found[name] != text and name not in reading.repeated
-                    and not self._names_another_choice(name, found[name], text)
-                    and (found[name] is None or not self._negated(text))):
+            # Read again only when the words say one thing else, and say it: "full or lora", "10k or
+            # 20k", "1 day 2 hours" say two things, "not lora" what is not wanted.
+            if name in found and found[name] != text:
+                doubt = self._doubt(name, found[name], text, reading.repeated.get(name, []))
+                if doubt is not None:
+                    raise AnswerError(error.field, doubt) from None
                 if found[name] is None:
                     return None
+                # one value said twice ("my 3090 with 24 GB"): the card, which says more than its memory
+                said = [found[name], *reading.repeated.get(name, [])]
+                card = next((v for v in said if self._kb.fields[name].cards and isinstance(v, str)), found[name])
                 try:
-                    return self._parse(name, found[name])    # a card found is kept as its id
+                    return self._parse(name, card)    # a card found is kept as its id
                 except InputError:
                     pass
             raise AnswerError(error.field, str(error)) from None
 
-    def _names_another_choice(self, name: str, value: Any, text: str) -> bool:
-        """Whether ``text`` also names another choice of the field ("full or
-        lora"): then it is not one answer."""
-        words = vocabulary(self._kb).choice_words.get(name, {})
-        others = [word for word, choice in words.items() if choice != value]
-        others += [choice for choice in self._kb.fields[name].choices if choice != value]
+    def _doubt(self, name: str, value: Any, text: str, earlier: list[Any]) -> str | None:
+        """Why the value free text found in an answer is not its answer (in
+        the person's language), or None when it is: the answer names other
+        values too, or an alternative to it, or says it is not wanted
+        (vocabulary.toml [answers])."""
+        _ = self._tr.gettext
+        spec = self._kb.fields[name]
+        said = {"label": _(spec.label), "value": profile_module.shown(text)}
+        values = [value, *earlier]
+        if earlier and not self._one_value(name, values):
+            return _("%(label)s: '%(value)s' names more than one answer; give one.") % said
+        vocab = vocabulary(self._kb)
         folded = fold(text)
-        return any(re.search(r"(?<![\w-])" + re.escape(word) + r"(?![\w-])", folded) for word in others)
 
-    def _negated(self, text: str) -> bool:
-        """Whether ``text`` says what the person does not want ("not lora", "no,
-        but I will buy one": vocabulary.toml [answers] negations)."""
-        folded = fold(text)
-        return any(re.search(r"(?<![\w'])" + re.escape(word) + r"(?![\w'])", folded)
-                   for word in vocabulary(self._kb).negations)
+        def near(before: tuple[str, ...], words: list[str]) -> bool:    # one of ``before``, then a word, a word apart at most
+            before, words = tuple(w for w in before if w), [w for w in words if w]
+            if not before or not words:
+                return False
+            pattern = (r"(?<![\w'-])(?:" + "|".join(re.escape(w) for w in before) + r")\s+(?:\S+\s+)?(?:"
+                       + "|".join(re.escape(w) for w in words) + r")(?![\w'-])")
+            return re.search(pattern, folded) is not None
+
+        if spec.choices and value is not None:
+            words = vocab.choice_words.get(name, {})
+            mine = [w for w, choice in words.items() if choice == value] + [str(value)]
+            others = [w for w, choice in words.items() if choice != value] + [c for c in spec.choices if c != value]
+            alternative = r"(?<![\w'-])(?:%s)\s*(?:%s)(?![\w'-])" % (
+                "|".join(re.escape(w) for w in others), "|".join(re.escape(w) for w in vocab.alternatives))
+            if near(vocab.alternatives, others) or (vocab.alternatives and re.search(alternative, folded)):
+                return _("%(label)s: '%(value)s' names more than one answer; give one.") % said
+            if near(vocab.negations, mine):
+                return _("%(label)s: '%(value)s' says what you do not want; say what you do.") % said
+        first = folded.replace(",", " ").split()[:1]
+        if spec.cards and value is not None and first and profile_module.says_none(spec, first[0]):
+            return _("%(label)s: '%(value)s' says none and names a card; say which.") % said
+        return None
+
+    def _one_value(self, name: str, values: list[Any]) -> bool:
+        """Whether the values free text found for a field are one: the same
+        figure, and at most one card (a card and its memory are one)."""
+        spec = self._kb.fields[name]
+        cards, figures = set(), set()
+        for raw in values:
+            try:
+                card = (profile_module.named_card(self._kb, name, raw, self._tr)
+                        if spec.cards and isinstance(raw, str) else None)
+                cards |= {card} if card else set()
+                figures.add(profile_module.parse_field(self._kb, name, raw, self._tr) if raw is not None else None)
+            except InputError:
+                return False
+        return len(cards) <= 1 and len(figures) <= 1
 
     def _kept(self, name: str, raw: Any, value: Any) -> Any:
         """What is kept of a valid answer: its value, but a model's name as

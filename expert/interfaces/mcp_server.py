@@ -235,7 +235,8 @@ def _error(field: str | None, message: str) -> CallToolResult:
     """A tool error as the library words it (no English prefix of the SDK's),
     with the field it is about in ``structured_content["error"]``; the text
     content is markdown, as every tool's is, so what it quotes is escaped."""
-    return CallToolResult(content=[TextContent(type="text", text=markdown(message))], is_error=True,
+    text = "\n".join(markdown(line) for line in message.splitlines())     # a knowledge base's problems: a line each
+    return CallToolResult(content=[TextContent(type="text", text=text)], is_error=True,
                           structured_content={"error": {"field": field, "message": message}})
 
 

@@ -76,6 +76,7 @@ class Vocabulary:
     choice_words: dict[str, dict[str, str]] = dc_field(default_factory=dict)  # field -> word -> value
     rent_cues: tuple[str, ...] = ()                                       # "rent 4x <card>": not the person's own
     negations: tuple[str, ...] = ()                                       # "not lora": an answer not taken
+    alternatives: tuple[str, ...] = ()                                    # "full or lora": two answers
     token_around: tuple[tuple[str, str], ...] = ()                        # "of … tokens"
 
 
@@ -171,6 +172,7 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
     times = words((data.get("card_counts") or {}).get("times", []), "card_counts.times")
     rent_cues = words((data.get("card_counts") or {}).get("rent_cues", []), "card_counts.rent_cues")
     negations = words((data.get("answers") or {}).get("negations", []), "answers.negations")
+    alternatives = words((data.get("answers") or {}).get("alternatives", []), "answers.alternatives")
     around = []
     for pair in words(run.get("tokens_around", []), "run.tokens_around"):
         before, _, after = pair.partition(" n ")
@@ -231,5 +233,5 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
         cards=tuple(sorted(cards.items(), key=lambda p: -len(p[0]))),
         duration_units=units, number_words=number_words, calendar_words=tuple(calendar),
         assumed_deadlines=frozenset(assumed), value_aliases=value_aliases, argument_aliases=argument_aliases,
-        card_times=tuple(times), rent_cues=tuple(rent_cues), negations=tuple(negations), token_around=tuple(around), duration=duration, hours_in_text=hours_in_text, choice_words=chosen)
+        card_times=tuple(times), rent_cues=tuple(rent_cues), negations=tuple(negations), alternatives=tuple(alternatives), token_around=tuple(around), duration=duration, hours_in_text=hours_in_text, choice_words=chosen)
 
