@@ -476,3 +476,11 @@ def test_a_price_with_a_thousands_separator_is_refused() -> None:
         done = CliRunner().invoke(main, ["advise", "--model-size", "70", "--price", f"h100-80gb={price}"])
         assert done.exit_code == 2 and "prices" in done.output, price
     assert CliRunner().invoke(main, ["advise", "--model-size", "70", "--price", "h100-80gb=2,50"]).exit_code == 0
+
+
+def test_free_text_does_not_take_a_choice_it_offers_or_refuses() -> None:
+    for message in ("full or lora", "not lora, full please", "lora o qlora"):
+        told = Consultation().tell(message)
+        assert "method" not in told.understood and "method" in told.problems, message
+    told = Consultation().tell("70B with lora on the full dataset")
+    assert told.understood == {"model_size_b": 70.0, "method": "lora"}

@@ -266,6 +266,10 @@ class Consultation:
         _ = self._tr.gettext
         reading = freetext.read(text, self._kb)
         for name, raw in reading.found.items():
+            doubt = self._choice_doubt(name, raw, text)     # "full or lora", "not lora": not an answer
+            if doubt is not None:
+                problems[name] = doubt
+                continue
             try:
                 self.answer(name, "no" if raw is None else raw)
             except InputError as error:
@@ -512,6 +516,21 @@ class Consultation:
         values = [value, *earlier]
         if earlier and not self._one_value(name, values):
             return _("%(label)s: '%(value)s' names more than one answer; give one.") % said
+        choice = self._choice_doubt(name, value, text)
+        if choice is not None:
+            return choice
+        first = fold(text).replace(",", " ").split()[:1]
+        if spec.cards and value is not None and first and profile_module.says_none(spec, first[0]):
+            return _("%(label)s: '%(value)s' says none and names a card; say which.") % said
+        return None
+
+    def _choice_doubt(self, name: str, value: Any, text: str) -> str | None:
+        """Why ``text`` does not choose ``value`` for a choice field: it offers
+        another choice ("full or lora") or negates this one ("not lora"); None
+        when it does, or the field is not a choice."""
+        _ = self._tr.gettext
+        spec = self._kb.fields[name]
+        said = {"label": _(spec.label), "value": profile_module.shown(text)}
         vocab = vocabulary(self._kb)
         folded = fold(text)
 
@@ -533,9 +552,6 @@ class Consultation:
                 return _("%(label)s: '%(value)s' names more than one answer; give one.") % said
             if near(vocab.negations, mine):
                 return _("%(label)s: '%(value)s' says what you do not want; say what you do.") % said
-        first = folded.replace(",", " ").split()[:1]
-        if spec.cards and value is not None and first and profile_module.says_none(spec, first[0]):
-            return _("%(label)s: '%(value)s' says none and names a card; say which.") % said
         return None
 
     def _one_value(self, name: str, values: list[Any]) -> bool:
