@@ -350,3 +350,12 @@ def test_what_a_card_decides_of_a_configuration_no_answer_changes(kb) -> None:  
                 seen.setdefault(gpu, set()).update(
                     tuple(sorted((k, v) for k, v in c.items() if k in FROM_CARD)) for c in candidates)
     assert len(seen) >= 6 and all(len(values) == 1 for values in seen.values()), seen
+
+
+def test_why_not_the_answer_itself_says_it_is_the_answer_first() -> None:
+    asked = explain(model_size_b=70, method="lora", deadline_h=8, why_not="h100-80gb")
+    assert asked.result.recommendations[0].gpu == "h100-80gb" and asked.result.recommendations[0].count == 4
+    why = asked.why_not[0]
+    assert why.status == "more-cards" and why.text.startswith("It is the recommendation, on 4 cards rather than one.")
+    other = explain(model_size_b=70, method="lora", deadline_h=8, why_not="a100-80gb").why_not[0]
+    assert not other.text.startswith("It is the recommendation")

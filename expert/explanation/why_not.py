@@ -124,6 +124,9 @@ class WhyNotSearch(Reasoning):
         elif status == "more-cards":
             reasons = self.more_cards(gpu)
             summary = " ".join(r.text for r in reasons)
+            if _rank == 1:      # asked about the answer itself: say so, then why one card is not enough
+                summary = _("It is the recommendation, on %(count)s cards rather than one.") % {
+                    "count": self.result.recommendations[0].count} + " " + summary
         elif status == "ranked-lower":
             reasons = self.contrast(gpu)
             summary = " ".join(r.text for r in reasons)
