@@ -71,7 +71,11 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("cheap-card-for-short-experiments", "rtx-4090", dict(model_size_b=7), dict(model_size_b=7, purpose="production")),
     ("table-ideal-use", "rtx-4090", dict(model_size_b=8, method="lora"), dict(model_size_b=8, method="full")),
     ("datacenter-card-for-30b-plus", "a100-80gb", dict(model_size_b=30), dict(model_size_b=13)),
-    ("amd-vram-for-the-money", "mi210", dict(rocm_ok=True, budget="low"), dict(rocm_ok=True, budget="medium")),
+    ("amd-vram-for-the-money", "mi210", dict(rocm_ok=True, budget="low", prices={"mi210": 0.6}),
+     dict(rocm_ok=True, budget="medium", prices={"mi210": 0.6})),
+    # no rental price on the basis: nothing is said of what it gives for its price
+    ("amd-vram-for-the-money", "mi210", dict(rocm_ok=True, budget="low", prices={"mi210": 0.6}),
+     dict(rocm_ok=True, budget="low")),
     ("qlora-fallback", None, dict(model_size_b=13, budget="low"), dict(model_size_b=13)),
     ("qlora-fits-own-gpu", None, dict(model_size_b=13, vram_gb=16), dict(model_size_b=13, vram_gb=8)),
     ("qlora-tradeoffs", None, dict(method="qlora"), dict(method="lora")),
