@@ -357,5 +357,8 @@ def test_why_not_the_answer_itself_says_it_is_the_answer_first() -> None:
     assert asked.result.recommendations[0].gpu == "h100-80gb" and asked.result.recommendations[0].count == 4
     why = asked.why_not[0]
     assert why.status == "more-cards" and why.text.startswith("It is the recommendation, on 4 cards rather than one.")
+    # which step a rule is not about keeps the rules apart; it is no reason to show
+    shown = [c["condition"] for reason in why.reasons for c in reason.conditions]
+    assert shown and not any(".step !=" in c or ".step not in" in c for c in shown), shown
     other = explain(model_size_b=70, method="lora", deadline_h=8, why_not="a100-80gb").why_not[0]
     assert not other.text.startswith("It is the recommendation")
