@@ -162,7 +162,7 @@ def render_models(kb: Any, fmt: str, lang: str, width: int = 80, names: Any = ()
     _ = tr.gettext
     if not chosen:
         return _("No model of the table matches %(names)s; expert models lists them all.") % {
-            "names": tr.list([(markdown if fmt == "markdown" else one_line)(one_line(str(name))) for name in names],
+            "names": tr.list([(markdown if fmt == "markdown" else one_line)(str(name)) for name in names],
                              style="or")} + "\n"     # a line, as the table's templates end
     rows = []
     for model in chosen:

@@ -126,8 +126,6 @@ class _Parser:
         if isinstance(value, str) and vocab is not None:
             try:
                 read = values.read_hours(value, vocab)
-            except values.Unreadable as error:
-                raise self.ambiguous(value, error.text) from None
             except values.Calendar:
                 raise self.error("%(label)s: '%(value)s' is a day of the calendar, not a length of time; say how "
                                  "long from now, such as 48h, 3 days or 1 week.", value) from None

@@ -187,11 +187,9 @@ def read_hours(text: str, vocab: Any) -> Hours | None:
 
 def number_value(text: str, vocab: Any) -> float:
     """A number in digits ("1.5", "1,5") or in words ("two", "dos", "a"); a
-    figure with a thousands separator ("1,000") raises :class:`Unreadable`."""
+    figure with a thousands separator never gets here (see :data:`GROUPED`)."""
     if text in vocab.number_words:
         return vocab.number_words[text]
-    if grouped(text) is not None:
-        raise Unreadable(text)
     return float(text.replace(",", "."))
 
 

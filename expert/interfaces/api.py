@@ -215,11 +215,12 @@ def estimate(
                 "field": argument_label(kb, tr, name), "value": profile_module.shown(value),
                 "accepted": tr.gettext("at most %(most)s characters") % {"most": profile_module.MAX_TEXT}})
     for name in ("offload", "checkpointing"):      # yes or no, as the profile's yes-or-no fields read it
-        if raw[name] is not None and profile_module.yes_or_no(raw[name]) is None:
+        read = profile_module.yes_or_no(raw[name])
+        if raw[name] is not None and read is None:
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
                 "field": argument_label(kb, tr, name), "value": profile_module.shown(raw[name]),
                 "accepted": tr.gettext("answer yes or no")})
-        raw[name] = None if raw[name] is None else profile_module.yes_or_no(raw[name])
+        raw[name] = read
     from ..inference.requirement import estimate_time
 
     setup, run = from_input(kb, tr, **raw)

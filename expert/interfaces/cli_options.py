@@ -106,11 +106,11 @@ class Command(click.Command):
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         if not any(arg.startswith("--") for arg in args) or any(arg in ("--help", "-h") for arg in args):
-            return super().parse_args(ctx, self.once_each(args))
+            return super().parse_args(ctx, self.once_each(ctx, args))
         known = {opt for param in self.params for opt in getattr(param, "opts", [])}
         if all(arg.partition("=")[0] in known for arg in args if arg.startswith("--")) and not any(
                 arg.partition("=")[0] in ("--format", "--detail") for arg in args):
-            return super().parse_args(ctx, self.once_each(args))     # nothing to rename: no knowledge base loaded
+            return super().parse_args(ctx, self.once_each(ctx, args))     # nothing to rename: no knowledge base loaded
         from ..input.values import argument, read_choice
         from ..knowledge.bases import knowledge_base
         from ..knowledge.vocabulary import vocabulary
@@ -141,9 +141,9 @@ class Command(click.Command):
                 value = read_choice(value, words) or value
             rewritten.append(name + sep + value if sep else name)
             at += 1
-        return super().parse_args(ctx, self.once_each(rewritten, renamed))
+        return super().parse_args(ctx, self.once_each(ctx, rewritten, renamed))
 
-    def once_each(self, args: list[str], renamed: dict[int, str] | None = None) -> list[str]:
+    def once_each(self, ctx: click.Context, args: list[str], renamed: dict[int, str] | None = None) -> list[str]:
         """``args``, refused when an option that takes one value is given twice,
         under one name or two (`--model-size 8 --model 70`, `--vram 24 --gpu
         48`, `--rocm-ok --no-rocm`, `-m 8 -m70`): click would keep the last,
@@ -169,7 +169,7 @@ class Command(click.Command):
             if not param.multiple and not param.count:
                 typed = (renamed or {}).get(at, name)
                 if param.name in seen:
-                    self.refuse_twice(param, seen[str(param.name)], quoted(typed), args)
+                    self.refuse_twice(ctx, param, seen[str(param.name)], quoted(typed), args)
                 seen[str(param.name)] = quoted(typed)
             if not sep and not param.is_flag and at + 1 < len(args):
                 following = args[at + 1]
@@ -180,15 +180,13 @@ class Command(click.Command):
             at += 1
         return args
 
-    def refuse_twice(self, param: click.Option, first: str, second: str, args: list[str]) -> None:
-        context = click.get_current_context(silent=True)
-        root = context.find_root() if context is not None else None
-        gettext = _args_gettext(args, root.params.get("lang") if root is not None else None)
+    def refuse_twice(self, ctx: click.Context, param: click.Option, first: str, second: str, args: list[str]) -> None:
+        gettext = _args_gettext(args, ctx.find_root().params.get("lang"))
         long = next((opt for opt in param.opts if opt.startswith("--")), param.opts[0])
         raise click.UsageError(
             gettext("%(option)s is given twice; give it once.") % {"option": long} if first == second
             else gettext("%(option)s is given twice (as %(first)s and %(second)s); give it once.")
-            % {"option": long, "first": first, "second": second}, ctx=context)
+            % {"option": long, "first": first, "second": second}, ctx=ctx)
 
 
 def _args_gettext(args: list[str], before: str | None = None) -> Callable[[str], str]:
