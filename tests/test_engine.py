@@ -4,6 +4,7 @@ before it proposed."""
 
 from __future__ import annotations
 
+import random
 from pathlib import Path
 from typing import Any
 
@@ -14,6 +15,7 @@ from expert.inference.facts import Fact
 from expert.inference.patterns import patterns as compiled_patterns
 from expert.inference.run import Run
 
+from expert.errors import KnowledgeBaseError
 from expert.interfaces.api import knowledge_base
 from expert.input.profile import build
 from expert.i18n import Localizer
@@ -231,54 +233,88 @@ def test_speeding_up_tries_counts_until_a_faster_recipe_pays(tmp_path: Path) -> 
 
 
 def test_the_ranking_and_the_pick_are_rules_over_facts() -> None:
-    # Each pair of standing options fires ranks-before once, and an option's
-    # place is one more than the options ranked before it; the first is the pick.
+    # rank-options weighs each standing option once (one weight per option);
+    # order-options fires once, reads every weight in the order of its keys
+    # and declares that order; the first is the pick.
     result = run(model_size_b=8, method="lora", vram_gb=24)
     ranking = result.ranking
     assert ranking[0] == "own" and result.pick is not None and result.pick["gpu"] == "own" and result.pick["found"]
-    before = [f for f in result.firings if f.rule.id == "ranks-before"]
-    assert len(before) == len(ranking) * (len(ranking) - 1) // 2
-    for position, gpu in enumerate(ranking, 1):
-        assert sum(f.derived[0]["values"]["gpu"] == gpu for f in before) == position - 1
-        # rank-options declares what the ranking compares once every verdict is on the option
-        weighed = next(f for f in result.firings if f.rule.id == "rank-options" and f.gpu == gpu)
-        assert [d["fact"] for d in weighed.derived] == ["weight", "place"]
-    # The options another beats on money and time are marked by a rule, then demoted.
-    beaten = {f.derived[0]["values"]["gpu"] for f in result.firings if f.rule.id == "another-beats-it-on-money-and-time"}
-    assert "rtx-4090" in beaten and "own" not in beaten
+    weighed = [f for f in result.firings if f.rule.id == "rank-options"]
+    assert sorted(f.gpu for f in weighed) == sorted(ranking)
+    assert all([d["fact"] for d in f.derived] == ["weight"] for f in weighed)
+    [ordered] = [f for f in result.firings if f.rule.id == "order-options"]
+    assert [m["values"]["gpu"] for m in ordered.matched if m["fact"] == "weight"] == ranking
+    assert ordered.derived[0]["values"]["order"] == ranking and ordered.derived[0]["values"]["options"] == len(ranking)
+    weights = {f.gpu: f.derived[0]["values"] for f in weighed}
+    keys = [(weights[g]["demotion"], weights[g]["score"], weights[g]["devices"], weights[g]["order"]) for g in ranking]
+    assert keys == sorted(keys)
+    # One sweep from the cheapest marks the options another beats on money and time, naming one that does; then
+    # a demote rule holds each back.
+    [sweep] = [f for f in result.firings if f.rule.id == "another-beats-it-on-money-and-time"]
+    beaten = {d["values"]["gpu"]: d["values"] for d in sweep.derived}
+    assert "rtx-4090" in beaten and "own" not in beaten and beaten["rtx-4090"]["by_gpu"] == "own"
     assert ("beaten-on-money-and-time", "rtx-4090") in {(f.rule.id, f.gpu) for f in result.firings}
     # Nothing stands: no-option-stands declares that there is no pick.
     none = run(model_size_b=2000, method="full")
     assert none.ranking == [] and none.pick == {"gpu": None, "count": None, "hours": None, "found": False}
     assert [f.rule.id for f in none.firings if f.rule.derive in ("pick", "no-pick")] == ["no-option-stands"]
+    assert not any(f.rule.derive in ("market", "beaten", "order") for f in none.firings)
+
+
+def test_the_sweeps_find_what_every_pair_would(kb) -> None:  # type: ignore[no-untyped-def]
+    """The cheapest and the beaten, from one pass each, are those a
+    comparison of every pair of options finds."""
+    from expert.inference import sweep
+
+    rng = random.Random(5)
+    for _ in range(300):
+        options = [{"gpu": f"g{i}", "count": 1, "total_cost": rng.choice([1.0, 2.0, 2.0, 3.0, 5.0]),
+                    "hours": rng.choice([1.0, 2.0, 2.0, 4.0])} for i in range(rng.randint(1, 7))]
+        keyed = sorted((([(False, o["total_cost"]), (False, o["hours"]), (False, i)], o)
+                        for i, o in enumerate(options)), key=lambda pair: pair[0])
+        found = {b["gpu"]: b["by_gpu"] for b in sweep.beaten(keyed)}
+        by_pairs = {o["gpu"] for o in options if any(
+            p["total_cost"] <= o["total_cost"] and p["hours"] <= o["hours"]
+            and (p["total_cost"] < o["total_cost"] or p["hours"] < o["hours"]) for p in options)}
+        assert set(found) == by_pairs
+        byname = {o["gpu"]: o for o in options}
+        for gpu, by in found.items():   # what it names does beat it
+            assert byname[by]["total_cost"] <= byname[gpu]["total_cost"] and byname[by]["hours"] <= byname[gpu]["hours"]
 
 
 def test_a_verdict_a_rule_overrides_does_not_count(tmp_path: Path) -> None:
-    # A prefer rule that overrides a reject and a demote rule: the option it
-    # prefers stands though no price is listed, and the deadline it misses
-    # does not hold it back.
+    # A prefer rule that overrides a demote rule: the deadline the option
+    # misses does not hold it back.
     one_gpu = 'id = "one-gpu-if-it-fits"\nkind = "prefer"\n'
     kb = knowledge_base(rules_dir=edited_rules(tmp_path, ("rules.toml", one_gpu, one_gpu + (
-        'opposes = ["no-rental-price", "misses-deadline"]\noverrides = ["no-rental-price", "misses-deadline"]\n'))))
+        'opposes = ["misses-deadline"]\noverrides = ["misses-deadline"]\n'))))
 
     def both(**given: Any) -> tuple[Run, Run]:
         profile, _ = build(kb, given, Localizer("en"))
         return run(**given), engine.infer(kb, profile)
 
-    # The A100 40 GB has no listed price: ruled out, unless the override stands.
-    shipped, result = both(model_size_b=7, method="lora")
-    assert "a100-40gb" not in shipped.ranking and "a100-40gb" in result.ranking
     # The RTX 4090 misses a one-hour deadline: demoted, unless the override stands.
     demotions = [rule.id for rule in kb.rules if rule.kind == "demote"]
     bit = 2 ** (len(demotions) - 1 - demotions.index("misses-deadline"))
 
     def demotion(of: Run) -> int:
-        return next(m["values"]["demotion"] for f in of.firings if f.rule.id == "ranks-before" for m in f.matched
-                    if m["fact"] in ("weight", "rival") and m["values"]["gpu"] == "rtx-4090")
+        return next(d["values"]["demotion"] for f in of.firings if f.rule.id == "rank-options" and f.gpu == "rtx-4090"
+                    for d in f.derived)
 
     shipped, result = both(model_size_b=7, method="lora", deadline_h=1)
     assert ("misses-deadline", "rtx-4090") in {(f.rule.id, f.gpu) for f in result.firings}
     assert demotion(shipped) & bit and not demotion(result) & bit
+
+
+def test_only_a_reject_rule_overrides_a_reject_rule(tmp_path: Path) -> None:
+    # A preference that took a card back after it was ruled out would make it
+    # stand after the sweeps over the standing options: refused when loaded.
+    one_gpu = 'id = "one-gpu-if-it-fits"\nkind = "prefer"\n'
+    with pytest.raises(KnowledgeBaseError) as refused:
+        knowledge_base(rules_dir=edited_rules(tmp_path, ("rules.toml", one_gpu, one_gpu + (
+            'opposes = ["no-rental-price"]\noverrides = ["no-rental-price"]\n'))))
+    assert "rule 'one-gpu-if-it-fits': only a reject rule may override a reject rule ('no-rental-price')" in str(
+        refused.value)
 
 
 def test_engine_classes_are_kept_for_the_last_few_rule_sets_and_engines_per_thread(monkeypatch) -> None:  # type: ignore[no-untyped-def]

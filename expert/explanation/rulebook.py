@@ -38,11 +38,11 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             "own-card": _("declares your own GPU as a card"),
             "option": _("declares the configuration that stands for the card"),
             "standing": _("declares an option no rule ruled out, to weigh against the others"),
-            "undercut": _("marks a rented option another comes before as the cheapest"),
-            "market": _("declares the cheapest rented option, the mark a low budget holds the others to"),
-            "beaten": _("marks an option another beats on both money and time"),
-            "before": _("counts an option another ranks before"),
+            "market": _("declares the cheapest rented option, the mark a low budget holds the others to "
+                        "(once, over every option in its order)"),
+            "beaten": _("marks each option another beats on both money and time (one sweep from the cheapest)"),
             "rank": _("declares what the ranking compares of an option, once every verdict is on it"),
+            "order": _("puts the weighed options in one order, by its keys (once, over every option)"),
             "pick": _("declares the first in the ranking the pick"),
             "no-pick": _("declares that there is no pick"),
         }[rule.derive or ""]

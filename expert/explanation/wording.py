@@ -14,7 +14,7 @@ from ..i18n import Localizer
 from ..inference.run import Run
 from ..knowledge import KnowledgeBase, RuleDef, find_cards
 from ..knowledge.conditions import COMPARED
-from ..knowledge.records import EXTRA_PLACEHOLDERS
+from ..knowledge.records import EXTRA_PLACEHOLDERS, RANKED
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 _HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours", "other_stack_hours"}
@@ -223,6 +223,12 @@ class Context(Mapping[str, str]):
                 return "—"
             return self.writer.option_label({"where": "cloud", "gpu": values[f"{which}_gpu"],
                                              "count": values[f"{which}_count"]})
+        if namespace == "ranking" and name.endswith("_label") and name[:-6] in RANKED:
+            which = name[:-6]
+            if values.get(f"{which}_gpu") is None:
+                return "—"
+            return self.writer.option_label({name: values[f"{which}_{name}"]
+                                             for name in ("where", "gpu", "count", "total_vram_gb")})
         # The placeholders records.EXTRA_PLACEHOLDERS lets a message name besides the fact's fields
         # (card_name is the option's card).
         if name in EXTRA_PLACEHOLDERS.get(namespace, ()) or (namespace == "card" and name == "name"):

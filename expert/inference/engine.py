@@ -45,7 +45,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from .._vendor import experta
-from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
+from ..knowledge import COLLECTS, LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
 from ..knowledge.conditions import COMPARED_FIELDS, FIELDS
 from ..knowledge.records import (
     DEADLINE_MET,
@@ -57,7 +57,7 @@ from ..knowledge.records import (
     SPEED_FOUND,
     SPEED_NEXT,
 )
-from . import requirement, sizing
+from . import requirement, sizing, sweep
 from .facts import (
     FACT_CLASSES,
     INPUT,
@@ -70,8 +70,8 @@ from .facts import (
     Card,
     Option,
     Pick,
-    Place,
     Profile,
+    Ranking,
     Requirement,
     Verdict,
     salience,
@@ -79,13 +79,12 @@ from .facts import (
 )
 from .patterns import carrier, joined, patterns
 from .run import Firing, Run
+from .sweep import Keyed
 
 KnowledgeEngine, Rule = experta.KnowledgeEngine, experta.Rule
 
 # The facts about one card (their `gpu`, a card's `id`, says which).
-_ABOUT_A_CARD = ("candidate", "trial", "option", "card", "standing", "other", "weight", "rival", "place", "beaten")
-# Facts an action changes rather than declares again (the count of options before one).
-_MODIFIED = ("place",)
+_ABOUT_A_CARD = ("candidate", "trial", "option", "card", "standing", "weight", "beaten")
 
 
 class _Reads(Mapping[str, Any]):
@@ -120,20 +119,24 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             env["card"] = run.plain(facts["card"])
         reads: dict[str, set[str]] = {ns: set() for ns in env}
         seen = {ns: _Reads(values, reads[ns]) for ns, values in env.items()}
-        declared = list(self.conclude(rule, seen))
+        collected = self.collect(rule, env) if stage(rule) in COLLECTS else []
+        declared = list(self.conclude(rule, seen, collected))
+        if stage(rule) in COLLECTS and not declared:
+            return   # (it collected nothing to conclude from: as if it had not matched)
         gpu = env[held_by]["gpu"] if held_by else None
         derived = []
         for namespace, values in declared:
-            key = (namespace, values.get("gpu"))
-            if namespace in _MODIFIED and key in run.ids:   # a count that changes while options are compared
-                self.record(key, self.modify(self.facts[run.ids[key]], **values), rule)
-            else:
-                fact = self.declare(FACT_CLASSES[namespace](**values))
-                if fact is not None:
-                    self.record(("card", values["id"]) if namespace == "card" else key, fact, rule)
+            fact = self.declare(FACT_CLASSES[namespace](**values))
+            if fact is not None:
+                self.record(("card", values["id"]) if namespace == "card" else (namespace, values.get("gpu")),
+                            fact, rule)
             derived.append({"fact": namespace, "values": {k: v for k, v in values.items() if k not in sizing.CARRIED}})
-            gpu = gpu or values.get("gpu") or (values.get("id") if namespace == "card" else None)
+            if not collected:   # (a rule that collects is about all the options it read, not one card)
+                gpu = gpu or values.get("gpu") or (values.get("id") if namespace == "card" else None)
             env.setdefault("proposal" if namespace in ("candidate", "trial") else namespace, values)
+        if collected:    # what it read: each fact it collected, in its order (its message names the first)
+            facts[COLLECTS[stage(rule)]] = [values for _, values in collected]
+            env.setdefault(COLLECTS[stage(rule)], collected[0][1])
         if not declared:
             run.conclusions.append((rule, gpu))
             run.fired.add((rule.id, gpu))
@@ -145,8 +148,12 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 derived.append({"fact": rule.kind, "values": {"gpu": gpu} if gpu else {}})
         run.firings.append(Firing(rule, gpu, self.matched(rule, facts, env, reads), derived, env))
 
+    def declare(self, *facts: Any) -> Any:
+        self.consultation.declared += len(facts)   # (counted: the work a run does, tests/test_scaling.py)
+        return super().declare(*facts)
+
     def record(self, key: tuple[str | None, ...], fact: Any, rule: RuleDef) -> None:
-        """Index a fact a rule declared (or modified), and note the rule."""
+        """Index a fact a rule declared, and note the rule."""
         self.consultation.origin[fact["__factid__"]] = rule.id
         self.consultation.ids[key] = fact["__factid__"]
         if key[0] == "card":
@@ -154,8 +161,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
 
     def rule_on(self, rule: RuleDef, gpu: str | None, verdict: dict[str, Any]) -> None:
         """Declare a verdict, unless a rule that ``overrides`` it already ruled
-        on the same card; retract the verdicts it overrides; and weigh the
-        card's standing option by the demote and prefer verdicts that stand on it."""
+        on the same card; retract the verdicts it overrides."""
         run = self.consultation
         if not run.overridden(rule.id, gpu):
             fact = self.declare(Verdict(**verdict))
@@ -165,13 +171,21 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             key = ("verdict", str(gpu), overridden)
             if key in run.ids:
                 self.retract(self.facts[run.ids.pop(key)])
-        weighed = ("place", gpu)
-        if weighed in run.ids and (rule.kind != "reject" or rule.overrides):
-            weight = run.plain(self.facts[run.ids[weighed]])
-            rules = sorted(weight["rules"] + ([rule.id] if rule.kind != "reject" else []), key=lambda r: run.kb.rule(r).index)
-            # (it comes from the last of its verdicts in rules.toml: the same whatever order they fired in)
-            self.record(weighed, self.modify(self.facts[run.ids[weighed]], **self.weighed(weight, rules, gpu)),
-                        run.kb.rule(rules[-1]) if rules else rule)
+
+    def collect(self, rule: RuleDef, env: dict[str, Any]) -> Keyed:
+        """The facts a rule that collects reads: those of its kind (``standing``
+        or ``weight``) its ``when`` holds for, sorted by its ``by`` keys (with
+        the values of the keys)."""
+        run, namespace = self.consultation, COLLECTS[stage(rule)]
+        cls = FACT_CLASSES[namespace]
+        keyed = []
+        for fact in self.facts.values():
+            if isinstance(fact, cls):
+                item = {**env, namespace: run.plain(fact)}
+                if rule.condition(item):
+                    keyed.append(([key(item) for key in rule.by], item[namespace]))
+        keyed.sort(key=lambda pair: pair[0])
+        return keyed
 
     def weighed(self, option: Mapping[str, Any], rules: list[str], gpu: str | None) -> dict[str, Any]:
         """What the ranking compares of an option (rules.toml ``ranks-before``):
@@ -187,9 +201,10 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 "demotion": sum(2 ** (len(demotions) - 1 - i) for i, d in enumerate(demotions) if d in stands),
                 "score": sizing.score(run.kb, run.profile, option, factors)}
 
-    def conclude(self, rule: RuleDef, seen: dict[str, Any]) -> Iterator[tuple[str, dict[str, Any]]]:
+    def conclude(self, rule: RuleDef, seen: dict[str, Any], collected: Keyed) -> Iterator[tuple[str, dict[str, Any]]]:
         """What a rule declares: a derived fact through its helper, or nothing
-        (a verdict or a note, recorded in the run)."""
+        (a verdict or a note, recorded in the run). ``collected``: what a rule
+        that collects read, in its order."""
         run = self.consultation
         what = stage(rule)
         if what == "requirement":
@@ -239,24 +254,19 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             yield "option", dict(seen["candidate"].plain)
         elif what == "standing":
             option = seen["option"].plain
-            standing = {name: option[name] for name in STANDING_FIELDS} | {"order": run.order(option["gpu"])}
-            yield "standing", standing
-            weight = {name: standing[name] for name in WEIGHT_FIELDS}
-            # (the verdicts already on it: an overriding rule can make an option stand late)
-            ruled = [r.id for r in run.kb.rules if r.kind in ("demote", "prefer") and (r.id, option["gpu"]) in run.fired]
-            yield "place", weight | self.weighed(weight, ruled, option["gpu"]) | {"behind": 0, "weighed": False}
-        elif what in ("undercut", "beaten"):
-            yield what, {"gpu": seen["standing"]["gpu"]}
-        elif what == "market":
-            yield "market", {"cheapest_gpu": seen["standing"]["gpu"],
-                             "cheapest_total_cost": seen["standing"]["total_cost"]}
-        elif what == "before":   # the rival has one more option before it
-            gpu = seen["rival"]["gpu"]
-            yield "place", {"gpu": gpu, "behind": self.facts[run.ids["place", gpu]]["behind"] + 1}
+            yield "standing", {name: option[name] for name in STANDING_FIELDS} | {"order": run.order(option["gpu"])}
+        elif what == "market" and collected:   # the first of the rented options in the rule's order
+            cheapest = collected[0][1]
+            yield "market", {"cheapest_gpu": cheapest["gpu"], "cheapest_total_cost": cheapest["total_cost"]}
+        elif what == "beaten":
+            yield from (("beaten", beaten) for beaten in sweep.beaten(collected))
         elif what == "rank":   # every verdict is on it: what the ranking compares
-            place = seen["place"].plain
-            yield "weight", {name: place[name] for name in FIELDS["weight"]}
-            yield "place", {"gpu": place["gpu"], "weighed": True}
+            standing = seen["standing"].plain
+            ruled = [r.id for r in run.kb.rules if r.kind in ("demote", "prefer") and (r.id, standing["gpu"]) in run.fired]
+            weight = {name: standing[name] for name in WEIGHT_FIELDS}
+            yield "weight", weight | self.weighed(weight, ruled, standing["gpu"])
+        elif what == "order" and collected:
+            yield "ranking", sweep.ranking(collected)
         elif what == "pick":
             option = dict(seen["option"].plain)
             yield "pick", {**option, "found": True, **self.compared(option["gpu"])}
@@ -270,8 +280,8 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         when there is none. A summary of the ranking the rules declared, for
         the advice rules to read (experta has no pattern that collects facts)."""
         run = self.consultation
-        ranked = sorted((self.facts[i]["behind"], key[1]) for key, i in run.ids.items() if key[0] == "place")
-        options = [run.plain(self.facts[run.ids["standing", gpu]]) for _, gpu in ranked if gpu != pick]
+        order = self.facts[run.ids["ranking", None]]["order"]
+        options = [run.plain(self.facts[run.ids["standing", gpu]]) for gpu in order if gpu != pick]
         others = [option for option in options if option["where"] == "cloud"]
         chosen = {"next": others[0] if others else None,
                   "fastest": min(others, key=lambda o: o["hours"], default=None),
@@ -284,7 +294,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         """The facts the activation matched, each with the fields the rule's
         condition, message and helper read, and where the fact came from."""
         uses = {ns: set(names) for ns, names in reads.items()}
-        for namespace, name in rule.condition.fields:
+        for namespace, name in rule.condition.fields | {field for key in rule.by for field in key.fields}:
             uses.setdefault(namespace, set()).add(name)
         for namespace, name in rule.placeholders:
             if namespace in facts:
@@ -293,9 +303,15 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             if namespace in _ABOUT_A_CARD:  # which card the fact is about
                 uses.setdefault(namespace, set()).add("id" if namespace == "card" else "gpu")
         matched = []
-        for namespace in ("profile", "req", "card", "candidate", "trial", "option", "standing", "other", "weight",
-                          "rival", "place", "market", "beaten", "pick"):
+        for namespace in ("profile", "req", "card", "candidate", "trial", "option", "standing", "weight", "ranking",
+                          "market", "beaten", "pick"):
             if namespace not in facts or not uses.get(namespace):
+                continue
+            if isinstance(facts[namespace], list):   # the facts a rule that collects read
+                matched.extend({"fact": namespace, "from": self.consultation.origin.get(self.consultation.ids[
+                    namespace, values["gpu"]], INPUT), "values": {name: values.get(name) for name in
+                                                                  sorted(uses[namespace] - sizing.CARRIED)}}
+                               for values in facts[namespace])
                 continue
             fact = facts[namespace]
             origin = INPUT if namespace == "profile" else self.consultation.origin.get(
@@ -391,10 +407,10 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
             run.candidates.setdefault(fact["gpu"], []).append(run.plain(fact))
         elif isinstance(fact, Option):
             options.append(run.plain(fact))
-        elif isinstance(fact, Place):
-            ranked.append((fact["behind"], fact["gpu"]))
+        elif isinstance(fact, Ranking):
+            ranked = list(fact["order"])
         elif isinstance(fact, Pick):
             run.pick = run.plain(fact)
     run.options = {option["gpu"]: option for option in sorted(options, key=lambda o: run.order(o["gpu"]))}
-    run.ranking = [gpu for _, gpu in sorted(ranked)]
+    run.ranking = ranked
     return run

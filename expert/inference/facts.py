@@ -1,7 +1,6 @@
 """The facts of working memory: a class per kind of fact (``Profile``,
 ``Requirement``, ``Card``, ``Candidate``, ``Trial``, ``Option``, ``Verdict``,
-``Standing``, ``Undercut``, ``Market``, ``Beaten``, ``Place``, ``Weight``,
-``Pick``), the namespace the rules name each by, what each kind of rule
+``Standing``, ``Market``, ``Beaten``, ``Weight``, ``Ranking``, ``Pick``), the namespace the rules name each by, what each kind of rule
 declares, and the stage and salience that order the rules.
 """
 
@@ -47,25 +46,20 @@ class Standing(Fact):  # type: ignore[misc,valid-type]
     """An option no reject verdict ruled out, with its card's place in the catalog."""
 
 
-class Undercut(Fact):  # type: ignore[misc,valid-type]
-    """A rented option another comes before as the cheapest (low budget)."""
-
-
 class Market(Fact):  # type: ignore[misc,valid-type]
     """The cheapest rented option that fits, the mark a low budget holds the others to."""
 
 
 class Beaten(Fact):  # type: ignore[misc,valid-type]
-    """An option another beats on both money and time."""
-
-
-class Place(Fact):  # type: ignore[misc,valid-type]
-    """A standing option's place: weighed by the demote and prefer verdicts on
-    it, then how many options rank before it."""
+    """An option another beats on both money and time, and the first that does."""
 
 
 class Weight(Fact):  # type: ignore[misc,valid-type]
     """What the ranking compares of a standing option, once every verdict is on it."""
+
+
+class Ranking(Fact):  # type: ignore[misc,valid-type]
+    """The order the ordering rule put the weighed options in."""
 
 
 class Pick(Fact):  # type: ignore[misc,valid-type]
@@ -73,9 +67,8 @@ class Pick(Fact):  # type: ignore[misc,valid-type]
 
 
 FACT_CLASSES = {"profile": Profile, "req": Requirement, "card": Card, "candidate": Candidate, "trial": Trial,
-                "option": Option, "verdict": Verdict, "standing": Standing, "other": Standing,
-                "undercut": Undercut, "market": Market, "beaten": Beaten, "weight": Weight, "rival": Weight,
-                "place": Place, "pick": Pick}
+                "option": Option, "verdict": Verdict, "standing": Standing, "market": Market, "beaten": Beaten,
+                "weight": Weight, "ranking": Ranking, "pick": Pick}
 VERDICTS = ("reject", "demote", "prefer")
 # What the options that stand are compared by (conditions.FIELDS): a standing
 # option's fields, and those of its weight in the ranking.
@@ -89,13 +82,13 @@ SPEED_TRIAL = "speed-trial"
 # What each kind of rule declares (derive rules: what their helper declares).
 DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "configure": "candidate",
             "trial": "candidate", SCALE_TRIAL: "candidate", SPEED_TRIAL: "candidate",
-            "option": "option", "standing": "standing", "undercut": "undercut", "market": "market",
-            "beaten": "beaten", "before": "place", "rank": "weight", "pick": "pick", "no-pick": "pick"}
+            "option": "option", "standing": "standing", "market": "market", "beaten": "beaten", "rank": "weight",
+            "order": "ranking", "pick": "pick", "no-pick": "pick"}
 SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82,
             SPEED_TRIAL: 81, SCALE_OUT: 80, SCALE_TRIAL: 79,
             "option": 75,
-            "reject": 60, "standing": 59, "undercut": 58, "market": 57, "beaten": 56, "demote": 55, "prefer": 50,
-            "rank": 46, "before": 45, "pick": 30, "no-pick": 30, "advice": 20, "warning": 10}
+            "reject": 60, "standing": 59, "market": 57, "beaten": 56, "demote": 55, "prefer": 50,
+            "rank": 46, "order": 45, "pick": 30, "no-pick": 30, "advice": 20, "warning": 10}
 INPUT = "input"
 
 

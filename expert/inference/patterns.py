@@ -11,18 +11,14 @@ from collections.abc import Callable
 from typing import Any
 
 from .._vendor import experta
-from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, RuleDef
-from .facts import FACT_CLASSES, SCALE_TRIAL, SPEED_TRIAL, Standing, Undercut, Verdict, stage
+from ..knowledge import COLLECTS, LARGER_BATCH, SCALE_OUT, SPEED_UP, RuleDef
+from .facts import FACT_CLASSES, SCALE_TRIAL, SPEED_TRIAL, Standing, Verdict, stage
 
 AS, MATCH, TEST = experta.AS, experta.MATCH, experta.TEST
 
-# The two of a pair of options bind their card's id under these names.
-_PAIRED = {"other": "other_gpu", "rival": "other_gpu"}
 # The fact a stage's rules match none of, as well as their patterns: an option
-# stands when no reject verdict is on it; the cheapest rented option is one no
-# other undercuts; no option stands when there is none.
+# stands when no reject verdict is on it; no option stands when there is none.
 _ABSENT = {"standing": lambda: Verdict(kind="reject", gpu=MATCH.gpu),
-           "market": lambda: Undercut(gpu=MATCH.gpu),
            "no-pick": lambda: Standing()}
 # The facts each stage's helper reads, besides what the rule's condition and
 # message name: a rule joins exactly the facts it reasons about.
@@ -31,17 +27,19 @@ HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose"
                 SCALE_TRIAL: ("profile", "req", "trial", "card"), SPEED_TRIAL: ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
                 SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
                 "option": ("profile", "candidate"), "standing": ("option", "profile"),
-                "undercut": ("standing", "other", "profile"), "market": ("standing", "profile"),
-                "beaten": ("standing", "other"), "before": ("weight", "rival"), "rank": ("place", "profile"),
-                "pick": ("place", "option"), "no-pick": ("profile",)}
+                "market": ("profile",), "beaten": ("profile",), "rank": ("standing", "profile"),
+                "order": ("profile",), "pick": ("ranking", "option"), "no-pick": ("profile",)}
 # The fact a rule is about, by its scope.
 _SUBJECTS = ("candidate", "trial", "option", "market", "pick", "card", "req", "profile")
 
 
 def joined(rule: RuleDef) -> tuple[str, ...]:
-    """The namespaces a rule's patterns bind, in a fixed order."""
+    """The namespaces a rule's patterns bind, in a fixed order. A rule that
+    collects binds none of the facts it collects: its action reads them."""
     named = {ns for ns, _ in rule.condition.fields} | {ns for ns, _ in rule.placeholders}
+    named |= {ns for key in rule.by for ns, _ in key.fields}
     wanted = set(HELPER_NEEDS.get(stage(rule), ())) | (named & set(rule.scope))
+    wanted.discard(COLLECTS.get(stage(rule), ""))
     if rule.kind in ("reject", "demote", "prefer"):  # a conclusion about one card's option
         wanted.add("option")
     if not wanted:
@@ -53,8 +51,8 @@ def joined(rule: RuleDef) -> tuple[str, ...]:
     return tuple(ns for ns in _JOIN_ORDER if ns in wanted)
 
 
-_JOIN_ORDER = ("candidate", "trial", "option", "standing", "other", "weight", "rival", "place", "pick", "card",
-               "market", "beaten", "req", "profile")
+_JOIN_ORDER = ("candidate", "trial", "option", "standing", "weight", "ranking", "pick", "card", "market", "beaten",
+               "req", "profile")
 
 
 def patterns(rule: RuleDef) -> list[Any]:
@@ -69,10 +67,8 @@ def patterns(rule: RuleDef) -> list[Any]:
         if namespace == "candidate":
             fields = {"next_step": rule.step} if what == "configure" else {}
             fact = cls(gpu=MATCH.gpu, **fields)
-        elif namespace in _PAIRED:
-            fact = cls(gpu=getattr(MATCH, _PAIRED[namespace]))
-        elif namespace == "place":   # weighed by every verdict (rank-options), or the first of the ranking (the pick)
-            fact = cls(gpu=MATCH.gpu, weighed=False) if what == "rank" else cls(gpu=MATCH.gpu, weighed=True, behind=0)
+        elif namespace == "ranking":   # the pick: the first of the order
+            fact = cls(first_gpu=MATCH.gpu)
         elif namespace in ("trial", "standing", "weight", "beaten"):
             fact = cls(gpu=MATCH.gpu)
         elif namespace == "option":
@@ -84,7 +80,7 @@ def patterns(rule: RuleDef) -> list[Any]:
         patterns.append(getattr(AS, namespace) << fact)
     if what in _ABSENT:
         patterns.append(experta.NOT(_ABSENT[what]()))
-    if rule.condition.source != "true":
+    if rule.condition.source != "true" and what not in COLLECTS:  # (a rule that collects tests each fact it reads)
         patterns.append(TEST(_test(rule, names)))
     return patterns
 

@@ -50,6 +50,7 @@ class Run:
     fired: set[tuple[str, str | None]] = field(default_factory=set, repr=False)   # the conclusions drawn
     plains: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     card_ids: dict[str, int] = field(default_factory=dict, repr=False)   # card id -> its fact id
+    declared: int = 0    # the facts declared into working memory: the work the run did (with len(firings))
 
     def __post_init__(self) -> None:
         self.positions = {card.id: i for i, card in enumerate(self.kb.catalog)}

@@ -19,6 +19,7 @@ from .catalog import with_catalogs
 from .load import load
 from .owned import find_cards, find_unsupported
 from .records import (
+           COLLECTS,
            COSTS,
            LARGER_BATCH,
            OFF_LADDER,
@@ -38,6 +39,7 @@ from .source import MAX_BYTES, Unreadable, read_regular
 
 # What the rest of the package imports from here; everything else is in the submodules.
 __all__ = [
+           "COLLECTS",
            "COSTS",
            "LARGER_BATCH",
            "MAX_BYTES",

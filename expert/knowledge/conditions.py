@@ -180,28 +180,29 @@ FROM_CARD = frozenset({"gpu", "vendor", "cost", "segment", "where", "card_device
 # many it takes: a candidate's fields, and the next count of ranking.toml
 # (None after the last).
 FIELDS["trial"] = {**FIELDS["candidate"], "next_count": NUM}
-# An option no reject verdict ruled out (and another, when two are compared):
-# the fields options are weighed by, and its card's place in the catalog (the last tie-break).
+# An option no reject verdict ruled out: the fields options are weighed by,
+# and its card's place in the catalog (the last tie-break).
 FIELDS["standing"] = {name: FIELDS["option"][name] for name in (
     "gpu", "count", "where", "total_vram_gb", "fits", "total_cost", "per_hour", "hours", "elapsed_hours", "devices")}
 FIELDS["standing"]["order"] = NUM
-FIELDS["other"] = dict(FIELDS["standing"])
 # The cheapest rented option that fits (of those that meet the deadline, of
-# all when none does), on a low budget; a card another undercuts for it; a
-# card another beats on both money and time.
+# all when none does), on a low budget; a card another beats on both money
+# and time, and the first of those that beat it (in the sweep's order).
 FIELDS["market"] = {"cheapest_gpu": STR, "cheapest_total_cost": NUM}
-FIELDS["undercut"] = {"gpu": STR}
-FIELDS["beaten"] = {"gpu": STR}
+FIELDS["beaten"] = {"gpu": STR, "by_gpu": STR, "by_count": NUM, "by_total_cost": NUM, "by_hours": NUM}
 # A standing option as the ranking weighs it: `demotion` (each demote rule that
 # stands on it adds a power of two, the earlier rule the larger), `score`
 # (sizing.score with the factors of the prefer rules that stand on it), then
-# fewer devices and catalog order break ties; `rival` is the other of a pair.
+# fewer devices and catalog order break ties (the ordering rule's `by`).
 FIELDS["weight"] = {"gpu": STR, "count": NUM, "where": STR, "total_vram_gb": NUM, "hours": NUM, "total_cost": NUM,
                     "demotion": NUM, "score": NUM, "devices": NUM, "order": NUM, "factors": LIST, "rules": LIST}
-FIELDS["rival"] = dict(FIELDS["weight"])
-# Its place: weighed while the verdicts come (`weighed` once every one is on
-# it), then `behind`: how many options rank before it (0: the first).
-FIELDS["place"] = {**FIELDS["weight"], "behind": NUM, "weighed": BOOL}
+# The order the ordering rule produced: the options' cards, first to last, how
+# many, and the first two (their cards, counts, where and scores; None when
+# only one option stands); `margin`: the runner-up's score over the first's.
+FIELDS["ranking"] = {"order": LIST, "options": NUM, "margin": NUM,
+                     **{f"{which}_{name}": kind for which in ("first", "second")
+                        for name, kind in (("gpu", STR), ("count", NUM), ("where", STR), ("total_vram_gb", NUM),
+                                           ("score", NUM), ("demotion", NUM))}}
 # What a configuration rule proposes (its messages may name it).
 FIELDS["proposal"] = dict(FIELDS["candidate"])
 # The chosen option: every option field, and whether there is one at all.
@@ -327,6 +328,37 @@ def compile_condition(source: str, namespaces: Mapping[str, Mapping[str, str]] =
         raise ConditionError(f"a condition must be true or false, not a {kind}")
     used = frozenset(ns for ns, _ in compiler.used)
     return Condition(source.strip(), evaluate, used, frozenset(compiler.used), tree.body)
+
+
+@dataclass(frozen=True)
+class Key:
+    """A compiled sort key (a rule's ``by``): a number or a truth value read
+    from the facts (False sorts before True); what has no value sorts last."""
+
+    source: str
+    evaluate: Evaluator
+    fields: frozenset[tuple[str, str]]
+
+    def __call__(self, env: Env) -> tuple[bool, Any]:
+        value = self.evaluate(env)
+        return (value is None, 0 if value is None else value)
+
+    def __reduce__(self) -> tuple[Any, ...]:
+        return (compile_key, (self.source,))   # (pickled as its source, as a Condition is)
+
+
+def compile_key(source: str, namespaces: Mapping[str, Mapping[str, str]] = FIELDS) -> Key:
+    """Parse and type-check a sort key: a number or a condition; raise
+    :class:`ConditionError` if it is neither."""
+    try:
+        tree = ast.parse(source.strip(), mode="eval")
+    except SyntaxError as error:
+        raise ConditionError(f"syntax error: {error.msg}", (error.offset or 1) - 1) from None
+    compiler = _Compiler(namespaces)
+    evaluate, kind = compiler.compile(tree.body)
+    if kind not in (NUM, BOOL):
+        raise ConditionError(f"a sort key must be a number or true or false, not a {kind or 'constant None'}")
+    return Key(source.strip(), evaluate, frozenset(compiler.used))
 
 
 class _Compiler:

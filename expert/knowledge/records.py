@@ -12,7 +12,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
-from .conditions import COMPARED, DERIVED_PROFILE_FIELDS, FIELDS, PROFILE_TYPES, Condition
+from .conditions import COMPARED, DERIVED_PROFILE_FIELDS, FIELDS, PROFILE_TYPES, Condition, Key
 
 # --- the vocabulary: declared here once (the profile's fields in rules/profile.toml,
 # written into conditions.FIELDS by scripts/update_types.py)
@@ -31,8 +31,12 @@ COSTS = ("low", "medium", "medium-high", "high")
 SEGMENTS = ("consumer", "datacenter")
 # Rule kinds, and the helpers a derive rule names.
 KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning")
-HELPERS = ("requirement", "own-card", "option", "standing", "undercut", "market", "beaten", "before", "rank", "pick",
-           "no-pick")
+HELPERS = ("requirement", "own-card", "option", "standing", "market", "beaten", "rank", "order", "pick", "no-pick")
+# The helpers of the rules that collect: such a rule fires once, after every
+# fact of the kind it collects is declared, and reads all those its `when`
+# holds for (each in turn, as `standing` or `weight`), in the order its `by`
+# keys give (rules.toml) -- a sweep, not a join of every pair.
+COLLECTS = {"market": "standing", "beaten": "standing", "order": "weight"}
 # The configuration step that is not on a ladder: more cards for a deadline.
 SCALE_OUT = "scale-out"
 # The other: a faster recipe on more cards, when the one that fits is slow.
@@ -76,20 +80,18 @@ SCOPES: dict[str, tuple[str, ...]] = {
     "configure": ("profile", "req", "candidate", "card"),
     "trial": ("profile", "req", "trial", "card"),
     "option": ("profile", "req", "candidate", "card"),
-    # Weighing the options no reject verdict ruled out: each that stands, the
-    # rented ones another undercuts (low budget), the cheapest of those, and
-    # those another beats on money and time; a pair of options is `standing`
-    # and `other`.
+    # Weighing the options no reject verdict ruled out: each that stands; one
+    # sweep over them finds the cheapest rented one (low budget), another
+    # those another beats on money and time (each `standing` in turn).
     "standing": ("profile", "option"),
-    "undercut": ("profile", "standing", "other"),
     "market": ("profile", "standing"),
-    "beaten": ("profile", "standing", "other"),
-    # Ranking: the verdicts on each standing option weigh its `place`, which
-    # then declares its `weight` (and `rival`, the other of a pair); an option
-    # another ranks before has one more option before its place; the first is the pick.
-    "rank": ("profile", "place"),
-    "before": ("profile", "weight", "rival"),
-    "pick": ("profile", "req", "place", "option"),
+    "beaten": ("profile", "standing"),
+    # Ranking: once the verdicts are on it, each standing option's `weight`;
+    # one ordering rule sorts the weights (each `weight` in turn) into the
+    # `ranking`; its first is the pick.
+    "rank": ("profile", "standing"),
+    "order": ("profile", "weight"),
+    "pick": ("profile", "req", "ranking", "option"),
     "no-pick": ("profile", "req"),
     "reject": ("profile", "req", "option", "card"),
     "demote": ("profile", "req", "option", "card", "market", "beaten"),
@@ -99,11 +101,14 @@ SCOPES: dict[str, tuple[str, ...]] = {
 }
 # The fact each helper declares: a derive rule's message may also name it.
 DERIVES = {"requirement": "req", "pick": "pick", "no-pick": "pick", "option": "option", "market": "market",
-           "standing": "standing", "undercut": "undercut", "beaten": "beaten", "before": "place", "rank": "weight"}
+           "standing": "standing", "beaten": "beaten", "rank": "weight", "order": "ranking"}
 # Placeholders a message may use besides the fact fields.
 EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick",
                                                                        "trial")}
-EXTRA_PLACEHOLDERS.update({ns: {"label", "name"} for ns in ("standing", "other", "weight", "rival", "place")})
+EXTRA_PLACEHOLDERS.update({ns: {"label", "name"} for ns in ("standing", "weight")})
+# The ranking names its first two options: ranking_first_label, ranking_second_label.
+RANKED = ("first", "second")
+EXTRA_PLACEHOLDERS["ranking"] = {f"{which}_label" for which in RANKED}
 EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in COMPARED}
 # \Z, not $: "id\n" is not an id.
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
@@ -278,6 +283,7 @@ class RuleDef:
     step: str | None = None      # configure rules: the ladder step (or scale-out) they take
     proposes: bool = False       # configure rules: the first step of every ladder (no candidate yet)
     in_summary: bool = True      # its note is in the summary form (rules.toml `summary = false`: full form only)
+    by: tuple[Key, ...] = ()     # a rule that collects: the keys it sorts what it collects by
 
     @property
     def scope(self) -> tuple[str, ...]:

@@ -9,8 +9,9 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .conditions import FIELDS, TRUE, ConditionError, compile_condition
+from .conditions import FIELDS, TRUE, ConditionError, Key, compile_condition, compile_key
 from .records import (
+    COLLECTS,
     DERIVES,
     EXTRA_PLACEHOLDERS,
     H_RE,
@@ -29,7 +30,7 @@ from .source import Problems, is_number, line_at
 G_RE = re.compile(r"^G[1-9]\Z")
 
 
-_RULE_KEYS = ("id", "kind", "derive", "step", "section", "heuristics", "gaps", "when", "message", "factor",
+_RULE_KEYS = ("id", "kind", "derive", "step", "section", "heuristics", "gaps", "when", "by", "message", "factor",
               "opposes", "overrides", "summary")
 
 
@@ -91,6 +92,15 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
                 condition = compile_condition(str(entry["when"]), {ns: FIELDS[ns] for ns in scope})
             except ConditionError as error:
                 bad("when", "%(error)s", error=str(error))
+        by: list[Key] = []
+        if (derive in COLLECTS) != ("by" in entry):
+            bad("by", "a rule that collects (derive = %(known)s) sorts what it collects by its `by` keys; "
+                "other rules have none", known=", ".join(COLLECTS))
+        for key_source in entry.get("by", []) if derive in COLLECTS else []:
+            try:
+                by.append(compile_key(str(key_source), {ns: FIELDS[ns] for ns in scope}))
+            except ConditionError as error:
+                bad("by", "%(error)s", error=str(error))
         message = entry.get("message")
         if not isinstance(message, str) or not message.strip():
             bad("message", "message is missing")
@@ -115,7 +125,7 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
             in_summary = True
         rules.append(RuleDef(str(rule_id), kind, str(section), tuple(heuristics), tuple(gaps), condition,
                              message, None if factor is None else float(factor), derive, index, str(path), line,
-                             links["opposes"], links["overrides"], step, proposes, in_summary))
+                             links["opposes"], links["overrides"], step, proposes, in_summary, tuple(by)))
     if not rules:
         problems.add(str(path), line_at(text, "rule"), "no [[rule]] tables")
     ids = {rule.id for rule in rules}
@@ -126,10 +136,16 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
             second = [rule for rule in rules if rule.step == step][1:2]
             problems.add(str(path), line_at(text, f"rule[{second[0].index + 1}].step") if second else 0,
                          "step '%(step)s' of recipes.toml needs exactly one configure rule", step=step)
+    kinds = {rule.id: rule.kind for rule in rules}
     for rule in rules:
         for key in ("opposes", "overrides"):
             for other in getattr(rule, key):
                 if other not in ids:
                     problems.add(str(path), line_at(text, f"rule[{rule.index + 1}].{key}"),
                                  "rule '%(rule)s': refers to undefined rule '%(other)s'", rule=rule.id, other=other)
+                elif key == "overrides" and kinds[other] == "reject" and rule.kind != "reject":
+                    # (an option would stand after the sweeps over the standing options)
+                    problems.add(str(path), line_at(text, f"rule[{rule.index + 1}].{key}"),
+                                 "rule '%(rule)s': only a reject rule may override a reject rule ('%(other)s')",
+                                 rule=rule.id, other=other)
     return tuple(rules)

@@ -62,7 +62,7 @@ SCHEMAS: dict[str, Any] = {
                             "source": str}],
                 "ladder": {"*": [{"step": str, "recipe": str, "spread": str}]}},
     "rules": {"rule": [{"id": str, "kind": str, "derive?": str, "step?": str, "section": str, "heuristics": [str],
-                        "gaps?": [str], "when?": str, "message": str, "factor?": float, "opposes?": [str],
+                        "gaps?": [str], "when?": str, "by?": [str], "message": str, "factor?": float, "opposes?": [str],
                         "overrides?": [str], "summary?": bool}]},
     "explain": {"change": [{"field": str, "value": ANY}]},
     "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str,
