@@ -172,8 +172,9 @@ class OrdinaryMatchNode(mixins.AnyChild,
 
     def _reset(self):
         """Wipe node memory."""
-        self.left_memory = list()
-        self.right_memory = list()
+        self.left_memory = _Memory()
+        self.right_memory = _Memory()
+        self.compared = 0
 
     def __activation(self, token, branch_memory, matching_memory,
                      is_left=True):
@@ -189,14 +190,21 @@ class OrdinaryMatchNode(mixins.AnyChild,
         be called and if a match occurs a new token will be produced and
         sent to all children.
 
-        """
-        if token.is_valid():
-            branch_memory.append(token.to_info())
-        else:
-            with suppress(ValueError):
-                branch_memory.remove(token.to_info())
+        expert: only the data `matching_memory` holds under the same values
+        of the names both sides bind are tried (`_Memory`): the others cannot
+        match; `compared` counts the pairs tried.
 
-        for other_data, other_context in matching_memory:
+        """
+        info = token.to_info()
+        _index(self.left_memory, self.right_memory, branch_memory, token.context)
+        if token.is_valid():
+            branch_memory.add(info, token.context)
+        else:
+            branch_memory.discard(info, token.context)
+
+        candidates = matching_memory.candidates(token.context)
+        self.compared += len(candidates)
+        for other_data, other_context in candidates:
             other_context = dict(other_context)
             if is_left:
                 left_context = token.context
@@ -208,11 +216,6 @@ class OrdinaryMatchNode(mixins.AnyChild,
             match = self.matcher(left_context, right_context)
 
             if match:
-                MATCH.info("%s (%s | %s) = True",
-                           self.__class__.__name__,
-                           left_context,
-                           right_context)
-
                 newcontext = {k: v for k, v in token.context.items()
                               if isinstance(k, str)}
 
@@ -227,11 +230,6 @@ class OrdinaryMatchNode(mixins.AnyChild,
 
                 for child in self.children:
                     child.callback(newtoken)
-            else:
-                MATCH.debug("%s (%s | %s) = False",
-                            self.__class__.__name__,
-                            left_context,
-                            right_context)
 
     def _activate_left(self, token):
         """Node left activation."""
@@ -246,6 +244,99 @@ class OrdinaryMatchNode(mixins.AnyChild,
                           self.right_memory,
                           self.left_memory,
                           is_left=False)
+
+
+class _Memory:
+    """
+    expert: one input's memory of a two-input node, indexed by the values of
+    the names both inputs bind (a hashed memory, as Rete implementations
+    keep them), so that a token is tried only against the data that can
+    match it instead of every datum the other input holds: a join of two
+    kinds of fact about the same card costs the number of cards, not its
+    square. Until both inputs have bound names, and wherever their contexts
+    differ in the names they bind, hold a negated name or an unhashable
+    value, it is the plain list it was (every datum tried).
+    """
+
+    __slots__ = ("infos", "names", "shared", "buckets")
+
+    def __init__(self):
+        self.infos = []          # while not indexed: every datum, in arrival order
+        self.names = None        # the names each context binds; False once they differ
+        self.shared = None       # the names it is indexed by, once both inputs are known
+        self.buckets = None      # values of `shared` -> the data holding them
+
+    def note(self, context):
+        """Record the names a context binds; False when they are not always the same."""
+        if self.names is False:
+            return
+        names = frozenset(context)
+        if any(not isinstance(name, str) for name in names):
+            self.names = False
+        elif self.names is None:
+            self.names = names
+        elif self.names != names:
+            self.names = False
+
+    def index(self, shared):
+        self.shared, self.buckets = shared, {}
+        for info in self.infos:
+            self.buckets.setdefault(self.key(dict(info.context)), []).append(info)
+        self.infos = None
+
+    def unindex(self):
+        if self.buckets is not None:
+            self.infos = [info for bucket in self.buckets.values() for info in bucket]
+        self.shared = self.buckets = None
+
+    def key(self, context):
+        return tuple(context[name] for name in self.shared)
+
+    def add(self, info, context):
+        if self.buckets is None:
+            self.infos.append(info)
+        else:
+            self.buckets.setdefault(self.key(context), []).append(info)
+
+    def discard(self, info, context):
+        with suppress(ValueError, KeyError):
+            (self.infos if self.buckets is None else self.buckets[self.key(context)]).remove(info)
+
+    def candidates(self, context):
+        """The data that may match a token of the other input with `context`."""
+        if self.buckets is None:
+            return self.infos
+        return self.buckets.get(tuple(context[name] for name in self.shared), ())
+
+    def __iter__(self):
+        if self.buckets is None:
+            return iter(self.infos)
+        return chain.from_iterable(self.buckets.values())
+
+    def __len__(self):
+        return len(self.infos) if self.buckets is None else sum(map(len, self.buckets.values()))
+
+
+def _index(left, right, side, context):
+    """Note the names `context` binds on `side`; index both memories by the
+    names both inputs bind once they are known, or stop indexing them."""
+    before = side.names
+    side.note(context)
+    if side.names is False:
+        if before is not False:
+            left.unindex()
+            right.unindex()
+        return
+    if left.shared is None and left.names and right.names and (left.names & right.names):
+        shared = tuple(sorted(left.names & right.names))
+        try:
+            left.index(shared)
+            right.index(shared)
+            hash(side.key(context))
+        except TypeError:   # an unhashable value: tried one by one
+            left.unindex()
+            right.unindex()
+            left.names = right.names = False
 
 
 class ConflictSetNode(mixins.AnyChild,
@@ -335,8 +426,10 @@ class NotNode(mixins.AnyChild,
 
     def _reset(self):
         """Wipe node internal memory."""
-        self.left_memory = dict()
-        self.right_memory = list()
+        self.left_memory = dict()    # each datum of the left -> how many on the right match it
+        self.left_index = _Memory()  # expert: the same data, indexed as OrdinaryMatchNode's are
+        self.right_memory = _Memory()
+        self.compared = 0
 
     def _activate_left(self, token):
         """
@@ -349,20 +442,16 @@ class NotNode(mixins.AnyChild,
 
         If the number of matches is zero the token activates all children.
 
+        expert: only the right data that can match are tried (`_Memory`).
+
         """
-        if not self.right_memory:
-            if token.is_valid():
-                self.left_memory[token.to_info()] = 0
-            else:
-                del self.left_memory[token.to_info()]
-
-            for child in self.children:
-                child.callback(token)
-
-        elif token.is_valid():
+        info = token.to_info()
+        _index(self.left_index, self.right_memory, self.left_index, token.context)
+        candidates = self.right_memory.candidates(token.context)
+        self.compared += len(candidates)
+        if token.is_valid():
             count = 0
-
-            for _, right_context in self.right_memory:
+            for _, right_context in candidates:
                 if self.matcher(token.context, dict(right_context)):
                     count += 1
 
@@ -370,10 +459,11 @@ class NotNode(mixins.AnyChild,
                 for child in self.children:
                     child.callback(token)
 
-            self.left_memory[token.to_info()] = count
+            self.left_memory[info] = count
+            self.left_index.add(info, token.context)
         else:
             count = 0
-            for _, right_context in self.right_memory:
+            for _, right_context in candidates:
                 if self.matcher(token.context, dict(right_context)):
                     count += 1
                     break
@@ -382,7 +472,8 @@ class NotNode(mixins.AnyChild,
                 for child in self.children:
                     child.callback(token)
 
-            del self.left_memory[token.to_info()]
+            del self.left_memory[info]
+            self.left_index.discard(info, token.context)
 
     def _activate_right(self, token):
         """
@@ -394,14 +485,18 @@ class NotNode(mixins.AnyChild,
         a new token is generated and passing to all children.
 
         """
+        info = token.to_info()
+        _index(self.left_index, self.right_memory, self.right_memory, token.context)
         if token.is_valid():
-            self.right_memory.append(token.to_info())
+            self.right_memory.add(info, token.context)
             inc = 1
         else:
             inc = -1
-            self.right_memory.remove(token.to_info())
+            self.right_memory.discard(info, token.context)
 
-        for left in self.left_memory:
+        candidates = self.left_index.candidates(token.context)
+        self.compared += len(candidates)
+        for left in list(candidates):
             if self.matcher(dict(left.context), token.context):
                 self.left_memory[left] += inc
                 newcount = self.left_memory[left]
