@@ -6,7 +6,8 @@ generated catalogs of 25 to 2,000 cards, each size in a fresh process.
 For each size: the CPU time and peak resident memory of one consultation
 (`--model-size 13 --method lora`, the catalog as a user's file; the catalog
 is loaded and the engine warmed in the same process first, and not counted),
-the facts declared and the rules fired, and then the same for explain() (HOW
+the facts declared, the rules fired and the pairs of facts the Rete
+network's joins tried, and then the same for explain() (HOW
 of the pick and WHY NOT of the last card). Last, the fitted exponent of each
 column (least squares on the logarithms: 1 is linear, 2 quadratic).
 
@@ -48,7 +49,7 @@ def one(path: str) -> dict[str, Any]:
     start = time.process_time()
     run, result = consult(knowledge_base(None, path), dict(PROFILE), Localizer("en"))
     out["advise_s"] = time.process_time() - start
-    out["facts"], out["firings"] = run.declared, len(run.firings)
+    out["facts"], out["firings"], out["compared"] = run.declared, len(run.firings), run.compared
     out["advise_rss_mb"] = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     last = result.rejected[-1].gpu if result.rejected else result.recommendations[-1].gpu
     start = time.process_time()
@@ -61,7 +62,7 @@ def one(path: str) -> dict[str, Any]:
 def exponent(xs: list[float], ys: list[float]) -> float:
     lx, ly = [math.log(x) for x in xs], [math.log(y) for y in ys]
     mx, my = sum(lx) / len(lx), sum(ly) / len(ly)
-    return sum((a - mx) * (b - my) for a, b in zip(lx, ly)) / sum((a - mx) ** 2 for a in lx)
+    return sum((a - mx) * (b - my) for a, b in zip(lx, ly, strict=True)) / sum((a - mx) ** 2 for a in lx)
 
 
 def main() -> int:
@@ -88,13 +89,13 @@ def main() -> int:
             row = json.loads(done.stdout) | {"cards": n}
             rows.append(row)
             print(f"{n:6d} cards: advise {row['advise_s']:7.2f} s CPU, peak RSS {row['advise_rss_mb']:6.0f} MB, "
-                  f"{row['facts']:6d} facts, {row['firings']:6d} firings; explain {row['explain_s']:7.2f} s CPU, "
+                  f"{row['facts']:6d} facts, {row['firings']:6d} firings, {row['compared']:7d} pairs tried; explain {row['explain_s']:7.2f} s CPU, "
                   f"peak RSS {row['explain_rss_mb']:6.0f} MB")
     if len(rows) >= 2:
         cards = [r["cards"] for r in rows]
         print("fitted exponent (1 = linear): " + ", ".join(
             f"{name} {exponent(cards, [r[name] for r in rows]):.2f}"
-            for name in ("advise_s", "facts", "firings", "explain_s")))
+            for name in ("advise_s", "advise_rss_mb", "facts", "firings", "compared", "explain_s", "explain_rss_mb")))
     return 0
 
 

@@ -92,7 +92,7 @@ def main() -> int:
         print("the saved profiles are not this script's: save again with the same --n", file=sys.stderr)
         return 2
     differ = 0
-    for case, old, new in zip(cases, before["answers"], answers):
+    for case, old, new in zip(cases, before["answers"], answers, strict=True):
         if old != new:
             differ += 1
             print(f"differs: {json.dumps(case, ensure_ascii=False)}")

@@ -42,6 +42,40 @@ def edited_rules(tmp_path: Path, *edits: tuple[str, str, str]) -> Path:
     return base
 
 
+class Work:
+    """The engine runs made while counting (``counting_work``), and what they did."""
+
+    def __init__(self) -> None:
+        self.runs: list[Any] = []
+
+    def within(self, per_card: int = 60, fixed: int = 200) -> bool:
+        """Did every run do work linear in its catalog: at most ``per_card``
+        facts declared, rules fired and pairs tried by its joins per card,
+        plus ``fixed``? A card proposes, climbs its method's ladder and tries
+        the counts of ranking.toml: a bounded number of steps each."""
+        return all(max(run.declared, len(run.firings), run.compared) <= per_card * len(run.options) + fixed
+                   for run in self.runs)
+
+
+@contextlib.contextmanager
+def counting_work() -> Iterator[Work]:
+    """Count the engine's work (facts, firings, pairs tried) instead of the
+    clock: a slow machine cannot fail it, a quadratic rule cannot pass it."""
+    from expert.inference import engine
+
+    work, infer = Work(), engine.infer
+
+    def counted(*args: Any, **kwargs: Any) -> Any:
+        work.runs.append(infer(*args, **kwargs))
+        return work.runs[-1]
+
+    engine.infer = counted
+    try:
+        yield work
+    finally:
+        engine.infer = infer
+
+
 @pytest.fixture(scope="session")
 def kb():  # type: ignore[no-untyped-def]
     return knowledge_base()

@@ -46,7 +46,7 @@ from typing import Any
 
 from .._vendor import experta
 from ..knowledge import COLLECTS, LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
-from ..knowledge.conditions import COMPARED_FIELDS, FIELDS
+from ..knowledge.conditions import COMPARED_FIELDS
 from ..knowledge.records import (
     DEADLINE_MET,
     DEADLINE_NEXT,
@@ -294,7 +294,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         """The facts the activation matched, each with the fields the rule's
         condition, message and helper read, and where the fact came from."""
         uses = {ns: set(names) for ns, names in reads.items()}
-        for namespace, name in rule.condition.fields | {field for key in rule.by for field in key.fields}:
+        for namespace, name in rule.condition.fields | {read for key in rule.by for read in key.fields}:
             uses.setdefault(namespace, set()).add(name)
         for namespace, name in rule.placeholders:
             if namespace in facts:
@@ -302,7 +302,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         for namespace in facts:
             if namespace in _ABOUT_A_CARD:  # which card the fact is about
                 uses.setdefault(namespace, set()).add("id" if namespace == "card" else "gpu")
-        matched = []
+        matched: list[dict[str, Any]] = []
         for namespace in ("profile", "req", "card", "candidate", "trial", "option", "standing", "weight", "ranking",
                           "market", "beaten", "pick"):
             if namespace not in facts or not uses.get(namespace):
@@ -378,7 +378,21 @@ def thread_engine(kb: KnowledgeBase) -> Any:
     engine = getattr(engines, "engine", None)
     if engine is None:
         engine = engines.engine = engine_class(kb)()
+        engine.joins = _joins(engine.matcher.root_node)
     return engine
+
+
+def _joins(root: Any) -> list[Any]:
+    """The join and negation nodes of an engine's Rete network: each counts the
+    pairs of facts it tried in a run (the vendored experta's `compared`)."""
+    found: dict[int, Any] = {}
+    todo = [root]
+    while todo:
+        node = todo.pop()
+        if id(node) not in found:
+            found[id(node)] = node
+            todo.extend(child.node for child in node.children)
+    return [node for node in found.values() if hasattr(node, "compared")]
 
 
 def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
@@ -395,6 +409,7 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
     for card in kb.catalog if only is None else (card for card in kb.catalog if card.id in only):
         run.card_ids[card.id] = engine.declare(Card(**card.fact()))["__factid__"]
     engine.run()
+    run.compared = sum(node.compared for node in engine.joins)
     # What the rules concluded, read from working memory: the actions write
     # nothing else (the run's ids, origin and fired are indexes of it).
     options, ranked, catalog = [], [], {card.id: card for card in kb.catalog}

@@ -50,7 +50,10 @@ class Run:
     fired: set[tuple[str, str | None]] = field(default_factory=set, repr=False)   # the conclusions drawn
     plains: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     card_ids: dict[str, int] = field(default_factory=dict, repr=False)   # card id -> its fact id
-    declared: int = 0    # the facts declared into working memory: the work the run did (with len(firings))
+    # The work the run did: the facts declared into working memory, the pairs of
+    # facts the Rete network's joins tried (and len(firings), the rules fired).
+    declared: int = 0
+    compared: int = 0
 
     def __post_init__(self) -> None:
         self.positions = {card.id: i for i, card in enumerate(self.kb.catalog)}

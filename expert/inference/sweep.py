@@ -34,7 +34,8 @@ def ranking(keyed: Keyed) -> dict[str, Any]:
     """The order the keys put the weighed options in, and its first two."""
     order = [weight for _, weight in keyed]
     ranked: dict[str, Any] = {"order": [weight["gpu"] for weight in order], "options": len(order)}
-    for which, weight in zip(("first", "second"), order[:2] + [None] * (2 - len(order[:2]))):
+    for i, which in enumerate(("first", "second")):
+        weight = order[i] if i < len(order) else None
         for name in ("gpu", "count", "where", "total_vram_gb", "score", "demotion"):
             ranked[f"{which}_{name}"] = None if weight is None else weight[name]
     first, second = ranked["first_score"], ranked["second_score"]

@@ -20,20 +20,22 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from expert import KnowledgeBaseError, advise, knowledge as kb_module
+from expert.explanation.consult import consult
 from expert.interfaces.api import knowledge_base
 from expert.knowledge.check import check
 from expert.interfaces.cli import main
 from expert.i18n import Localizer
 from expert.knowledge import catalog as catalog_module, source
 
+from conftest import counting_work
+
 # As in tests/test_properties.py: the same 75 examples every run; EXPERT_FUZZ=N explores N fresh ones.
 EXPLORE = "EXPERT_FUZZ" in os.environ
 SETTINGS = settings(max_examples=int(os.environ.get("EXPERT_FUZZ", "75")), derandomize=not EXPLORE, deadline=None,
                     suppress_health_check=[HealthCheck.too_slow])
-# CPU seconds (time.process_time, which a loaded machine does not stretch):
-# every refusal takes a few milliseconds; a quadratic or unbounded read would
-# take far longer. Timings belong to bench/, not to assertions on wall time.
-QUICK = 1.0
+# Cost is counted, not timed (conftest.counting_work): a refused catalog runs
+# no rule at all, a sound one runs the engine in work linear in its cards.
+# Timings belong to bench/.
 # Wall seconds a thread may take before the test calls it hung: only a guard
 # against a blocking read, never a measure of speed.
 HANG = 60.0
@@ -116,18 +118,17 @@ def write(tmp_path: Path, name: str, text: str | None) -> Path:
 
 
 def refused(call: Callable[[], Any]) -> KnowledgeBaseError:
-    """The KnowledgeBaseError ``call`` raises, quickly."""
-    start = time.process_time()
-    with pytest.raises(KnowledgeBaseError) as caught:
+    """The KnowledgeBaseError ``call`` raises, before any rule runs."""
+    with counting_work() as work, pytest.raises(KnowledgeBaseError) as caught:
         call()
-    assert time.process_time() - start < QUICK
+    assert work.runs == []
     return caught.value
 
 
 def cli(*args: str) -> Any:
-    start = time.process_time()
-    done = CliRunner().invoke(main, list(args), env={"EXPERT_LANG": "en"})
-    assert time.process_time() - start < QUICK
+    with counting_work() as work:
+        done = CliRunner().invoke(main, list(args), env={"EXPERT_LANG": "en"})
+    assert (work.runs == []) if done.exit_code == 2 else work.within()   # a refusal runs nothing
     assert "Traceback" not in done.output and "Internal error" not in done.output, done.output
     assert done.exception is None or isinstance(done.exception, SystemExit), done.exception
     return done
@@ -322,7 +323,6 @@ def test_random_catalogs_load_or_raise_only_knowledge_base_error(doc: dict[str, 
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / "random.toml"
         path.write_text(content, encoding="utf-8")
-        start = time.process_time()
         try:
             kb = kb_module.with_catalogs(knowledge_base(), [path])
         except KnowledgeBaseError as error:
@@ -331,7 +331,9 @@ def test_random_catalogs_load_or_raise_only_knowledge_base_error(doc: dict[str, 
             assert error.render(SPANISH) and all(c.isprintable() for c in str(error).replace("\n", ""))
         else:
             assert any(c.origin == "random.toml" for c in kb.catalog)
-        assert time.process_time() - start < QUICK
+            with counting_work() as work:   # a catalog that loads is consulted, in work linear in its cards
+                consult(kb, {"model_size_b": 13, "method": "lora"}, Localizer("en"))
+            assert len(work.runs) == 1 and work.within()
 
 
 names = st.text(st.characters(blacklist_categories=("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp")), min_size=1,
