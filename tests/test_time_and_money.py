@@ -349,7 +349,7 @@ def test_multi_node_runs_keep_most_of_the_speed_up_with_a_large_micro_batch() ->
 
 def test_the_calibration_spans_short_and_long_sequences_on_both_stacks() -> None:
     # Issue 39: the fixed and per-token terms are fitted on runs from 256 to 8,192 tokens.
-    measured = [r for r in knowledge_base(None, ["current"]).timing["calibration"]["measurement"]]
+    measured = list(knowledge_base(None, ["current"]).timing["calibration"]["measurement"])
     spans = {stack: sorted({r["seq_len"] for r in measured if r["stack"] == stack}) for stack in ("typical", "tuned")}
     assert spans["typical"][0] == 256 and spans["typical"][-1] == 8192
     assert spans["tuned"][0] <= 512 and spans["tuned"][-1] >= 4096
