@@ -168,6 +168,9 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
                     "paged": tr.gb(round(traffic["gb_per_step"] / 2, 1)), "traffic": tr.gb(traffic["gb_per_step"]),
                     "pcie": traffic["pcie"], "lanes": traffic["lanes"],
                     "gbs": tr.number(traffic["link_gbs"], 0), "seconds": tr.number(traffic["seconds_per_step"], 1)}
+            else:
+                text += " " + _("On this card they all fit beside the weights: none crosses its host link at a "
+                                "step.")
         if meets is False:
             text += " " + _("It misses your deadline of %(deadline)s: an option only if you can wait.") % {
                 "deadline": tr.hours(deadline)}
