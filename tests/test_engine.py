@@ -226,10 +226,12 @@ def test_speeding_up_tries_counts_until_a_faster_recipe_pays(tmp_path: Path) -> 
     # MI210: no count within one node pays, so the offloading recipe stands.
     assert any(f.rule.id == "no-faster-recipe-pays" for f in result.firings if f.gpu == "mi210")
     assert result.options["mi210"]["recipe"] == "mixed-adamw-offload" and result.options["mi210"]["sped_up"]
-    # Where nothing offloads, nothing is sped up: 13B fits without it.
+    # Where nothing offloads, nothing is sped up but what pages its optimizer states: 13B fits without
+    # offloading, and only the A100 40 GB holds it with paged 8-bit states, 18 GB of which cross its
+    # PCIe link at every step (issue 39), so it alone tries more cards.
     quiet, trials = speed_trials(13)
-    assert not trials and not any(f.rule.id in ("faster-recipe-pays", "no-faster-recipe-pays",
-                                                "more-cards-for-a-faster-recipe") for f in quiet.firings)
+    assert set(trials) == {"a100-40gb"} and quiet.options["a100-40gb"]["host_traffic_gb"] > 0
+    assert all(option["host_traffic_gb"] == 0 for gpu, option in quiet.options.items() if gpu != "a100-40gb")
 
 
 def test_the_ranking_and_the_pick_are_rules_over_facts() -> None:

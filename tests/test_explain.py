@@ -42,7 +42,7 @@ def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> 
     assert top.steps[4].builds_on == ["scale-out-for-the-deadline"]
     assert top.steps[5].builds_on == ["fewest-cards-meeting-the-deadline"]
     assert "Memory is left over at a micro-batch of 1" in top.steps[2].text
-    assert ("about 53 min with the setup, more than your deadline of 48 min, so add cards, the fewest first: 2 × "
+    assert ("about 52 min with the setup, more than your deadline of 48 min, so add cards, the fewest first: 2 × "
             "NVIDIA H100"
             in top.steps[3].text)
     assert len(x.how) == len(x.result.recommendations)
@@ -96,7 +96,7 @@ def test_why_not_a_lower_ranked_card_contrasts_it_with_the_pick() -> None:
     assert w.status == "ranked-lower"
     # The numbers of both, in hours and money.
     assert w.reasons[0].rule == "rank-options" and w.reasons[0].text == (
-        "1 × NVIDIA RTX 4090: about 1.6 hr, $0.72 in all; 1 × NVIDIA H100 80 GB: about 0.4 hr, $2.37 in all.")
+        "1 × NVIDIA RTX 4090: about 1.5 hr, $0.69 in all; 1 × NVIDIA H100 80 GB: about 0.4 hr, $2.32 in all.")
     assert {"cheap-card-for-short-experiments", "table-ideal-use"} <= {r.rule for r in w.reasons}
     # For a high budget time weighs more than money, and the H100's 23 minutes win.
     assert w.change["fields"] == {"budget": "high"} and w.change["rank"] == 1
@@ -107,9 +107,10 @@ def test_why_not_a_card_that_misses_the_deadline_finds_the_deadline_it_needs() -
     assert w.status == "ranked-lower"
     demoted = next(r for r in w.reasons if r.rule == "misses-deadline")
     # torchtune's single-device recipe, timed on torchtune's (tuned) stack: about
-    # 1.5 hr of training and half an hour of setup
-    assert [c["text"] for c in demoted.conditions] == ["time until the result, setup included 2 hr > deadline 1.5 hr"]
-    assert w.change["fields"] == {"deadline_h": 2.0} and w.change["rank"] == 1
+    # 1.6 hr of training, the paged 8-bit states that do not fit beside the
+    # weights crossing PCIe 4.0 at every step (issue 39), and half an hour of setup
+    assert [c["text"] for c in demoted.conditions] == ["time until the result, setup included 2.1 hr > deadline 1.5 hr"]
+    assert w.change["fields"] == {"deadline_h": 2.8} and w.change["rank"] == 1
 
 
 def test_why_not_the_pick_itself() -> None:
@@ -165,8 +166,8 @@ def test_what_if_validates_its_values_and_fields() -> None:
 def test_plural_forms_follow_the_count() -> None:
     x = explain(model_size_b=70, method="full", what_if={"method": "qlora"}, lang="es")
     changed = {c["what"]: (c["before"], c["after"]) for c in x.what_if.changed}
-    assert changed["NVIDIA A100 80 GB"] == ("puesto 2 (8 tarjetas, en torno a 1,2 h, ≈ 18\xa0US$)",
-                                            "puesto 2 (1 tarjeta, en torno a 9,1 h, ≈ 13\xa0US$)")
+    assert changed["NVIDIA A100 80 GB"] == ("puesto 2 (8 tarjetas, en torno a 1,2 h, ≈ 19\xa0US$)",
+                                            "puesto 2 (1 tarjeta, en torno a 7,4 h, ≈ 11\xa0US$)")
 
 
 @pytest.fixture(scope="module")

@@ -345,3 +345,85 @@ def test_multi_node_runs_keep_most_of_the_speed_up_with_a_large_micro_batch() ->
     rows = {row["id"]: row for row in calibration(knowledge_base(None, ["current"]))}
     # LLM Foundry's 70B on 64 H100s (8 nodes) at a micro-batch of 8: within 1.5x, not 7.6x too slow
     assert 1 / 1.5 <= rows["mpt-70b-full-64xh100"]["ratio"] <= 1.5
+
+
+def test_the_calibration_spans_short_and_long_sequences_on_both_stacks() -> None:
+    # Issue 39: the fixed and per-token terms are fitted on runs from 256 to 8,192 tokens.
+    measured = list(knowledge_base(None, ["current"]).timing["calibration"]["measurement"])
+    spans = {stack: sorted({r["seq_len"] for r in measured if r["stack"] == stack}) for stack in ("typical", "tuned")}
+    assert spans["typical"][0] == 256 and spans["typical"][-1] == 8192
+    assert spans["tuned"][0] <= 512 and spans["tuned"][-1] >= 4096
+    # Short runs of both kinds of stack hold within x/÷1.5 (the test above holds every run).
+    rows = {row["id"]: row for row in calibration(knowledge_base(None, ["current"]))}
+    for short in ("qwen-7b-lora-a100-256", "qwen-14b-lora-a100-512", "qwen-72b-qlora-a100-256",
+                  "mpt-3b-full-8xa100-512"):
+        assert 1 / 1.5 <= rows[short]["ratio"] <= 1.5, short
+
+
+def test_a_short_sequence_costs_a_fixed_time_per_micro_step_not_per_layer() -> None:
+    # Qwen's LoRA rows at 256 tokens: 0.125-0.2 s a micro-step for 24 to 40 layers; one fixed time fits them.
+    kb = knowledge_base(None, ["current"])
+    typical = kb.timing["stack"]["typical"]
+    assert typical["overhead_per_layer_s"] == 0 and 0.05 <= typical["overhead_per_step_s"] <= 0.15
+    # So a 7B LoRA run at 512 tokens on one A100 is no longer timed twice as slow as the per-token rate suggests.
+    short = option(run(model_size_b=7, method="lora", tokens_per_example=512), "a100-80gb")
+    long = option(run(model_size_b=7, method="lora", tokens_per_example=4096), "a100-80gb")
+    per_token = [r.hours / r.time["tokens"] for r in (short, long)]
+    assert per_token[0] < per_token[1] * 1.3
+
+
+def test_paged_states_that_do_not_fit_are_timed_over_the_host_link() -> None:
+    # Issue 39: 30B full fine-tuning on one H100 keeps 60 GB of 8-bit states paged; they are not free.
+    result = run(model_size_b=30, method="full", budget="low", rocm_ok=True)
+    h100, a100 = option(result, "h100-80gb"), option(result, "a100-80gb")
+    assert h100.recipe["id"] == "bf16-paged-adamw8bit-in-backward"
+    traffic, slower = h100.time["host_traffic"], a100.time["host_traffic"]
+    # what does not fit beside the 71 GB the card holds goes out and back: about 2 x 55 GB a step
+    assert 100 <= traffic["gb_per_step"] <= 120 and (traffic["pcie"], traffic["lanes"]) == (5, 16)
+    assert slower["pcie"] == 4 and slower["seconds_per_step"] == pytest.approx(2 * traffic["seconds_per_step"], 0.05)
+    assert traffic["seconds_per_step"] == pytest.approx(traffic["gb_per_step"] / 2 / (63.0 * 0.8), rel=0.02)
+    assert "PCIe 5.0 x16" in h100.text and "110.2 GB" in h100.text and "1.1 s a step" in h100.text
+    spanish = option(run(model_size_b=30, method="full", budget="low", rocm_ok=True, lang="es"), "h100-80gb")
+    assert "PCIe 5.0 x16" in spanish.text and "110,2 GB" in spanish.text and "en cada sentido" in spanish.text
+    # The paging counts in the hours: the same run with the states kept on the card would take less.
+    from expert.inference.time_model import throughput
+    kb = knowledge_base(None, ["current"])
+    card = kb.card("h100-80gb")
+    assert card is not None
+    rate = {waits: throughput(kb, card.fact(), 1, 1, False, stack="tuned", method="full",
+                              shape=dict(__import__("expert.inference.estimate", fromlist=["shape_for"])
+                                         .shape_for(kb, 30)), total_b=30, active_b=30, seq=1024, micro_batch=8,
+                              checkpointing=True, time_factor=1.0, base_bits=16,
+                              host_s=waits)["tokens_per_second"]
+            for waits in (0.0, traffic["seconds_per_step"])}
+    assert h100.hours == pytest.approx(h100.time["tokens"] / rate[traffic["seconds_per_step"]] / 3600, rel=0.01)
+    assert h100.hours > 1.2 * h100.time["tokens"] / rate[0.0] / 3600
+
+
+def test_a_paged_configuration_tries_keeping_the_states_on_more_cards() -> None:
+    # Paging makes the single-device recipe slower than its own factor, so a configuration that keeps the
+    # states on the GPU is tried on more cards; it stands only if quicker and no dearer (faster-recipe-pays).
+    result = run(model_size_b=30, method="full", budget="low", rocm_ok=True)
+    tried = {step.rule for step in result.trace if "H100" in step.text}
+    assert {"faster-recipe-on-more-cards", "no-faster-recipe-pays"} <= tried
+    # Not where the states fit beside the weights: an H200 (141 GB) pages nothing.
+    current = run(model_size_b=30, method="full", budget="low", catalog="current")
+    h200 = option(current, "h200-141gb")
+    assert h200.recipe["id"] == "bf16-paged-adamw8bit-in-backward" and h200.time["host_traffic"] is None
+    assert "they all fit beside the weights: none crosses its host link" in h200.text
+    assert not [step for step in current.trace if step.rule == "faster-recipe-on-more-cards" and "H200" in step.text]
+    # Nor on a card without a fast link, which cannot spread: the paging is timed and the recipe stands.
+    small = run(model_size_b=8, method="full", vram_gb=24)
+    own = option(small, "own")
+    assert own.time["host_traffic"]["link_assumed"] and own.time["host_traffic"]["gb_per_step"] > 0
+
+
+def test_an_estimate_with_paged_states_says_what_crosses_the_host_link() -> None:
+    from expert.interfaces.api import estimate as estimate_run
+
+    paged = estimate_run(model_size_b=8, method="full", optimizer="paged_adamw8bit", precision="bf16",
+                         gpu="rtx-4090", seq_len=2048, batch=2).time
+    plain = estimate_run(model_size_b=8, method="full", optimizer="adamw8bit", precision="bf16",
+                         gpu="rtx-4090", seq_len=2048, batch=2).time
+    assert paged["host_traffic"]["pcie"] == 4 and paged["host_traffic"]["gb_per_step"] > 0
+    assert plain["host_traffic"] is None

@@ -79,7 +79,22 @@ def time_of(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
         "stack": other_stack(kb, stack), "hours": significant(option["other_stack_hours"])}
     return {"tokens": int(req["tokens"]), "flops_per_token": round(option["flops_per_token"]),
             "tokens_per_second": significant(option["tokens_per_second"]), "hours": significant(option["hours"]),
-            "speed_assumed": option["speed_assumed"], "stack": stack, "other_stack": other}
+            "speed_assumed": option["speed_assumed"], "stack": stack, "other_stack": other,
+            "host_traffic": host_traffic_of(kb, option)}
+
+
+def host_traffic_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any] | None:
+    """The JSON ``time.host_traffic`` of an option: the paged optimizer
+    states that cross the card's host link per optimizer step (GB, out and
+    back in), the seconds that takes, and the link; None when none does."""
+    from ..inference.time_model import host_link
+
+    if not option.get("host_traffic_gb"):
+        return None
+    link = host_link(kb, option["gpu"])
+    return {"gb_per_step": option["host_traffic_gb"], "seconds_per_step": option["host_traffic_s"],
+            "pcie": link["pcie"], "lanes": link["lanes"], "link_gbs": round(link["gbs"], 1),
+            "link_assumed": not link["named"]}
 
 def _rounded(value: Any) -> Any:
     kind = type(value)
@@ -144,6 +159,18 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         elif option["host_ram_gb"]:  # paged optimizer states
             text += " " + _("Its paged optimizer states need up to %(host)s of CPU memory (host RAM) when the GPU "
                             "runs short.") % {"host": tr.gb(option["host_ram_gb"])}
+            traffic = host_traffic_of(kb, option)
+            if traffic:
+                text += " " + _("Not all of them fit beside the weights: %(paged)s go out to host memory and back at "
+                                "every optimizer step, %(traffic)s across the card's host link (PCIe %(pcie)s.0 "
+                                "x%(lanes)s, %(gbs)s GB/s each way), about %(seconds)s s a step, counted in the "
+                                "hours.") % {
+                    "paged": tr.gb(round(traffic["gb_per_step"] / 2, 1)), "traffic": tr.gb(traffic["gb_per_step"]),
+                    "pcie": traffic["pcie"], "lanes": traffic["lanes"],
+                    "gbs": tr.number(traffic["link_gbs"], 0), "seconds": tr.number(traffic["seconds_per_step"], 1)}
+            else:
+                text += " " + _("On this card they all fit beside the weights: none crosses its host link at a "
+                                "step.")
         if meets is False:
             text += " " + _("It misses your deadline of %(deadline)s: an option only if you can wait.") % {
                 "deadline": tr.hours(deadline)}

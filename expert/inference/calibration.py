@@ -10,8 +10,8 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
-from .estimate import shape_for
-from .time_model import throughput
+from .estimate import estimate, shape_for, typical
+from .time_model import host_traffic, throughput
 
 
 def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
@@ -34,11 +34,19 @@ def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
         shape = found.shape() if found else shape_for(kb, size)
         total = found.params_b if found else size
         active = found.active_b if found else (active_b or size)
+        host_s = 0.0
+        if recipe["optimizer"].startswith("paged") and count * card.devices == 1:  # states paged at every step
+            setup = typical(kb, total, method, shape, precision=recipe["precision"], optimizer=recipe["optimizer"],
+                            base_bits=recipe["base_bits"], checkpointing=recipe["checkpointing"],
+                            offload=recipe["offload"], seq_len=seq, batch=micro_batch,
+                            optimizer_in_backward=bool(recipe.get("optimizer_in_backward")))
+            memory = estimate(kb, setup)
+            host_s = host_traffic(kb, card.fact(), memory.cpu_gb, memory.per_gpu_gb)["seconds"]
         speed = throughput(kb, card.fact(), count, count * card.devices, strategy == "sharded", stack=stack,
                            method=method, shape=shape, total_b=total, active_b=active, seq=seq,
                            micro_batch=micro_batch,
                            checkpointing=recipe["checkpointing"] if checkpointing is None else checkpointing,
-                           time_factor=recipe["time_factor"], base_bits=recipe["base_bits"])
+                           time_factor=recipe["time_factor"], base_bits=recipe["base_bits"], host_s=host_s)
         return speed["tokens_per_second"] / count
 
     for entry in spec["anchor"]:

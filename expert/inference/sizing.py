@@ -19,6 +19,7 @@ from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase
 from .estimate import estimate, typical
 from .time_model import (
     accumulation,
+    host_traffic,
     micro_batches,
     nodes,
     other_stack,
@@ -104,22 +105,32 @@ class Sizer:
             need, fits = estimate_gb, estimate_gb <= usable
         fits = fits and bool(runs)
         where = "own" if card["id"] == "own" else "cloud"
-        def on(stack: str) -> dict[str, float]:
+        # An optimizer step fused into the backward pass has no gradients to
+        # accumulate (torchtune's single-device recipe): one micro-batch a step.
+        steps = 1 if recipe.get("optimizer_in_backward") else accumulation(kb, micro_batch, devices)
+        # Paged optimizer states that do not fit beside the rest cross the host link at every optimizer step.
+        paged = recipe["optimizer"].startswith("paged") and not recipe["offload"] and result.cpu_gb > 0
+        traffic = host_traffic(kb, card, result.cpu_gb / devices, result.per_gpu_gb) if paged else None
+        host_s = traffic["seconds"] / steps if traffic else 0.0
+
+        def on(stack: str, waits: float = host_s) -> dict[str, float]:
             return throughput(kb, card, count, devices, sharded, stack=stack, method=profile["method"],
                               shape=shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
                               total_b=profile["model_size_b"], active_b=req["active_b"],
                               seq=profile["tokens_per_example"], micro_batch=micro_batch,
                               checkpointing=recipe["checkpointing"], time_factor=recipe["time_factor"],
-                              base_bits=recipe["base_bits"])
+                              base_bits=recipe["base_bits"], host_s=waits)
 
         # A recipe only one framework runs has that framework's stack, and no other.
         stack = str(recipe.get("stack") or stack_of(kb, profile))
         speed, other = on(stack), (None if recipe.get("stack") else on(other_stack(kb, stack)))
         per_token = speed["flops_per_token"]
         taken = run_hours(kb, req["tokens"], speed)
-        # An optimizer step fused into the backward pass has no gradients to
-        # accumulate (torchtune's single-device recipe): one micro-batch a step.
-        steps = 1 if recipe.get("optimizer_in_backward") else accumulation(kb, micro_batch, devices)
+        # The time the paging adds counts as the recipe being slower (a time factor above its own), so
+        # that a configuration keeping the states on the GPU is tried on more cards (faster-recipe-on-more-cards).
+        time_factor = float(recipe["time_factor"])
+        if host_s > 0:
+            time_factor *= on(stack, 0.0)["tokens_per_second"] / speed["tokens_per_second"]
         # Spot when the run tolerates interruptions and the price basis lists a
         # spot price for the card; on demand otherwise.
         spot_market = bool(card["spot_market"]) or where == "own"
@@ -161,7 +172,12 @@ class Sizer:
             "min_count": count,
             "min_count_hours": taken,
             "min_count_cost": per_hour * billed,
-            "time_factor": float(recipe["time_factor"]),
+            "time_factor": time_factor,
+            # GB of paged optimizer states that cross the host link per optimizer step (out and back in),
+            # the seconds that takes, and the link's GB/s each way (0 when nothing is paged)
+            "host_traffic_gb": round_up(traffic["gb"]) if traffic else 0.0,
+            "host_traffic_s": round(traffic["seconds"], 2) if traffic else 0.0,
+            "host_link_gbs": round(traffic["gbs"], 1) if traffic else 0.0,
             "sped_up": False,
             "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
                               and count < kb.ranking["counts"][-1]),

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
-from .estimate import shape_for
+from .estimate import estimate, shape_for
 
 
 def seq_len(kb: KnowledgeBase, profile: Mapping[str, Any]) -> int:
@@ -103,13 +103,17 @@ def accumulation(kb: KnowledgeBase, micro_batch: int, devices: int) -> int:
 
 def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: int, sharded: bool, *, stack: str,
                method: str, shape: Mapping[str, Any], total_b: float, active_b: float, seq: float,
-               micro_batch: int, checkpointing: bool, time_factor: float, base_bits: int) -> dict[str, float]:
+               micro_batch: int, checkpointing: bool, time_factor: float, base_bits: int,
+               host_s: float = 0.0) -> dict[str, float]:
     """Tokens per second ``count`` cards train (timing.toml): one micro-step
-    of every device is its fixed overhead, the FLOPs of its tokens at the
-    stack's utilization (less the padding of unpacked batches), the
+    of every device is its fixed overhead (per step and per layer, more
+    with sharded weights), the FLOPs of its tokens at the stack's
+    utilization (less the padding of unpacked batches), the
     de-quantization of a 4-bit base, and the communication the compute does
-    not hide. A mixture of experts computes by its active parameters at the
-    stack's MoE efficiency; sharded weights are gathered whole."""
+    not hide; ``host_s``, the seconds a micro-step waits for paged optimizer
+    states to cross the host link (:func:`host_traffic`). A mixture of
+    experts computes by its active parameters at the stack's MoE
+    efficiency; sharded weights are gathered whole."""
     spec = kb.timing["stack"][stack]
     per_token = flops_per_token(kb, shape, active_b, method, checkpointing, seq)
     # A mixture of experts computes its active parameters' FLOPs at a share of the dense speed.
@@ -121,9 +125,13 @@ def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: 
     tokens = micro_batch * seq
     padding = 1 + float(spec["padding_waste"]) * (1 - 1 / micro_batch)
     compute = tokens * per_token * padding / (peak * utilization * efficiency) * time_factor
-    fixed = float(spec["overhead_per_layer_s"]) * int(shape["layers"])
-    quantized = kb.timing["quantized"]
-    dequantize = (float(quantized["seconds_per_b"]) * total_b * float(quantized["reference_bandwidth_gbs"])
+    # The fixed time of a micro-step: per step, per layer, and per layer the hooks of sharded weights add.
+    layers = int(shape["layers"])
+    fixed = float(spec["overhead_per_step_s"]) + float(spec["overhead_per_layer_s"]) * layers
+    if sharded and devices > 1:
+        fixed += float(spec["sharded_overhead_per_layer_s"]) * layers
+    reference = float(kb.timing["quantized"]["reference_bandwidth_gbs"])
+    dequantize = (float(spec["dequantize_s_per_b"]) * total_b * reference
                   / (float(card["memory_bandwidth_gbs"]) / card_devices)) if base_bits == 4 else 0.0
     communication = 0.0
     if devices > 1:
@@ -147,8 +155,33 @@ def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: 
             communication = max(communication, moved * (spanned - 1) / spanned
                                 / (link_gbs(kb, card, spanned) * 1e9 * local))
     exposed = max(0.0, communication - float(spec["overlap"]) * compute)
-    step = compute + fixed + dequantize + exposed
+    step = compute + fixed + dequantize + exposed + host_s
     return {"tokens_per_second": tokens / step * devices, "flops_per_token": per_token, "step_s": step}
+
+
+def host_link(kb: KnowledgeBase, card_id: str) -> dict[str, Any]:
+    """The link between a card and its host (timing.toml [host_link]): PCIe
+    generation and lanes from its datasheet, the default for a card the
+    table does not name, and the GB/s it carries each way."""
+    spec = kb.timing["host_link"]
+    link = spec["card"].get(card_id, spec["default"])
+    gbs = float(spec["lane_gbs"][str(link["pcie"])]) * int(link["lanes"])
+    return {"pcie": int(link["pcie"]), "lanes": int(link["lanes"]), "gbs": gbs, "named": card_id in spec["card"]}
+
+
+def host_traffic(kb: KnowledgeBase, card: Mapping[str, Any], states_gb: float, need_gb: float) -> dict[str, Any]:
+    """Paged optimizer states (bitsandbytes' unified memory) that do not fit
+    beside what the device already holds (``need_gb``, the estimate without
+    them) go out to host memory and come back at every optimizer step: the
+    GB that cross the card's host link per step (out and in), and the
+    seconds it takes, both directions at once at timing.toml [host_link]
+    share of the link's rate."""
+    device_gb = float(card["vram_gb"]) / max(int(card["devices"]), 1)
+    room = max(0.0, device_gb * (1 - kb.recipes["margin"]) - need_gb)
+    paged = max(0.0, states_gb - room)
+    link = host_link(kb, str(card["id"]))
+    seconds = paged / (link["gbs"] * float(kb.timing["host_link"]["share"]))
+    return {"gb": 2 * paged, "seconds": seconds, "states_gb": states_gb, "resident_gb": states_gb - paged, **link}
 
 
 def run_hours(kb: KnowledgeBase, run_tokens: float, rate: Mapping[str, float]) -> float:
@@ -168,20 +201,38 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
     run_tokens = examples * tokens_per_example * epochs
     shape = shape_of(kb, setup.model_size_b, setup.shape)
     fact = card.fact()
+    traffic = None
+    if setup.optimizer.startswith("paged") and not setup.offload:  # paged states that do not fit cross the host link
+        memory = estimate(kb, setup)
+        traffic = host_traffic(kb, fact, memory.cpu_gb / max(setup.gpus, 1), memory.per_gpu_gb)
+    steps = 1 if setup.optimizer_in_backward else accumulation(kb, setup.batch, setup.gpus)
+    host_s = traffic["seconds"] / steps if traffic else 0.0
 
     def on(which: str) -> dict[str, float]:
         return throughput(kb, fact, count, setup.gpus, setup.strategy in ("zero3", "fsdp"), stack=which,
                           method=setup.method, shape=shape, total_b=setup.model_size_b,
                           active_b=float(shape.get("active_b") or setup.model_size_b), seq=tokens_per_example,
                           micro_batch=setup.batch, checkpointing=setup.checkpointing,
-                          time_factor=recipe["time_factor"] if recipe else 1.0, base_bits=setup.base_bits)
+                          time_factor=recipe["time_factor"] if recipe else 1.0, base_bits=setup.base_bits,
+                          host_s=host_s)
 
     rate, other = on(stack), on(other_stack(kb, stack))
     taken = run_hours(kb, run_tokens, rate)
     return {"gpu": None if card.id == "own" else card.id, "count": count, "tokens": int(run_tokens),
             "flops_per_token": round(rate["flops_per_token"]), "tokens_per_second": round(rate["tokens_per_second"], 1),
             "hours": round(taken, 3), "speed_assumed": card.speed_assumed, "stack": stack,
-            "other_stack": {"stack": other_stack(kb, stack), "hours": round(run_hours(kb, run_tokens, other), 3)}}
+            "other_stack": {"stack": other_stack(kb, stack), "hours": round(run_hours(kb, run_tokens, other), 3)},
+            "host_traffic": host_traffic_json(traffic)}
+
+
+def host_traffic_json(traffic: Mapping[str, Any] | None) -> dict[str, Any] | None:
+    """The JSON ``time.host_traffic``: paged optimizer states crossing the
+    host link per optimizer step, or None when no state is paged."""
+    if not traffic:
+        return None
+    return {"gb_per_step": round(traffic["gb"], 1), "seconds_per_step": round(traffic["seconds"], 2),
+            "pcie": traffic["pcie"], "lanes": traffic["lanes"], "link_gbs": round(traffic["gbs"], 1),
+            "link_assumed": not traffic["named"]}
 
 
 def other_stack(kb: KnowledgeBase, stack: str) -> str:

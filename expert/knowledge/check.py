@@ -280,6 +280,8 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "global_batch": Interval(1, False, inf, False), "batch_settled": {True, False}, "sharded": {True, False},
         "stack": set(kb.timing["stack"]),
         "other_stack_hours": Interval(0, False, inf, False, True),
+        "host_traffic_gb": Interval(0, True, inf, False), "host_traffic_s": Interval(0, True, inf, False),
+        "host_link_gbs": Interval(0, True, inf, False),
     }
     for namespace in ("option", "pick", "candidate", "proposal", "trial"):
         for name, domain in option.items():

@@ -183,13 +183,14 @@ def checked_timing(path: Path, doc: dict[str, Any], text: str, problems: Problem
         utilization = _per_method(path, spec, text, "utilization", problems)
         for method, value in utilization.items():
             positive(value, f"stack.{stack}.utilization.{method}", 1)
-        positive(spec["overhead_per_layer_s"], f"stack.{stack}.overhead_per_layer_s", 1)
+        positive(spec["dequantize_s_per_b"], f"stack.{stack}.dequantize_s_per_b", 10)
         positive(spec["moe_efficiency"], f"stack.{stack}.moe_efficiency", 1)
-        for key in ("padding_waste", "overlap"):
+        # fixed times may be nil (a stack whose micro-step costs nothing per layer), never negative
+        for key in ("overhead_per_step_s", "overhead_per_layer_s", "sharded_overhead_per_layer_s", "padding_waste",
+                    "overlap"):
             name = f"stack.{stack}.{key}"
             if not (is_number(spec[key]) and 0 <= spec[key] <= 1):
                 problems.add(str(path), line_at(text, name), "'%(key)s' must be a number from 0 to 1", key=name)
-    positive(doc["quantized"]["seconds_per_b"], "quantized.seconds_per_b", 10)
     positive(doc["quantized"]["reference_bandwidth_gbs"], "quantized.reference_bandwidth_gbs", 1_000_000)
     positive(doc["batch"]["global_sequences"], "batch.global_sequences", 1_000_000)
     positive(doc["batch"]["most_micro_batch"], "batch.most_micro_batch", 4096)
@@ -211,11 +212,21 @@ def checked_timing(path: Path, doc: dict[str, Any], text: str, problems: Problem
     shares = _per_method(path, doc, text, "vendor_share", problems, VENDORS)
     for vendor, value in shares.items():
         positive(value, f"vendor_share.{vendor}", 1)
+    host = doc["host_link"]
+    for generation, value in host["lane_gbs"].items():
+        positive(value, f"host_link.lane_gbs.{generation}", 100)
+    positive(host["share"], "host_link.share", 1)
+    for name, link in [("default", host["default"])] + [(f"card.{k}", v) for k, v in host["card"].items()]:
+        if str(link["pcie"]) not in host["lane_gbs"]:
+            problems.add(str(path), line_at(text, f"host_link.{name}"), "[host_link] %(key)s: PCIe generation %(value)s is "
+                         "not one of lane_gbs", key=name, value=link["pcie"])
+        positive(link["lanes"], f"host_link.{name}.lanes", 32)
     positive(doc["unknown_card"]["bf16_tflops"], "unknown_card.bf16_tflops", 100_000)
     positive(doc["calibration"]["tolerance"], "calibration.tolerance", 10)
     return {"passes": doc["passes"], "attention_per_pass": doc["attention_per_pass"], "stack": doc["stack"],
             "quantized": doc["quantized"], "batch": doc["batch"], "sharding": doc["sharding"], "links": doc["links"],
-            "bandwidth": doc["bandwidth"], "vendor_share": shares, "unknown_card": doc["unknown_card"],
+            "bandwidth": doc["bandwidth"], "vendor_share": shares, "host_link": doc["host_link"],
+            "unknown_card": doc["unknown_card"],
             "own": doc["own"], "calibration": doc["calibration"]}
 
 
