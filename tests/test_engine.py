@@ -44,16 +44,33 @@ def test_rules_join_the_facts_they_reason_about() -> None:
     # The candidate comes first: joins start from the few facts that can match.
     assert [type(p).__name__ for p in shard] == ["Candidate", "Requirement", "Profile"]
     assert shard[0]["next_step"] == "shard"
-    # A rule joins only what its condition, message and helper read.
-    assert [type(p).__name__ for p in patterns("amd-needs-rocm")] == ["Option", "Profile"]
-    assert [type(p).__name__ for p in patterns("use-spot")] == ["Pick", "Profile"]
+    # A verdict or a note joins its option (or the pick) with the requirement and the answers, whatever
+    # it reads of them: every rule of those kinds starts with the same joins, which the network makes once.
+    assert [type(p).__name__ for p in patterns("amd-needs-rocm")] == ["Option", "Requirement", "Profile"]
+    assert [type(p).__name__ for p in patterns("use-spot")] == ["Pick", "Requirement", "Profile"]
+    # Other rules join only what their condition, message and helper read.
+    assert [type(p).__name__ for p in patterns("weigh-options")] == ["Option", "Profile"]
     # The first step matches every card.
     assert [type(p).__name__ for p in patterns("propose-one-card")] == ["Card", "Requirement", "Profile"]
 
 
+def test_rules_that_start_with_the_same_patterns_share_their_joins(kb) -> None:  # type: ignore[no-untyped-def]
+    # The reject, demote and prefer rules all join an option with the requirement, then the answers:
+    # the network holds one node for each of those joins, not one for every rule.
+    engine.thread_engine(kb)
+    joins = engine.thread_engine(kb).joins
+    verdicts = [r for r in kb.rules if r.kind in ("reject", "demote", "prefer")]
+    assert len(verdicts) > 10 and len(joins) < len(kb.rules)
+    by_left: dict[int, int] = {}
+    for node in joins:
+        for child in node.children:
+            by_left[id(child.node)] = by_left.get(id(child.node), 0) + 1
+    assert max(len(node.children) for node in joins) >= 10   # one join feeding the tests of many rules
+
+
 def test_a_configuration_carries_its_card_instead_of_a_join() -> None:
     # Joining every candidate with every card would cost the square of the catalog.
-    assert [type(p).__name__ for p in patterns("no-scale-out-without-fast-link")] == ["Option"]
+    assert [type(p).__name__ for p in patterns("no-scale-out-without-fast-link")] == ["Option", "Requirement", "Profile"]
     result = run(model_size_b=30, method="lora")
     assert result.options["rtx-4090"]["card"]["fast_interconnect"] is False
     firing = next(f for f in result.firings if f.rule.id == "no-scale-out-without-fast-link")

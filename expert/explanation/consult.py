@@ -15,7 +15,7 @@ from ..inference import engine
 from ..inference.run import Firing, Run, effective
 from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
-from .result import Note, Recommendation, Rejection, Result, TraceStep
+from .result import Note, Recommendation, Rejection, Result, Trace, TraceStep
 from .wording import Writer, sentence
 
 # How an answer is sized (advise(basis=...)).
@@ -207,7 +207,8 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         "rules": [requirement_firing.rule.id] if requirement_firing else [],
         "text": w.message(requirement_firing.rule, requirement_firing.env) if requirement_firing else "",
     }
-    trace = [TraceStep(f.rule.id, f.rule.kind, w.cites(f.rule), list(f.rule.heuristics), _rounded(f.matched),
-                       _rounded(f.derived), w.message(f.rule, f.env)) for f in firings]
+    trace = Trace(lambda: [TraceStep(f.rule.id, f.rule.kind, w.cites(f.rule), list(f.rule.heuristics),
+                                     _rounded(f.matched), _rounded(f.derived), w.message(f.rule, f.env))
+                           for f in firings])
     return Result(tr.lang, dict(run.profile), assumed, requirement, recommendations, notes["advice"],
                   notes["warning"], rejected, trace, kb)

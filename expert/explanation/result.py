@@ -9,8 +9,9 @@ The result is built, and worded, by :func:`expert.explanation.consult.build_resu
 from __future__ import annotations
 
 import copy
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, fields, is_dataclass
-from typing import Any
+from typing import Any, overload
 
 from ..errors import InputError, nearest
 from ..escape import json_text, quoted
@@ -122,6 +123,39 @@ class TraceStep:
     text: str
 
 
+class Trace(Sequence[TraceStep]):
+    """The rules that fired, as trace steps, written the first time they are
+    read: most answers (the text, the summary, a chat's message) never read
+    them, and writing every step's message is most of building a result."""
+
+    def __init__(self, write: Callable[[], list[TraceStep]]) -> None:
+        self._write: Callable[[], list[TraceStep]] | None = write
+        self._steps: list[TraceStep] = []
+
+    def _written(self) -> list[TraceStep]:
+        if self._write is not None:
+            self._steps, self._write = self._write(), None
+        return self._steps
+
+    @overload
+    def __getitem__(self, index: int) -> TraceStep: ...
+
+    @overload
+    def __getitem__(self, index: slice) -> list[TraceStep]: ...
+
+    def __getitem__(self, index: int | slice) -> TraceStep | list[TraceStep]:
+        return self._written()[index]
+
+    def __len__(self) -> int:
+        return len(self._written())
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Sequence) and list(self) == list(other)
+
+    def __repr__(self) -> str:
+        return repr(self._written())
+
+
 @dataclass(frozen=True)
 class Result:
     """The answer to a consultation, in one language (``to_dict()`` is the JSON contract)."""
@@ -134,7 +168,7 @@ class Result:
     advice: list[Note]
     warnings: list[Note]
     rejected: list[Rejection]
-    trace: list[TraceStep]
+    trace: Sequence[TraceStep]
     kb: KnowledgeBase | None = field(repr=False, compare=False, default=None)   # for rendering labels
 
     def to_dict(self, detail: str = "full") -> dict[str, Any]:

@@ -128,6 +128,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         for namespace, values in declared:
             fact = self.declare(FACT_CLASSES[namespace](**values))
             if fact is not None:
+                run.plains[fact["__factid__"]] = values   # (what the fact was made of: read without thawing it)
                 self.record(("card", values["id"]) if namespace == "card" else (namespace, values.get("gpu")),
                             fact, rule)
             derived.append({"fact": namespace, "values": {k: v for k, v in values.items() if k not in sizing.CARRIED}})
@@ -407,7 +408,9 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
     engine.reset()
     engine.declare(Profile(**profile))
     for card in kb.catalog if only is None else (card for card in kb.catalog if card.id in only):
-        run.card_ids[card.id] = engine.declare(Card(**card.fact()))["__factid__"]
+        values = card.fact()
+        run.card_ids[card.id] = engine.declare(Card(**values))["__factid__"]
+        run.plains[run.card_ids[card.id]] = values
     engine.run()
     run.compared = sum(node.compared for node in engine.joins)
     # What the rules concluded, read from working memory: the actions write

@@ -42,6 +42,10 @@ def joined(rule: RuleDef) -> tuple[str, ...]:
     wanted.discard(COLLECTS.get(stage(rule), ""))
     if rule.kind in ("reject", "demote", "prefer"):  # a conclusion about one card's option
         wanted.add("option")
+    if rule.kind in ("reject", "demote", "prefer", "advice", "warning"):
+        # Rules of a kind join the same facts first (the requirement, the answers), so that the Rete
+        # network joins each option, or the pick, with them once for all those rules, not once for each.
+        wanted |= {"req", "profile"} & set(rule.scope)
     if not wanted:
         wanted.add(next(ns for ns in _SUBJECTS if ns in rule.scope))
     if "card" in wanted and not wanted & {"candidate", "trial", "option"} and stage(rule) != "propose":

@@ -184,19 +184,26 @@ def _(elem, alpha_terminals):
                     node_cls = OrdinaryMatchNode
 
                 if current_node is None:
-                    current_node = node_cls(SameContextCheck())
                     left_branch = _wire(f, alpha_terminals)
-                    right_branch = _wire(s, alpha_terminals)
                 else:
                     left_branch = current_node
-                    right_branch = _wire(s, alpha_terminals)
-                    current_node = node_cls(SameContextCheck())
-
-                left_branch.add_child(current_node,
-                                      current_node.activate_left)
-                right_branch.add_child(current_node,
-                                       current_node.activate_right)
+                right_branch = _wire(s, alpha_terminals)
+                current_node = _join(node_cls, left_branch, right_branch)
         return current_node
+
+
+def _join(node_cls, left_branch, right_branch):
+    """The node joining two branches: made once, and shared by every rule
+    whose patterns start with the same joins (expert: the release made one
+    for each rule, so that rules sharing their first patterns joined the
+    same facts again, each)."""
+    joins = left_branch.__dict__.setdefault("_joins", {})
+    key = (node_cls, id(right_branch))
+    if key not in joins:
+        node = joins[key] = node_cls(SameContextCheck())
+        left_branch.add_child(node, node.activate_left)
+        right_branch.add_child(node, node.activate_right)
+    return joins[key]
 
 
 @_wire.register(OR)
