@@ -299,6 +299,14 @@ def test_the_sweeps_find_what_every_pair_would(kb) -> None:  # type: ignore[no-u
         byname = {o["gpu"]: o for o in options}
         for gpu, by in found.items():   # what it names does beat it
             assert byname[by]["total_cost"] <= byname[gpu]["total_cost"] and byname[by]["hours"] <= byname[gpu]["hours"]
+        # and how deep each is: the longest chain of options beating one another down to it
+        depth = {b["gpu"]: b["depth"] for b in sweep.beaten(keyed)}
+
+        def chain(o: dict[str, Any]) -> int:
+            return max((chain(p) + 1 for p in options if p["total_cost"] <= o["total_cost"] and p["hours"] <= o["hours"]
+                        and (p["total_cost"] < o["total_cost"] or p["hours"] < o["hours"])), default=0)
+
+        assert depth == {o["gpu"]: chain(o) for o in options if o["gpu"] in by_pairs}
 
 
 def test_a_verdict_a_rule_overrides_does_not_count(tmp_path: Path) -> None:

@@ -265,7 +265,9 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             standing = seen["standing"].plain
             ruled = [r.id for r in run.kb.rules if r.kind in ("demote", "prefer") and (r.id, standing["gpu"]) in run.fired]
             weight = {name: standing[name] for name in WEIGHT_FIELDS}
-            yield "weight", weight | self.weighed(weight, ruled, standing["gpu"])
+            beaten = run.ids.get(("beaten", standing["gpu"]))   # (how deep in the sweep's chains it is)
+            yield "weight", weight | self.weighed(weight, ruled, standing["gpu"]) | {
+                "beaten": 0 if beaten is None else self.facts[beaten]["depth"]}
         elif what == "order" and collected:
             yield "ranking", sweep.ranking(collected)
         elif what == "pick":

@@ -192,13 +192,16 @@ FIELDS["standing"]["order"] = NUM
 # all when none does), on a low budget; a card another beats on both money
 # and time, and the first of those that beat it (in the sweep's order).
 FIELDS["market"] = {"cheapest_gpu": STR, "cheapest_total_cost": NUM}
-FIELDS["beaten"] = {"gpu": STR, "by_gpu": STR, "by_count": NUM, "by_total_cost": NUM, "by_hours": NUM}
+FIELDS["beaten"] = {"gpu": STR, "by_gpu": STR, "by_count": NUM, "by_total_cost": NUM, "by_hours": NUM, "depth": NUM}
 # A standing option as the ranking weighs it: `demotion` (each demote rule that
 # stands on it adds a power of two, the earlier rule the larger), `score`
 # (sizing.score with the factors of the prefer rules that stand on it), then
-# fewer devices and catalog order break ties (the ordering rule's `by`).
+# fewer devices and catalog order break ties (the ordering rule's `by`);
+# `beaten`: the beaten fact's depth (0 when nothing beats it), so that an
+# option comes after every option that beats it on money and time.
 FIELDS["weight"] = {"gpu": STR, "count": NUM, "where": STR, "total_vram_gb": NUM, "hours": NUM, "total_cost": NUM,
-                    "demotion": NUM, "score": NUM, "devices": NUM, "order": NUM, "factors": LIST, "rules": LIST}
+                    "demotion": NUM, "beaten": NUM, "score": NUM, "devices": NUM, "order": NUM, "factors": LIST,
+                    "rules": LIST}
 # The order the ordering rule produced: the options' cards, first to last, how
 # many, and the first two (their cards, counts, where and scores; None when
 # only one option stands); `margin`: the runner-up's score over the first's.
