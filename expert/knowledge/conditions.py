@@ -166,6 +166,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "bf16": BOOL,
         "priced": BOOL,
         "spot_market": BOOL,
+        "price_basis": STR,
         "ideal_methods": LIST,
         "ideal_min_b": NUM,
         "ideal_max_b": NUM,

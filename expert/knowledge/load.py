@@ -17,6 +17,7 @@ from typing import Any
 from .. import paths
 from ..errors import KnowledgeBaseError
 from .catalog import catalog_cards
+from .prices import checked_bases, priced
 from .figures import (
     checked_estimator,
     checked_models,
@@ -85,11 +86,16 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     _calibration_models(base / "timing.toml", data["timing"][1], timing["calibration"], models, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
+    bases = checked_bases(base / "prices", problems)
+    if problems.items:
+        raise KnowledgeBaseError(problems.items)
+    # Each card priced by its cheapest basis; --provider prices them by one (prices.for_provider).
+    catalog = priced(catalog, bases)
     models_doc = data["models"][0]
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
                          questions, estimator, recipes, models=models, model_names=models_doc["names"],
                          model_config=models_doc["config"], owned=owned, owned_ignore=owned_ignore,
-                         owned_examples=owned_examples, unsupported=unsupported)
+                         owned_examples=owned_examples, unsupported=unsupported, prices=bases)
 
 
 def _calibration_models(path: Path, text: str, calibration: dict[str, Any], models: tuple[ModelDef, ...],
