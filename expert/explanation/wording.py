@@ -123,6 +123,9 @@ class Writer:
                      "spot)") % params
         if option["price_assumed"]:
             text += " " + _("(price assumed from its cost class)")
+        provider, date = price_provenance(self.run.cards.get(option["gpu"]), option["pricing"])
+        if provider:
+            text += _(", at %(provider)s's rate of %(date)s") % {"provider": provider, "date": date}
         return text
 
     def setup(self, option: Mapping[str, Any]) -> str:
@@ -260,3 +263,13 @@ def total_in_words(tr: Localizer, cost: Mapping[str, Any], pricing_labels: Mappi
         return tr.gettext("nothing to rent")
     total = "≈ " + tr.money(cost["total"])
     return f"{total} {tr.gettext(pricing_labels[cost['pricing']])}" if pricing_labels else total
+
+
+def price_provenance(card: Any, pricing: str | None) -> tuple[str, str]:
+    """The provider and date of the price an option pays (rules/prices), or
+    ("", "") for a price the card brings itself or a card one owns."""
+    if card is None or pricing is None:
+        return "", ""
+    if pricing == "spot" and card.spot_provider:
+        return card.spot_provider, card.spot_date
+    return card.price_provider, card.price_date

@@ -55,6 +55,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "purpose": PROFILE_TYPES["choice"],
         "interruptible": PROFILE_TYPES["bool"],
         "stack": PROFILE_TYPES["choice"],
+        "provider": PROFILE_TYPES["choice"],
         # end of the profile fields
         # Derived from model_size_b by the model resolver (expert/knowledge/models.py),
         # not answered: the model as named, its id and name in the model
