@@ -17,10 +17,11 @@ from ..knowledge.conditions import COMPARED
 from ..knowledge.records import EXTRA_PLACEHOLDERS, RANKED
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-_HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours", "other_stack_hours"}
+_HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours", "other_stack_hours",
+                 "cheap_qlora_hours"}
                 | {f"{which}_hours" for which in COMPARED})
 _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
-                 "min_count_cost", "cheapest_total_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
+                 "min_count_cost", "cheapest_total_cost", "cheap_qlora_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}

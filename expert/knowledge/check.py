@@ -189,7 +189,7 @@ class _Checker:
             for field, op, value in conj:
                 if field in ("card.id", "option.gpu", "pick.gpu") and op in ("==", "!=", "in", "not in"):
                     for card in value if isinstance(value, tuple) else (value,):
-                        if card not in ids:
+                        if card not in ids and not isinstance(card, Ref):     # another field's card: any
                             self.add(rule, "refers to card '%(card)s', which is not in the catalog", card=card)
 
     # --- satisfiability -------------------------------------------------------
@@ -333,8 +333,9 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     domains["req.floor_binds"] = {True, False}
     domains["req.own_qlora_fits"] = {True, False, None}
     domains["req.sized_by"] = {"checked", "estimate", "guide"}
-    for name in ("own_qlora_gb", "own_qlora_hours"):
+    for name in ("own_qlora_gb", "own_qlora_hours", "cheap_qlora_gb", "cheap_qlora_hours", "cheap_qlora_cost"):
         domains[f"req.{name}"] = Interval(0, False, inf, False, True)
+    domains["req.cheap_qlora_gpu"] = {card.id for card in kb.catalog} | {None}
     domains["market.cheapest_total_cost"] = Interval(0, False, inf, False, True)
     domains["market.cheapest_gpu"] = {card.id for card in kb.catalog} | {None}
     for name in ("id", "vendor", "cost", "segment", "fast_interconnect", "devices"):

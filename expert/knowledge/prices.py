@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import Any
 
 from .records import ID_RE, Card, KnowledgeBase
-from .source import Problems, line_at, read_toml, shown
+from .source import N_, Problems, line_at, read_toml, shown
 
 # The provider choice that is no provider: each card's cheapest basis.
 CHEAPEST = "cheapest"
@@ -137,16 +137,16 @@ def checked_bases(folder: Path, problems: Problems) -> tuple[Basis, ...]:
                 value = entry[key]
                 if key in ("on_demand", "spot"):
                     good = _number(value)
-                    message = "price %(index)s: '%(key)s' must be a number of USD per card-hour from 0.01 to 1000"
+                    message = N_("price %(index)s: '%(key)s' must be a number of USD per card-hour from 0.01 to 1000")
                 elif key in ("date", "spot_date"):
                     good = isinstance(value, str) and bool(DATE_RE.match(value))
-                    message = "price %(index)s: '%(key)s' must be a date (YYYY-MM-DD, or YYYY-MM)"
+                    message = N_("price %(index)s: '%(key)s' must be a date (YYYY-MM-DD, or YYYY-MM)")
                 elif key == "card":
                     good = isinstance(value, str) and bool(ID_RE.match(value))
-                    message = "price %(index)s: '%(key)s' must be a card id"
+                    message = N_("price %(index)s: '%(key)s' must be a card id")
                 else:
                     good = _text(value)
-                    message = "price %(index)s: '%(key)s' must be text of 1 to 400 characters"
+                    message = N_("price %(index)s: '%(key)s' must be text of 1 to 400 characters")
                 if not good:
                     problems.add(where, line_at(text, f"{at}.{key}"), message, index=n + 1, key=key)
                     ok = False
