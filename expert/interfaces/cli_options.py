@@ -239,7 +239,7 @@ WHAT_IF_NAMES = {
     "model-size": "model_size_b", "method": "method", "budget": "budget", "rocm-ok": "rocm_ok",
     "deadline": "deadline_h", "vram": "vram_gb", "dataset": "dataset_examples",
     "tokens-per-example": "tokens_per_example", "epochs": "epochs",
-    "purpose": "purpose", "interruptible": "interruptible", "stack": "stack",
+    "purpose": "purpose", "interruptible": "interruptible", "stack": "stack", "provider": "provider",
 }
 
 
