@@ -113,6 +113,11 @@ class Writer:
         params = {"on_demand": tr.money(option["on_demand_cost"]),
                   "spot": None if option["spot_cost"] is None else tr.money(option["spot_cost"]),
                   "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"], like=option["hours"])}
+        # whose rate it is and when it was read (rules/prices), before the rate
+        provider, date = price_provenance(self.run.cards.get(option["gpu"]), option["pricing"])
+        if provider:
+            params["per_hour"] = _("%(provider)s, %(date)s: %(price)s") % {
+                "provider": provider, "date": date, "price": params["per_hour"]}
         if params["spot"] is None:  # the price basis lists no spot price for it
             text = _("≈ %(on_demand)s on demand (%(per_hour)s an hour, %(billed)s with the setup; no spot price "
                      "listed)") % params
@@ -124,9 +129,6 @@ class Writer:
                      "spot)") % params
         if option["price_assumed"]:
             text += " " + _("(price assumed from its cost class)")
-        provider, date = price_provenance(self.run.cards.get(option["gpu"]), option["pricing"])
-        if provider:
-            text += _(", at %(provider)s's rate of %(date)s") % {"provider": provider, "date": date}
         return text
 
     def setup(self, option: Mapping[str, Any]) -> str:

@@ -49,7 +49,8 @@ _CARD_KEYS: dict[str, tuple[Any, ...]] = {
 # its Card type; the other fields of Card (DERIVED) are worked out below.
 _AS_TYPE: dict[str, Any] = {"float": float, "int": int, "str": str, "bool": bool, "tuple[str, ...]": tuple}
 COPIED = tuple((field.name, _AS_TYPE[str(field.type)]) for field in fields(Card) if field.name in _CARD_KEYS)
-DERIVED = ("fast_interconnect", "source", "origin", "speed_assumed", "price_assumed", "priced", "spot_market")
+DERIVED = ("fast_interconnect", "source", "origin", "speed_assumed", "price_assumed", "priced", "spot_market",
+           "price_provider", "price_date", "spot_provider", "spot_date", "spot_source", "price_basis")
 # The guide's catalog gives every key but the prices (rules/prices gives those).
 GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot", "price_source",
                                                               "bf16", "chip", "public_price"))
@@ -292,5 +293,5 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
     merged = {card.id: card for card in kb.catalog}
     for card in added:
         merged[card.id] = card
-    # A card a user catalog gives no price of its own takes the price bases' (rules/prices).
-    return replace(kb, catalog=priced(tuple(merged.values()), kb.prices))
+    # A card of a shipped catalog (rules/catalogs) takes the price bases' prices (rules/prices).
+    return replace(kb, catalog=priced(tuple(merged.values()), kb.prices, shipped=kb.root / "catalogs"))

@@ -181,14 +181,31 @@ def names(bases: Iterable[Basis]) -> str:
     return ", ".join(basis.name for basis in bases)
 
 
-def priced(cards: Iterable[Card], bases: tuple[Basis, ...], provider: str = CHEAPEST) -> tuple[Card, ...]:
+def _shipped(card: Card, shipped: Path | None) -> bool:
+    """A card of the guide's catalog or of a shipped one (rules/catalogs): the
+    cards the price bases are about. A user's card of the same id may be
+    another card (a 48 GB modded RTX 4090): it keeps its catalog's terms."""
+    if card.origin == "guide":
+        return True
+    if shipped is None:
+        return False
+    try:
+        return Path(card.source).resolve().parent == shipped.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def priced(cards: Iterable[Card], bases: tuple[Basis, ...], provider: str = CHEAPEST,
+           shipped: Path | None = None) -> tuple[Card, ...]:
     """``cards`` priced from ``bases``: by ``provider``'s alone, or by each
-    card's cheapest (:data:`CHEAPEST`). A card that brings its own price keeps it."""
+    card's cheapest (:data:`CHEAPEST`). Only the cards of the guide's catalog
+    and of the shipped ones (in ``shipped``, rules/catalogs) are; one that
+    brings its own price (--price, its catalog's) keeps it."""
     used = bases if provider == CHEAPEST else tuple(basis for basis in bases if basis.id == provider)
     searched = names(used)
     out = []
     for card in cards:
-        if _own(card):
+        if not card.price_provider and (_own(card) or not _shipped(card, shipped)):
             out.append(card)
             continue
         rows = [(basis, price) for basis in used if (price := basis.price(card.id)) is not None]
@@ -223,7 +240,7 @@ def for_provider(kb: KnowledgeBase, provider: str | None) -> KnowledgeBase:
     cards are priced again in microseconds: nothing is kept."""
     if not provider or provider == CHEAPEST or not kb.prices:
         return kb
-    return replace(kb, catalog=priced(kb.catalog, kb.prices, provider))
+    return replace(kb, catalog=priced(kb.catalog, kb.prices, provider, kb.root / "catalogs"))
 
 
 def for_profile(kb: KnowledgeBase, profile: Mapping[str, Any]) -> KnowledgeBase:
