@@ -184,7 +184,7 @@ def names(bases: Iterable[Basis]) -> str:
 def _shipped(card: Card, shipped: Path | None) -> bool:
     """A card of the guide's catalog or of a shipped one (rules/catalogs): the
     cards the price bases are about. A user's card of the same id may be
-    another card (a 48 GB modded RTX 4090): it keeps its catalog's terms."""
+    another card (a modded one with more memory): it keeps its catalog's terms."""
     if card.origin == "guide":
         return True
     if shipped is None:
