@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import KnowledgeBaseError
-from .records import COSTS, H_RE, ID_RE, METHODS, SEGMENTS, VENDORS, Card, KnowledgeBase
 from .prices import priced
+from .records import COSTS, H_RE, ID_RE, METHODS, SEGMENTS, VENDORS, Card, KnowledgeBase
 from .source import MAX_SIZE, Problems, line_at, read_toml, shown
 
 # The keys of a card: what each holds and the values it accepts.

@@ -127,21 +127,21 @@ class _Checker:
             for card in catalog_cards(path, doc, text, problems, user=True,
                                       class_prices=self.kb.ranking["class_price"]) if doc else ():
                 known.setdefault(card.id, card)
-        # (rows: where, card, on demand, spot)
+        # (rows per provider, "" for the prices cards bring themselves: where, line, card, on demand, spot)
         groups: dict[str, list[tuple[str, int, Any, float, float | None]]] = {}
         for basis in self.kb.prices:
             for price in basis.prices:
-                card = known.get(price.card)
-                if card is None:
+                of = known.get(price.card)
+                if of is None:
                     self.problems.append(Problem(basis.path, price.line, "provider '%(provider)s': '%(card)s' is not "
                                                  "a card of the catalogs", {"provider": basis.id, "card": price.card}))
                     continue
-                groups.setdefault(basis.id, []).append((basis.path, price.line, card, price.on_demand, price.spot))
+                groups.setdefault(basis.id, []).append((basis.path, price.line, of, price.on_demand, price.spot))
         for card in self.kb.catalog:
             if card.priced and not card.price_assumed and not card.price_provider:
                 groups.setdefault("", []).append((card.source, 0, card, card.price_on_demand,
                                                   card.price_spot if card.spot_market else None))
-        for provider, rows in groups.items():
+        for rows in groups.values():
             for where, line, card, on_demand, spot in rows:
                 if spot is not None and spot > on_demand:
                     self.problems.append(Problem(where, line, "card '%(card)s': its spot price (%(spot)s) is above "

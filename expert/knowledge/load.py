@@ -17,7 +17,6 @@ from typing import Any
 from .. import paths
 from ..errors import KnowledgeBaseError
 from .catalog import catalog_cards
-from .prices import checked_bases, priced
 from .figures import (
     checked_estimator,
     checked_models,
@@ -27,6 +26,7 @@ from .figures import (
     checked_timing,
 )
 from .owned import owned_cards, unsupported_devices
+from .prices import checked_bases, priced
 from .profile_files import checked_changes, checked_fields, checked_labels, checked_questions, checked_sections
 from .records import (
     OPTIONAL_FIELDS,

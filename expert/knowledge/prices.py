@@ -210,27 +210,28 @@ def priced(cards: Iterable[Card], bases: tuple[Basis, ...], provider: str = CHEA
             continue
         rows = [(basis, price) for basis in used if (price := basis.price(card.id)) is not None]
         if not rows:
-            if card.price_provider or card.priced and not card.price_assumed:
-                # priced by a basis before (another provider's): now it has none
+            if card.price_provider:      # priced by another provider's basis: this one has no price for it
                 card = replace(card, priced=False, price_on_demand=0.0, price_spot=0.0, price_source="",
                                spot_market=False)
             out.append(replace(card, price_provider="", price_date="", spot_provider="", spot_date="",
                                spot_source="", price_basis=searched))
             continue
         basis, price = min(rows, key=lambda row: (row[1].on_demand, row[0].id))
-        spots = [(b, p) for b, p in rows if p.spot is not None]
-        spot_basis, spot = min(spots, key=lambda row: (row[1].spot, row[0].id)) if spots else (None, None)
-        has_spot = spot is not None and spot_basis is not None and spot.spot is not None \
-            and spot.spot < price.on_demand
+        spots = [(b, p, p.spot) for b, p in rows if p.spot is not None]
+        spot_basis, spot, spot_price = min(spots, key=lambda row: (row[2], row[0].id)) if spots else (None, None, None)
+        # a spot price is the run's only when it is below the cheapest on-demand one
+        if spot_basis is None or spot is None or spot_price is None or spot_price >= price.on_demand:
+            out.append(replace(
+                card, priced=True, price_assumed=False, price_on_demand=price.on_demand,
+                price_spot=price.on_demand, spot_market=False, price_source=price.source,
+                price_provider=basis.name, price_date=price.date, spot_provider="", spot_date="", spot_source="",
+                price_basis=basis.name))
+            continue
         out.append(replace(
-            card, priced=True, price_assumed=False, price_on_demand=price.on_demand,
-            price_spot=spot.spot if has_spot and spot and spot.spot is not None else price.on_demand,
-            spot_market=has_spot, price_source=price.source, price_provider=basis.name, price_date=price.date,
-            spot_provider=spot_basis.name if has_spot and spot_basis else "",
-            spot_date=spot.spot_date if has_spot and spot else "",
-            spot_source=spot.spot_source if has_spot and spot else "",
-            price_basis=basis.name if not has_spot or not spot_basis or spot_basis is basis
-            else f"{basis.name}, {spot_basis.name}"))
+            card, priced=True, price_assumed=False, price_on_demand=price.on_demand, price_spot=spot_price,
+            spot_market=True, price_source=price.source, price_provider=basis.name, price_date=price.date,
+            spot_provider=spot_basis.name, spot_date=spot.spot_date, spot_source=spot.spot_source,
+            price_basis=basis.name if spot_basis is basis else f"{basis.name}, {spot_basis.name}"))
     return tuple(out)
 
 
