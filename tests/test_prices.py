@@ -159,3 +159,12 @@ def test_a_card_priced_from_two_bases_keeps_both_sources() -> None:
     h100 = cards("h100-80gb")["h100-80gb"]
     got = priced([replace(h100)], (RUNPOD, DEAR))[0]
     assert (got.price_source, got.spot_source) == ("Dear's page", "a table")
+
+
+def test_free_text_names_a_provider() -> None:
+    from expert.input import freetext
+
+    kb = knowledge_base()
+    assert freetext.extract("13B with LoRA on Lambda, cheap", kb)["provider"] == "lambda"
+    assert freetext.extract("quiero ajustar Llama 8B en RunPod", kb)["provider"] == "runpod"
+    assert "provider" not in freetext.extract("a lambda of 0.1 for weight decay", kb)
