@@ -19,7 +19,7 @@ def test_result_has_the_contract_keys() -> None:
             "trace"} <= set(data)
     assert set(data["profile"]) == {"model_size_b", "method", "budget", "rocm_ok", "deadline_h", "vram_gb",
                                     "dataset_examples", "tokens_per_example", "epochs", "purpose",
-                                    "interruptible", "stack",
+                                    "interruptible", "stack", "provider",
                                     # the model as named and its resolved sizes (expert/knowledge/models.py)
                                     "model_name", "model_id", "model_label", "model_read_as", "model_active_b",
                                     "model_experts", "model_experts_per_token", "model_shape", "own_gpu"}
@@ -51,7 +51,7 @@ def test_product_example_70b_lora_high_budget_shards_16_bit_weights_over_datacen
 def test_assumed_lists_exactly_the_fields_not_given() -> None:
     result = run(model_size_b=13, method="full")
     assert result.assumed == ["budget", "rocm_ok", "deadline_h", "vram_gb", "dataset_examples",
-                              "tokens_per_example", "epochs", "purpose", "interruptible", "stack"]
+                              "tokens_per_example", "epochs", "purpose", "interruptible", "stack", "provider"]
     assert result.profile["budget"] == "medium" and result.profile["dataset_examples"] == 10_000
 
 

@@ -62,13 +62,18 @@ def test_every_card_of_current_takes_part_in_the_rules() -> None:
     everything = {r.gpu for r in result.recommendations} | {r.gpu for r in result.rejected}
     assert {"h200-141gb", "b200-180gb", "l40s-48gb", "rtx-5090", "mi300x"} <= everything
     rejected = {r.gpu: r.rules for r in result.rejected}
-    # PCIe only (G9), and no RunPod price on the basis
-    assert rejected["rtx-5090"] == ["no-scale-out-without-fast-link", "no-rental-price"]
+    # PCIe only (G9); the RTX 5090 has RunPod's price, the MI300X DigitalOcean's (rules/prices)
+    assert rejected["rtx-5090"] == ["no-scale-out-without-fast-link"]
     assert rejected["l40s-48gb"] == ["no-scale-out-without-fast-link"]
-    assert rejected["mi300x"] == ["no-rental-price", "amd-needs-rocm"]
-    with_rocm = advise(model_size_b=70, method="lora", rocm_ok=True, budget="low", lang="en", catalog=CURRENT,
-                       prices={"mi300x": 1.99})
-    assert "mi300x" in {r.gpu for r in with_rocm.recommendations}
+    assert rejected["mi300x"] == ["amd-needs-rocm"]
+    with_rocm = advise(model_size_b=70, method="lora", rocm_ok=True, budget="low", lang="en", catalog=CURRENT)
+    mi300x = next(r for r in with_rocm.recommendations if r.gpu == "mi300x")
+    assert (mi300x.cost["provider"], mi300x.cost["price_date"]) == ("DigitalOcean", "2026-05-28")
+    # RunPod's basis lists no MI300X: with it, the card has no price, and the rule says which bases were searched
+    runpod = advise(model_size_b=70, method="lora", rocm_ok=True, budget="low", lang="en", catalog=CURRENT,
+                    provider="runpod")
+    (no_price,) = [r for r in runpod.rejected if r.gpu == "mi300x"]
+    assert no_price.rules == ["no-rental-price"] and "(RunPod)" in no_price.text
 
 
 def test_a_user_card_replaces_the_guide_card_with_its_id(tmp_path: Path) -> None:

@@ -70,7 +70,7 @@ def test_unknown_and_missing_fields(tmp_path: Path) -> None:
 
 def test_wrong_types_and_units(tmp_path: Path) -> None:
     found = problems(rules_dir(tmp_path, replace=("vram_gb = 40\n", 'vram_gb = "40 GB"\n'), filename="catalog.toml"))
-    assert found == [f"{tmp_path}/rules/catalog.toml:59: card 2: 'vram_gb' must be a positive number"]
+    assert found == [f"{tmp_path}/rules/catalog.toml:53: card 2: 'vram_gb' must be a positive number"]
 
 
 def test_duplicate_ids(tmp_path: Path) -> None:
@@ -176,3 +176,51 @@ def test_cli_check_takes_a_shipped_catalog_by_name() -> None:
     done = CliRunner().invoke(main, ["check", "--catalog", "current"], env={"EXPERT_LANG": "en"})
     assert done.exit_code == 0, done.output
     assert done.stdout.startswith("The knowledge base is sound:") and "11 cards" in done.stdout
+
+
+# --- the price bases (rules/prices, issue 39) ---------------------------------
+
+def test_spot_above_on_demand_is_found_per_provider(tmp_path: Path) -> None:
+    base = rules_dir(tmp_path, replace=("spot = 0.34\n", "spot = 0.90\n"), filename="prices/runpod.toml")
+    found = problems(base)
+    line = (base / "prices" / "runpod.toml").read_text(encoding="utf-8").splitlines()
+    at = next(n for n, text in enumerate(line, 1) if text == 'card = "l40s-48gb"')
+    assert found == [f"{base}/prices/runpod.toml:{at}: card 'l40s-48gb': its spot price (0.9) is above its "
+                     "on-demand price (0.79)"]
+
+
+def test_more_memory_of_one_chip_never_costs_less_on_one_basis(tmp_path: Path) -> None:
+    # the 80 GB A100 is cheaper on RunPod than the 40 GB one on Lambda: two bases, no finding;
+    # on one basis it is one
+    extra = '\n[[price]]\ncard = "a100-80gb"\non_demand = 1.50\ndate = "2026-09-25"\nsource = "a test"\n'
+    found = problems(rules_dir(tmp_path, extra=extra, filename="prices/lambda.toml"))
+    assert len(found) == 1 and "card 'a100-80gb' (80.0 GB) costs less on-demand (1.5) than 'a100-40gb'" in found[0]
+
+
+def test_a_price_names_a_card_of_the_catalogs(tmp_path: Path) -> None:
+    extra = '\n[[price]]\ncard = "rtx-9090"\non_demand = 1.50\ndate = "2026-09-25"\nsource = "a test"\n'
+    found = problems(rules_dir(tmp_path, extra=extra, filename="prices/lambda.toml"))
+    assert len(found) == 1 and "provider 'lambda': 'rtx-9090' is not a card of the catalogs" in found[0]
+
+
+def test_the_provider_choices_are_the_bases(tmp_path: Path) -> None:
+    base = rules_dir(tmp_path)
+    (base / "prices" / "lambda.toml").unlink()
+    found = problems(base)
+    assert found == [f"{base}/profile.toml: field 'provider': its choices must be cheapest, digitalocean, "
+                     "google-cloud, runpod, the price bases of rules/prices"]
+
+
+@pytest.mark.parametrize(("old", "new", "expected"), [
+    ('date = "2026-05-28"', 'date = "May 2026"', "'date' must be a date (YYYY-MM-DD, or YYYY-MM)"),
+    ("on_demand = 1.99", "on_demand = -1", "'on_demand' must be a number of USD per card-hour"),
+    ('id = "digitalocean"', 'id = "do"', "id must be kebab-case, not 'cheapest', and the file's name"),
+    ('spot = 6.57\n', 'spot = 6.57\nbid = 1\n', "unknown key 'bid'"),
+])
+def test_a_price_file_is_checked_at_the_line_of_its_key(tmp_path: Path, old: str, new: str, expected: str) -> None:
+    name = "google-cloud.toml" if "spot" in old else "digitalocean.toml"
+    base = rules_dir(tmp_path, replace=(old, new), filename=f"prices/{name}")
+    line = next(n for n, text in enumerate((base / "prices" / name).read_text(encoding="utf-8").splitlines(), 1)
+                if text.startswith(new.split("\n")[-2] if new.endswith("\n") else new))
+    found = problems(base)
+    assert any(expected in p and f"{name}:{line}:" in p for p in found), found

@@ -29,12 +29,12 @@ def test_every_flag_reaches_the_profile() -> None:
     done = invoke("advise", "--model-size", "13", "--method", "full", "--budget", "low", "--rocm-ok",
                   "--deadline", "2 days", "--vram", "24", "--dataset", "5000", "--tokens-per-example", "2k",
                   "--epochs", "2.5", "--purpose", "production", "--interruptible", "--stack", "tuned",
-                  "--format", "json")
+                  "--provider", "Lambda", "--format", "json")
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["profile"] == {
         "model_size_b": 13, "method": "full", "budget": "low", "rocm_ok": True, "deadline_h": 48, "vram_gb": 24,
         "dataset_examples": 5000, "tokens_per_example": 2000, "epochs": 2.5, "purpose": "production",
-        "interruptible": True, "stack": "tuned",
+        "interruptible": True, "stack": "tuned", "provider": "lambda",
         "model_name": None, "model_id": None, "model_label": None, "model_read_as": "number", "model_active_b": 13,
         "model_experts": None, "model_experts_per_token": None, "model_shape": None, "own_gpu": None}
     negatives = json.loads(invoke("advise", "--no-rocm", "--no-interruptible", "--format", "json").stdout)

@@ -18,7 +18,7 @@ from expert.interfaces.consultation import AnswerError, Consultation
 BRANCHES: dict[str, list[Any]] = {
     "model_size_b": ["7B", "70"], "method": ["2", "full fine-tuning"], "vram_gb": ["no", "80 GB"],
     "dataset_examples": ["10k"], "tokens_per_example": ["2k"], "epochs": ["2"], "purpose": ["experiment", "2"], "budget": ["low"], "rocm_ok": ["sí"],
-    "deadline_h": ["8h"], "interruptible": ["yes"], "stack": ["tuned"],
+    "deadline_h": ["8h"], "interruptible": ["yes"], "stack": ["tuned"], "provider": ["Lambda"],
 }
 
 
@@ -79,14 +79,15 @@ def test_questions_are_asked_only_when_they_matter(paths) -> None:  # type: igno
         if facts.get("purpose") == "production":
             assert "rocm_ok" not in asked
     # 7B LoRA on one rented card in about 3 h: no deadline question.
+    # (at a low budget, whose prices: the provider)
     assert ("model_size_b", "method", "vram_gb", "dataset_examples", "purpose", "budget", "rocm_ok",
-            "interruptible") in sequences
+            "interruptible", "provider") in sequences
     # 70B: the deadline matters, and with it the software stack the hours assume.
     assert any("deadline_h" in seq for seq in sequences)
     assert all("stack" in seq for seq in sequences if "deadline_h" in seq)
     longest = max(len(seq) for seq in sequences)
     shortest = min(len(seq) for seq in sequences)
-    assert (shortest, longest) == (4, 12)
+    assert (shortest, longest) == (4, 13)
 
 
 def test_question_shape_and_why() -> None:
@@ -197,7 +198,8 @@ def test_endless_piped_whys_end() -> None:
 
 
 def test_cli_ask_offers_the_reasoning_and_takes_flags() -> None:
-    done = ask("no\n\nyes\n", "--model-size", "7", "--method", "lora", "--purpose", "production", "--budget", "low",
+    # (Enter: each card's cheapest price, the provider question a low budget asks)
+    done = ask("no\n\n\nyes\n", "--model-size", "7", "--method", "lora", "--purpose", "production", "--budget", "low",
                "--no-interruptible", "--lang", "es")
     assert done.exit_code == 0, done.output
     assert "¿Qué tamaño" not in done.stdout and "¿Tienes ya una GPU?" in done.stdout
@@ -234,7 +236,7 @@ def test_the_opening_says_how_to_quit(lang: str, says: str) -> None:
 
 
 def test_an_unrecognised_yes_no_is_asked_again() -> None:
-    done = ask("no\n\nmaybe\nyes\n", "--model-size", "7", "--method", "lora", "--purpose", "production",
+    done = ask("no\n\n\nmaybe\nyes\n", "--model-size", "7", "--method", "lora", "--purpose", "production",
                "--budget", "low", "--no-interruptible")
     assert done.exit_code == 0, done.output
     assert done.stdout.count("Show the full reasoning? (yes/no) [no] > ") == 2
@@ -310,7 +312,7 @@ def test_a_question_whose_condition_the_answers_settle_runs_no_rules(monkeypatch
         return infer(kb, profile, *args, **kwargs)
 
     answers = dict(model_size_b=70, method="lora", dataset_examples=54_321, tokens_per_example=1024, epochs=1,
-                   purpose="production", budget="low", rocm_ok=False, interruptible=False)
+                   purpose="production", budget="low", rocm_ok=False, interruptible=False, provider="cheapest")
     with_deadline = Consultation(lang="en", **answers, deadline_h=8)
     without = Consultation(lang="en", **answers)
     for c in (with_deadline, without):

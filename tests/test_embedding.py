@@ -30,7 +30,7 @@ def mixed_profiles(n: int, seed: int = 7) -> list[dict[str, Any]]:
                  dataset_examples=rng.choice([1000, 10_000, 100_000]), tokens_per_example=rng.choice([256, 1024, 4096]),
                  epochs=rng.choice([1, 3]), purpose=rng.choice(PURPOSES),
                  interruptible=rng.random() < 0.5, stack=rng.choice(["typical", "tuned"]),
-                 lang=rng.choice(["en", "es"]))
+                 lang=rng.choice(["en", "es"]), provider=rng.choice(["cheapest", "runpod", "lambda"]))
             for _ in range(n)]
 
 

@@ -18,6 +18,7 @@ from expert.inference.run import Run
 from expert.errors import KnowledgeBaseError
 from expert.interfaces.api import knowledge_base
 from expert.input.profile import build
+from expert.knowledge.prices import for_profile
 from expert.i18n import Localizer
 
 from conftest import edited_rules
@@ -30,7 +31,7 @@ pytestmark = pytest.mark.fresh_runs
 def run(**given: Any) -> Run:
     kb = knowledge_base()
     profile, _ = build(kb, given, Localizer("en"))
-    return engine.infer(kb, profile)
+    return engine.infer(for_profile(kb, profile), profile)
 
 
 def patterns(rule_id: str) -> list[Any]:
@@ -318,7 +319,7 @@ def test_a_verdict_a_rule_overrides_does_not_count(tmp_path: Path) -> None:
 
     def both(**given: Any) -> tuple[Run, Run]:
         profile, _ = build(kb, given, Localizer("en"))
-        return run(**given), engine.infer(kb, profile)
+        return run(**given), engine.infer(for_profile(kb, profile), profile)
 
     # The RTX 4090 misses a one-hour deadline: demoted, unless the override stands.
     demotions = [rule.id for rule in kb.rules if rule.kind == "demote"]

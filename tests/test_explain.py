@@ -56,7 +56,8 @@ def test_every_step_is_a_recorded_firing() -> None:
 
 
 def test_why_not_by_default_covers_every_rejected_card_with_its_failed_conditions() -> None:
-    x = explain(model_size_b=70, method="lora", deadline_h=8, lang="en")
+    # RunPod's basis: it rents no 40 GB A100 (Lambda does)
+    x = explain(model_size_b=70, method="lora", deadline_h=8, provider="runpod", lang="en")
     assert [w.gpu for w in x.why_not] == [r.gpu for r in x.result.rejected] == ["rtx-4090", "a100-40gb", "mi210",
                                                                                 "mi250"]
     rtx = x.why_not[0]
@@ -262,7 +263,7 @@ def test_why_not_for_every_card_covers_the_first_cards_and_names_the_others(tmp_
     (dict(model_size_b=70, method="lora", deadline_h=24), "current", "h100-80gb"),
     (dict(model_size_b=8, method="lora", deadline_h=0.3), None, "h100-80gb"),
     # no rental price on the basis: no answer brings it back, which the bounded search knows without a run
-    (dict(model_size_b=70, method="lora", deadline_h=8), None, "a100-40gb"),
+    (dict(model_size_b=70, method="lora", deadline_h=8, provider="runpod"), None, "a100-40gb"),
 ])
 def test_the_bounded_search_finds_the_change_the_exhaustive_one_finds(profile, catalog, why_not,
                                                                          monkeypatch) -> None:  # type: ignore[no-untyped-def]
@@ -323,7 +324,7 @@ def test_why_not_tries_no_answer_on_what_only_the_card_decides(monkeypatch) -> N
     real = explanation._Explainer.card_alone
     monkeypatch.setattr(explanation._Explainer, "card_alone",
                         lambda self, gpu, change, most: tried.append((gpu, change)) or real(self, gpu, change, most))
-    x = explain(model_size_b=70, method="lora", deadline_h=8, lang="en")
+    x = explain(model_size_b=70, method="lora", deadline_h=8, provider="runpod", lang="en")
     rules = {r.gpu: r.rules for r in x.result.rejected}
     assert rules["a100-40gb"] == ["no-rental-price"] and rules["mi210"] == ["no-rental-price", "amd-needs-rocm"]
     assert not [change for gpu, change in tried if gpu == "a100-40gb"]

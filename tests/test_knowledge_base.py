@@ -239,7 +239,7 @@ def test_rule_problems_name_the_line(tmp_path: Path) -> None:
     ("timing.toml", '[[calibration.moe]]\nid = "qwen3-30b-a3b-over-qwq-32b"\nstack = "typical"\ngpu = "h100-80gb"\n'
      'count = 8\nmodel = "qwen3-30b-a3b"\n', '[[calibration.moe]]\nid = "qwen3-30b-a3b-over-qwq-32b"\n'
      'stack = "typical"\ngpu = "h100-80gb"\ncount = 8\n', "a mixture of experts needs size_b or model", None),
-    ("catalog.toml", "price_spot = 0.81", "price_spot = -2", "'price_spot' must be a positive number", None),
+    ("catalog.toml", "bf16_tflops = 989.4", "bf16_tflops = -2", "'bf16_tflops' must be a positive number", None),
     ("estimator.toml", 'optimizer = "adamw"\nprecision = "mixed"', 'optimizer = "lion"\nprecision = "mixed"',
      "[typical] names an unknown optimizer", None),
     ("profile.toml", 'type = "choice"', 'type = "pick-one"', "type must be one of", None),

@@ -92,7 +92,7 @@ def test_a_consultation_held_through_the_tools() -> None:
         for answer in ["70B", "lora"]:
             seen.append(await client.call_tool("consultation_answer", {"consultation_id": key, "answer": answer}))
         seen.append(await client.call_tool("consultation_back", {"consultation_id": key}))
-        for answer in ["qlora", "no", "10k", "1024", "1", "bajo", "no", "no", "típico", "no"]:
+        for answer in ["qlora", "no", "10k", "1024", "1", "bajo", "no", "no", "típico", "RunPod", "no"]:
             last = await client.call_tool("consultation_answer", {"consultation_id": key, "answer": answer})
             seen.append(last)
             if last.structured_content.get("done"):
@@ -113,6 +113,7 @@ def test_a_consultation_held_through_the_tools() -> None:
     assert seen[-3].structured_content["done"] is True
     result = seen[-2].structured_content
     assert result["profile"]["method"] == "qlora" and result["profile"]["purpose"] == "production"
+    assert result["profile"]["provider"] == "runpod"
     assert result["recommendations"]
     assert seen[-1].is_error and seen[-1].structured_content["error"]["field"] == "consultation_id"
 
@@ -188,7 +189,8 @@ def test_arguments_are_checked_strictly_and_aliases_are_taken() -> None:
 
     listed, results = session(script)
     size = len(listed.model_dump_json(by_alias=True, exclude_none=True).encode())
-    assert size <= 10_000, size
+    # (10,000 until the provider field, issue 39, added its five choices to each tool taking the profile)
+    assert size <= 10_500, size
     (llama, vram, size70, colour, start, names, missing, listed_value, upper, twice, summary, explained) = results
     assert not llama.is_error and llama.structured_content["profile"]["model_size_b"] > 60
     assert llama.structured_content["profile"]["method"] == "qlora"

@@ -96,7 +96,12 @@ def test_cost_is_the_hourly_price_times_the_billed_hours() -> None:
         assert rec.cost["per_hour"] == pytest.approx(rec.count * card.price_on_demand, abs=0.01)
         assert rec.cost["billed_hours"] == pytest.approx(rec.hours + kb.ranking["setup_hours"], rel=1e-3)
         assert rec.cost["total"] == pytest.approx(rec.cost["per_hour"] * rec.cost["billed_hours"], rel=1e-2)
-        assert rec.cost["spot_total"] < rec.cost["on_demand_total"] == rec.cost["total"]
+        # a basis without a spot price (Lambda's): none, and the run is priced on demand
+        assert (rec.cost["spot_total"] is None if not card.spot_market
+                else rec.cost["spot_total"] < rec.cost["on_demand_total"]) and rec.cost["on_demand_total"] == rec.cost["total"]
+        # whose price, read when, from where (rules/prices)
+        assert (rec.cost["provider"], rec.cost["price_date"], rec.cost["price_source"]) == (
+            card.price_provider, card.price_date, card.price_source) and rec.cost["provider"]
     spot = run(model_size_b=70, method="lora", deadline_h=8, interruptible=True).recommendations[0]
     assert spot.cost["pricing"] == "spot" and spot.cost["total"] == spot.cost["spot_total"]
     assert "on spot (" in spot.text and "with the setup" in spot.text

@@ -15,8 +15,9 @@ from ..inference import engine
 from ..inference.run import Firing, Run, effective
 from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
+from ..knowledge.prices import for_profile
 from .result import Note, Recommendation, Rejection, Result, Trace, TraceStep
-from .wording import Writer, sentence
+from .wording import Writer, price_provenance, sentence
 
 # How an answer is sized (advise(basis=...)).
 BASES = ("checked", "guide", "estimate")
@@ -37,6 +38,7 @@ def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
     """Validate ``given``, run the engine, and build the result (with the run's record)."""
     basis = check_basis(basis, tr)
     profile, assumed = profile_module.build(kb, given, tr, model_config)
+    kb = for_profile(kb, profile)      # the provider's prices (rules/prices)
     run = engine.infer(kb, profile, basis)
     return run, build_result(kb, run, tr, assumed)
 
@@ -59,10 +61,16 @@ def significant(value: float, digits: int = 4) -> float:
     return float(f"{value:.{digits}g}")
 
 
-def cost_of(option: Mapping[str, Any]) -> dict[str, Any]:
+def cost_of(option: Mapping[str, Any], card: Any = None) -> dict[str, Any]:
     """The JSON ``cost`` of an option: USD per hour and in all for the pricing
-    used, and both totals (nothing for a card the person owns)."""
-    return {"currency": "USD", "per_hour": round(option["per_hour"], 2), "total": round(option["total_cost"], 2),
+    used, and both totals (nothing for a card the person owns); and where the
+    price is from: the provider, the date it was read and its source
+    (rules/prices; null for a price you gave or a catalog's own)."""
+    provider, date = price_provenance(card, option["pricing"])
+    spot = bool(card is not None and option["pricing"] == "spot" and card.spot_provider)
+    return {"provider": provider or None, "price_date": date or None,
+            "price_source": (card.spot_source if spot else card.price_source) if provider else None,
+            "currency": "USD", "per_hour": round(option["per_hour"], 2), "total": round(option["total_cost"], 2),
             "pricing": option["pricing"], "billed_hours": significant(option["billed_hours"]), "on_demand_total": round(option["on_demand_cost"], 2),
             "spot_total": None if option["spot_cost"] is None else round(option["spot_cost"], 2),
             "price_assumed": option["price_assumed"]}
@@ -178,7 +186,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         recommendations.append(Recommendation(
             rank, gpu, w.name(gpu), w.origin(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
             option["strategy"], option["where"], option["pricing"], significant(option["hours"]),
-            cost_of(option), option["cost"], time_of(kb, run.profile, req, option), meets,
+            cost_of(option, run.cards.get(gpu)), option["cost"], time_of(kb, run.profile, req, option), meets,
             recipe_of(kb, option), option["devices"], option["per_device_gb"],
             option["host_ram_gb"], rules, text,
             [{"rule": f.rule.id, "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",

@@ -205,6 +205,7 @@ def explain(
     purpose: profile_types.Purpose | None = None,
     interruptible: profile_types.Interruptible | None = None,
     stack: profile_types.Stack | None = None,
+    provider: profile_types.Provider | None = None,
     # end of the profile fields
     why_not: str | None = None,
     what_if: Mapping[str, Any] | None = None,

@@ -17,6 +17,7 @@ from ..input.profile import OWN_GPU
 from ..input.profile import build as build_profile
 from ..knowledge import PROFILE_FIELDS, SCALE_OUT, TRIAL_STEPS
 from ..knowledge.conditions import FROM_CARD, Leaf
+from ..knowledge.prices import for_profile
 from ..knowledge.records import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND
 from .how import Reasoning
 from .result import Result
@@ -292,7 +293,7 @@ class WhyNotSearch(Reasoning):
         if tuple(sorted(change.items())) in self.reruns:
             return True
         profile, _ = build_profile(self.kb, self.given_with(change), self.tr, self.model_config)
-        run = engine.infer(self.kb, profile, self.basis, only=(gpu,))
+        run = engine.infer(for_profile(self.kb, profile), profile, self.basis, only=(gpu,))
         return gpu in run.ranking and (most is None or run.options[gpu]["count"] <= most)
 
     def smallest_change(self, gpu: str, status: str) -> dict[str, Any] | None:

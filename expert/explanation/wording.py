@@ -17,10 +17,11 @@ from ..knowledge.conditions import COMPARED
 from ..knowledge.records import EXTRA_PLACEHOLDERS, RANKED
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
-_HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours", "other_stack_hours"}
+_HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours", "other_stack_hours",
+                 "cheap_qlora_hours"}
                 | {f"{which}_hours" for which in COMPARED})
 _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
-                 "min_count_cost", "cheapest_total_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
+                 "min_count_cost", "cheapest_total_cost", "cheap_qlora_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}
@@ -112,6 +113,11 @@ class Writer:
         params = {"on_demand": tr.money(option["on_demand_cost"]),
                   "spot": None if option["spot_cost"] is None else tr.money(option["spot_cost"]),
                   "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"], like=option["hours"])}
+        # whose rate it is and when it was read (rules/prices), before the rate
+        provider, date = price_provenance(self.run.cards.get(option["gpu"]), option["pricing"])
+        if provider:
+            params["per_hour"] = _("%(provider)s, %(date)s: %(price)s") % {
+                "provider": provider, "date": date, "price": params["per_hour"]}
         if params["spot"] is None:  # the price basis lists no spot price for it
             text = _("≈ %(on_demand)s on demand (%(per_hour)s an hour, %(billed)s with the setup; no spot price "
                      "listed)") % params
@@ -260,3 +266,13 @@ def total_in_words(tr: Localizer, cost: Mapping[str, Any], pricing_labels: Mappi
         return tr.gettext("nothing to rent")
     total = "≈ " + tr.money(cost["total"])
     return f"{total} {tr.gettext(pricing_labels[cost['pricing']])}" if pricing_labels else total
+
+
+def price_provenance(card: Any, pricing: str | None) -> tuple[str, str]:
+    """The provider and date of the price an option pays (rules/prices), or
+    ("", "") for a price the card brings itself or a card one owns."""
+    if card is None or pricing is None:
+        return "", ""
+    if pricing == "spot" and card.spot_provider:
+        return card.spot_provider, card.spot_date
+    return card.price_provider, card.price_date

@@ -12,6 +12,7 @@ from typing import Any
 
 from ..errors import InputError, nearest
 from ..input import profile as profile_module
+from ..input.values import read_choice
 from ..knowledge import KnowledgeBase
 from .estimate import PRECISIONS, STRATEGIES, Setup, typical
 from .requirement import named_card
@@ -41,11 +42,12 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
         return int(number)
 
     def choice(field: str, value: Any, choices: tuple[str, ...]) -> str:
-        text = str(value).strip().lower()
-        if text not in choices:
+        # the one reader of choices: case, and a hyphen for an underscore, aside
+        found = read_choice(str(value), {choice: choice for choice in choices})
+        if found is None:
             raise refuse(field, value, tr.gettext("choose %(accepted)s") % {"accepted": tr.list(choices, style="or")},
                          choices)
-        return text
+        return found
 
     def field(name: str) -> Any:
         value = raw.get(name)

@@ -105,7 +105,43 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "sized_by": basis,
     }
     req.update(own_qlora(kb, profile, req, basis))
+    req.update(cheap_qlora(kb, profile, req, basis))
     return req
+
+
+CHEAP_QLORA_NONE = {"cheap_qlora_gpu": None, "cheap_qlora_name": None, "cheap_qlora_gb": None,
+                    "cheap_qlora_hours": None, "cheap_qlora_cost": None, "cheap_qlora_rate": None}
+
+
+def cheap_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> dict[str, Any]:
+    """At a low budget, a LoRA run done with QLoRA's recipe (recipes.toml: the
+    first step of the qlora ladder) on one rented NVIDIA card (bitsandbytes'
+    4-bit kernels are CUDA's, H28) that holds it: the one that costs least in
+    all (hours and setup billed, at the pricing the run uses), with its
+    memory, hours, cost and whose rate; None when no card holds it or the
+    question does not arise (another method, another budget)."""
+    if profile.get("method") != "lora" or profile.get("budget") != "low":
+        return dict(CHEAP_QLORA_NONE)
+    entry = kb.recipes["ladder"]["qlora"][0]
+    # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable, but only
+    # the first one is written
+    qlora = ChainMap({"method": "qlora"}, profile)  # type: ignore[arg-type]
+    sizer = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis)
+    best: tuple[float, str, dict[str, Any], Card] | None = None
+    for card in kb.catalog:
+        if card.vendor != "nvidia" or not card.priced or card.price_assumed:
+            continue
+        config = sizer.batched(card.fact(), entry["step"], entry["recipe"], 1, False)
+        if config["fits"] and (best is None or (config["total_cost"], card.id) < best[:2]):
+            best = (config["total_cost"], card.id, config, card)
+    if best is None:
+        return dict(CHEAP_QLORA_NONE)
+    cost, gpu, config, card = best
+    spot = config["pricing"] == "spot" and bool(card.spot_provider)
+    provider, date = (card.spot_provider, card.spot_date) if spot else (card.price_provider, card.price_date)
+    return {"cheap_qlora_gpu": gpu, "cheap_qlora_name": card.name, "cheap_qlora_gb": config["per_device_gb"],
+            "cheap_qlora_hours": config["hours"], "cheap_qlora_cost": cost,
+            "cheap_qlora_rate": f"{provider}, {date}" if provider else None}
 
 
 def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> dict[str, Any]:

@@ -142,6 +142,8 @@ def with_prices(kb: KnowledgeBase, prices: Mapping[str, Any] | None, tr: Localiz
             raise InputError("prices", _("%(label)s: the price of %(gpu)s must be a number of USD per card-hour "
                                          "from 0 to %(max)s, not '%(value)s'.")
                              % {"label": argument_label(kb, tr, "prices"), "gpu": gpu, "max": tr.number(MAX_PRICE, 0), "value": profile_module.shown(str(value))})
+        # the person's price: no provider's (rules/prices), whichever provider is chosen
         changed[gpu] = replace(cards[gpu], price_on_demand=number, price_spot=number, price_source="given",
-                               price_assumed=False, priced=True, spot_market=True)
+                               price_assumed=False, priced=True, spot_market=True, price_provider="",
+                               price_date="", spot_provider="", spot_date="", spot_source="", price_basis="")
     return replace(kb, catalog=tuple(changed.get(card.id, card) for card in kb.catalog))

@@ -11,7 +11,7 @@ from typing import Annotated, Literal
 
 from .bounds import Bounds
 
-__all__ = ['ModelSizeB', 'Method', 'Budget', 'RocmOk', 'DeadlineH', 'VramGb', 'DatasetExamples', 'TokensPerExample', 'Epochs', 'Purpose', 'Interruptible', 'Stack', 'FIELD_TYPES']
+__all__ = ['ModelSizeB', 'Method', 'Budget', 'RocmOk', 'DeadlineH', 'VramGb', 'DatasetExamples', 'TokensPerExample', 'Epochs', 'Purpose', 'Interruptible', 'Stack', 'Provider', 'FIELD_TYPES']
 
 ModelSizeB = Annotated[float | str, Bounds(min=0.01, max=2000, kind='size')]
 Method = Literal['full', 'lora', 'qlora']
@@ -25,6 +25,7 @@ Epochs = Annotated[float | str, Bounds(min_exclusive=0, max=1000, kind='amount')
 Purpose = Literal['experiment', 'production']
 Interruptible = bool
 Stack = Literal['typical', 'tuned']
+Provider = Literal['cheapest', 'digitalocean', 'google-cloud', 'lambda', 'runpod']
 
 # Each profile field's type, by field name.
 FIELD_TYPES = {
@@ -40,4 +41,5 @@ FIELD_TYPES = {
     'purpose': Purpose,
     'interruptible': Interruptible,
     'stack': Stack,
+    'provider': Provider,
 }

@@ -208,11 +208,28 @@ def grouped(text: str) -> str | None:
 
 # --- choices -----------------------------------------------------------------
 
+_JOINERS = re.compile(r"[\s_-]+")
+
+
+def spelling(text: str) -> str:
+    """``text`` folded, with its hyphens, underscores and spaces as one hyphen:
+    "paged_adamw8bit", "Paged-AdamW8bit" and "paged adamw8bit" are one spelling."""
+    return _JOINERS.sub("-", fold(text)).strip("-")
+
+
 def read_choice(text: Any, words: dict[str, str]) -> str | None:
-    """The choice ``text`` names (case, accents and spacing aside), or None."""
+    """The choice ``text`` names (case, accents, spacing, and hyphen or
+    underscore between its words aside), or None."""
     if not isinstance(text, str):
         return None
-    return words.get(fold(text))
+    found = words.get(fold(text))
+    if found is not None:
+        return found
+    wanted = spelling(text)
+    if not wanted:
+        return None
+    matches = {value for word, value in words.items() if spelling(word) == wanted}
+    return matches.pop() if len(matches) == 1 else None
 
 
 def argument(name: str, declared: Iterable[str], vocab: Any) -> str:

@@ -110,6 +110,7 @@ def advise(
     purpose: profile_types.Purpose | None = None,
     interruptible: profile_types.Interruptible | None = None,
     stack: profile_types.Stack | None = None,
+    provider: profile_types.Provider | None = None,
     # end of the profile fields
     *,
     lang: Lang | None = None,

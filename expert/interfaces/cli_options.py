@@ -42,6 +42,9 @@ PROFILE_OPTIONS = [
                  help="Whether training tolerates interruptions (spot instances)."),
     click.option("--stack", metavar="STACK", help="typical or tuned: the software the training time assumes.",
                  shell_complete=complete.field_choices("stack")),
+    click.option("--provider", metavar="PROVIDER", shell_complete=complete.field_choices("provider"),
+                 help="Whose prices: cheapest (each card's cheapest price basis, the default), digitalocean, "
+                      "google-cloud, lambda or runpod (rules/prices)."),
 ]
 
 
@@ -236,7 +239,7 @@ WHAT_IF_NAMES = {
     "model-size": "model_size_b", "method": "method", "budget": "budget", "rocm-ok": "rocm_ok",
     "deadline": "deadline_h", "vram": "vram_gb", "dataset": "dataset_examples",
     "tokens-per-example": "tokens_per_example", "epochs": "epochs",
-    "purpose": "purpose", "interruptible": "interruptible", "stack": "stack",
+    "purpose": "purpose", "interruptible": "interruptible", "stack": "stack", "provider": "provider",
 }
 
 

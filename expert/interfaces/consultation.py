@@ -37,6 +37,7 @@ from ..input import profile as profile_module
 from ..input.arguments import check_bounds, check_paths, field_alias, with_aliases
 from ..knowledge import PROFILE_FIELDS, find_cards
 from ..knowledge.bases import Catalogs, knowledge_base
+from ..knowledge.prices import for_profile
 from ..knowledge.vocabulary import fold, vocabulary
 from .api import is_registered, register_catalog, registered_catalog
 from .saved_state import STATE_VERSION, check_state, with_field_names
@@ -161,6 +162,7 @@ class Consultation:
                  purpose: profile_types.Purpose | None = None,
                  interruptible: profile_types.Interruptible | None = None,
                  stack: profile_types.Stack | None = None,
+                 provider: profile_types.Provider | None = None,
                  # end of the profile fields
                  **unknown: Any) -> None:
         """The profile fields given are known facts: not asked. ``catalog``:
@@ -438,7 +440,7 @@ class Consultation:
 
     def _provisional(self, facts: dict[str, Any]) -> Run:
         profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
-        return engine.infer(self._kb, profile)
+        return engine.infer(for_profile(self._kb, profile), profile)
 
     def _provisional_env(self, facts: dict[str, Any]) -> _Env:
         """What a question's ``ask_if`` reads of the provisional consultation
@@ -455,7 +457,7 @@ class Consultation:
                 if found is not None:
                     store.envs.move_to_end(key)
                     return found
-            run = engine.infer(self._kb, profile)
+            run = engine.infer(for_profile(self._kb, profile), profile)
             found = {"req": run.req or {}, "pick": run.pick or {}}
             with store.lock:
                 store.envs[key] = found

@@ -16,6 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from ..errors import KnowledgeBaseError
+from .prices import priced
 from .records import COSTS, H_RE, ID_RE, METHODS, SEGMENTS, VENDORS, Card, KnowledgeBase
 from .source import MAX_SIZE, Problems, line_at, read_toml, shown
 
@@ -48,10 +49,11 @@ _CARD_KEYS: dict[str, tuple[Any, ...]] = {
 # its Card type; the other fields of Card (DERIVED) are worked out below.
 _AS_TYPE: dict[str, Any] = {"float": float, "int": int, "str": str, "bool": bool, "tuple[str, ...]": tuple}
 COPIED = tuple((field.name, _AS_TYPE[str(field.type)]) for field in fields(Card) if field.name in _CARD_KEYS)
-DERIVED = ("fast_interconnect", "source", "origin", "speed_assumed", "price_assumed", "priced", "spot_market")
-# The guide's catalog gives every key but the prices (a card nobody rents has none).
-GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot", "bf16", "chip",
-                                                              "public_price"))
+DERIVED = ("fast_interconnect", "source", "origin", "speed_assumed", "price_assumed", "priced", "spot_market",
+           "price_provider", "price_date", "spot_provider", "spot_date", "spot_source", "price_basis")
+# The guide's catalog gives every key but the prices (rules/prices gives those).
+GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot", "price_source",
+                                                              "bf16", "chip", "public_price"))
 # A user catalog needs only these; the rest take the defaults below, and a
 # card without bf16_tflops or prices is marked (a rule warns when it is picked).
 USER_REQUIRED = ("id", "name", "vendor", "vram_gb", "cost")
@@ -224,7 +226,10 @@ def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems
             card.bad("ideal_min_b", "card %(index)s: 'ideal_min_b' must not be above 'ideal_max_b'")
             continue
         speed_assumed, price_assumed = "bf16_tflops" not in entry, "price_on_demand" not in entry
-        unpriced = entry.get("public_price") is False
+        # The shipped catalog gives no prices: the price bases (rules/prices)
+        # do, where a provider rents the card; public_price = false says the
+        # same of a user catalog's card (no price, rather than its class's).
+        unpriced = entry.get("public_price") is False or (not user and price_assumed)
         if unpriced and not price_assumed:
             card.bad("public_price", "card %(index)s: a card with public_price = false gives no prices")
             continue
@@ -237,6 +242,7 @@ def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems
         cards.append(Card(**{
             **{name: kind(entry[name]) for name, kind in COPIED if name in entry},
             "id": card_id, "fast_interconnect": fast, "interconnect": interconnect,
+            "price_source": str(entry.get("price_source", "")),
             "bf16_tflops": float(entry.get("bf16_tflops", default_tflops)),
             "price_on_demand": float(on_demand), "price_spot": float(entry.get("price_spot", on_demand)),
             "source": str(path), "origin": path.name if user else "guide", "speed_assumed": speed_assumed,
@@ -287,4 +293,5 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
     merged = {card.id: card for card in kb.catalog}
     for card in added:
         merged[card.id] = card
-    return replace(kb, catalog=tuple(merged.values()))
+    # A card of a shipped catalog (rules/catalogs) takes the price bases' prices (rules/prices).
+    return replace(kb, catalog=priced(tuple(merged.values()), kb.prices, shipped=kb.root / "catalogs"))

@@ -112,28 +112,60 @@ class _Checker:
     # --- prices -------------------------------------------------------------
 
     def prices(self) -> None:
-        """Spot never dearer than on demand; within one chip, more memory never
-        costs less (on demand, and on spot where both have a spot price)."""
-        priced = [card for card in self.kb.catalog if card.priced and not card.price_assumed]
-        for card in priced:
-            if card.spot_market and card.price_spot > card.price_on_demand:
-                self.problems.append(Problem(card.source, 0, "card '%(card)s': its spot price (%(spot)s) is above its "
-                                             "on-demand price (%(on_demand)s)",
-                                             {"card": card.id, "spot": card.price_spot,
-                                              "on_demand": card.price_on_demand}))
-        for big, small in itertools.permutations(priced, 2):
-            if not big.chip or big.chip != small.chip or big.vram_gb <= small.vram_gb:
-                continue
-            for kind, theirs, ours in (("on-demand", big.price_on_demand, small.price_on_demand),
-                                       ("spot", big.price_spot if big.spot_market else None,
-                                        small.price_spot if small.spot_market else None)):
-                if theirs is not None and ours is not None and theirs < ours:
-                    self.problems.append(Problem(big.source, 0, "card '%(card)s' (%(vram)s GB) costs less %(kind)s "
-                                                 "(%(price)s) than '%(other)s' (%(other_vram)s GB, %(other_price)s), "
-                                                 "the same chip with less memory",
-                                                 {"card": big.id, "vram": big.vram_gb, "kind": kind, "price": theirs,
-                                                  "other": small.id, "other_vram": small.vram_gb,
-                                                  "other_price": ours}))
+        """Per provider (rules/prices) and for the prices a catalog gives
+        itself: spot never dearer than on demand; within one chip, more memory
+        never costs less (on demand, and on spot where both have a spot
+        price). Every price is of a card of the catalogs, and the profile's
+        provider choices are the bases."""
+        from .catalog import catalog_cards
+        from .source import Problems, read_toml
+
+        known = {card.id: card for card in self.kb.catalog}
+        problems = Problems()
+        for path in sorted((self.kb.root / "catalogs").glob("*.toml")):
+            doc, text = read_toml(path, problems)
+            for card in catalog_cards(path, doc, text, problems, user=True,
+                                      class_prices=self.kb.ranking["class_price"]) if doc else ():
+                known.setdefault(card.id, card)
+        # (rows per provider, "" for the prices cards bring themselves: where, line, card, on demand, spot)
+        groups: dict[str, list[tuple[str, int, Any, float, float | None]]] = {}
+        for basis in self.kb.prices:
+            for price in basis.prices:
+                of = known.get(price.card)
+                if of is None:
+                    self.problems.append(Problem(basis.path, price.line, "provider '%(provider)s': '%(card)s' is not "
+                                                 "a card of the catalogs", {"provider": basis.id, "card": price.card}))
+                    continue
+                groups.setdefault(basis.id, []).append((basis.path, price.line, of, price.on_demand, price.spot))
+        for card in self.kb.catalog:
+            if card.priced and not card.price_assumed and not card.price_provider:
+                groups.setdefault("", []).append((card.source, 0, card, card.price_on_demand,
+                                                  card.price_spot if card.spot_market else None))
+        for rows in groups.values():
+            for where, line, card, on_demand, spot in rows:
+                if spot is not None and spot > on_demand:
+                    self.problems.append(Problem(where, line, "card '%(card)s': its spot price (%(spot)s) is above "
+                                                 "its on-demand price (%(on_demand)s)",
+                                                 {"card": card.id, "spot": spot, "on_demand": on_demand}))
+            for (where, line, big, big_od, big_spot), (_, _, small, small_od, small_spot) in itertools.permutations(
+                    rows, 2):
+                if not big.chip or big.chip != small.chip or big.vram_gb <= small.vram_gb:
+                    continue
+                for kind, theirs, ours in (("on-demand", big_od, small_od), ("spot", big_spot, small_spot)):
+                    if theirs is not None and ours is not None and theirs < ours:
+                        self.problems.append(Problem(where, line, "card '%(card)s' (%(vram)s GB) costs less "
+                                                     "%(kind)s (%(price)s) than '%(other)s' (%(other_vram)s GB, "
+                                                     "%(other_price)s), the same chip with less memory",
+                                                     {"card": big.id, "vram": big.vram_gb, "kind": kind,
+                                                      "price": theirs, "other": small.id,
+                                                      "other_vram": small.vram_gb, "other_price": ours}))
+        field = self.kb.fields.get("provider")
+        if field is not None:
+            wanted = ("cheapest", *(basis.id for basis in self.kb.prices))
+            if tuple(field.choices) != wanted:
+                self.problems.append(Problem(str(self.kb.root / "profile.toml"), 0, "field 'provider': its choices "
+                                             "must be %(wanted)s, the price bases of rules/prices",
+                                             {"wanted": ", ".join(wanted)}))
 
     # --- translations -------------------------------------------------------
 
@@ -157,7 +189,7 @@ class _Checker:
             for field, op, value in conj:
                 if field in ("card.id", "option.gpu", "pick.gpu") and op in ("==", "!=", "in", "not in"):
                     for card in value if isinstance(value, tuple) else (value,):
-                        if card not in ids:
+                        if card not in ids and not isinstance(card, Ref):     # another field's card: any
                             self.add(rule, "refers to card '%(card)s', which is not in the catalog", card=card)
 
     # --- satisfiability -------------------------------------------------------
@@ -301,8 +333,9 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     domains["req.floor_binds"] = {True, False}
     domains["req.own_qlora_fits"] = {True, False, None}
     domains["req.sized_by"] = {"checked", "estimate", "guide"}
-    for name in ("own_qlora_gb", "own_qlora_hours"):
+    for name in ("own_qlora_gb", "own_qlora_hours", "cheap_qlora_gb", "cheap_qlora_hours", "cheap_qlora_cost"):
         domains[f"req.{name}"] = Interval(0, False, inf, False, True)
+    domains["req.cheap_qlora_gpu"] = {card.id for card in kb.catalog} | {None}
     domains["market.cheapest_total_cost"] = Interval(0, False, inf, False, True)
     domains["market.cheapest_gpu"] = {card.id for card in kb.catalog} | {None}
     for name in ("id", "vendor", "cost", "segment", "fast_interconnect", "devices"):

@@ -55,6 +55,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "purpose": PROFILE_TYPES["choice"],
         "interruptible": PROFILE_TYPES["bool"],
         "stack": PROFILE_TYPES["choice"],
+        "provider": PROFILE_TYPES["choice"],
         # end of the profile fields
         # Derived from model_size_b by the model resolver (expert/knowledge/models.py),
         # not answered: the model as named, its id and name in the model
@@ -90,6 +91,14 @@ FIELDS: dict[str, dict[str, str]] = {
         "own_qlora_fits": BOOL,
         "own_qlora_gb": NUM,
         "own_qlora_hours": NUM,
+        # At a low budget, LoRA's run with QLoRA on the rented NVIDIA card that
+        # costs least in all: its id and name, memory, hours, cost and whose rate.
+        "cheap_qlora_gpu": STR,
+        "cheap_qlora_name": STR,
+        "cheap_qlora_gb": NUM,
+        "cheap_qlora_hours": NUM,
+        "cheap_qlora_cost": NUM,
+        "cheap_qlora_rate": STR,
     },
     # One configuration of one card, as the configuration rules propose it
     # (candidate) and as it stands once chosen (option): the same fields.
@@ -166,6 +175,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "bf16": BOOL,
         "priced": BOOL,
         "spot_market": BOOL,
+        "price_basis": STR,
         "ideal_methods": LIST,
         "ideal_min_b": NUM,
         "ideal_max_b": NUM,

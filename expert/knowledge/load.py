@@ -26,6 +26,7 @@ from .figures import (
     checked_timing,
 )
 from .owned import owned_cards, unsupported_devices
+from .prices import checked_bases, priced
 from .profile_files import checked_changes, checked_fields, checked_labels, checked_questions, checked_sections
 from .records import (
     OPTIONAL_FIELDS,
@@ -85,11 +86,16 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     _calibration_models(base / "timing.toml", data["timing"][1], timing["calibration"], models, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
+    bases = checked_bases(base / "prices", problems)
+    if problems.items:
+        raise KnowledgeBaseError(problems.items)
+    # Each card priced by its cheapest basis; --provider prices them by one (prices.for_provider).
+    catalog = priced(catalog, bases)
     models_doc = data["models"][0]
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
                          questions, estimator, recipes, models=models, model_names=models_doc["names"],
                          model_config=models_doc["config"], owned=owned, owned_ignore=owned_ignore,
-                         owned_examples=owned_examples, unsupported=unsupported)
+                         owned_examples=owned_examples, unsupported=unsupported, prices=bases)
 
 
 def _calibration_models(path: Path, text: str, calibration: dict[str, Any], models: tuple[ModelDef, ...],

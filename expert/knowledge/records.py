@@ -199,6 +199,16 @@ class Card:
     priced: bool = True          # has an hourly price: the price basis's, a user catalog's or --price
     spot_market: bool = True     # the price basis lists a spot (interruptible) price for it
     chip: str = ""               # the GPU die: cards of one chip differ only in memory (expert check)
+    # Where the prices come from (rules/prices): the provider and date of the
+    # on-demand price and of the spot one ("" for a price the card brings
+    # itself, --price or a user catalog's); price_basis names the providers the
+    # prices are from, or, for a card with no price, the bases searched.
+    price_provider: str = ""
+    price_date: str = ""
+    spot_provider: str = ""
+    spot_date: str = ""
+    spot_source: str = ""
+    price_basis: str = ""
 
     @cached_property
     def _fact(self) -> dict[str, Any]:
@@ -378,6 +388,7 @@ class KnowledgeBase:
     owned_ignore: frozenset[str] = frozenset()
     owned_examples: tuple[str, ...] = ()    # card names messages give as examples
     unsupported: tuple[UnsupportedDevice, ...] = ()   # devices named that no recipe runs on (Apple silicon)
+    prices: tuple[Any, ...] = ()   # the price bases of rules/prices (prices.Basis), in file-name order
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
