@@ -33,7 +33,7 @@ NUM, STR, BOOL, LIST = "number", "text", "bool", "list"
 # checked against. A field may be None where noted in docs/knowledge-base.md.
 # The profile fields the resolver derives from model_size_b (not input fields).
 DERIVED_PROFILE_FIELDS = ("model_name", "model_id", "model_label", "model_read_as", "model_active_b",
-                          "model_experts", "model_experts_per_token")
+                          "model_experts", "model_experts_per_token", "own_gpu_count", "own_vram_gb")
 # The condition type of each type a profile field may have in rules/profile.toml.
 PROFILE_TYPES = {"size": NUM, "number": NUM, "amount": NUM, "integer": NUM, "hours": NUM, "choice": STR, "bool": BOOL}
 # The profile's input fields are declared once, in rules/profile.toml, and
@@ -68,6 +68,10 @@ FIELDS: dict[str, dict[str, str]] = {
         "model_active_b": NUM,
         "model_experts": NUM,
         "model_experts_per_token": NUM,
+        # Read with vram_gb (expert/input/profile.py): how many of that GPU the
+        # person has ("two 3090s": 2) and their VRAM in all (None without one).
+        "own_gpu_count": NUM,
+        "own_vram_gb": NUM,
     },
     "req": {
         "vram_gb": NUM,
