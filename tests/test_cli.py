@@ -47,7 +47,7 @@ def test_text_output_reads_at_a_glance() -> None:
     assert done.exit_code == 0
     lines = done.stdout.splitlines()
     assert lines[0].startswith("A model of 8B with LoRA needs about 16 GB")
-    assert lines[lines.index("Recommendation") + 1].startswith("  1 × NVIDIA RTX 4090 (24 GB) with a 16-bit base:")
+    assert lines[lines.index("Recommendation") + 1].startswith("  1 × NVIDIA RTX 4090 with a 16-bit base: about 21.4 GB of its 24 GB")
     for heading in ("Alternatives", "Advice", "Not recommended"):
         assert heading in lines
     assert all(len(line) <= 80 for line in lines)

@@ -181,6 +181,8 @@ class Writer:
                 "framework": framework}
         elif option["stack"] == "tuned":
             stack = _("hours on a tuned stack (packed, compiled), about %(other)s on a typical one") % params
+        elif self.run.profile.get("method") == "full":     # no adapters: no PEFT
+            stack = _("hours on a typical stack (Hugging Face Trainer), about %(other)s on a tuned one") % params
         else:
             stack = _("hours on a typical stack (Hugging Face Trainer + PEFT), about %(other)s on a tuned one") % params
         return _("%(batch)s; %(stack)s.") % {"batch": batch, "stack": stack}
