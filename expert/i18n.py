@@ -103,14 +103,11 @@ class Localizer:
         """A duration; under an hour, in whole minutes (never "0 hr", never
         "60 min"). ``like``: another duration written beside it (in the same
         line), so that both are in one unit: hours when either reaches one."""
-        minutes = max(1, math.ceil(value * 60 - 1e-9))
-        if minutes < 60 and (like is None or math.ceil(like * 60 - 1e-9) < 60):
-            return _unit(minutes, "duration-minute", self.lang)
-        return _unit(value, "duration-hour", self.lang)
+        return _hours(value, like, self.lang)
 
     def money(self, value: float, currency: str = "USD") -> str:
         """An amount of money: cents under 10, whole units from there, "$190", "190 US$"."""
-        return _money(round(value, 2 if value < 10 else 0), currency, self.lang)
+        return _money(_shown_money(value), currency, self.lang)
 
     def billions(self, value: float) -> str:
         return self.number(value, 2) + "B"
@@ -160,6 +157,30 @@ def _number(value: float, digits: int, lang: str) -> str:
 
 
 @lru_cache(maxsize=4096)
+def _hours(value: float, like: float | None, lang: str) -> str:
+    minutes = max(1, math.ceil(value * 60 - 1e-9))
+    if minutes < 60 and (like is None or math.ceil(like * 60 - 1e-9) < 60):
+        return _unit(minutes, "duration-minute", lang)
+    return _unit(value, "duration-hour", lang)
+
+
+def _shown_money(value: float) -> float:
+    return round(value, 2 if value < 10 else 0)
+
+
+def same_hours(a: float, b: float) -> bool:
+    """Whether two durations written side by side (in one unit, as
+    :meth:`Localizer.hours` writes them with ``like``) read the same: "1.6 hr"
+    and "1.6 hr". The rules' conditions use it, so that no sentence compares a
+    figure with itself."""
+    return _hours(a, b, "en") == _hours(b, a, "en")
+
+
+def same_money(a: float, b: float) -> bool:
+    """Whether two amounts read the same as :meth:`Localizer.money` writes them ("$13" and "$13")."""
+    return _shown_money(a) == _shown_money(b)
+
+
 def _unit(value: float, unit: str, lang: str) -> str:
     return _babel().format_unit(value, unit, length="short", format="#,##0.#", locale=lang)
 

@@ -34,7 +34,7 @@ def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) ->
     assert top.recipe["base_bits"] == 16 and top.strategy == "single" and top.per_device_gb <= 180 * 0.95
     assert "one-gpu-if-it-fits" in top.rules
     # with room left for a micro-batch of 8 (its activations counted), within the 5 % margin
-    assert top.text.startswith("1 × NVIDIA B200 180 GB (b200-180gb) with a 16-bit base: about 161.4 GB needed")
+    assert top.text.startswith("1 × NVIDIA B200 180 GB (b200-180gb) with a 16-bit base: about 161.4 GB of its 180 GB")
     assert top.recipe["micro_batch"] == 8 and "Micro-batch 8 × 4 accumulation steps" in top.text
 
 

@@ -35,10 +35,10 @@ MESSAGES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("en", "ASAP", {"deadline_h": 24.0}, {"notes": ["deadline_h"]}),
     ("en", "examples of 512 tokens", {"tokens_per_example": 512}, {}),
     ("en", "qlroa on a 13B model", {"model_size_b": 13.0}, {"asks": ["method"]}),
-    ("en", "I have two 3090s", {"vram_gb": "rtx-3090"}, {"counts": {"vram_gb": 2}, "notes": ["vram_gb"]}),
-    ("es", "tengo dos 3090", {"vram_gb": "rtx-3090"}, {"counts": {"vram_gb": 2}, "notes": ["vram_gb"]}),
+    ("en", "I have two 3090s", {"vram_gb": "2x rtx-3090"}, {"counts": {"vram_gb": 2}, "notes": ["vram_gb"]}),
+    ("es", "tengo dos 3090", {"vram_gb": "2x rtx-3090"}, {"counts": {"vram_gb": 2}, "notes": ["vram_gb"]}),
     ("en", "4x A100", {}, {"refused": ["vram_gb"]}),      # which A100? asked, as every entry point asks
-    ("es", "tengo 4x A100 de 80 GB", {"vram_gb": "a100-80gb"}, {"counts": {"vram_gb": 4}, "notes": ["vram_gb"]}),
+    ("es", "tengo 4x A100 de 80 GB", {"vram_gb": "4x a100-80gb"}, {"counts": {"vram_gb": 4}, "notes": ["vram_gb"]}),
     ("en", "my A100 80GB", {"vram_gb": "a100-80gb"}, {}),
     # the reproductions of issue 26, item 1
     ("en", "a 7B model, actually a 70B model", {"model_size_b": 70.0}, {"notes": ["model_size_b"]}),
@@ -62,7 +62,7 @@ MESSAGES: list[tuple[str, str, dict[str, Any], dict[str, Any]]] = [
     ("en", "we need it for production and cannot be interrupted", {"purpose": "production", "interruptible": False}, {}),
     ("en", "just testing, spot instances are fine", {"purpose": "experiment", "interruptible": True}, {}),
     ("en", "50k examples, 3 epochs, 2k tokens per example",
-     {"dataset_examples": 50000, "tokens_per_example": 2000, "epochs": 3.0}, {}),
+     {"dataset_examples": 50000, "tokens_per_example": 2048, "epochs": 3.0}, {}),
     ("en", "nvidia only please, no deadline", {"rocm_ok": False, "deadline_h": None}, {}),
     ("en", "Mixtral 8x7B with qlora, low budget", {"model_size_b": "Mixtral-8x7B", "method": "qlora", "budget": "low"},
      {}),

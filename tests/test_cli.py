@@ -33,10 +33,11 @@ def test_every_flag_reaches_the_profile() -> None:
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["profile"] == {
         "model_size_b": 13, "method": "full", "budget": "low", "rocm_ok": True, "deadline_h": 48, "vram_gb": 24,
-        "dataset_examples": 5000, "tokens_per_example": 2000, "epochs": 2.5, "purpose": "production",
+        "dataset_examples": 5000, "tokens_per_example": 2048, "epochs": 2.5, "purpose": "production",
         "interruptible": True, "stack": "tuned", "provider": "lambda",
         "model_name": None, "model_id": None, "model_label": None, "model_read_as": "number", "model_active_b": 13,
-        "model_experts": None, "model_experts_per_token": None, "model_shape": None, "own_gpu": None}
+        "model_experts": None, "model_experts_per_token": None, "model_shape": None, "own_gpu": None,
+        "own_gpu_count": 1, "own_vram_gb": 24.0}
     negatives = json.loads(invoke("advise", "--no-rocm", "--no-interruptible", "--format", "json").stdout)
     assert negatives["profile"]["rocm_ok"] is False and negatives["assumed"].count("rocm_ok") == 0
 
@@ -46,7 +47,7 @@ def test_text_output_reads_at_a_glance() -> None:
     assert done.exit_code == 0
     lines = done.stdout.splitlines()
     assert lines[0].startswith("A model of 8B with LoRA needs about 16 GB")
-    assert lines[lines.index("Recommendation") + 1].startswith("  1 × NVIDIA RTX 4090 (24 GB) with a 16-bit base:")
+    assert lines[lines.index("Recommendation") + 1].startswith("  1 × NVIDIA RTX 4090 with a 16-bit base: about 21.4 GB of its 24 GB")
     for heading in ("Alternatives", "Advice", "Not recommended"):
         assert heading in lines
     assert all(len(line) <= 80 for line in lines)

@@ -50,7 +50,7 @@ def test_the_opening_sentence_is_not_asked_again(lang: str) -> None:
     ("tengo 64 GB de RAM", {}),                                      # memory, but not a GPU's
     ("16 bits, 4-bit", {}),
     ("fine-tune mixtral 8x7b with qlora", {"model_size_b": "Mixtral-8x7B", "method": "qlora"}),
-    ("3 epochs of 2k tokens per example", {"epochs": 3.0, "tokens_per_example": 2000}),
+    ("3 epochs of 2k tokens per example", {"epochs": 3.0, "tokens_per_example": 2048}),   # a k of tokens: 1,024
     ("secuencias de 2048 tokens y 3 épocas", {"epochs": 3.0, "tokens_per_example": 2048}),
     # not misread: an exponent, a negative
     ("1e309 ejemplos", {}), ("-5 días", {}), ("mi GPU tiene -24 GB", {}),

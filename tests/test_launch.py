@@ -94,7 +94,10 @@ def check_files(files: dict[str, str]) -> None:
         config = yaml.safe_load(files["accelerate.yaml"])
         check_dict(config, schema.ACCELERATE, "accelerate.yaml")
         assert config["distributed_type"] in schema.DISTRIBUTED_TYPES
-        assert config["mixed_precision"] in schema.MIXED_PRECISION
+        if "deepspeed_config" in config:     # the precision is the JSON's: accelerate refuses one beside it
+            assert "mixed_precision" not in config
+        else:
+            assert config["mixed_precision"] in schema.MIXED_PRECISION
         if "deepspeed_config" in config:
             check_dict(config["deepspeed_config"], schema.ACCELERATE_DEEPSPEED, "deepspeed_config")
             assert config["deepspeed_config"]["deepspeed_config_file"] in files
@@ -303,6 +306,9 @@ def test_issue_21_single_device_full_recipe_is_written_for_torchtune() -> None:
     assert "optimizer._component_=bitsandbytes.optim.PagedAdamW8bit" in words
     assert "optimizer_in_bwd=True" in words and "gradient_accumulation_steps=1" in words and "dtype=bf16" in words
     assert "tune download meta-llama/Llama-3.1-8B" in files.files[TORCHTUNE_SH]
+    # a gated model: the README says the download needs a login and the licence accepted
+    readme = " ".join(files.files["README.md"].split())
+    assert "`huggingface-cli login`" in readme and "`HF_TOKEN`" in readme and "accepted its licence" in readme
     assert "bitsandbytes==" in files.files["requirements.txt"] and "torchtune==" in files.files["requirements.txt"]
     # TRL has no optimizer step inside the backward pass; torchtune needs accumulation 1.
     with pytest.raises(InputError, match="optimizer_in_backward"):
@@ -352,6 +358,19 @@ def test_cli_writes_refuses_a_non_empty_directory_and_overwrites_with_force(tmp_
     assert lonely.exit_code == 2 and "--launch DIR" in lonely.stderr
     wrong = runner.invoke(main, args[:-2] + ["--launch", str(tmp_path / "x"), "--launch-option", "nine"])
     assert wrong.exit_code == 2 and "nine" in wrong.stderr and not (tmp_path / "x").exists()
+
+
+def test_force_leaves_no_file_of_a_previous_recipe_and_touches_no_other(tmp_path: Path) -> None:
+    sharded = advise(model="Llama-3.1-70B", method="lora")          # ZeRO-3: a ds_config.json
+    single = advise(model="8B", method="qlora", vram_gb=24)         # one card: none
+    launch(sharded, directory=tmp_path)
+    assert (tmp_path / "ds_config.json").is_file()
+    (tmp_path / "notes.txt").write_text("mine")
+    written = launch(single, directory=tmp_path, overwrite=True)
+    assert "ds_config.json" not in written.files
+    assert sorted(p.name for p in tmp_path.iterdir()) == sorted([*written.files, "notes.txt"])
+    assert (tmp_path / "notes.txt").read_text() == "mine"
+    assert "deepspeed_config" not in yaml.safe_load((tmp_path / "accelerate.yaml").read_text())
 
 
 def test_docs_show_what_the_library_writes_now() -> None:
@@ -503,8 +522,11 @@ def test_each_example_matches_the_answers_json_line_by_line(name: str, tmp_path:
         assert recipe["base_bits"] == 16 and not bnb and "quantization_config" not in loading
     accelerate = yaml.safe_load(files["accelerate.yaml"])
     assert accelerate["num_processes"] == devices and accelerate["num_machines"] == 1
-    assert accelerate["mixed_precision"] == "bf16"
     zero = recipe["strategy"].startswith("zero") or recipe["offload"]
+    # bf16 in accelerate's config, or in DeepSpeed's JSON alone (accelerate refuses both)
+    assert accelerate.get("mixed_precision") == (None if zero else "bf16")
+    if zero:
+        assert json.loads(files["ds_config.json"])["bf16"] == {"enabled": True}
     assert ("ds_config.json" in files) is zero
     if not zero:
         assert accelerate["distributed_type"] == ("NO" if devices == 1 else "MULTI_GPU")

@@ -13,11 +13,13 @@ cannot pull another torch). Nothing here is needed by
 ``pip install expert``.
 
 It builds a tiny random Llama and its tokenizer locally (no download), writes
-the launch files of the issue's four examples through the library, runs each
-single-process script for two optimizer steps on the CPU (``--cpu``), and has
+the launch files of the issue's four examples through the library, has
 accelerate, DeepSpeed and transformers parse the accelerate and DeepSpeed
-configs. DeepSpeed's own training loop needs a GPU: the DeepSpeed scripts are
-compiled, their configs parsed, not run. The torchtune commands (tuned stack)
+configs, and starts every file through ``accelerate launch`` with its own
+``accelerate.yaml`` for two optimizer steps on one CPU process: a
+single-process file with ``--cpu``; a DeepSpeed file through DeepSpeed's CPU
+accelerator, its JSON's global batch cut to one process (issue 40: the
+launcher refused a config that the parsers alone accepted). The torchtune commands (tuned stack)
 are validated by torchtune itself: its shipped config (`tune cp`), the
 command's overrides merged as its command line merges them, `tune validate`
 (every component's arguments bound to its signature); not run, since
@@ -183,10 +185,21 @@ def test_the_files_run_or_load(name: str, python: Path, tiny: Path, tmp_path: Pa
         assert ds["train_batch_size"] == ds["train_micro_batch_size_per_gpu"] * ds["gradient_accumulation_steps"] \
             * accelerate["num_processes"]
         print(name, "configs:", parsed)
-    if not runs:
+    # Every file through `accelerate launch` with its own accelerate.yaml, on one CPU process, as a
+    # person launches it: a single-process file with --cpu; a DeepSpeed file through DeepSpeed (its CPU
+    # accelerator), its JSON's global batch cut to one process. accelerate refuses a config that sets
+    # mixed_precision beside deepspeed_config_file (issue 40), which parsing the files alone did not show.
+    deepspeed = "ds_config.json" in files
+    if not runs and not deepspeed:
         return
-    trained = run([str(python), "train.py", "--model", str(tiny), "--dataset", str(tiny / "train.jsonl"),
-                   "--max-steps", "2", "--output-dir", "out", "--cpu"], cwd=directory)
+    if deepspeed:
+        ds = json.loads(files["ds_config.json"])
+        ds["train_batch_size"] //= accelerate["num_processes"]
+        (directory / "ds_config.json").write_text(json.dumps(ds), encoding="utf-8")
+    accelerate_bin = python.parent / "accelerate"
+    trained = run([str(accelerate_bin), "launch", "--config_file", "accelerate.yaml", "--num_processes", "1",
+                   *([] if deepspeed else ["--cpu"]), "train.py", "--model", str(tiny), "--dataset",
+                   str(tiny / "train.jsonl"), "--max-steps", "2", "--output-dir", "out", "--cpu"], cwd=directory)
     assert trained.returncode == 0, trained.stderr[-4000:]
     losses = re.findall(r"\{'loss': '([0-9.]+)'", trained.stdout + trained.stderr)
     assert len(losses) >= 2, trained.stdout[-2000:]

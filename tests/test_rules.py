@@ -32,7 +32,8 @@ SEVENTY_B_LONG = dict(model_size_b="Llama-3.3-70B", method="lora", budget="high"
 ONE_STRONG = dict(model_size_b=3, method="full", dataset_examples=1_000_000, deadline_h=24, prices={"h100-80gb": 2.5})
 
 SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
-    ("consider-own-gpu", None, dict(vram_gb=24), dict()),
+    ("consider-own-gpu", None, dict(vram_gb=24), dict(vram_gb="2x 24 GB")),
+    ("consider-own-gpus", None, dict(vram_gb="two 3090s"), dict(vram_gb="RTX 3090")),
     ("does-not-fit", "own", dict(model_size_b=7, vram_gb=8), dict(model_size_b=7, vram_gb=24)),
     ("amd-needs-rocm", "mi210", dict(), dict(rocm_ok=True)),
     ("amd-not-for-production", "mi210", dict(rocm_ok=True, purpose="production"), dict(rocm_ok=True)),
@@ -83,6 +84,8 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     # 13B LoRA at a low budget: QLoRA on one RTX 4090 costs less than LoRA on the A100 (issue 39)
     ("qlora-on-a-cheaper-card", None, dict(model_size_b=13, method="lora", budget="low"),
      dict(model_size_b=13, method="lora", budget="medium")),
+    ("qlora-fits-own-gpus", None, dict(model_size_b=70, method="lora", vram_gb="2x A100 80GB"),
+     dict(model_size_b=70, method="lora", vram_gb="A100 80GB")),
     ("qlora-tradeoffs", None, dict(method="qlora"), dict(method="lora")),
     ("lean-recipe-tradeoff", None, dict(model_size_b=7, method="full", budget="high"),
      dict(model_size_b=1, method="full", budget="high")),
@@ -145,6 +148,8 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("guide-figure-optimistic", None, dict(model_size_b=70, method="lora"), dict(model_size_b=7, method="qlora")),
     ("guide-figure-out-of-reach", None, dict(model_size_b=70, method="full"), dict(model_size_b=70, method="lora")),
     ("own-gpu-too-small", None, dict(model_size_b=13, vram_gb=8), dict(model_size_b=13, vram_gb=48)),
+    # several cards count together: two of 24 GB hold what one of 24 does not
+    ("own-gpu-too-small", None, dict(model_size_b=30, vram_gb=24), dict(model_size_b=30, vram_gb="2x 24 GB")),
     # one's own 24 GB card holds 34B QLoRA at a micro-batch of 1 with little room; a rented H100 raises it
     ("tight-fit", None, dict(model_size_b=34, method="qlora", vram_gb=24), dict(model_size_b=34, method="qlora")),
     # 1B full on an RTX 4090 fills its memory with a raised micro-batch (8): little room by design, not a tight fit

@@ -232,7 +232,7 @@ def test_estimate_says_when_the_card_named_cannot_hold_the_setup() -> None:
     assert "does not hold this setup" in " ".join(out.output.split())
     data = json.loads(CliRunner().invoke(main, ["estimate", "--model-size", "8", "--gpu", "h100-80gb",
                                                 "--tokens-per-example", "8k", "--format", "json"]).output)
-    assert data["time"]["fits"] and data["setup"]["seq_len"] == 8000    # memory sized for the examples
+    assert data["time"]["fits"] and data["setup"]["seq_len"] == 8192    # memory sized for the examples (8k: 8,192)
 
 
 def test_ones_own_card_is_shown_even_when_it_ranks_low() -> None:

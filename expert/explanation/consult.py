@@ -142,16 +142,19 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
             "hours": tr.hours(option["hours"], like=option.get("billed_hours")),
             "money": w.money(option),
         }
-        if option["devices"] == 1 and not own and params["device"] not in w.name(gpu):
+        if run.basis == "guide" and option["devices"] == 1 and not own and params["device"] not in w.name(gpu):
             params["label"] = "%s (%s)" % (params["label"], params["device"])
         if run.basis == "guide":
             text = _("%(label)s holds %(need)s per device, the guide's figure or what its recipe needs if more (the "
                      "strict guide reading), in about %(hours)s; %(money)s.") % params
+        elif own and option["devices"] > 1:
+            text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices: about %(need)s of each "
+                     "one's %(device)s, about %(hours)s of training, nothing to rent.") % params
         elif own:
             text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training, "
                      "nothing to rent.") % params
         elif option["devices"] == 1:
-            text = _("%(label)s with %(setup)s: about %(need)s needed, about %(hours)s of training; "
+            text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training; "
                      "%(money)s.") % params
         else:
             text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices of %(device)s: about "

@@ -67,6 +67,9 @@ class Reasoning:
         label = self.run.profile.get("model_label") if name == "model_size_b" else None
         if label:  # the model as the table (or its config.json) names it, then its size
             shown = f"{one_line(label)}, {shown}"
+        count = self.run.profile.get("own_gpu_count") or 1
+        if self.kb.fields[name].cards and value is not None and count > 1:   # two cards of 80 GB: 2 × 80 GB
+            shown = f"{count} × {shown}"
         return f"{self._(self.kb.fields[name].label)}: {shown}"
 
     def answers(self, given: bool) -> list[str]:
@@ -82,7 +85,9 @@ class Reasoning:
         for matched in firing.matched:
             if matched["fact"] == "profile":
                 for name in PROFILE_FIELDS:
-                    if name in matched["values"]:
+                    # (how many cards of one's own, and their VRAM in all, are read with the cards' answer)
+                    if name in matched["values"] or (self.kb.fields[name].cards and any(
+                            key in matched["values"] for key in ("own_gpu_count", "own_vram_gb"))):
                         note = " (" + self._("assumed") + ")" if name in assumed else ""
                         out.append(self.answer(name) + note)
         return out

@@ -13,7 +13,7 @@ from typing import Any
 
 from ..inference import engine, sizing
 from ..inference.run import Firing
-from ..input.profile import OWN_GPU
+from ..input.profile import OWN_GPU, OWN_GPU_COUNT, OWN_VRAM
 from ..input.profile import build as build_profile
 from ..knowledge import PROFILE_FIELDS, SCALE_OUT, TRIAL_STEPS
 from ..knowledge.conditions import FROM_CARD, Leaf
@@ -222,10 +222,11 @@ class WhyNotSearch(Reasoning):
     def answer_of(self, key: str) -> str:
         """The answer a profile key comes from: profile.build derives the
         model's fields (model_active_b, model_shape ...) from model_size_b, and
-        ``own_gpu`` from the answer that named a card."""
+        ``own_gpu``, ``own_gpu_count`` and ``own_vram_gb`` from the answer that
+        named a card."""
         if key in self.kb.fields:
             return key
-        if key == OWN_GPU:
+        if key in (OWN_GPU, OWN_GPU_COUNT, OWN_VRAM):
             return next((name for name, spec in self.kb.fields.items() if spec.cards), key)
         return "model_size_b"
 

@@ -97,11 +97,17 @@ class Writer:
         if option["where"] == "own":
             named = self.run.profile.get("own_gpu")
             found = find_cards(self.kb, named) if named else []
+            count = int(self.run.profile.get("own_gpu_count") or 1)
+            device = self.tr.gb(option["total_vram_gb"] / count)
             if found:      # the card the person named (with its memory, unless its name says it)
-                card, vram = one_line(found[0][1]), self.tr.gb(option["total_vram_gb"])
-                if vram.replace("\u00a0", " ") in card or self.tr.gb(found[0][2]) in card:
+                card = one_line(found[0][1])
+                if count > 1:
+                    card = f"{count} × {card}"
+                if device.replace("\u00a0", " ") in card or self.tr.gb(found[0][2]) in card:
                     return self._("your %(card)s") % {"card": card}
-                return self._("your %(card)s (%(vram)s)") % {"card": card, "vram": vram}
+                return self._("your %(card)s (%(vram)s)") % {"card": card, "vram": device}
+            if count > 1:
+                return self._("your %(count)s GPUs (%(vram)s each)") % {"count": count, "vram": device}
             return self._("your GPU (%(vram)s)") % {"vram": self.tr.gb(option["total_vram_gb"])}
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
 
@@ -181,6 +187,8 @@ class Writer:
                 "framework": framework}
         elif option["stack"] == "tuned":
             stack = _("hours on a tuned stack (packed, compiled), about %(other)s on a typical one") % params
+        elif self.run.profile.get("method") == "full":     # no adapters: no PEFT
+            stack = _("hours on a typical stack (Hugging Face Trainer), about %(other)s on a tuned one") % params
         else:
             stack = _("hours on a typical stack (Hugging Face Trainer + PEFT), about %(other)s on a tuned one") % params
         return _("%(batch)s; %(stack)s.") % {"batch": batch, "stack": stack}

@@ -161,15 +161,23 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
 
 
 def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
-    """The person's own GPU, as a card: one device, no fast link, nothing to
-    rent; as fast as the card the person named (``own_gpu``: rules/owned.toml
-    or the catalog), else as timing.toml [own] says, and marked assumed."""
+    """The person's own GPU, as a card: nothing to rent; as fast as the card
+    the person named (``own_gpu``: rules/owned.toml or the catalog), else as
+    timing.toml [own] says, and marked assumed. Several of them
+    (``own_gpu_count``: "2x" a card) are one card of that many devices in
+    one machine, never more: the cards one owns are all there is. Between
+    them, the named catalog card's link; a card of rules/owned.toml (or an
+    unnamed one) sits in a PCIe slot, linked as the reference card of
+    timing.toml [own] is (no NVLink assumed)."""
     named = named_card(kb, profile.get("own_gpu"))
     like = named or reference_card(kb)
+    count = int(profile.get("own_gpu_count") or 1)
+    linked = like if named is not None and named.origin != "owned" else reference_card(kb)
     return Card(id="own", name="own", vendor=named.vendor if named else "unknown",
-                vram_gb=float(profile.get("vram_gb") or 0.0), devices=1, cost="own", segment="own",
+                vram_gb=float(profile.get("vram_gb") or 0.0) * count, devices=count, cost="own", segment="own",
                 fast_interconnect=False, bf16_tflops=like.bf16_tflops, memory_bandwidth_gbs=like.memory_bandwidth_gbs,
-                interconnect="pcie", link_gbs=0.0, per_node=1, hardware_source=like.hardware_source,
+                interconnect=linked.interconnect if count > 1 else "pcie",
+                link_gbs=linked.link_gbs if count > 1 else 0.0, per_node=1, hardware_source=like.hardware_source,
                 price_on_demand=0.0, price_spot=0.0, price_source="", ideal_methods=(), ideal_min_b=0.0,
                 ideal_max_b=0.0, heuristics=(), source="profile", origin="own", speed_assumed=named is None,
                 bf16=named.bf16 if named else True)

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..knowledge import KnowledgeBase
 from ..knowledge.vocabulary import normal, vocabulary
-from .values import grouped
+from .values import grouped, multiplier
 
 # Text longer than this is not read (a chat message, not a document), counted
 # both as written and once normalised (see too_long).
@@ -249,6 +249,8 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
                     if chosen and size:
                         end = size.end()
                         t.used.append((hit.end(), end))
+                if count and count > 1:     # "two 3090s": read as every entry point reads "2x 3090"
+                    named = f"{count}x {named}"
                 take("vram_gb", named, (start, end))
                 if count and count > 1:
                     reading.counts["vram_gb"] = count
@@ -285,7 +287,7 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
                 if not t.free(*match.span()):
                     continue
                 unit = match.group(2)
-                value = _number(match.group(1), bool(unit)) * vocab.multipliers.get(unit or "", 1.0)
+                value = _number(match.group(1), bool(unit)) * multiplier(field, unit, vocab)
                 take(field, int(value) if whole and value == int(value) else value, match)
 
     # The dataset: a count before a dataset word, or (answering) a bare count.

@@ -110,6 +110,7 @@ class _Parser:
         self.spec, self.tr, self.kb = spec, tr, kb
         self.resolved: models.Resolved | None = None
         self.card: str | None = None     # the id of the card a name named (fields with cards = true)
+        self.count = 1                   # how many of that card ("2x RTX 3090", "two 3090s")
         self.original: str | None = None  # the text as written, when the number reader rewrote it
         self.assumption: str | None = None   # words read as a fixed length ("ASAP": 24 hours)
 
@@ -243,6 +244,11 @@ class _Parser:
         if text.lower() in _YES:
             raise self.error("%(label)s: which GPU? Give its name, such as %(examples)s, or its VRAM in GB, such as "
                              "24.", value, examples=self.tr.list(list(self.kb.owned_examples), style="or"))
+        counted = values.card_count(text, self.vocabulary())
+        if counted is not None and counted[0] != 1 and (find_cards(self.kb, counted[1])
+                                                        or _NAME_AND_VRAM.match(counted[1])
+                                                        or _WITH_UNIT.match(counted[1])):
+            return self.several(value, *counted)
         found = find_cards(self.kb, text)
         if len(found) > 1:
             raise self.error("%(label)s: '%(value)s' could be %(cards)s; say which, or give its VRAM in GB.", value,
@@ -268,6 +274,20 @@ class _Parser:
                          "base knows (`expert catalogs` lists them).", value,
                          suggestions=nearest(text, cards, keys=cards))
 
+    def several(self, value: str, count: int, name: str) -> float:
+        """Several cards of one's own ("2x RTX 3090", "two 3090s"): the VRAM of
+        one of them, the card named and how many (``count``), at most the most
+        cards one node of the catalog holds (its ``per_node``)."""
+        assert self.kb is not None
+        most = max(card.per_node for card in self.kb.catalog)     # the most cards one machine of the catalog holds
+        if not 1 <= count <= most:
+            raise self.error("%(label)s: '%(value)s' counts %(count)s cards; give from 1 to %(most)s cards of your "
+                             "own, in one machine.", value, count=self.tr.number(count, 0),
+                             most=self.tr.number(most, 0))
+        vram = self.card_or_number(name)
+        self.count = count
+        return vram
+
     def size(self, value: Any) -> float:
         """A size or a model name, through the one resolver (expert/knowledge/models.py)."""
         assert self.kb is not None
@@ -292,7 +312,9 @@ class _Parser:
         if isinstance(value, str) and _GROUPED.match(value.strip()):
             value = value.strip().replace(".", "").replace(",", "")
         number, unit = self.number(value, _COUNT, N_("10000, 10k"))
-        number *= {"k": 1e3, "m": 1e6}.get(unit or "", 1)
+        vocab = self.vocabulary()
+        number *= (values.multiplier(self.spec.name, unit, vocab) if vocab is not None
+                   else {"k": 1e3, "m": 1e6}.get((unit or "").lower(), 1))
         self.bounded(number, value)
         if number != int(number):
             raise self.error("%(label)s: '%(value)s' is not a whole number.", value)
@@ -354,11 +376,13 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,
     :meth:`expert.knowledge.models.Resolved.profile_fields`; ``model_config`` (the path
     of a Hugging Face config.json) stands for ``model_size_b``. Besides, the
     profile says which card a name given for the person's own GPU named
-    (``own_gpu``: its id, or None).
+    (``own_gpu``: its id, or None) and how many of it the person has
+    (``own_gpu_count``: "2x RTX 3090" is two; None without a GPU of one's own).
     """
     profile: dict[str, Any] = {}
     assumed: list[str] = []
     own_gpu = None
+    own_count = 1
     resolved: models.Resolved | None = None
     if model_config is not None:
         resolved = resolve_size(kb, given.get("model_size_b"), tr, model_config)
@@ -374,6 +398,7 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,
             parser = _Parser(spec, tr, kb)
             profile[name] = parser.parse(value)
             own_gpu = own_gpu or parser.card
+            own_count = max(own_count, parser.count)
             if name == "model_size_b" and resolved is None:
                 resolved = parser.resolved
     if resolved is None:
@@ -381,11 +406,15 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,
     profile.update(resolved.profile_fields())
     profile["model_shape"] = resolved.shape
     profile[OWN_GPU] = own_gpu
+    profile[OWN_GPU_COUNT] = own_count if profile.get("vram_gb") else None
+    profile[OWN_VRAM] = own_count * profile["vram_gb"] if profile.get("vram_gb") else None
     return profile, assumed
 
 
-# The profile key that records the card the person named as their own.
+# The profile keys that record the card the person named as their own, and how many of it.
 OWN_GPU = "own_gpu"
+OWN_GPU_COUNT = "own_gpu_count"
+OWN_VRAM = "own_vram_gb"
 
 
 def resolve_size(kb: KnowledgeBase, value: Any, tr: Localizer, model_config: Any = None) -> models.Resolved:
@@ -409,8 +438,11 @@ def parse_field(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> Any:
 
 
 def named_card(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> str | None:
-    """The id of the card ``value`` names for field ``name``, if it names one
-    (raises InputError like parse_field when the value is not accepted)."""
+    """The id of the card ``value`` names for field ``name``, if it names one,
+    with its count before it when it names several ("2x rtx-3090"); raises
+    InputError like parse_field when the value is not accepted."""
     parser = _Parser(kb.fields[name], tr, kb)
     parser.parse(value)
+    if parser.card is not None and parser.count > 1:     # "two 3090s": the count is kept with the card
+        return f"{parser.count}x {parser.card}"
     return parser.card

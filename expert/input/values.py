@@ -206,6 +206,44 @@ def grouped(text: str) -> str | None:
     return match.group(0) if match else None
 
 
+# --- counts ------------------------------------------------------------------
+
+def multiplier(field: str, unit: str | None, vocab: Any) -> float:
+    """What a multiplier after a count stands for in ``field``: "k" is 1,024
+    in a count of tokens ("2k", "8k": 2,048 and 8,192, as context lengths
+    are written; rules/vocabulary.toml [token_multipliers]) and 1,000
+    elsewhere ("10k examples"); no unit is 1."""
+    if not unit:
+        return 1.0
+    key = unit.lower()
+    if field == "tokens_per_example" and key in vocab.token_multipliers:
+        return float(vocab.token_multipliers[key])
+    return float(vocab.multipliers.get(key, 1.0))
+
+
+# --- several cards of one's own -----------------------------------------------
+
+def card_count(text: str, vocab: Any) -> tuple[int, str] | None:
+    """A count before a card's name ("2x RTX 3090", "2 × 3090", "two 3090s",
+    "dos 3090"): the count and the name, without the plural's "s" after a
+    count above one; None when the text starts with no count. Whether the
+    name names a card is the caller's to check (so "24 GB" is not 24 cards
+    of "GB")."""
+    spoken = "|".join(re.escape(w) for w in sorted(vocab.number_words, key=len, reverse=True)) or "(?!)"
+    # (the vocabulary's words are folded, and folding drops "×": it is always a times sign here)
+    times = "|".join(re.escape(x) for x in [*(x for x in vocab.card_times if x), "×"])
+    match = re.match(r"\s*(?:(\d{1,3})\s*(?:" + times + r")\s*|(\d{1,3})\s+|(" + spoken + r")\s+(?:(?:" + times
+                     + r")\s*)?)(?=\S)", text, re.IGNORECASE)
+    if match is None:
+        return None
+    written = match.group(1) or match.group(2) or match.group(3)
+    count = int(written) if written.isdigit() else int(vocab.number_words[fold(written)])
+    name = text[match.end():].strip()
+    if count > 1 and re.search(r"\ds$", name, re.IGNORECASE):   # "3090s": the plural of a card's name
+        name = name[:-1]
+    return count, name
+
+
 # --- choices -----------------------------------------------------------------
 
 _JOINERS = re.compile(r"[\s_-]+")

@@ -30,7 +30,7 @@ PROFILE_OPTIONS = [
     click.option("--rocm-ok/--no-rocm", "rocm_ok", default=None,
                  help="Willing (or not) to set up and debug ROCm for AMD cards."),
     click.option("--deadline", "deadline_h", metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
-    click.option("--vram", "--own-gpu", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090); no for none.",
+    click.option("--vram", "--own-gpu", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090), several with their count (2x RTX 3090); no for none.",
                  shell_complete=complete.own_cards),
     click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
     click.option("--tokens-per-example", "--seq-len", "tokens_per_example", metavar="N",

@@ -32,7 +32,7 @@ from ..explanation.wording import profile_value
 from ..i18n import Lang, Localizer, resolve_lang
 from ..inference import engine
 from ..inference.run import Run
-from ..input import freetext, profile_types
+from ..input import freetext, profile_types, values
 from ..input import profile as profile_module
 from ..input.arguments import check_bounds, check_paths, field_alias, with_aliases
 from ..knowledge import PROFILE_FIELDS, find_cards
@@ -301,8 +301,8 @@ class Consultation:
                                 "to change it.") % {"words": words, "value": self._said(name, understood[name])}
         counts = {name: count for name, count in reading.counts.items() if name in understood}
         for name, count in counts.items():
-            notes[name] = _("%(count)s cards of your own: the advice sizes one of them (pooling the cards you own "
-                            "is not modelled); options with several cards are rented ones.") % {
+            notes[name] = _("%(count)s cards of your own: the advice sizes them together, as one machine of that "
+                            "many devices.") % {
                 "count": self._tr.number(count, 0)}
         for name, (word, value) in reading.guesses.items():
             if name not in self.facts():
@@ -331,9 +331,12 @@ class Consultation:
             resolved = profile_module.resolve_size(self._kb, value, self._tr)
             return f"{one_line(value)} ({self._tr.billions(resolved.total_b)})"
         if isinstance(value, str) and self._kb.fields[name].cards:
-            found = find_cards(self._kb, value)
+            counted = values.card_count(value, vocabulary(self._kb))
+            count, card = counted if counted is not None and counted[0] > 1 else (1, value)
+            found = find_cards(self._kb, card)
             if found:
-                return f"{one_line(found[0][1])} ({self._tr.gb(found[0][2])})"
+                shown = f"{one_line(found[0][1])} ({self._tr.gb(found[0][2])})"
+                return f"{count} × {shown}" if count > 1 else shown
         return profile_value(self._kb, self._tr, name, value)
 
     def back(self) -> str | None:

@@ -17,10 +17,8 @@ from typing import Any
 from ..errors import InputError
 from ..escape import quoted
 from ..i18n import Localizer
-from .launch_plan import ACCELERATE_YAML, DS_JSON, LaunchFiles, Plan, refuse
+from .launch_plan import ACCELERATE_YAML, DS_JSON, TORCHTUNE_SH, TRAIN_PY, LaunchFiles, Plan, refuse
 
-TRAIN_PY = "train.py"
-TORCHTUNE_SH = "run_torchtune.sh"
 LORA_MODULES_TORCHTUNE = ["q_proj", "k_proj", "v_proj", "output_proj"]   # every attention projection
 
 
@@ -136,6 +134,10 @@ def accelerate_config(plan: Plan) -> dict[str, Any]:
                               "num_machines": 1, "num_processes": plan.devices, "rdzv_backend": "static",
                               "same_network": True, "use_cpu": False}
     if distributed == "DEEPSPEED":
+        # With a deepspeed_config_file the precision is the JSON's alone: accelerate launch refuses a
+        # mixed_precision beside it ("the following accelerate config variables will be ignored",
+        # accelerate/utils/dataclasses.py DeepSpeedPlugin._deepspeed_config_checks).
+        del config["mixed_precision"]
         stage = plan.strategy["offload_stage"] if plan.offload else plan.strategy["stage"]
         config["deepspeed_config"] = {"deepspeed_config_file": DS_JSON, "zero3_init_flag": stage == 3}
     return config

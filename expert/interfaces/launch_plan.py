@@ -37,6 +37,13 @@ HF_REPO = re.compile(r"^https://huggingface\.co/([A-Za-z0-9][\w.-]*/[\w.-]+)/")
 CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f\u2028\u2029]")
 DS_JSON = "ds_config.json"
 ACCELERATE_YAML = "accelerate.yaml"
+TRAIN_PY = "train.py"
+TORCHTUNE_SH = "run_torchtune.sh"
+# Every file a launch may write: overwriting a directory (--force) removes
+# those of them the new recipe does not write (a previous recipe's
+# ds_config.json would otherwise sit beside files that do not use it), and
+# never any other file.
+LAUNCH_FILE_NAMES = ("README.md", "requirements.txt", TRAIN_PY, ACCELERATE_YAML, DS_JSON, TORCHTUNE_SH)
 
 
 @dataclass(frozen=True)
@@ -55,7 +62,9 @@ class LaunchFiles:
 
     def write(self, directory: str | Path, overwrite: bool = False, lang: str = "en") -> list[Path]:
         """Write the files into ``directory`` (made if missing). A directory
-        that exists and is not empty is refused unless ``overwrite``."""
+        that exists and is not empty is refused unless ``overwrite``; then a
+        file an earlier launch wrote there that this one does not write
+        (:data:`LAUNCH_FILE_NAMES`) is removed, and nothing else is touched."""
         tr = Localizer(lang)
         target = Path(directory)
         if target.exists() and not target.is_dir():
@@ -67,6 +76,10 @@ class LaunchFiles:
                 "with --force (overwrite=True).") % {"path": quoted(str(target), 200)})
         try:
             target.mkdir(parents=True, exist_ok=True)
+            for name in LAUNCH_FILE_NAMES:
+                stale = target / name
+                if name not in self.files and stale.is_file():
+                    stale.unlink()
             written = []
             for name, text in self.files.items():
                 path = target / name

@@ -24,6 +24,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from ..i18n import same_hours, same_money
+
 Env = Mapping[str, Mapping[str, Any]]
 Evaluator = Callable[[Env], Any]
 
@@ -33,7 +35,7 @@ NUM, STR, BOOL, LIST = "number", "text", "bool", "list"
 # checked against. A field may be None where noted in docs/knowledge-base.md.
 # The profile fields the resolver derives from model_size_b (not input fields).
 DERIVED_PROFILE_FIELDS = ("model_name", "model_id", "model_label", "model_read_as", "model_active_b",
-                          "model_experts", "model_experts_per_token")
+                          "model_experts", "model_experts_per_token", "own_gpu_count", "own_vram_gb")
 # The condition type of each type a profile field may have in rules/profile.toml.
 PROFILE_TYPES = {"size": NUM, "number": NUM, "amount": NUM, "integer": NUM, "hours": NUM, "choice": STR, "bool": BOOL}
 # The profile's input fields are declared once, in rules/profile.toml, and
@@ -69,6 +71,10 @@ FIELDS: dict[str, dict[str, str]] = {
         "model_active_b": NUM,
         "model_experts": NUM,
         "model_experts_per_token": NUM,
+        # Read with vram_gb (expert/input/profile.py): how many of that GPU the
+        # person has ("two 3090s": 2) and their VRAM in all (None without one).
+        "own_gpu_count": NUM,
+        "own_vram_gb": NUM,
     },
     "req": {
         "vram_gb": NUM,
@@ -252,6 +258,8 @@ _COMPARE: dict[type, Callable[[Any, Any], bool]] = {
     ast.IsNot: operator.is_not,
 }
 _ORDERING = (ast.Lt, ast.LtE, ast.Gt, ast.GtE)
+# The functions a condition may call: two figures that read the same as written.
+_SAME: dict[str, Callable[[float, float], bool]] = {"same_hours": same_hours, "same_money": same_money}
 _ARITHMETIC: dict[type, Callable[[Any, Any], Any]] = {
     ast.Add: operator.add,
     ast.Sub: operator.sub,
@@ -456,6 +464,24 @@ class _Compiler:
             raise self.fail(node, f"unknown field '{namespace}.{field}' (known: {known})")
         self.used.add((namespace, field))
         return (lambda env: env[namespace].get(field)), kind
+
+    def _Call(self, node: ast.Call) -> tuple[Evaluator, str]:
+        """``same_hours(a, b)`` and ``same_money(a, b)``: whether two figures
+        read the same as the answer writes them (rounded), so that a rule can
+        keep from comparing a figure with itself ("$13 against $13")."""
+        test = _SAME.get(node.func.id) if isinstance(node.func, ast.Name) else None
+        if test is None or node.keywords or len(node.args) != 2:
+            raise self.fail(node, f"'{ast.unparse(node)}' is not allowed in a condition (functions: "
+                                  f"{', '.join(f'{name}(a, b)' for name in _SAME)})")
+        (a, akind), (b, bkind) = (self.compile(arg) for arg in node.args)
+        if akind != NUM or bkind != NUM:
+            raise self.fail(node, f"'{ast.unparse(node)}' compares two numbers")
+
+        def evaluate(env: Env) -> bool | None:
+            x, y = a(env), b(env)
+            return None if x is None or y is None else test(x, y)
+
+        return evaluate, BOOL
 
     def _Name(self, node: ast.Name) -> tuple[Evaluator, str]:
         raise self.fail(node, f"'{node.id}' alone means nothing here: write namespace.field, e.g. profile.method")

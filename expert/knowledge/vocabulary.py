@@ -65,6 +65,7 @@ class Vocabulary:
     cards: tuple[tuple[str, str], ...]              # (name as written, card id), longest first
     # The value reader's words (expert/input/values.py)
     duration_units: dict[str, float] = dc_field(default_factory=dict)     # unit -> hours
+    token_multipliers: dict[str, float] = dc_field(default_factory=dict)  # in a count of tokens: "2k" -> 2,048
     number_words: dict[str, float] = dc_field(default_factory=dict)       # "two", "dos" -> 2
     calendar_words: tuple[str, ...] = ()                                  # refused as deadlines
     assumed_deadlines: frozenset[str] = frozenset()                       # said back as an assumption
@@ -138,6 +139,8 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
                       if isinstance(v, (int, float)) and v > 0]
     multipliers = {normal(k): float(v) for k, v in (data.get("multipliers") or {}).items()
                    if isinstance(v, (int, float)) and v > 0}
+    token_multipliers = {normal(k): float(v) for k, v in (data.get("token_multipliers") or {}).items()
+                         if isinstance(v, (int, float)) and v > 0}
     dataset_words = words((data.get("dataset_words") or {}).get("words", []), "dataset_words.words")
     run = data.get("run") or {}
     epoch_words = words(run.get("epochs", []), "run.epochs")
@@ -226,7 +229,7 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
     return Vocabulary(
         phrases=tuple(sorted(phrases, key=lambda p: -len(p[0]))),
         deadline_words=tuple(sorted(deadline_words, key=lambda p: -len(p[0]))),
-        multipliers=multipliers, dataset_words=tuple(dataset_words), epoch_words=tuple(epoch_words),
+        multipliers=multipliers, token_multipliers=token_multipliers, dataset_words=tuple(dataset_words), epoch_words=tuple(epoch_words),
         token_after=tuple(sorted(token_after, key=len, reverse=True)),
         token_before=tuple(sorted(token_before, key=len, reverse=True)), own_cues=tuple(cues),
         gpu_words=tuple(gpu_words),

@@ -1,0 +1,86 @@
+"""Several cards of one's own ("2x A100 80GB", "two 3090s") and a k of tokens
+(2k = 2,048): one value reader, the same reading at every entry point."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from expert import Consultation, InputError, advise
+from expert.interfaces.cli import main
+
+
+@pytest.mark.parametrize("raw, per_card, count, card", [
+    ("2x A100 80GB", 80, 2, "a100-80gb"), ("2 × RTX 3090", 24, 2, "rtx-3090"), ("two 3090s", 24, 2, "rtx-3090"),
+    ("dos 3090", 24, 2, "rtx-3090"), ("4x 4090", 24, 4, "rtx-4090"), ("2x 24 GB", 24, 2, None),
+    ("RTX 3090", 24, 1, "rtx-3090"), ("24 GB", 24, 1, None), ("a 4090", 24, 1, "rtx-4090"),
+])
+def test_several_cards_of_ones_own_as_people_write_them(raw: str, per_card: float, count: int,
+                                                        card: str | None) -> None:
+    profile = advise(model_size_b=8, method="qlora", vram_gb=raw, lang="en").profile
+    assert (profile["vram_gb"], profile["own_gpu_count"], profile["own_gpu"]) == (per_card, count, card)
+    assert profile["own_vram_gb"] == per_card * count
+
+
+def test_more_cards_than_one_machine_holds_are_refused_naming_the_field() -> None:
+    with pytest.raises(InputError) as error:
+        advise(vram_gb="12x 3090", lang="en")
+    assert error.value.field == "vram_gb" and "counts 12 cards" in str(error.value)
+    assert "from 1 to 8" in str(error.value)
+
+
+def own(result: Any) -> Any:
+    return next((r for r in result.recommendations if r.gpu == "own"), None)
+
+
+def test_two_cards_are_weighed_as_one_machine_of_two_devices() -> None:
+    result = advise(model_size_b=8, method="qlora", vram_gb="two 3090s", lang="en")
+    mine = own(result)
+    assert result.recommendations[0] is mine
+    assert (mine.devices, mine.vram_gb, mine.total_vram_gb) == (2, 48, 48)
+    assert mine.per_device_gb <= 24
+    assert "Your 2 × NVIDIA GeForce RTX 3090 (24 GB) with a 4-bit base" in result.render("text")
+    # one card of them alone is weighed as one device
+    assert own(advise(model_size_b=8, method="qlora", vram_gb="RTX 3090", lang="en")).devices == 1
+
+
+def test_a_model_two_owned_cards_hold_sharded_that_one_does_not() -> None:
+    # 13B LoRA: a 16-bit base (about 26 GB of weights) does not fit one 24 GB card, but sharded over two it does
+    assert own(advise(model_size_b=13, method="lora", vram_gb="RTX 3090", lang="en")) is None
+    two = own(advise(model_size_b=13, method="lora", vram_gb="2x RTX 3090", lang="en"))
+    assert two is not None and two.devices == 2 and two.per_device_gb <= 24
+
+
+def test_the_cli_and_the_consultation_read_the_same_count() -> None:
+    out = CliRunner().invoke(main, ["advise", "--model", "8", "--method", "qlora", "--own-gpu", "2x A100 80GB",
+                                    "--format", "json"])
+    assert out.exit_code == 0, out.output
+    cli = json.loads(out.output)["profile"]
+    consultation = Consultation(lang="en")
+    told = consultation.tell("I have two A100 80GB cards and want qlora on an 8B model")
+    assert told.counts == {"vram_gb": 2}
+    assert "2 × NVIDIA A100 80 GB (80 GB)" in told.text
+    assert "sizes them together" in told.text
+    said = consultation.result().profile
+    assert (said["own_gpu_count"], said["vram_gb"], said["own_gpu"]) == (cli["own_gpu_count"], 80, "a100-80gb")
+    # an answer to the question, too
+    asked = Consultation(lang="en")
+    asked.answer("vram_gb", "two 3090s")
+    assert asked.result().profile["own_gpu_count"] == 2
+
+
+@pytest.mark.parametrize("raw, tokens", [("2k", 2048), ("8k", 8192), ("4K", 4096), ("2048", 2048), ("1000", 1000)])
+def test_a_k_of_tokens_is_1024(raw: str, tokens: int) -> None:
+    assert advise(tokens_per_example=raw, lang="en").profile["tokens_per_example"] == tokens
+
+
+def test_a_k_of_examples_stays_1000() -> None:
+    assert advise(dataset_examples="10k", lang="en").profile["dataset_examples"] == 10_000
+
+
+def test_free_text_reads_a_k_of_tokens_as_the_flag_does() -> None:
+    told: Any = Consultation(lang="en").tell("8k tokens per example, 10k examples")
+    assert told.understood == {"tokens_per_example": 8192, "dataset_examples": 10000}
