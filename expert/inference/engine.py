@@ -6,24 +6,27 @@ Working memory holds one ``Profile`` (the person's answers), one
 the person's own), the ``Candidate`` configurations the configuration rules
 propose, the ``Option`` chosen for each card, the ``Verdict`` of each reject,
 demote and prefer rule, then for each option no reject verdict is on its
-``Standing`` and ``Place`` (weighed by the demote and prefer verdicts on it,
-then counting the options ranked before it), the marks pairs of options
-leave (``Undercut``, ``Beaten``, the cheapest rented one's ``Market``), each
-option's ``Weight`` (what the ranking compares), and the ``Pick``. The
-requirement, the cards, the candidates, the options, the ranking and the
-pick are read from working memory after the run: an action declares facts
-and writes nothing else but the run's indexes of them. Every rule joins the facts it reasons about through its patterns (a
-candidate or option with the card of the same ``gpu``), and its compiled
-``when`` is an experta test over exactly those facts.
+``Standing``, the cheapest rented one's ``Market``, a ``Beaten`` mark for
+each option another beats on money and time, each option's ``Weight``
+(what the ranking compares), the one ``Ranking`` and the ``Pick``: one fact
+per option at every stage, never one per pair. The requirement, the cards,
+the candidates, the options, the ranking and the pick are read from working
+memory after the run: an action declares facts and writes nothing else but
+the run's indexes of them. Every rule joins the facts it reasons about
+through its patterns (a candidate or option with the card of the same
+``gpu``), and its compiled ``when`` is an experta test over exactly those
+facts.
 
 Configuration works as R1/XCON did: ``propose`` a configuration for every
 card, then climb the ladder of ``rules/recipes.toml`` one rule at a time —
 each configure rule matches the candidate whose ``next_step`` it is and that
 does not fit — until one fits; then scale out for a deadline, and settle the
-card's option. Ranking works the same way: rules match pairs of standing
-options (``ranks-before``, the cheapest, the dominated) and the first ranked
-is the pick. Saliences order the stages; within a stage results never
-depend on firing order, which changes with ``PYTHONHASHSEED``.
+card's option. Ranking: the rules that collect (``market``, ``beaten``,
+``order``) fire once, after every fact they read is declared (their
+salience), and read those their ``when`` holds for in the order of their
+``by`` keys — a sweep (:mod:`.sweep`), not a join of every pair; the first
+of the order is the pick. Saliences order the stages; within a stage
+results never depend on firing order, which changes with ``PYTHONHASHSEED``.
 
 Provenance comes from the activations themselves: a rule's action receives
 the facts its patterns matched, and every fact it declares is recorded with
@@ -189,7 +192,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         return keyed
 
     def weighed(self, option: Mapping[str, Any], rules: list[str], gpu: str | None) -> dict[str, Any]:
-        """What the ranking compares of an option (rules.toml ``ranks-before``):
+        """What the ranking compares of an option (rules.toml ``order-options``):
         ``demotion`` adds a power of two for each demote rule that stands on it
         (an earlier rule a larger one), ``score`` is the pure evaluation's with
         the factors of the prefer rules that stand on it."""
