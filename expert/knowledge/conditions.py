@@ -342,16 +342,22 @@ def compile_condition_node(node: ast.expr) -> Evaluator:
 
 def compile_condition(source: str, namespaces: Mapping[str, Mapping[str, str]] = FIELDS) -> Condition:
     """Parse and type-check ``source``; raise :class:`ConditionError` if invalid."""
+    tree, evaluate, kind, used = _compiled(source, namespaces)
+    if kind not in (BOOL, None):
+        raise ConditionError(f"a condition must be true or false, not a {kind}")
+    return Condition(source.strip(), evaluate, frozenset(ns for ns, _ in used), used, tree)
+
+
+def _compiled(source: str, namespaces: Mapping[str, Mapping[str, str]]
+              ) -> tuple[ast.expr, Evaluator, str | None, frozenset[tuple[str, str]]]:
+    """``source`` parsed and compiled: its tree, evaluator, kind and the fields it reads."""
     try:
         tree = ast.parse(source.strip(), mode="eval")
     except SyntaxError as error:
         raise ConditionError(f"syntax error: {error.msg}", (error.offset or 1) - 1) from None
     compiler = _Compiler(namespaces)
     evaluate, kind = compiler.compile(tree.body)
-    if kind not in (BOOL, None):
-        raise ConditionError(f"a condition must be true or false, not a {kind}")
-    used = frozenset(ns for ns, _ in compiler.used)
-    return Condition(source.strip(), evaluate, used, frozenset(compiler.used), tree.body)
+    return tree.body, evaluate, kind, frozenset(compiler.used)
 
 
 @dataclass(frozen=True)
@@ -374,15 +380,10 @@ class Key:
 def compile_key(source: str, namespaces: Mapping[str, Mapping[str, str]] = FIELDS) -> Key:
     """Parse and type-check a sort key: a number or a condition; raise
     :class:`ConditionError` if it is neither."""
-    try:
-        tree = ast.parse(source.strip(), mode="eval")
-    except SyntaxError as error:
-        raise ConditionError(f"syntax error: {error.msg}", (error.offset or 1) - 1) from None
-    compiler = _Compiler(namespaces)
-    evaluate, kind = compiler.compile(tree.body)
+    _, evaluate, kind, used = _compiled(source, namespaces)
     if kind not in (NUM, BOOL):
         raise ConditionError(f"a sort key must be a number or true or false, not a {kind or 'constant None'}")
-    return Key(source.strip(), evaluate, frozenset(compiler.used))
+    return Key(source.strip(), evaluate, used)
 
 
 class _Compiler:

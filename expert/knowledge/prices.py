@@ -79,10 +79,7 @@ def checked_bases(folder: Path, problems: Problems) -> tuple[Basis, ...]:
         if not doc:
             continue
         where = str(path)
-        for key in doc:
-            if key not in ("provider", "price"):
-                problems.add(where, line_at(text, key), "unknown key '%(key)s' (known: %(known)s)", key=shown(key),
-                             known="provider, price")
+        _unknown_keys(doc, ("provider", "price"), "", where, text, problems)
         provider = doc.get("provider")
         if not isinstance(provider, dict):
             problems.add(where, 0, "[provider] is missing: id, name, offer and url")
@@ -93,11 +90,7 @@ def checked_bases(folder: Path, problems: Problems) -> tuple[Basis, ...]:
                 problems.add(where, line_at(text, f"provider.{key}") or line_at(text, "provider"),
                              "[provider] %(key)s must be text of 1 to %(max)s characters", key=key, max=TEXT_MAX)
                 bad = True
-        for key in provider:
-            if key not in _PROVIDER_KEYS:
-                problems.add(where, line_at(text, f"provider.{key}"), "unknown key '%(key)s' (known: %(known)s)",
-                             key=shown(key), known=", ".join(_PROVIDER_KEYS))
-                bad = True
+        bad = _unknown_keys(provider, _PROVIDER_KEYS, "provider.", where, text, problems) or bad
         if bad:
             continue
         basis_id = provider["id"]
@@ -121,12 +114,7 @@ def checked_bases(folder: Path, problems: Problems) -> tuple[Basis, ...]:
             if not isinstance(entry, dict):
                 problems.add(where, line_at(text, at), "price %(index)s must be a table", index=n + 1)
                 continue
-            ok = True
-            for key in entry:
-                if key not in _PRICE_KEYS:
-                    problems.add(where, line_at(text, f"{at}.{key}"), "unknown key '%(key)s' (known: %(known)s)",
-                                 key=shown(key), known=", ".join(_PRICE_KEYS))
-                    ok = False
+            ok = not _unknown_keys(entry, tuple(_PRICE_KEYS), f"{at}.", where, text, problems)
             for key, required in _PRICE_KEYS.items():
                 if key not in entry:
                     if required:
@@ -247,3 +235,13 @@ def for_provider(kb: KnowledgeBase, provider: str | None) -> KnowledgeBase:
 def for_profile(kb: KnowledgeBase, profile: Mapping[str, Any]) -> KnowledgeBase:
     """``kb`` priced by the profile's provider."""
     return for_provider(kb, profile.get("provider"))
+
+
+def _unknown_keys(table: Mapping[str, Any], known: tuple[str, ...], prefix: str, where: str, text: str,
+                  problems: Problems) -> bool:
+    """Report each key of ``table`` not in ``known`` (at ``prefix`` + key); True when there was one."""
+    unknown = [key for key in table if key not in known]
+    for key in unknown:
+        problems.add(where, line_at(text, f"{prefix}{key}"), "unknown key '%(key)s' (known: %(known)s)",
+                     key=shown(key), known=", ".join(known))
+    return bool(unknown)
