@@ -249,7 +249,7 @@ def test_a_profile_already_run_is_not_run_again_and_the_store_is_bounded(monkeyp
     the next question without a run; the profiles kept are at most
     PROVISIONAL_KEPT a knowledge base."""
     from expert.inference import engine
-    from expert.interfaces import consultation as module
+    from expert.interfaces import provisional as module
 
     runs: list[dict[str, Any]] = []
     infer = engine.infer
@@ -263,7 +263,7 @@ def test_a_profile_already_run_is_not_run_again_and_the_store_is_bounded(monkeyp
     c._read_by_helpers()                  # the helpers' reads, once per knowledge base: not counted here
     monkeypatch.setattr(engine, "infer", counted)
     monkeypatch.setattr(module, "PROVISIONAL_KEPT", 2)
-    store = module._provisional_store(c._kb)
+    store = module.store_of(c._kb)
     monkeypatch.setattr(store, "envs", OrderedDict())     # what other tests kept set aside
     assert c.next_question().id == "tokens_per_example"
     assert len(runs) == 1 and len(store.envs) == 1
@@ -274,7 +274,7 @@ def test_a_profile_already_run_is_not_run_again_and_the_store_is_bounded(monkeyp
     c.answer("purpose", "production")
     c.next_question()
     assert len(runs) == 3 and len(store.envs) == 2       # the first profile let go
-    assert module._provisional_store(c._kb) is store
+    assert module.store_of(c._kb) is store
 
 
 def test_the_provisional_store_goes_with_its_knowledge_base() -> None:
@@ -283,16 +283,16 @@ def test_the_provisional_store_goes_with_its_knowledge_base() -> None:
     a later object that gets the same id starts empty."""
     import gc
 
-    from expert.interfaces import consultation as module
+    from expert.interfaces import provisional as module
 
     class Base:
         pass
 
     kb = Base()
-    store = module._provisional_store(kb)
+    store = module.store_of(kb)
     store.helper_reads = {"method": {"some-rule"}}
     key = id(kb)
-    assert module._BY_KB[key] is store and module._provisional_store(kb) is store
+    assert module._BY_KB[key] is store and module.store_of(kb) is store
     del kb
     gc.collect()
     assert key not in module._BY_KB

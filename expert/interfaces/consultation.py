@@ -16,10 +16,6 @@ rest. A skipped question keeps its default, so ``result()`` is exactly
 from __future__ import annotations
 
 import re
-import threading
-import weakref
-from collections import OrderedDict
-from collections.abc import Callable, Iterator, Mapping
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
@@ -30,15 +26,13 @@ from ..explanation.consult import consult
 from ..explanation.result import Result
 from ..explanation.wording import profile_value
 from ..i18n import Lang, Localizer, resolve_lang
-from ..inference import engine
-from ..inference.run import Run
 from ..input import freetext, profile_types, values
 from ..input import profile as profile_module
 from ..input.arguments import check_bounds, check_paths, field_alias, with_aliases
 from ..knowledge import PROFILE_FIELDS, find_cards
 from ..knowledge.bases import Catalogs, knowledge_base
-from ..knowledge.prices import for_profile
 from ..knowledge.vocabulary import fold, vocabulary
+from . import provisional
 from .api import is_registered, register_catalog, registered_catalog
 from .saved_state import STATE_VERSION, check_state, with_field_names
 
@@ -83,65 +77,6 @@ class Question:
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
-
-
-# What the questions read of provisional consultations, kept per knowledge base
-# (the object, not its files) for as long as it lives: see _Provisional.
-PROVISIONAL_KEPT = 64        # the provisional consultations kept per knowledge base
-
-
-class _Provisional:
-    """The provisional consultations of one knowledge base, as the questions
-    read them: the requirement and pick of the last
-    ``PROVISIONAL_KEPT`` profiles (a few small dicts each, not the runs), and
-    which answers the rules' helpers read (Consultation._read_by_helpers).
-    An answer that leaves the profile as it was (the default, taken with
-    Enter) then costs no run of the rules, nor does the same profile reached
-    again (a consultation restored from saved state, "back")."""
-
-    def __init__(self) -> None:
-        self.lock = threading.Lock()
-        self.envs: OrderedDict[str, dict[str, Any]] = OrderedDict()
-        self.helper_reads: dict[str, set[str]] | None = None
-
-
-class _Env(Mapping[str, Any]):
-    """A provisional consultation as an ``ask_if`` reads it: ``profile`` (the
-    answers so far and the defaults), then ``req`` and ``pick``, concluded by
-    the rules only if the condition reads them ("profile.deadline_h is not
-    None or pick.hours >= 4" with a deadline given runs nothing)."""
-
-    def __init__(self, profile: dict[str, Any], concluded: Callable[[], dict[str, Any]]) -> None:
-        self.profile, self._concluded = profile, concluded
-        self._made: dict[str, Any] | None = None
-
-    def __getitem__(self, key: str) -> Any:
-        if key == "profile":
-            return self.profile
-        if self._made is None:
-            self._made = self._concluded()
-        return self._made[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(("profile", "req", "pick"))
-
-    def __len__(self) -> int:
-        return 3
-
-
-# id(kb) -> its store, removed when the knowledge base is collected (weakref.finalize), so
-# that an id Python gives a later object never finds another knowledge base's store.
-_BY_KB: dict[int, _Provisional] = {}
-_BY_KB_LOCK = threading.Lock()
-
-
-def _provisional_store(kb: Any) -> _Provisional:
-    with _BY_KB_LOCK:
-        store = _BY_KB.get(id(kb))
-        if store is None:
-            store = _BY_KB[id(kb)] = _Provisional()
-            weakref.finalize(kb, _BY_KB.pop, id(kb), None)
-        return store
 
 
 class Consultation:
@@ -424,51 +359,10 @@ class Consultation:
                 for name in self._kb.fields}
 
     def _read_by_helpers(self) -> dict[str, set[str]]:
-        """The rules whose helper reads each answer, as recorded in a
-        consultation of the defaults (once per knowledge base, while it lives:
-        the helpers are Python, their reads are seen, not declared)."""
-        store = _provisional_store(self._kb)
-        with store.lock:
-            reads = store.helper_reads
-        if reads is None:
-            reads = {}
-            for firing in self._provisional({}).firings:
-                for matched in firing.matched:
-                    if matched["fact"] == "profile":
-                        for name in matched["values"]:
-                            reads.setdefault(name, set()).add(firing.rule.id)
-            with store.lock:
-                store.helper_reads = reads
-        return reads
+        return provisional.helper_reads(self._kb, self._given({}), self._tr)
 
-    def _provisional(self, facts: dict[str, Any]) -> Run:
-        profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
-        return engine.infer(for_profile(self._kb, profile), profile)
-
-    def _provisional_env(self, facts: dict[str, Any]) -> _Env:
-        """What a question's ``ask_if`` reads of the provisional consultation
-        of ``facts``: the profile at once; the requirement and the pick from a
-        run of the rules, made when a condition first reads them, once per
-        profile (see _Provisional)."""
-        profile, _ = profile_module.build(self._kb, self._given(facts), self._tr)
-
-        def concluded() -> dict[str, Any]:
-            key = repr(sorted(profile.items()))
-            store = _provisional_store(self._kb)
-            with store.lock:
-                found = store.envs.get(key)
-                if found is not None:
-                    store.envs.move_to_end(key)
-                    return found
-            run = engine.infer(for_profile(self._kb, profile), profile)
-            found = {"req": run.req or {}, "pick": run.pick or {}}
-            with store.lock:
-                store.envs[key] = found
-                while len(store.envs) > PROVISIONAL_KEPT:
-                    store.envs.popitem(last=False)
-            return found
-
-        return _Env(profile, concluded)
+    def _provisional_env(self, facts: dict[str, Any]) -> provisional.Env:
+        return provisional.env(self._kb, self._given(facts), self._tr)
 
     def _parse(self, name: str, raw: Any) -> Any:
         spec = self._kb.fields[name]
