@@ -1,0 +1,207 @@
+"""The web page and its API as an ASGI app (Starlette).
+
+- ``/``: the form and, once something is asked, the whole consultation
+  (explain(): the options with their pictures, HOW, WHY NOT, WHAT IF,
+  advice and warnings); the query string is the profile.
+- ``/api/advise``, ``/api/explain``, ``/api/estimate``: the library's JSON,
+  as ``--format json`` prints it; an error is HTTP 400 with
+  ``{"error": {"field", "message"}}``.
+- ``/launch.zip``: an option's launch files, made in memory.
+- ``/static/``: the page's own CSS and script.
+
+Stateless: nothing a request brings is kept. Every response carries a
+strict Content-Security-Policy (no inline script or style), nosniff, a
+referrer policy and frame-ancestors 'none'; the Host header is checked.
+"""
+
+from __future__ import annotations
+
+from functools import cache
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+from urllib.parse import urlencode
+
+from starlette.applications import Starlette
+from starlette.concurrency import run_in_threadpool
+from starlette.middleware import Middleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from ... import InputError
+from ...i18n import Localizer
+from ...knowledge.bases import shipped_catalogs
+from . import consult
+from . import form as reader
+from .hosts import LOOPBACK_HOSTS, HostCheck
+
+if TYPE_CHECKING:
+    import jinja2
+    from starlette.types import ASGIApp, Message, Receive, Scope, Send
+
+HERE = Path(__file__).resolve().parent
+LANGS = ("en", "es")
+HEADERS = [
+    (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
+                                 b"object-src 'none'; base-uri 'none'; form-action 'self'; frame-ancestors 'none'"),
+    (b"x-content-type-options", b"nosniff"),
+    (b"referrer-policy", b"no-referrer"),
+    (b"x-frame-options", b"DENY"),
+    (b"cross-origin-opener-policy", b"same-origin"),
+]
+
+
+class SecurityHeaders:
+    """Adds :data:`HEADERS` to every response; refuses a query string longer than :data:`form.MAX_QUERY`."""
+
+    def __init__(self, app: ASGIApp) -> None:
+        self.app = app
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+
+        async def with_headers(message: Message) -> None:
+            if message["type"] == "http.response.start":
+                message["headers"] = [*message.get("headers", []), *HEADERS]
+            await send(message)
+
+        if len(scope.get("query_string", b"")) > reader.MAX_QUERY:
+            lang = language(Request(scope))
+            text = Localizer(lang).gettext("The address is too long: at most %(most)s characters after the "
+                                           "question mark.") % {"most": reader.MAX_QUERY}
+            response: Response = (JSONResponse({"error": {"field": reader.FORM_ERROR, "message": text}}, 414)
+                                  if scope["path"].startswith("/api/") else Response(text, 414, media_type="text/plain"))
+            await response(scope, receive, with_headers)
+            return
+        await self.app(scope, receive, with_headers)
+
+
+def language(request: Request) -> str:
+    """The page's language: ``lang`` in the query when it is one we speak, else Accept-Language's first, else English."""
+    asked = request.query_params.get("lang", "").strip().lower()[:2]
+    if asked in LANGS:
+        return asked
+    best, best_q = "en", 0.0
+    for part in request.headers.get("accept-language", "")[:200].split(",")[:20]:
+        tag, _, params = part.strip().partition(";")
+        code = tag.strip().lower()[:2]
+        try:
+            q = float(params.strip()[2:]) if params.strip().startswith("q=") else 1.0
+        except ValueError:
+            q = 0.0
+        if code in LANGS and q > best_q:
+            best, best_q = code, q
+    return best
+
+
+@cache
+def templates(lang: str) -> jinja2.Environment:
+    import jinja2
+
+    env = jinja2.Environment(loader=jinja2.FileSystemLoader(str(HERE / "templates")), autoescape=True,
+                             undefined=jinja2.StrictUndefined, extensions=["jinja2.ext.i18n"],
+                             trim_blocks=True, lstrip_blocks=True)
+    # the i18n extension adds the method at run time; jinja2's types do not declare it
+    env.install_gettext_translations(Localizer(lang).translations, newstyle=True)  # type: ignore[attr-defined]
+    env.filters["query"] = lambda pairs: "?" + urlencode(pairs)
+    return env
+
+
+def _read(request: Request, lang: str) -> reader.Form:
+    return reader.read(request.query_params.multi_items(), lang, shipped_catalogs())
+
+
+async def page(request: Request) -> Response:
+    lang = language(request)
+    form = _read(request, lang)
+    if "lang" in form.values and form.values["lang"].strip().lower()[:2] not in LANGS:
+        form.errors.setdefault("lang", Localizer(lang).gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.")
+                               % {"field": "lang", "value": form.values["lang"][:40], "accepted": "en, es"})
+    form.values.pop("lang", None)
+    result = None
+    if form.asked and not form.errors:
+        try:
+            result = await run_in_threadpool(consult.page, form)
+        except InputError as error:
+            form.errors[reader.key_of(error.field)] = str(error)
+    status = 400 if form.errors else 200
+    return HTMLResponse(render_page(form, result, lang), status)
+
+
+def render_page(form: reader.Form, result: consult.Page | None, lang: str) -> str:
+    from ..api import knowledge_base
+    from .fields import fields, suggestions
+
+    kb = knowledge_base()
+    shown = reader.Form(lang, result.values) if result is not None else form     # a WHAT IF's change applied
+    other = "es" if lang == "en" else "en"
+    return str(templates(lang).get_template("page.html.j2").render(
+        lang=lang, other_lang=other, values=shown.values, errors=form.errors, page=result,
+        fields=fields(kb, Localizer(lang), shown.values, form.errors), suggestions=suggestions(),
+        query=shown.query() if result is not None else form.query(),
+        with_change=lambda change: reader.with_change(shown, change), form_error=form.errors.get(reader.FORM_ERROR)))
+
+
+def _error(error: InputError | str, field: str | None = None) -> JSONResponse:
+    message = str(error)
+    name = reader.key_of(error.field) if isinstance(error, InputError) else field
+    return JSONResponse({"error": {"field": name, "message": message}}, 400)
+
+
+def _api(run: Any) -> Any:
+    async def endpoint(request: Request) -> Response:
+        lang = language(request)
+        try:
+            text = await run_in_threadpool(run, request, lang)
+        except InputError as error:
+            return _error(error)
+        return Response(text, media_type="application/json")
+
+    return endpoint
+
+
+def _profile_json(call: Any) -> Any:
+    def run(request: Request, lang: str) -> str:
+        form = _read(request, lang)
+        form.values.pop("lang", None)
+        if form.errors:
+            key, message = next(iter(form.errors.items()))
+            raise InputError(key, message)
+        return str(call(form))
+
+    return run
+
+
+def _estimate(request: Request, lang: str) -> str:
+    return consult.estimate_json(request.query_params.multi_items(), lang)
+
+
+async def launch_zip(request: Request) -> Response:
+    lang = language(request)
+    form = _read(request, lang)
+    form.values.pop("lang", None)
+    if form.errors:
+        return Response(next(iter(form.errors.values())), 400, media_type="text/plain; charset=utf-8")
+    try:
+        name, data = await run_in_threadpool(consult.launch_zip, form)
+    except InputError as error:
+        return Response(str(error), 400, media_type="text/plain; charset=utf-8")
+    return Response(data, media_type="application/zip",
+                    headers={"content-disposition": f'attachment; filename="{name}"'})
+
+
+def create_app(allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS) -> Starlette:
+    """The app; ``allowed_hosts``: the Host headers it answers (the loopback's by default)."""
+    routes = [
+        Route("/", page),
+        Route("/api/advise", _api(_profile_json(consult.advise_json))),
+        Route("/api/explain", _api(_profile_json(consult.explain_json))),
+        Route("/api/estimate", _api(_estimate)),
+        Route("/launch.zip", launch_zip),
+        Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
+    ]
+    middleware = [Middleware(SecurityHeaders), Middleware(HostCheck, hosts=tuple(allowed_hosts))]
+    return Starlette(routes=routes, middleware=middleware)

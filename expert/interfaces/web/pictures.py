@@ -1,0 +1,120 @@
+"""The page's pictures, as numbers the SVG templates draw: per option a
+stacked memory bar (weights, gradients, optimizer states, activations,
+overhead) against a device's memory, and the options' training time and
+cost side by side.
+
+Every figure shown is the library's own, formatted as the CLI formats it:
+the bar's total is the option's ``per_device_gb`` (`expert advise`'s "about
+57.4 GB each"), its parts the estimator's breakdown of the very setup the
+option was sized with; the hours and costs are the rows of the CLI's "Time
+and cost" chart (:func:`expert.explanation.chart.time_and_cost`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from ...explanation.chart import time_and_cost
+from ...i18n import Localizer
+from ...inference import estimate as estimator
+from ...inference.time_model import seq_len
+from ...knowledge import KnowledgeBase
+
+COMPONENTS = estimator.COMPONENTS     # weights, gradients, optimizer, activations, overhead
+WIDTH = 640                           # the drawing's width, in its own units
+BAR_X, BAR_WIDTH = 8, 624
+
+
+@dataclass(frozen=True)
+class Segment:
+    component: str      # one of COMPONENTS (the CSS class colours it)
+    label: str          # "weights"
+    figure: str         # "38.6 GB"
+    x: float
+    width: float
+
+
+@dataclass(frozen=True)
+class MemoryBar:
+    rank: int
+    title: str          # what the picture shows, for a screen reader
+    segments: list[Segment]
+    need: str           # "57.4 GB": what each device needs
+    vram: str           # "80 GB": what each device has
+    vram_x: float       # where the device's memory line is
+    need_x: float
+    fits: bool
+
+
+@dataclass(frozen=True)
+class Bar:
+    label: str
+    figure: str
+    width: float
+
+
+@dataclass(frozen=True)
+class TimeAndCost:
+    rows: list[tuple[int, str, Bar, Bar, bool | None]]   # rank, label, hours bar, cost bar, meets the deadline
+    deadline: str | None
+    deadline_x: float | None
+    budget: str
+
+
+def _labels(tr: Localizer) -> dict[str, str]:
+    _ = tr.gettext
+    return {"weights": _("weights"), "gradients": _("gradients"), "optimizer": _("optimizer state"),
+            "activations": _("activations"), "overhead": _("framework overhead")}
+
+
+def memory_bars(result: Any, kb: KnowledgeBase, tr: Localizer) -> list[MemoryBar]:
+    """One bar per recommendation: what a device holds, part by part, against its memory."""
+    _ = tr.gettext
+    labels = _labels(tr)
+    profile = result.profile
+    bars = []
+    for rec in result.recommendations:
+        recipe = rec.recipe
+        setup = estimator.typical(
+            kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
+            precision=recipe["precision"], optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
+            checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=rec.devices,
+            strategy=recipe["strategy"], seq_len=seq_len(kb, profile), batch=recipe["micro_batch"],
+            optimizer_in_backward=bool(recipe.get("optimizer_in_backward")))
+        parts = estimator.estimate(kb, setup).breakdown
+        device_gb = rec.vram_gb * rec.count / rec.devices
+        scale = BAR_WIDTH / (max(device_gb, rec.per_device_gb, sum(parts.values())) * 1.02)
+        x, segments = float(BAR_X), []
+        for component in COMPONENTS:
+            width = parts.get(component, 0.0) * scale
+            segments.append(Segment(component, labels[component], tr.gb(parts.get(component, 0.0)), round(x, 1),
+                                    round(width, 1)))
+            x += width
+        title = _("%(option)s: about %(need)s of each device's %(vram)s") % {
+            "option": _option(rec, tr), "need": tr.gb(rec.per_device_gb), "vram": tr.gb(device_gb)}
+        bars.append(MemoryBar(rec.rank, title, segments, tr.gb(rec.per_device_gb), tr.gb(device_gb),
+                              round(BAR_X + device_gb * scale, 1), round(BAR_X + rec.per_device_gb * scale, 1),
+                              rec.per_device_gb <= device_gb))
+    return bars
+
+
+def _option(rec: Any, tr: Localizer) -> str:
+    return tr.gettext("your GPU") if rec.gpu == "own" else f"{rec.count} × {rec.name}"
+
+
+def time_cost(result: Any, kb: KnowledgeBase, tr: Localizer) -> TimeAndCost | None:
+    """The options' hours and costs side by side (None with fewer than two options, as on the CLI)."""
+    chart = time_and_cost(result, kb, tr, 80)
+    if chart is None:
+        return None
+    recs = result.shown()
+    deadline = result.profile.get("deadline_h")
+    longest = max([rec.hours for rec in recs] + ([deadline] if deadline else []))
+    dearest = max(rec.cost["total"] for rec in recs) or 1.0
+    rows = []
+    for rec, row in zip(recs, chart.rows, strict=True):
+        rows.append((row.rank, row.label, Bar(row.label, row.hours, round(rec.hours / longest * 100, 1)),
+                     Bar(row.label, row.cost, round(rec.cost["total"] / dearest * 100, 1)), row.meets))
+    deadline_x = round(deadline / longest * 100, 1) if deadline else None
+    return TimeAndCost(rows, chart.deadline, deadline_x, chart.budget)
