@@ -361,6 +361,39 @@ def mcp(transport: str, host: str, port: int, allow_remote: bool, allowed_hosts:
     serve(transport, host=host, port=port, allow_remote=allow_remote, allowed_hosts=allowed_hosts)
 
 
+@main.command(short_help="Serve the consultation as a web page, with its JSON API.")
+@click.option("--host", default="127.0.0.1", show_default=True, help="The address to listen on.")
+@click.option("--port", default=8000, show_default=True, type=click.IntRange(1, 65535), help="The port.")
+@click.option("--allow-remote", is_flag=True, help="Allow a --host beyond this machine (0.0.0.0, a LAN address).")
+@click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME[:PORT]",
+              help="With --allow-remote: a name clients use to reach the server (the Host header is checked); "
+                   "repeat for each.")
+def serve(host: str, port: int, allow_remote: bool, allowed_hosts: tuple[str, ...]) -> None:
+    """Serve the consultation as a web page: the form, the answer with its
+    pictures, the reasoning by click, and /api/advise, /api/explain and
+    /api/estimate (the JSON of --format json). See docs/web.md.
+
+    Needs the web extra: pip install 'expert[web]'. Listens on 127.0.0.1
+    unless told otherwise; the Host header of every request is checked.
+
+    \b
+    Examples:
+      expert serve
+      expert serve --port 8080
+      expert serve --host 0.0.0.0 --allow-remote --allowed-host gpu.example.org
+    """
+    try:
+        from .web import serve as serve_web
+        from .web.hosts import allowed
+    except ImportError as error:
+        fail(f"Error: `expert serve` needs starlette and uvicorn: pip install 'expert[web]' ({quoted(str(error))}).", 1)
+    try:
+        allowed(host, port, allow_remote, allowed_hosts)
+    except ValueError as error:
+        fail(f"Error: {error}", 2)
+    serve_web(host, port, allow_remote, allowed_hosts)
+
+
 def run() -> None:
     """``python -m expert``: the same as the ``expert`` command (the group, run standalone)."""
     main.main()

@@ -110,8 +110,8 @@ def templates(lang: str) -> jinja2.Environment:
     return env
 
 
-def _read(request: Request, lang: str) -> reader.Form:
-    return reader.read(request.query_params.multi_items(), lang, shipped_catalogs())
+def _read(request: Request, lang: str, others: tuple[str, ...] = reader.PAGE_KEYS) -> reader.Form:
+    return reader.read(request.query_params.multi_items(), lang, shipped_catalogs(), others)
 
 
 async def page(request: Request) -> Response:
@@ -137,12 +137,14 @@ def render_page(form: reader.Form, result: consult.Page | None, lang: str) -> st
 
     kb = knowledge_base()
     shown = reader.Form(lang, result.values) if result is not None else form     # a WHAT IF's change applied
+    drawn = fields(kb, Localizer(lang), shown.values, form.errors)
+    # an error of a key the form has no field for (why-not, what-if, lang) stands beside the whole form
+    beside_form = [message for key, message in form.errors.items() if key not in {f.key for f in drawn}]
     other = "es" if lang == "en" else "en"
     return str(templates(lang).get_template("page.html.j2").render(
-        lang=lang, other_lang=other, values=shown.values, errors=form.errors, page=result,
-        fields=fields(kb, Localizer(lang), shown.values, form.errors), suggestions=suggestions(),
-        query=shown.query() if result is not None else form.query(),
-        with_change=lambda change: reader.with_change(shown, change), form_error=form.errors.get(reader.FORM_ERROR)))
+        lang=lang, other_lang=other, values=shown.values, errors=form.errors, page=result, fields=drawn,
+        suggestions=suggestions(), query=shown.query() if result is not None else form.query(),
+        with_change=lambda change: reader.with_change(shown, change), form_error=" ".join(beside_form)))
 
 
 def _error(error: InputError | str, field: str | None = None) -> JSONResponse:
@@ -163,9 +165,9 @@ def _api(run: Any) -> Any:
     return endpoint
 
 
-def _profile_json(call: Any) -> Any:
+def _profile_json(call: Any, others: tuple[str, ...]) -> Any:
     def run(request: Request, lang: str) -> str:
-        form = _read(request, lang)
+        form = _read(request, lang, others)
         form.values.pop("lang", None)
         if form.errors:
             key, message = next(iter(form.errors.items()))
@@ -181,7 +183,7 @@ def _estimate(request: Request, lang: str) -> str:
 
 async def launch_zip(request: Request) -> Response:
     lang = language(request)
-    form = _read(request, lang)
+    form = _read(request, lang, reader.LAUNCH_KEYS)
     form.values.pop("lang", None)
     if form.errors:
         return Response(next(iter(form.errors.values())), 400, media_type="text/plain; charset=utf-8")
@@ -197,10 +199,11 @@ def create_app(allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS) -> Starlette:
     """The app; ``allowed_hosts``: the Host headers it answers (the loopback's by default)."""
     routes = [
         Route("/", page),
-        Route("/api/advise", _api(_profile_json(consult.advise_json))),
-        Route("/api/explain", _api(_profile_json(consult.explain_json))),
+        Route("/api/advise", _api(_profile_json(consult.advise_json, reader.ADVISE_KEYS))),
+        Route("/api/explain", _api(_profile_json(consult.explain_json, reader.EXPLAIN_KEYS))),
         Route("/api/estimate", _api(_estimate)),
         Route("/launch.zip", launch_zip),
+        Route("/favicon.ico", lambda request: Response(status_code=204)),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
     middleware = [Middleware(SecurityHeaders), Middleware(HostCheck, hosts=tuple(allowed_hosts))]

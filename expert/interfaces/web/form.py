@@ -43,10 +43,13 @@ PROFILE_KEYS: tuple[tuple[str, str, str], ...] = (
 OPTION_KEYS = ("catalog", "basis", "price")
 # The other long names of the CLI's options.
 ALIASES = {"model": "model-size", "own-gpu": "vram", "seq-len": "tokens-per-example"}
-# Keys that are not the profile: the language, explain's --why-not and --what-if
-# (FIELD=VALUE, repeatable), the option a launch .zip is made of, and the
-# API's --detail.
-OTHER_KEYS = ("lang", "why-not", "what-if", "option", "detail")
+# Keys that are not the profile, by where they are read: the language;
+# explain's --why-not and --what-if (FIELD=VALUE, repeatable); the API's
+# --detail; the option a launch .zip is made of.
+PAGE_KEYS = ("lang", "why-not", "what-if")
+ADVISE_KEYS = ("lang", "detail")
+EXPLAIN_KEYS = ("lang", "why-not", "what-if", "detail")
+LAUNCH_KEYS = ("lang", "option")
 REPEATABLE = ("what-if", "price")
 
 FIELD_KEYS = {argument: key for key, argument, _ in PROFILE_KEYS} | {"prices": "price", "catalog": "catalog",
@@ -102,13 +105,15 @@ def key_of(field_name: str | None) -> str:
     return FIELD_KEYS.get(field_name, FORM_ERROR)
 
 
-def read(pairs: Iterable[tuple[str, str]], lang: str, catalogs: Iterable[str]) -> Form:
-    """The pairs of a query string, read into a :class:`Form` (errors by key, never raised)."""
+def read(pairs: Iterable[tuple[str, str]], lang: str, catalogs: Iterable[str],
+         others: tuple[str, ...] = PAGE_KEYS) -> Form:
+    """The pairs of a query string, read into a :class:`Form` (errors by key, never raised); ``others``: the
+    keys besides the profile's this reader takes."""
     tr = Localizer(lang)
     _ = tr.gettext
     form = Form(lang)
     known = [key for key, _arg, _kind in PROFILE_KEYS] + list(OPTION_KEYS)
-    accepted = known + list(OTHER_KEYS)
+    accepted = known + list(others)
     seen: dict[str, str] = {}
     for count, (name, value) in enumerate(pairs):
         if count >= MAX_PAIRS:

@@ -1,0 +1,297 @@
+"""`expert serve` without a browser (Starlette's TestClient): the page and
+/api/* say what the library and the CLI say, to the digit; a bad value's
+message stands beside its field in the page's language; an unknown key is
+an error; the headers are strict; hostile text renders as text; the launch
+.zip holds the library's files; the server binds beyond the loopback only
+when told to (issue 38). The real browser is tests/test_web_browser.py."""
+
+from __future__ import annotations
+
+import html
+import io
+import json
+import re
+import zipfile
+from pathlib import Path
+import pytest
+from click.testing import CliRunner
+
+pytest.importorskip("starlette")
+from starlette.testclient import TestClient  # noqa: E402
+
+from expert import InputError, advise, explain, launch  # noqa: E402
+from expert.i18n import Localizer  # noqa: E402
+from expert.interfaces.cli import main  # noqa: E402
+from expert.interfaces.web import create_app  # noqa: E402
+from expert.interfaces.web import app as web_app  # noqa: E402
+from expert.interfaces.web.hosts import accepts, allowed  # noqa: E402
+
+PROFILE = {"model-size": "70", "method": "lora", "deadline": "8"}
+ARGS = {"model_size_b": "70", "method": "lora", "deadline_h": "8"}
+XSS = '<script>alert("x")</script><img src=x onerror=alert(1)>'
+
+
+@pytest.fixture(scope="module")
+def client() -> TestClient:
+    return TestClient(create_app(), base_url="http://127.0.0.1:8000")
+
+
+def field_error(page: str, key: str) -> str:
+    found = re.search(rf'<p [^>]*id="e-{re.escape(key)}"[^>]*>(.*?)</p>', page, re.S)
+    assert found, f"no error element for {key}"
+    return html.unescape(found.group(1))
+
+
+def cli(*args: str) -> str:
+    out = CliRunner().invoke(main, list(args))
+    assert out.exit_code == 0, out.output
+    return out.output
+
+
+def test_the_page_and_the_api_say_what_advise_and_the_cli_say(client: TestClient) -> None:
+    page = client.get("/", params=PROFILE)
+    assert page.status_code == 200 and page.headers["content-type"].startswith("text/html")
+    api = client.get("/api/advise", params=PROFILE)
+    assert api.status_code == 200 and api.headers["content-type"] == "application/json"
+    result = advise(**ARGS, lang="en")
+    assert api.json() == result.to_dict()
+    assert api.json() == json.loads(cli("advise", "--model-size", "70", "--method", "lora", "--deadline", "8",
+                                        "--format", "json", "--lang", "en"))
+    text = html.unescape(page.text)
+    tr = Localizer("en")
+    for rec in result.recommendations:
+        assert rec.text in text
+        assert f"Each device holds about {tr.gb(rec.per_device_gb)} of its" in text
+    for note in result.advice + result.warnings:
+        assert note.text in text
+    for rejected in result.rejected:
+        assert rejected.name in text
+    # the time and cost bars: the figures of the CLI's "Time and cost" chart, to the digit
+    shown = cli("advise", "--model-size", "70", "--method", "lora", "--deadline", "8", "--lang", "en")
+    chart = shown.split("Time and cost", 1)[1].split("Advice", 1)[0]
+    figures = re.findall(r'<span class="figure">(.*?)</span>', page.text)
+    assert len(figures) == 2 * len(result.recommendations)
+    for figure in figures:
+        assert html.unescape(figure) in chart
+
+
+def test_the_memory_bar_is_the_estimators_breakdown_of_the_option(client: TestClient) -> None:
+    """The parts drawn add up to the option's figure per device (the CLI's "about 57.4 GB each")."""
+    from expert.interfaces.api import knowledge_base
+    from expert.interfaces.web.pictures import memory_bars
+
+    for args in (ARGS, {"model_size_b": "Llama-3-8B", "method": "full", "vram_gb": "24"}):
+        result = advise(**args, lang="en")
+        for bar, rec in zip(memory_bars(result, knowledge_base(), Localizer("en")), result.recommendations,
+                            strict=True):
+            total = sum(float(s.figure.split()[0]) for s in bar.segments)
+            assert abs(total - rec.per_device_gb) < 0.1 * len(bar.segments), (bar, rec.per_device_gb)
+
+
+def test_the_explain_and_estimate_apis_are_the_clis_json(client: TestClient) -> None:
+    got = client.get("/api/explain", params={**PROFILE, "why-not": "rtx-4090", "what-if": "deadline=24"})
+    assert got.status_code == 200
+    assert got.json() == json.loads(cli("explain", "--model-size", "70", "--method", "lora", "--deadline", "8",
+                                        "--why-not", "rtx-4090", "--what-if", "deadline=24", "--format", "json",
+                                        "--lang", "en"))
+    got = client.get("/api/estimate", params={"model-size": "70", "method": "lora", "gpus": "4", "strategy": "zero3",
+                                             "lang": "es"})
+    assert got.status_code == 200
+    assert got.json() == json.loads(cli("estimate", "--model-size", "70", "--method", "lora", "--gpus", "4",
+                                        "--strategy", "zero3", "--format", "json", "--lang", "es"))
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize(("key", "value", "field"), [("method", "lorax", "method"),
+                                                     ("deadline", "by friday", "deadline_h"),
+                                                     ("vram", "RTX 9999", "vram_gb"),
+                                                     ("epochs", "x" * 150, "epochs")])
+def test_a_bad_value_is_refused_beside_its_field_in_the_pages_language(client: TestClient, lang: str, key: str,
+                                                                         value: str, field: str) -> None:
+    page = client.get("/", params={**PROFILE, key: value, "lang": lang})
+    assert page.status_code == 400
+    with pytest.raises(InputError) as error:
+        advise(**{**ARGS, field: value}, lang=lang)
+    assert field_error(page.text, key) == str(error.value)
+    assert f'<html lang="{lang}">' in page.text
+    # the control says it is invalid and points at its message; nothing typed is lost
+    control = re.search(rf'<(input|select)[^>]*id="f-{key}"[^>]*>', page.text, re.S)
+    assert control and 'aria-invalid="true"' in control.group(0) and f"e-{key}" in control.group(0)
+    assert html.escape(value, quote=True) in page.text
+    for other, typed in PROFILE.items():
+        if other != key:
+            assert f'value="{typed}"' in page.text
+    api = client.get("/api/advise", params={**PROFILE, key: value, "lang": lang})
+    assert api.status_code == 400 and api.json() == {"error": {"field": key, "message": str(error.value)}}
+
+
+def test_an_unknown_key_is_an_error_beside_the_form_never_ignored(client: TestClient) -> None:
+    page = client.get("/", params={**PROFILE, "colour": "red", "lang": "es"})
+    assert page.status_code == 400
+    message = field_error(page.text, "form")
+    assert message.startswith("«colour»") or "colour" in message
+    assert "model-size" in message and "no es un campo" in message
+    assert 'class="option' not in page.text              # nothing computed
+    api = client.get("/api/advise", params={"colour": "red"})
+    assert api.status_code == 400 and api.json()["error"]["field"] == "form"
+    assert client.get("/api/estimate", params={"colour": "red"}).status_code == 400
+    twice = client.get("/?method=lora&method=full")
+    assert twice.status_code == 400 and "given twice" in field_error(twice.text, "method")
+
+
+def test_the_language_comes_from_accept_language_and_the_toggle_keeps_the_form(client: TestClient) -> None:
+    page = client.get("/", params=PROFILE, headers={"Accept-Language": "es-ES,es;q=0.9,en;q=0.8"})
+    assert '<html lang="es">' in page.text and "Recomendación" in page.text
+    assert advise(**ARGS, lang="es").recommendations[0].text in html.unescape(page.text)
+    toggle = re.search(r'id="lang-toggle" href="([^"]+)"', page.text)
+    assert toggle
+    target = html.unescape(toggle.group(1))
+    assert "model-size=70" in target and "method=lora" in target and "deadline=8" in target and "lang=en" in target
+    english = client.get("/" + target, headers={"Accept-Language": "es"})
+    assert '<html lang="en">' in english.text and "Recommendation" in english.text
+    assert client.get("/", headers={"Accept-Language": "fr, en;q=0.5"}).text.count('<html lang="en">') == 1
+
+
+@pytest.mark.parametrize("path", ["/", "/?model-size=8", "/?colour=red", "/api/advise?model-size=8",
+                                  "/static/expert.css", "/launch.zip?model-size=8"])
+def test_every_response_has_strict_headers(client: TestClient, path: str) -> None:
+    got = client.get(path)
+    csp = got.headers["content-security-policy"]
+    assert "default-src 'self'" in csp and "frame-ancestors 'none'" in csp and "unsafe-inline" not in csp
+    assert "script-src 'self'" in csp and "style-src 'self'" in csp
+    assert got.headers["x-content-type-options"] == "nosniff"
+    assert got.headers["referrer-policy"] == "no-referrer"
+
+
+def test_the_page_has_no_inline_script_or_style(client: TestClient) -> None:
+    page = client.get("/", params=PROFILE).text
+    assert "<style" not in page and " style=" not in page and re.search(r"<script(?![^>]*\bsrc=)", page) is None
+    assert re.search(r"\son[a-z]+=", page) is None
+
+
+def test_input_sizes_are_bounded(client: TestClient) -> None:
+    too_long = client.get("/?model-size=" + "9" * 2100)
+    assert too_long.status_code == 414
+    assert client.get("/api/advise?model-size=" + "9" * 2100).status_code == 414
+    long_value = client.get("/", params={"deadline": "1" * 300})
+    assert long_value.status_code == 400 and "at most 200 characters" in field_error(long_value.text, "deadline")
+    many = client.get("/?" + "&".join(f"what-if=x{i}=1" for i in range(50)))
+    assert many.status_code == 400 and "more than 40 fields" in field_error(many.text, "form")
+
+
+@pytest.mark.parametrize("key", ["model-size", "vram", "deadline", "method", "why-not", "what-if", "catalog",
+                                 "price", XSS])
+def test_hostile_text_in_any_field_renders_as_text(client: TestClient, key: str) -> None:
+    params = {**PROFILE, key: XSS} if key != "what-if" else {**PROFILE, "what-if": f"method={XSS}"}
+    page = client.get("/", params=params)
+    assert page.status_code == 400
+    assert "<script>alert" not in page.text and "<img src=x" not in page.text
+    assert "&lt;script&gt;" in page.text or "&lt;img" in page.text
+    api = client.get("/api/advise", params=params)
+    assert api.status_code == 400 and api.headers["content-type"] == "application/json"
+
+
+def test_a_hostile_card_name_renders_as_text(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """A catalog's card name is text not written by us: the page escapes it (the page takes shipped catalogs only;
+    one is replaced here by a hostile file)."""
+    catalog = tmp_path / "hostile.toml"
+    catalog.write_text('[[gpu]]\nid = "evil-80gb"\nname = "<script>alert(1)</script> Evil"\nvendor = "nvidia"\n'
+                       'vram_gb = 80\ncost = "low"\nprice_on_demand = 0.05\nprice_spot = 0.02\n', encoding="utf-8")
+    monkeypatch.setattr(web_app, "shipped_catalogs", lambda: {str(catalog): catalog})
+    page = TestClient(create_app(), base_url="http://127.0.0.1").get("/", params={**PROFILE, "catalog": str(catalog)})
+    assert page.status_code == 200, page.text[:2000]
+    assert "&lt;script&gt;alert(1)&lt;/script&gt; Evil" in page.text
+    assert "<script>alert" not in page.text
+
+
+def test_a_model_named_with_markup_is_quoted_as_text(client: TestClient) -> None:
+    page = client.get("/", params={"model-size": "<b>Llama</b>-3-8B"})
+    assert "<b>Llama" not in page.text and "&lt;b&gt;Llama" in page.text
+
+
+def test_the_launch_zip_holds_the_librarys_files(client: TestClient) -> None:
+    got = client.get("/launch.zip", params={**PROFILE, "option": "2", "lang": "es"})
+    assert got.status_code == 200 and got.headers["content-type"] == "application/zip"
+    assert got.headers["content-disposition"] == 'attachment; filename="expert-launch-2.zip"'
+    files = launch(advise(**ARGS, lang="es"), 2).files
+    archive = zipfile.ZipFile(io.BytesIO(got.content))
+    assert sorted(archive.namelist()) == sorted(f"expert-launch-2/{name}" for name in files)
+    for name, text in files.items():
+        assert archive.read(f"expert-launch-2/{name}").decode("utf-8") == text
+    bad = client.get("/launch.zip", params={**PROFILE, "option": "9"})
+    assert bad.status_code == 400 and "option" in bad.text.lower()
+
+
+def test_why_not_links_apply_the_smallest_change_and_show_what_changed(client: TestClient) -> None:
+    profile = {"model-size": "13", "method": "full", "vram": "24"}
+    page = client.get("/", params=profile).text
+    found = re.search(r'<a class="what-if-link" href="([^"]+)">(.*?)</a>', page, re.S)
+    assert found, "a WHY NOT with a smallest change"
+    link = html.unescape(found.group(1))
+    assert "what-if=method%3Dqlora" in link
+    changed = client.get(link)
+    assert changed.status_code == 200
+    assert "What changed" in changed.text
+    what_if = explain(model_size_b="13", method="full", vram_gb="24", what_if={"method": "qlora"}, lang="en")
+    assert what_if.what_if is not None
+    for row in what_if.to_dict()["what_if"]["changed"]:
+        assert html.escape(row["after"], quote=False) in changed.text
+    # the form now holds the change, and the answer is the changed profile's
+    assert re.search(r'<option value="qlora" selected>', changed.text)
+    after = advise(model_size_b="13", method="qlora", vram_gb="24", lang="en")
+    assert html.escape(after.recommendations[0].text, quote=False) in changed.text
+
+
+def test_the_page_without_a_question_is_the_form_alone(client: TestClient) -> None:
+    page = client.get("/")
+    assert page.status_code == 200 and '<form id="consultation" method="get" action="/"' in page.text
+    assert 'class="option' not in page.text
+    assert '<datalist id="models">' in page.text and "Llama-3.1-8B" in page.text
+
+
+def test_the_server_binds_beyond_the_loopback_only_when_told() -> None:
+    assert allowed("127.0.0.1", 8000) == ("127.0.0.1:*", "localhost:*", "[::1]:*")
+    with pytest.raises(ValueError, match="--allow-remote"):
+        allowed("0.0.0.0", 8000)
+    with pytest.raises(ValueError, match="--allowed-host"):
+        allowed("0.0.0.0", 8000, allow_remote=True)
+    with pytest.raises(ValueError, match="not a host name"):
+        allowed("0.0.0.0", 8000, True, ("evil.org/<x>",))
+    hosts = allowed("0.0.0.0", 8000, True, ("gpu.example.org",))
+    assert hosts == ("gpu.example.org", "gpu.example.org:8000")
+    assert accepts("gpu.example.org:8000", hosts) and not accepts("evil.example:8000", hosts)
+    assert accepts("localhost:9999", allowed("127.0.0.1", 8000)) and accepts("[::1]:80", allowed("::1", 80))
+    # a request with another Host is refused (DNS rebinding)
+    assert TestClient(create_app(), base_url="http://evil.example").get("/").status_code == 400
+    served = TestClient(create_app(hosts), base_url="http://gpu.example.org:8000")
+    assert served.get("/").status_code == 200
+
+
+def test_expert_serve_refuses_a_remote_bind_without_the_flag() -> None:
+    out = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0"])
+    assert out.exit_code == 2 and "--allow-remote" in out.output
+    out = CliRunner().invoke(main, ["serve", "--host", "0.0.0.0", "--allow-remote"])
+    assert out.exit_code == 2 and "--allowed-host" in out.output
+
+
+def test_the_app_keeps_nothing_between_requests(client: TestClient) -> None:
+    """Stateless: the same request twice gives the same page, and no module-level container grows."""
+    first = client.get("/", params={**PROFILE, "lang": "en"}).text
+    sizes = _containers()
+    for size in ("7", "13", "34"):
+        client.get("/", params={"model-size": size})
+    assert client.get("/", params={**PROFILE, "lang": "en"}).text == first
+    assert _containers() == sizes
+
+
+def _containers() -> dict[str, int]:
+    import expert.interfaces.web.app as a
+    import expert.interfaces.web.consult as c
+    import expert.interfaces.web.form as f
+
+    found: dict[str, int] = {}
+    for module in (a, c, f):
+        for name, value in vars(module).items():
+            if isinstance(value, (dict, list, set)):
+                found[f"{module.__name__}.{name}"] = len(value)
+    return found
