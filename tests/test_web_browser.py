@@ -1,0 +1,285 @@
+"""`expert serve` in a real browser: headless Chromium (Debian's chromium and
+chromium-driver) driven by Selenium, against the app served by uvicorn on a
+free port of the loopback (issue 38, item 9).
+
+A person fills the form and reads the recommendation, opens a WHY NOT,
+applies its WHAT IF, switches the language, opens a shared address, sees a
+bad value's message beside its field, downloads an option's launch .zip;
+axe-core finds no accessibility violation; and with JavaScript off the
+plain form still answers.
+
+Without a browser the tests skip, saying why; with
+``EXPERT_BROWSER_TESTS=required`` (``.ci/run`` sets it) a missing browser,
+driver or axe-core is a failure. ``EXPERT_AXE`` is the path of axe.min.js
+(``.ci/run`` installs the pinned npm package). With
+``EXPERT_WEB_SCREENSHOTS=DIR`` the test saves the page in English and
+Spanish there (docs/web.md's pictures: ``EXPERT_WEB_SCREENSHOTS=docs/images``).
+"""
+
+from __future__ import annotations
+
+import io
+import os
+import shutil
+import socket
+import tempfile
+import threading
+import time
+import zipfile
+from collections.abc import Callable, Iterator
+from pathlib import Path
+from typing import Any
+from urllib.parse import urlencode
+
+import pytest
+
+from expert import InputError, advise
+
+REQUIRED = os.environ.get("EXPERT_BROWSER_TESTS") == "required"
+CHROMIUM = os.environ.get("EXPERT_CHROMIUM", "/usr/bin/chromium")
+CHROMEDRIVER = os.environ.get("EXPERT_CHROMEDRIVER", "/usr/bin/chromedriver")
+AXE = os.environ.get("EXPERT_AXE", "")
+WAIT = 20.0      # seconds before a wait is a failure: a guard, never a measure of speed
+
+
+def _missing() -> str | None:
+    """What the browser test lacks on this machine, or None."""
+    try:
+        import selenium  # noqa: F401
+        import uvicorn  # noqa: F401
+    except ImportError as error:
+        return f"selenium or uvicorn is not installed ({error})"
+    for path in (CHROMIUM, CHROMEDRIVER):
+        if not (os.path.isfile(path) and os.access(path, os.X_OK)):
+            return f"{path} is not installed (apt-get install chromium chromium-driver)"
+    return None
+
+
+def _need(what: str | None) -> None:
+    if what is not None:
+        if REQUIRED:
+            pytest.fail(f"EXPERT_BROWSER_TESTS=required, but {what}")
+        pytest.skip(what)
+
+
+@pytest.fixture(scope="module")
+def server() -> Iterator[str]:
+    _need(_missing())
+    import uvicorn
+
+    from expert.interfaces.web import create_app
+
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = probe.getsockname()[1]
+    app = uvicorn.Server(uvicorn.Config(create_app(), host="127.0.0.1", port=port, log_level="warning"))
+    thread = threading.Thread(target=app.run, daemon=True)
+    thread.start()
+    deadline = time.monotonic() + WAIT
+    while not app.started:
+        assert time.monotonic() < deadline and thread.is_alive(), "the server did not start"
+        time.sleep(0.02)
+    yield f"http://127.0.0.1:{port}"
+    app.should_exit = True
+    thread.join(WAIT)
+
+
+def _browser(downloads: Path, javascript: bool = True) -> Any:
+    from selenium import webdriver
+    from selenium.webdriver.chrome.service import Service
+
+    options = webdriver.ChromeOptions()
+    options.binary_location = CHROMIUM
+    for argument in ("--headless=new", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+                     "--disable-background-networking", "--disable-component-update", "--disable-sync",
+                     "--disable-dev-shm-usage", "--window-size=1000,1400", "--lang=en-US",
+                     f"--user-data-dir={tempfile.mkdtemp(prefix='expert-chromium-')}"):
+        options.add_argument(argument)
+    prefs: dict[str, Any] = {"download.default_directory": str(downloads), "download.prompt_for_download": False,
+                             "intl.accept_languages": "en-US,en"}
+    if not javascript:
+        prefs["profile.managed_default_content_settings.javascript"] = 2
+    options.add_experimental_option("prefs", prefs)
+    # the driver Debian installs, never one selenium-manager would download
+    driver = webdriver.Chrome(service=Service(CHROMEDRIVER), options=options)
+    driver.execute_cdp_cmd("Browser.setDownloadBehavior", {"behavior": "allow", "downloadPath": str(downloads)})
+    return driver
+
+
+@pytest.fixture(scope="module")
+def downloads(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return tmp_path_factory.mktemp("downloads")
+
+
+@pytest.fixture(scope="module")
+def browser(server: str, downloads: Path) -> Iterator[Any]:
+    driver = _browser(downloads)
+    yield driver
+    user_data = next((a.split("=", 1)[1] for a in driver.capabilities.get("goog:chromeOptions", {}).get("args", [])
+                      if a.startswith("--user-data-dir=")), None)
+    driver.quit()
+    if user_data:
+        shutil.rmtree(user_data, ignore_errors=True)
+
+
+def until(condition: Callable[[], Any], what: str) -> Any:
+    deadline = time.monotonic() + WAIT
+    while True:
+        try:
+            value = condition()
+        except Exception:      # an element replaced while read: read it again
+            value = None
+        if value:
+            return value
+        assert time.monotonic() < deadline, f"waited {WAIT:.0f} s for {what}"
+        time.sleep(0.05)
+
+
+def by_id(driver: Any, id_: str) -> Any:
+    from selenium.webdriver.common.by import By
+
+    return driver.find_element(By.ID, id_)
+
+
+def css(driver: Any, selector: str) -> list[Any]:
+    from selenium.webdriver.common.by import By
+
+    return list(driver.find_elements(By.CSS_SELECTOR, selector))
+
+
+def choose(driver: Any, key: str, value: str) -> None:
+    from selenium.webdriver.support.ui import Select
+
+    Select(by_id(driver, f"f-{key}")).select_by_value(value)
+
+
+def typed(driver: Any, key: str, text: str) -> None:
+    field = by_id(driver, f"f-{key}")
+    field.clear()
+    field.send_keys(text)
+
+
+def plain(text: str) -> str:
+    """Text as the browser reports an element's text: no-break spaces (babel's, in Spanish) as spaces."""
+    return text.replace("\u00a0", " ").replace("\u202f", " ")
+
+
+def axe_violations(driver: Any) -> list[dict[str, Any]]:
+    driver.execute_script(Path(AXE).read_text(encoding="utf-8"))
+    result = driver.execute_async_script(
+        "var done = arguments[arguments.length - 1];"
+        "axe.run(document, {resultTypes: ['violations']}).then(function (r) { done(r.violations); },"
+        " function (e) { done([{id: 'axe-error', help: String(e), nodes: []}]); });")
+    return [{"id": v["id"], "help": v["help"], "nodes": [n.get("target") for n in v["nodes"]][:5]} for v in result]
+
+
+def test_a_person_consults_the_page(browser: Any, server: str, downloads: Path) -> None:
+    d = browser
+    # fill the form and read the recommendation
+    d.get(server + "/?lang=en")
+    typed(d, "model-size", "70")
+    choose(d, "method", "lora")
+    typed(d, "deadline", "8")
+    by_id(d, "consultation").submit()
+    pick = until(lambda: by_id(d, "option-1-heading").text, "the recommendation")
+    expected = advise(model_size_b="70", method="lora", deadline_h="8", lang="en")
+    first = expected.recommendations[0]
+    assert pick == f"1. {first.count} × {first.name}"
+    assert by_id(d, "option-1").find_element("css selector", ".option-text").text == plain(first.text)
+    assert "deadline=8" in d.current_url and "vram=" not in d.current_url     # empty fields left out of the address
+
+    # the script asks again as a field changes (debounced), and the address follows
+    typed(d, "deadline", "48")
+    until(lambda: "deadline=48" in d.current_url, "the update as the field changed")
+    assert by_id(d, "f-deadline").get_attribute("value") == "48"
+
+    # HOW opens by click
+    how = css(d, "#option-1 details.how")[0]
+    how.find_element("css selector", "summary").click()
+    until(lambda: how.get_attribute("open") is not None, "HOW to open")
+    assert "rule vram-requirement" in how.text
+
+    # a bad value: its message beside its field, what was typed kept
+    typed(d, "deadline", "by friday")
+    by_id(d, "consultation").submit()
+    message = until(lambda: by_id(d, "e-deadline").is_displayed() and by_id(d, "e-deadline").text, "the error")
+    with pytest.raises(InputError) as error:
+        advise(model_size_b="70", method="lora", deadline_h="by friday", lang="en")
+    assert message == plain(str(error.value))
+    assert by_id(d, "f-deadline").get_attribute("value") == "by friday"
+    assert "e-deadline" in by_id(d, "f-deadline").get_attribute("aria-describedby")
+    assert by_id(d, "f-deadline").get_attribute("aria-invalid") == "true"
+    assert by_id(d, "f-model-size").get_attribute("value") == "70"
+
+    # open a WHY NOT and apply its smallest change (WHAT IF)
+    d.get(server + "/?" + urlencode({"model-size": "13", "method": "full", "vram": "24", "lang": "en"}))
+    why_not = by_id(d, "why-not-own")
+    why_not.find_element("css selector", "summary").click()
+    link = until(lambda: why_not.find_element("css selector", "a.what-if-link"), "the smallest change")
+    assert link.is_displayed() and "QLoRA" in link.text
+    link.click()
+    until(lambda: "What changed" in by_id(d, "what-if-heading").text, "what changed")
+    assert "method=qlora" in d.current_url.replace("%3D", "=")
+    assert by_id(d, "f-method").get_attribute("value") == "qlora"
+    assert by_id(d, "option-1-heading").text.startswith("1. ")
+
+    # switch the language: the form is kept
+    by_id(d, "lang-toggle").click()
+    until(lambda: d.find_element("css selector", "html").get_attribute("lang") == "es", "Spanish")
+    assert by_id(d, "f-model-size").get_attribute("value") == "13"
+    assert by_id(d, "f-vram").get_attribute("value") == "24"
+    assert "Recomendación" in by_id(d, "answer").text
+
+    # a shared address reproduces the answer
+    shared = {"model-size": "70", "method": "lora", "deadline": "8", "lang": "es"}
+    d.get(server + "/?" + urlencode(shared))
+    spanish = advise(model_size_b="70", method="lora", deadline_h="8", lang="es").recommendations[0]
+    assert by_id(d, "option-1").find_element("css selector", ".option-text").text == plain(spanish.text)
+    assert d.find_element("css selector", "html").get_attribute("lang") == "es"
+    _screenshot(d, "web-es.png")
+
+    # accessibility, in both languages (axe-core, inside the browser)
+    _need(None if AXE and os.path.isfile(AXE) else "EXPERT_AXE does not name axe.min.js (npm install axe-core)")
+    assert axe_violations(d) == []
+    d.get(server + "/?" + urlencode({**shared, "lang": "en"}))
+    _screenshot(d, "web-en.png")
+    assert axe_violations(d) == []
+
+    # an option's launch files, downloaded
+    css(d, "#option-1 a.launch")[0].click()
+    archive = until(lambda: next(iter(downloads.glob("expert-launch-1.zip")), None), "the .zip")
+    until(lambda: archive.stat().st_size > 0 and not list(downloads.glob("*.crdownload")), "the download to end")
+    names = zipfile.ZipFile(io.BytesIO(archive.read_bytes())).namelist()
+    assert "expert-launch-1/train.py" in names and "expert-launch-1/README.md" in names
+
+
+def test_the_plain_form_works_without_javascript(server: str, downloads: Path) -> None:
+    d = _browser(downloads, javascript=False)
+    try:
+        d.get(server + "/?lang=en")
+        typed(d, "model-size", "Llama-3.1-8B")
+        choose(d, "method", "qlora")
+        by_id(d, "f-model-size").submit()
+        heading = until(lambda: by_id(d, "option-1-heading").text, "the answer without JavaScript")
+        first = advise(model_size="Llama-3.1-8B", method="qlora", lang="en").recommendations[0]
+        assert heading.endswith(first.name) or heading.endswith("your GPU")
+        assert "model-size=Llama-3.1-8B" in d.current_url
+        # <details> open without a script
+        summary = css(d, "#option-1 details.how summary")[0]
+        summary.click()
+        assert css(d, "#option-1 details.how")[0].get_attribute("open") is not None
+    finally:
+        d.quit()
+
+
+def _screenshot(driver: Any, name: str) -> None:
+    """The top of the page, from the form to the first option, at 60 % (a small PNG for docs/web.md)."""
+    folder = os.environ.get("EXPERT_WEB_SCREENSHOTS")
+    if folder:
+        import base64
+
+        Path(folder).mkdir(parents=True, exist_ok=True)
+        shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
+            "format": "png", "captureBeyondViewport": True,
+            "clip": {"x": 0, "y": 0, "width": 1000, "height": 1700, "scale": 0.6}})
+        (Path(folder) / name).write_bytes(base64.b64decode(shot["data"]))
