@@ -16,13 +16,14 @@ referrer policy and frame-ancestors 'none'; the Host header is checked.
 
 from __future__ import annotations
 
+import time
+from contextvars import ContextVar
 from functools import cache
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlencode
 
 from starlette.applications import Starlette
-from starlette.concurrency import run_in_threadpool
 from starlette.middleware import Middleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
@@ -41,6 +42,8 @@ if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
 
 HERE = Path(__file__).resolve().parent
+THREADS = 1          # consultations computed at once, per process (the GIL runs one at a time anyway)
+COMPUTED: ContextVar[float] = ContextVar("computed", default=0.0)    # seconds a request spent in the library
 LANGS = ("en", "es")
 HEADERS = [
     (b"content-security-policy", b"default-src 'self'; script-src 'self'; style-src 'self'; img-src 'self'; "
@@ -63,9 +66,16 @@ class SecurityHeaders:
             await self.app(scope, receive, send)
             return
 
+        started = time.perf_counter()
+        COMPUTED.set(0.0)
+
         async def with_headers(message: Message) -> None:
             if message["type"] == "http.response.start":
-                message["headers"] = [*message.get("headers", []), *HEADERS]
+                # the server's time for the request (compute: in the library and the template; app: with the
+                # wait for a thread), for bench/web_load.py and a browser's network panel
+                took = (f"compute;dur={COMPUTED.get() * 1000:.1f}, "
+                        f"app;dur={(time.perf_counter() - started) * 1000:.1f}").encode()
+                message["headers"] = [*message.get("headers", []), *HEADERS, (b"server-timing", took)]
             await send(message)
 
         if len(scope.get("query_string", b"")) > reader.MAX_QUERY:
@@ -77,6 +87,28 @@ class SecurityHeaders:
             await response(scope, receive, with_headers)
             return
         await self.app(scope, receive, with_headers)
+
+
+_LIMITER: list[Any] = []     # one CapacityLimiter, made in the event loop on the first request
+
+
+async def run_in_threadpool(function: Any, *args: Any) -> Any:
+    """``function(*args)`` in a worker thread, at most :data:`THREADS` at once: the library keeps an engine per
+    thread, so a bounded pool keeps memory flat however many visitors come (CPU-bound work gains nothing from
+    more threads under the GIL; more processes scale it: docs/web.md). The time it computed is added to the
+    response's Server-Timing (``compute``)."""
+    import anyio
+
+    if not _LIMITER:
+        _LIMITER.append(anyio.CapacityLimiter(THREADS))
+
+    def timed() -> tuple[Any, float]:
+        started = time.perf_counter()
+        return function(*args), time.perf_counter() - started
+
+    value, took = await anyio.to_thread.run_sync(timed, limiter=_LIMITER[0])
+    COMPUTED.set(COMPUTED.get() + took)
+    return value
 
 
 def language(request: Request) -> str:
@@ -121,14 +153,18 @@ async def page(request: Request) -> Response:
         form.errors.setdefault("lang", Localizer(lang).gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.")
                                % {"field": "lang", "value": form.values["lang"][:40], "accepted": "en, es"})
     form.values.pop("lang", None)
-    result = None
-    if form.asked and not form.errors:
-        try:
-            result = await run_in_threadpool(consult.page, form)
-        except InputError as error:
-            form.errors[reader.key_of(error.field)] = str(error)
-    status = 400 if form.errors else 200
-    return HTMLResponse(render_page(form, result, lang), status)
+
+    def answer() -> tuple[str, int]:
+        result = None
+        if form.asked and not form.errors:
+            try:
+                result = consult.page(form)
+            except InputError as error:
+                form.errors[reader.key_of(error.field)] = str(error)
+        return render_page(form, result, lang), 400 if form.errors else 200
+
+    text, status = await run_in_threadpool(answer)
+    return HTMLResponse(text, status)
 
 
 def render_page(form: reader.Form, result: consult.Page | None, lang: str) -> str:
