@@ -36,6 +36,8 @@ def test_wheel_contains_knowledge_base_catalogs_and_templates(wheel: Path) -> No
     assert "expert/explanation/templates/advise.txt.j2" in names and "expert/explanation/templates/advise.md.j2" in names
     assert "expert/py.typed" in names
     assert "expert/interfaces/completion.json" in names                              # the words of shell completion
+    for asset in ("templates/page.html.j2", "static/expert.css", "static/expert.js"):   # expert serve's page
+        assert f"expert/interfaces/web/{asset}" in names, asset
     assert any(n.endswith(".data/data/share/man/man1/expert.1") for n in names), "the man page"
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
     assert "expert = expert.interfaces.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()

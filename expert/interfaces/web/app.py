@@ -30,7 +30,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
-from ... import InputError
+from ...errors import InputError
 from ...i18n import Localizer
 from ...knowledge.bases import shipped_catalogs
 from . import consult

@@ -11,9 +11,11 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
-from ... import InputError, advise, explain, launch
+from ...errors import InputError
+from ...explanation.explain import explain
 from ...i18n import Localizer
-from ..api import estimate, knowledge_base
+from ..api import advise, estimate, knowledge_base
+from ..launch import launch
 from . import form as reader
 from .pictures import MemoryBar, TimeAndCost, memory_bars, time_cost
 

@@ -26,8 +26,9 @@ class Field:
     error: str | None
 
 
-def _hints(tr: Localizer) -> dict[str, str]:
+def _hints(kb: Any, tr: Localizer) -> dict[str, str]:
     _ = tr.gettext
+    example = f"{kb.catalog[-1].id}=2.4" if kb.catalog else "CARD=2.4"
     return {
         "model-size": _("Billions of parameters, or the model's name: 8, 70B, Llama-3.1-8B, Mixtral 8x7B."),
         "deadline": _("Time available for training: 8, 8h, 2 days, a week."),
@@ -35,14 +36,15 @@ def _hints(tr: Localizer) -> dict[str, str]:
         "dataset": _("Training examples: 10000, 10k."),
         "tokens-per-example": _("Tokens in one training example (default 1,024): 512, 4k."),
         "epochs": _("Passes over the dataset (default 1): 1, 3, 0.5."),
-        "price": _("What you pay per card-hour: a card's id, =, USD; several separated by commas (h100-80gb=2.4)."),
+        "price": _("What you pay per card-hour: a card's id, =, USD; several separated by commas "
+                   "(%(example)s).") % {"example": example},
     }
 
 
 def fields(kb: Any, tr: Localizer, values: dict[str, str], errors: dict[str, str]) -> list[Field]:
     """Every field of the form, in order: the profile's, then the catalog, the basis and prices."""
     _ = tr.gettext
-    hints = _hints(tr)
+    hints = _hints(kb, tr)
     unset = _("— not given (default: %(default)s) —")
     drawn = []
     for key, name, kind in PROFILE_KEYS:

@@ -159,8 +159,8 @@ def read(pairs: Iterable[tuple[str, str]], lang: str, catalogs: Iterable[str],
 
 
 def prices(text: str, tr: Localizer) -> dict[str, str]:
-    """``"h100-80gb=2.4, a100-80gb=1.5"`` as advise()'s ``prices`` (the library reads the cards and the numbers)."""
-    from ... import InputError
+    """``"CARD=USD, CARD=USD"`` (catalog ids) as advise()'s ``prices`` (the library reads the cards and the numbers)."""
+    from ...errors import InputError
 
     found: dict[str, str] = {}
     for pair in (part.strip() for part in text.replace(";", ",").split(",")):
@@ -179,7 +179,7 @@ def prices(text: str, tr: Localizer) -> dict[str, str]:
 
 def what_if(changes: Iterable[str], tr: Localizer) -> dict[str, str]:
     """``what-if`` values (FIELD=VALUE, FIELD a key of the form) as explain()'s ``what_if``."""
-    from ... import InputError
+    from ...errors import InputError
 
     fields = {key: argument for key, argument, _ in PROFILE_KEYS}
     fields.update({alias: fields[target] for alias, target in ALIASES.items()})
