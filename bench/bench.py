@@ -215,8 +215,8 @@ def one_advise() -> None:
 
     import expert._vendor.experta
     lap("import floor")
-    import expert.interfaces.cli  # noqa: F401
-    lap("import expert.interfaces.cli")
+    import expert.interfaces.cli.main  # noqa: F401
+    lap("import expert.interfaces.cli.main")
     from expert.explanation.consult import build_result
     from expert.i18n import Localizer
     from expert.inference import engine

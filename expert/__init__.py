@@ -23,7 +23,7 @@ if TYPE_CHECKING:
     from .explanation.result import Result
     from .interfaces.api import advise, register_catalog
     from .interfaces.consultation import Consultation
-    from .interfaces.launch import launch
+    from .interfaces.launch.make import launch
 
 
 def __getattr__(name: str) -> Any:
@@ -44,7 +44,7 @@ def __getattr__(name: str) -> Any:
 
         return explain
     if name == "launch":
-        from .interfaces.launch import launch
+        from .interfaces.launch.make import launch
 
         return launch
     if name == "Result":

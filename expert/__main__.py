@@ -1,3 +1,3 @@
-from .interfaces.cli import run
+from .interfaces.cli.main import run
 
 run()

@@ -1,5 +1,5 @@
 """Write docs/cli-reference.md: every command's help, generated from the
-click group itself (``expert.interfaces.cli:main``, the group tools such as
+click group itself (``expert.interfaces.cli.main:main``, the group tools such as
 sphinx-click or click-man load), at 80 columns.
 
     python scripts/update_cli_reference.py && git diff docs/cli-reference.md
@@ -17,7 +17,7 @@ import click
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from expert.interfaces.cli import main  # noqa: E402
+from expert.interfaces.cli.main import main  # noqa: E402
 
 TARGET = ROOT / "docs" / "cli-reference.md"
 WIDTH = 80
@@ -26,7 +26,7 @@ WIDTH = 80
 def reference() -> str:
     """The reference, as markdown: `expert --help`, then each command's help, in order."""
     parts = ["# Command-line reference", "",
-             "Every command's `--help`, generated from the click group (`expert.interfaces.cli:main`) by",
+             "Every command's `--help`, generated from the click group (`expert.interfaces.cli.main:main`) by",
              "`python scripts/update_cli_reference.py`; [cli.md](cli.md) explains them.", ""]
     root = click.Context(main, info_name="expert", terminal_width=WIDTH, max_content_width=WIDTH,
                          **main.context_settings)

@@ -1,4 +1,4 @@
-"""Write expert/interfaces/completion.json, the words shell completion offers (card ids,
+"""Write expert/interfaces/cli/completion.json, the words shell completion offers (card ids,
 rule ids, choices, formats...), from the knowledge base. Run it after changing
 rules/ (a card, a rule, a choice); tests/test_completion.py fails when it is stale.
 
@@ -13,8 +13,8 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
-from expert.interfaces import completion  # noqa: E402
 from expert.interfaces.api import knowledge_base  # noqa: E402
+from expert.interfaces.cli import completion  # noqa: E402
 
 
 def main() -> None:

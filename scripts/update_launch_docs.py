@@ -21,7 +21,7 @@ MARKER = re.compile(r"(<!-- launch-file: (\{.*?\}) -->\n````(\w*)\n)(.*?)(````\n
 
 def shown(spec: dict[str, Any]) -> str:
     from expert import advise
-    from expert.interfaces.launch import launch
+    from expert.interfaces.launch.make import launch
 
     result = advise(**spec["profile"])
     return launch(result, spec.get("option", 1), model=spec.get("model")).files[spec["file"]]

@@ -1,5 +1,5 @@
 """Write man/expert.1, the manual page, from the click group itself
-(``expert.interfaces.cli:main``): the group's help, then each command's usage, help and
+(``expert.interfaces.cli.main:main``): the group's help, then each command's usage, help and
 options, in roff (what click-man writes, without the dependency: one page for
 the whole command). The wheel installs it as share/man/man1/expert.1.
 
@@ -20,7 +20,7 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from expert import __version__  # noqa: E402
-from expert.interfaces.cli import main  # noqa: E402
+from expert.interfaces.cli.main import main  # noqa: E402
 
 TARGET = ROOT / "man" / "expert.1"
 

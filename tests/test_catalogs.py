@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from expert import Consultation, KnowledgeBaseError, advise, explain, paths
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 
 CURRENT = paths.RULES / "catalogs" / "current.toml"
 

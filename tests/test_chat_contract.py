@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from expert import advise
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.interfaces.consultation import AnswerError, Consultation
 from expert.errors import InputError
 

@@ -12,7 +12,7 @@ from click.testing import CliRunner
 from expert import paths
 from expert.interfaces.api import knowledge_base
 from expert.knowledge.check import check
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.i18n import Localizer
 
 EN = Localizer("en").gettext

@@ -11,7 +11,7 @@ import pytest
 from click.testing import CliRunner
 
 from expert import advise
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 
 
 def invoke(*args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]

@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 from conftest import made_once
 
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 
 BOLD = "\x1b[1m"
 EXPLAIN = ["explain", "--model-size", "7", "--method", "lora"]
@@ -65,7 +65,7 @@ def test_explain_is_bold_when_asked(explained_once: dict[str, Any], args: list[s
 
 
 def test_a_terminal_is_bold_unless_term_is_dumb_or_no_color(monkeypatch: pytest.MonkeyPatch) -> None:
-    import expert.interfaces.cli_output as cli
+    import expert.interfaces.cli.output as cli
 
     class Terminal:
         @staticmethod

@@ -10,7 +10,7 @@ import sys
 import pytest
 from click.testing import CliRunner
 
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 
 
 def complete(shell: str, line: str) -> list[tuple[str, str]]:
@@ -85,7 +85,7 @@ def test_the_installed_command_prints_each_shells_script(shell: str, marker: str
 
 
 def test_the_completion_index_is_current() -> None:
-    from expert.interfaces import completion
+    from expert.interfaces.cli import completion
     from expert.interfaces.api import knowledge_base
 
     assert completion.INDEX.read_text(encoding="utf-8") == completion.index_text(knowledge_base()), \
@@ -98,7 +98,7 @@ def test_a_tab_press_loads_neither_the_knowledge_base_nor_experta_jinja2_or_babe
     import subprocess
     import sys
 
-    code = ("import sys\nfrom expert.interfaces.cli import main\ntry:\n    main.main(prog_name='expert')\nexcept SystemExit:\n"
+    code = ("import sys\nfrom expert.interfaces.cli.main import main\ntry:\n    main.main(prog_name='expert')\nexcept SystemExit:\n"
             "    pass\nheavy = [m for m in ('expert._vendor.experta', 'jinja2', 'babel', 'expert.interfaces.api', 'expert.knowledge')"
             " if m in sys.modules]\nprint('HEAVY', heavy, file=sys.stderr)")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, env={

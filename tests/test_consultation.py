@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from expert import Result, advise
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.interfaces.consultation import AnswerError, Consultation
 
 # Representative answers per question: every combination that changes which

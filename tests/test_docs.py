@@ -62,7 +62,7 @@ def test_every_python_example_runs_and_shows_what_it_returns(name: str, blocks: 
 
 
 def test_every_command_is_documented() -> None:
-    from expert.interfaces.cli import main
+    from expert.interfaces.cli.main import main
 
     text = (DOCS / "cli.md").read_text(encoding="utf-8") + (DOCS / "consultation.md").read_text(encoding="utf-8")
     for name in main.commands:
@@ -79,7 +79,7 @@ def test_command_examples_in_the_docs_are_real_output(monkeypatch) -> None:  # t
 
     from click.testing import CliRunner
 
-    from expert.interfaces.cli import main
+    from expert.interfaces.cli.main import main
 
     monkeypatch.chdir(DOCS.parent)
     block = re.compile(r"```\n\$ (expert [^\n]*)\n(.*?)```", re.DOTALL)
@@ -111,7 +111,7 @@ def test_the_cli_reference_is_generated_from_the_click_group() -> None:
     spec.loader.exec_module(module)
     current = (ROOT / "docs" / "cli-reference.md").read_text(encoding="utf-8")
     assert current == module.reference(), "run python scripts/update_cli_reference.py"
-    from expert.interfaces.cli import main
+    from expert.interfaces.cli.main import main
 
     for name in main.commands:
         assert f"## expert {name}\n" in current
@@ -121,14 +121,14 @@ def test_the_console_script_is_the_click_group() -> None:
     """click-man and sphinx-click load the console script's object: it must be the group."""
     import click
 
-    from expert.interfaces import cli
+    from expert.interfaces.cli.main import main
 
     from importlib.metadata import entry_points
 
-    assert 'expert = "expert.interfaces.cli:main"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
-    assert isinstance(cli.main, click.Group)
+    assert 'expert = "expert.interfaces.cli.main:main"' in (ROOT / "pyproject.toml").read_text(encoding="utf-8")
+    assert isinstance(main, click.Group)
     scripts = [ep for ep in entry_points(group="console_scripts") if ep.name == "expert"]
-    assert scripts and scripts[0].load() is cli.main
+    assert scripts and scripts[0].load() is main
 
 
 def test_the_man_page_is_generated_from_the_click_group() -> None:

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 
 from expert import InputError, advise
 from expert.interfaces.api import knowledge_base
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.inference.estimate import Setup, estimate, typical
 
 TOLERANCE = 0.25

@@ -10,7 +10,7 @@ from click.testing import CliRunner
 
 from conftest import priced_once
 from expert import InputError, advise
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.explanation.explain import explain
 
 

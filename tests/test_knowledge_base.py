@@ -28,7 +28,7 @@ def test_shipped_knowledge_base_loads(kb) -> None:  # type: ignore[no-untyped-de
 
 def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-untyped-def]
     from expert.interfaces import api
-    from expert.interfaces import cli_options as cli
+    from expert.interfaces.cli import options as cli
     from expert.knowledge.conditions import DERIVED_PROFILE_FIELDS, FIELDS
     from expert.knowledge.records import OPTIONAL_FIELDS, PROFILE_FIELDS
 
@@ -96,7 +96,7 @@ def test_the_strategies_and_precisions_are_the_estimators_everywhere(kb) -> None
     from click.testing import CliRunner
 
     from expert.interfaces import api, schema
-    from expert.interfaces.cli import main
+    from expert.interfaces.cli.main import main
     from expert.inference.estimate import PRECISIONS, STRATEGIES
     from expert.knowledge.figures import STRATEGY_KINDS
 

@@ -1,4 +1,4 @@
-"""Launch files (expert/interfaces/launch.py, rules/launch.toml, docs/launch.md): what
+"""Launch files (expert/interfaces/launch/make.py, rules/launch.toml, docs/launch.md): what
 they say matches the answer's recipe line by line, every key is one the
 target library documents (tests/launch_schema.py), values are quoted for
 their language, and what cannot be expressed is refused."""
@@ -18,10 +18,10 @@ from click.testing import CliRunner
 
 import launch_schema as schema
 from expert import InputError, advise
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.i18n import Localizer
-from expert.interfaces.launch import launch, table
-from expert.interfaces.launch_files import TORCHTUNE_SH
+from expert.interfaces.launch.make import launch, table
+from expert.interfaces.launch.files import TORCHTUNE_SH
 
 
 # The issue's four examples, as a person asks them.

@@ -40,7 +40,7 @@ from typing import Any
 import pytest
 
 from expert import advise
-from expert.interfaces.launch import launch, table
+from expert.interfaces.launch.make import launch, table
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = Path(__file__).with_name("launch_cpu_worker.py")

@@ -20,7 +20,7 @@ from mcp.client.stdio import stdio_client  # noqa: E402
 
 from expert.escape import markdown  # noqa: E402
 from expert.interfaces.consultation import Consultation  # noqa: E402
-from expert.interfaces.mcp_server import ConsultationStore, build_server  # noqa: E402
+from expert.interfaces.mcp.server import ConsultationStore, build_server  # noqa: E402
 
 
 SERVER = StdioServerParameters(command=sys.executable, args=["-m", "expert", "mcp"])
@@ -147,7 +147,7 @@ def test_without_the_mcp_extra_the_command_says_how_to_install_it() -> None:
     import subprocess
 
     code = ("import sys; sys.modules['mcp'] = None; sys.argv = ['expert', 'mcp']; "
-            "from expert.interfaces.cli import run; run()")
+            "from expert.interfaces.cli.main import run; run()")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
     assert done.returncode == 1 and "pip install 'expert[mcp]'" in done.stderr and "Traceback" not in done.stderr
 

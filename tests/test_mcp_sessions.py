@@ -19,8 +19,8 @@ pytest.importorskip("mcp")
 
 from click.testing import CliRunner  # noqa: E402
 from expert import Consultation, InputError  # noqa: E402
-from expert.interfaces.cli import main  # noqa: E402
-from expert.interfaces.mcp_server import PER_SESSION, ConsultationStore, transport_security  # noqa: E402
+from expert.interfaces.cli.main import main  # noqa: E402
+from expert.interfaces.mcp.server import PER_SESSION, ConsultationStore, transport_security  # noqa: E402
 
 
 def _port() -> int:
@@ -97,7 +97,7 @@ def test_one_session_cannot_evict_or_read_another_sessions_consultations(loopbac
 
 
 def test_the_store_keeps_each_callers_consultations_apart() -> None:
-    from expert.interfaces.mcp_server import _CALLER
+    from expert.interfaces.mcp.server import _CALLER
 
     store = ConsultationStore(size=2, callers=2)
     token = _CALLER.set("session a")

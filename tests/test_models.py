@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from expert import Consultation, InputError, advise
 from expert.interfaces.api import knowledge_base
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.knowledge.models import count_params, resolve_name
 
 # The names of the issue, each with the published total and active
@@ -357,7 +357,7 @@ def test_a_zero_in_the_model_table_is_reported_with_its_line(tmp_path: Path, key
 def test_the_model_table_fits_80_columns_and_wide_shows_every_column() -> None:
     from click.testing import CliRunner
 
-    from expert.interfaces.cli import main
+    from expert.interfaces.cli.main import main
 
     env = {"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", "COLUMNS": "80"}
     for lang in ("en", "es"):

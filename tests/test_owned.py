@@ -13,7 +13,7 @@ import pytest
 from click.testing import CliRunner
 
 from expert import Consultation, InputError, KnowledgeBaseError, advise, knowledge as kb_module, paths
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 
 
 @pytest.mark.parametrize("typed, card, vram", [

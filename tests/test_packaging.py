@@ -35,12 +35,12 @@ def test_wheel_contains_knowledge_base_catalogs_and_templates(wheel: Path) -> No
     assert "expert/locales/es/LC_MESSAGES/messages.mo" in names
     assert "expert/explanation/templates/advise.txt.j2" in names and "expert/explanation/templates/advise.md.j2" in names
     assert "expert/py.typed" in names
-    assert "expert/interfaces/completion.json" in names                              # the words of shell completion
+    assert "expert/interfaces/cli/completion.json" in names                              # the words of shell completion
     for asset in ("templates/page.html.j2", "static/expert.css", "static/expert.js"):   # expert serve's page
         assert f"expert/interfaces/web/{asset}" in names, asset
     assert any(n.endswith(".data/data/share/man/man1/expert.1") for n in names), "the man page"
     entry_points = next(n for n in names if n.endswith("entry_points.txt"))
-    assert "expert = expert.interfaces.cli:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
+    assert "expert = expert.interfaces.cli.main:main" in zipfile.ZipFile(wheel).read(entry_points).decode()
 
 
 
@@ -119,7 +119,7 @@ def test_experta_imports_without_leaving_aliases_or_logging_handlers() -> None:
 
 
 def test_help_does_not_import_the_heavy_packages() -> None:
-    code = ("import sys; from click.testing import CliRunner; from expert.interfaces.cli import main; "
+    code = ("import sys; from click.testing import CliRunner; from expert.interfaces.cli.main import main; "
             "CliRunner().invoke(main, ['advise', '--help']); "
             "print(sorted(m for m in ('expert._vendor.experta', 'jinja2', 'babel') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)

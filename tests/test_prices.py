@@ -13,7 +13,7 @@ from click.testing import CliRunner
 
 from expert import advise
 from expert.interfaces.api import estimate
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.knowledge.bases import knowledge_base
 from expert.knowledge.prices import CHEAPEST, Basis, Price, for_provider, priced
 

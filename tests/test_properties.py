@@ -14,7 +14,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from expert import InputError, KnowledgeBaseError, advise, knowledge as kb_module, paths
 from expert.knowledge.check import check
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 
 
 CATALOG = {"rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"}

@@ -17,7 +17,7 @@ from click.testing import CliRunner
 from expert import Consultation, advise, explain
 from expert.interfaces.api import estimate
 from expert.input.bounds import Bounds
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.errors import InputError
 from expert.interfaces.schema import SCHEMA_VERSION, input_schema, output_schema, tools
 

@@ -10,7 +10,7 @@ import pytest
 from click.testing import CliRunner
 
 from expert import Consultation, InputError, advise
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 
 
 @pytest.mark.parametrize("raw, per_card, count, card", [

@@ -9,7 +9,7 @@ from click.testing import CliRunner
 
 from expert import advise, explain
 from expert.interfaces.api import estimate
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.interfaces.consultation import AnswerError, Consultation
 from expert.errors import SUGGESTIONS, InputError, nearest
 

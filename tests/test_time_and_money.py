@@ -14,7 +14,7 @@ from click.testing import CliRunner
 from conftest import run
 from expert import InputError, advise
 from expert.interfaces.api import knowledge_base
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.inference.calibration import calibration, calibration_summary
 
 ROOT = Path(__file__).resolve().parent.parent

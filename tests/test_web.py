@@ -21,7 +21,7 @@ from starlette.testclient import TestClient  # noqa: E402
 
 from expert import InputError, advise, explain, launch  # noqa: E402
 from expert.i18n import Localizer  # noqa: E402
-from expert.interfaces.cli import main  # noqa: E402
+from expert.interfaces.cli.main import main  # noqa: E402
 from expert.interfaces.web import create_app  # noqa: E402
 from expert.interfaces.web import app as web_app  # noqa: E402
 from expert.interfaces.web.hosts import accepts, allowed  # noqa: E402

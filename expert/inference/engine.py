@@ -217,7 +217,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         elif what == "own-card":
             yield "card", requirement.own_card(run.kb, seen["profile"]).fact()
         elif what in ("propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP):
-            sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis)
+            sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis, run.sized)
             namespace = "candidate"
             if what == LARGER_BATCH:
                 candidate = sizer.larger_batch(seen["card"], seen["candidate"])

@@ -11,7 +11,6 @@ base at 16, 8 or 4 bits (NF4 with double quantization, as in QLoRA).
 
 from __future__ import annotations
 
-import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -91,7 +90,7 @@ def typical(kb: KnowledgeBase, model_size_b: float, method: str, shape: Mapping[
 
 
 def shape_for(kb: KnowledgeBase, size_b: float) -> dict[str, Any]:
-    return min(kb.estimator["shape"], key=lambda s: abs(math.log(s["size_b"] / size_b)))
+    return kb.nearest_shape(size_b)
 
 
 def adapter_params(shape: Mapping[str, Any], rank: int, targets: str) -> float:

@@ -50,6 +50,9 @@ class Run:
     fired: set[tuple[str, str | None]] = field(default_factory=set, repr=False)   # the conclusions drawn
     plains: dict[int, dict[str, Any]] = field(default_factory=dict, repr=False)
     card_ids: dict[str, int] = field(default_factory=dict, repr=False)   # card id -> its fact id
+    # The configurations sized so far, with the fields each read (sizing.Sizer: the same one sized again
+    # is read back; the profile, requirement and basis are the run's).
+    sized: dict[tuple[Any, ...], Any] = field(default_factory=dict, repr=False)
     # The work the run did: the facts declared into working memory, the pairs of
     # facts the Rete network's joins tried (and len(firings), the rules fired).
     declared: int = 0

@@ -12,7 +12,7 @@ weighed on are in :mod:`.requirement`.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase
@@ -59,12 +59,36 @@ def ladder_step(kb: KnowledgeBase, method: str, step: str) -> dict[str, Any]:
     return next(entry for entry in kb.recipes["ladder"][method] if entry["step"] == step)
 
 
-class Sizer:
-    """Sizes configurations of one consultation: its profile, requirement and basis."""
+class _Noted(Mapping[str, Any]):
+    """A mapping that notes the keys read of it (what a configuration read)."""
 
-    def __init__(self, kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> None:
+    def __init__(self, values: Mapping[str, Any]) -> None:
+        self.values_ = values      # (values_: Mapping.values is a method)
+        self.read: set[str] = set()
+
+    def __getitem__(self, key: str) -> Any:
+        self.read.add(key)
+        return self.values_[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.values_)
+
+    def __len__(self) -> int:
+        return len(self.values_)
+
+
+class Sizer:
+    """Sizes configurations of one consultation: its profile, requirement and
+    basis. ``sized``: the configurations already sized in the consultation
+    (by card, recipe, count, sharding and micro-batch; the step only names
+    them), each with the fields it read, so that a rule that sizes one again
+    reads the same fields without the arithmetic (a third of them repeat)."""
+
+    def __init__(self, kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str,
+                 sized: dict[tuple[Any, ...], tuple[dict[str, Any], tuple[set[str], ...]]] | None = None) -> None:
         self.kb, self.profile, self.req, self.basis = kb, profile, req, basis
         self.strategies = kb.ranking["strategy"]
+        self.sized = sized
 
     def strategy(self, devices: int, sharded: bool) -> str:
         if devices == 1:
@@ -76,6 +100,23 @@ class Sizer:
         """One configuration: ``count`` cards of ``card`` running ``recipe_id``,
         whole weights on every device or sharded (ZeRO-3/FSDP), at a
         micro-batch of ``micro_batch`` sequences per device."""
+        if self.sized is None:
+            return self._configuration(card, step, recipe_id, count, sharded, micro_batch)
+        key = (card["id"], recipe_id, count, sharded, micro_batch)
+        if key not in self.sized:
+            noted = _Noted(card), _Noted(self.profile), _Noted(self.req)
+            sizer = Sizer(self.kb, noted[1], noted[2], self.basis)
+            config = sizer._configuration(noted[0], step, recipe_id, count, sharded, micro_batch)
+            self.sized[key] = dict(config), tuple(n.read for n in noted)
+            return config
+        config, reads = self.sized[key]
+        for values, names in zip((card, self.profile, self.req), reads, strict=True):
+            for name in names:     # the same fields read again (the trace and WHY NOT say what a rule read)
+                values[name]
+        return {**config, "step": step, "next_step": ladder_after(self.kb, self.profile["method"], step)}
+
+    def _configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
+                       sharded: bool, micro_batch: int) -> dict[str, Any]:
         kb, profile, req = self.kb, self.profile, self.req
         recipe = kb.recipes["recipe"][recipe_id]
         if not card["bf16"] and recipe.get("fp16"):  # a card without bf16 runs the recipe's fp16 twin

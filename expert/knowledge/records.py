@@ -6,6 +6,7 @@ Nothing here reads a file; :mod:`expert.knowledge.load` fills these records.
 
 from __future__ import annotations
 
+import math
 import re
 from dataclasses import dataclass, field
 from functools import cached_property
@@ -384,6 +385,21 @@ class KnowledgeBase:
     @cached_property
     def _models_by_id(self) -> dict[str, ModelDef]:
         return {model.id: model for model in self.models}
+
+    def nearest_shape(self, size_b: float) -> dict[str, Any]:
+        """The estimator's typical architecture nearest in size to ``size_b``
+        (on a log scale), found once per size: a consultation asks it of every
+        configuration it sizes."""
+        nearest = self._nearest_shapes
+        if size_b not in nearest:
+            if len(nearest) >= 256:     # (sizes come from people: keep a bounded few)
+                nearest.clear()
+            nearest[size_b] = min(self.estimator["shape"], key=lambda s: abs(math.log(s["size_b"] / size_b)))
+        return nearest[size_b]
+
+    @cached_property
+    def _nearest_shapes(self) -> dict[float, dict[str, Any]]:
+        return {}
     owned: tuple[OwnedCard, ...] = ()
     owned_ignore: frozenset[str] = frozenset()
     owned_examples: tuple[str, ...] = ()    # card names messages give as examples

@@ -23,7 +23,7 @@ from expert import KnowledgeBaseError, advise, knowledge as kb_module
 from expert.explanation.consult import consult
 from expert.interfaces.api import knowledge_base
 from expert.knowledge.check import check
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 from expert.i18n import Localizer
 from expert.knowledge import catalog as catalog_module, source
 

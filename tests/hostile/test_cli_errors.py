@@ -25,7 +25,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from expert.interfaces.cli import main
+from expert.interfaces.cli.main import main
 
 CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;pwned\x07"

@@ -125,7 +125,7 @@ def test_explain_refuses_containers_where_a_card_or_changes_are_expected(why_not
 def test_every_mcp_tool_refuses_or_answers() -> None:
     pytest.importorskip("mcp")
     from hypothesis import given as given_
-    from expert.interfaces.mcp_server import ConsultationStore, handlers
+    from expert.interfaces.mcp.server import ConsultationStore, handlers
     from expert.interfaces.schema import tool_specs
     from expert.interfaces.api import knowledge_base
 

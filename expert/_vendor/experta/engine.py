@@ -156,11 +156,12 @@ class KnowledgeEngine:
                 steps -= 1
                 execution += 1
 
-                watchers.RULES.info(
-                    "FIRE %s %s: %s",
-                    execution,
-                    activation.rule.__name__,
-                    ", ".join(str(f) for f in activation.facts))
+                if watchers.worth('RULES', 'INFO'):  # expert: no joined string when nobody logs it
+                    watchers.RULES.info(
+                        "FIRE %s %s: %s",
+                        execution,
+                        activation.rule.__name__,
+                        ", ".join(str(f) for f in activation.facts))
 
                 activation.rule(
                     self,

@@ -42,10 +42,11 @@ class FactList(OrderedDict):
 
     @staticmethod
     def _get_fact_id(fact):
+        # expert: Fact.is_special inlined (a call per field of every fact declared).
         return frozenset([fact.__class__]
                          + [(k, v)
                             for k, v in fact.items()
-                            if not fact.is_special(k)])
+                            if not (isinstance(k, str) and k.startswith('__') and k.endswith('__'))])
 
     def declare(self, fact):
         """
@@ -83,6 +84,8 @@ class FactList(OrderedDict):
 
             self.added.append(fact)
             self.reference_counter[fact_id] += 1
+            # expert: kept for its retraction (a declared fact never changes).
+            fact.__dict__['_fact_id'] = fact_id
 
             watchers.FACTS.info(" ==> %s: %r", fact, fact)
             return fact
@@ -113,7 +116,7 @@ class FactList(OrderedDict):
         fact = self[idx]
 
         # Decrement value reference counter
-        fact_id = self._get_fact_id(fact)
+        fact_id = fact.__dict__.get('_fact_id') or self._get_fact_id(fact)
         self.reference_counter[fact_id] -= 1
         if self.reference_counter[fact_id] == 0:
             self.reference_counter.pop(fact_id)

@@ -15,7 +15,7 @@ from ...errors import InputError
 from ...explanation.explain import explain
 from ...i18n import Localizer
 from ..api import advise, estimate, knowledge_base
-from ..launch import launch
+from ..launch.make import launch
 from . import form as reader
 from .pictures import MemoryBar, TimeAndCost, memory_bars, time_cost
 

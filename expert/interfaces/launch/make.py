@@ -20,10 +20,10 @@ from collections.abc import Mapping
 from pathlib import Path
 from typing import Any
 
-from ..errors import InputError
-from ..escape import quoted
-from ..i18n import Localizer
-from .launch_plan import (
+from ...errors import InputError
+from ...escape import quoted
+from ...i18n import Localizer
+from .plan import (
     CONTROL,
     FRAMEWORKS,
     HF_REPO,
@@ -77,7 +77,7 @@ def _model_repo(kb: Any, profile: Mapping[str, Any]) -> str | None:
 def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -> Plan:
     """The recommendation ranked ``option`` of ``result``, translated; InputError
     (in the answer's language) for anything the launch files cannot express."""
-    from ..explanation.result import Result
+    from ...explanation.result import Result
 
     if not isinstance(result, Result):
         raise InputError("result", "result: give the Result that advise() returned")
@@ -162,7 +162,7 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
 
 def _writes(result: Any, option: int) -> bool:
     """Whether the files of the option ranked ``option`` are written (not refused)."""
-    from . import launch_files
+    from . import files as launch_files
 
     try:
         launch_files.build(plan(result, option, others=False), table(), Localizer(result.lang))
@@ -191,7 +191,7 @@ def launch(result: Any, option: Any = 1, *, model: Any = None, directory: str | 
     given by size must be passed to the script (``--model``). Raises
     :class:`InputError` naming the field when a recipe value cannot be
     written for the target libraries (rules/launch.toml)."""
-    from . import launch_files
+    from . import files as launch_files
 
     the_plan = plan(result, option, model)
     files = launch_files.build(the_plan, table(), Localizer(result.lang))

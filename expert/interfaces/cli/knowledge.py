@@ -8,10 +8,10 @@ import sys
 
 import click
 
-from ..escape import terminal
+from ...escape import terminal
 from . import completion as complete
-from .cli_options import CATALOG_OPTION, COLOR_OPTION, LANGS, Command, given_catalogs
-from .cli_output import command_lang, echo, fail, run_action, terminal_width
+from .options import CATALOG_OPTION, COLOR_OPTION, LANGS, Command, given_catalogs
+from .output import command_lang, echo, fail, run_action, terminal_width
 
 
 @click.command(cls=Command, short_help="List the models the knowledge base knows by name.")
@@ -40,9 +40,9 @@ def models(names: tuple[str, ...], fmt: str, lang: str | None, wide: bool = Fals
     lang = command_lang(lang)
 
     def action() -> str:
-        from ..explanation.render import render_models
-        from ..i18n import resolve_lang
-        from ..knowledge.bases import knowledge_base
+        from ...explanation.render import render_models
+        from ...i18n import resolve_lang
+        from ...knowledge.bases import knowledge_base
 
         return render_models(knowledge_base(), fmt, resolve_lang(lang), terminal_width(), names, wide=wide)
 
@@ -70,9 +70,9 @@ def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | Non
     lang = command_lang(lang)
 
     def action() -> str:
-        from ..explanation import rulebook
-        from ..i18n import Localizer, resolve_lang
-        from ..knowledge.bases import knowledge_base
+        from ...explanation import rulebook
+        from ...i18n import Localizer, resolve_lang
+        from ...knowledge.bases import knowledge_base
 
         tr = Localizer(resolve_lang(lang))
         kb = knowledge_base(rules_dir)
@@ -102,8 +102,8 @@ def catalogs(fmt: str, lang: str | None, color: str | None = None, no_color: boo
     lang = command_lang(lang)
 
     def action() -> str:
-        from ..i18n import Localizer, resolve_lang
-        from ..knowledge.bases import knowledge_base, shipped_catalogs
+        from ...i18n import Localizer, resolve_lang
+        from ...knowledge.bases import knowledge_base, shipped_catalogs
         from . import listing
 
         tr = Localizer(resolve_lang(lang))
@@ -133,15 +133,15 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None, col
       expert check
       expert check --rules my-rules/ --catalog current
     """
-    from ..errors import InputError
-    from ..i18n import CatalogMissing, Localizer, resolve_lang
-    from ..knowledge.check import check as run_check
+    from ...errors import InputError
+    from ...i18n import CatalogMissing, Localizer, resolve_lang
+    from ...knowledge.check import check as run_check
 
     try:
         tr = Localizer(resolve_lang(command_lang(lang)))
     except (InputError, CatalogMissing) as error:
         fail(f"Error: {error}", 2)
-    from ..knowledge.bases import shipped_catalogs
+    from ...knowledge.bases import shipped_catalogs
 
     shipped = shipped_catalogs()      # `--catalog current`: the shipped catalog of that name, as advise reads it
     problems = run_check(rules_dir, [str(shipped[c]) if c in shipped else c for c in given_catalogs(catalog)])
@@ -149,7 +149,7 @@ def check(rules_dir: str | None, catalog: tuple[str, ...], lang: str | None, col
         echo(terminal(problem.render(tr.gettext), newlines=True))
     if problems:
         sys.exit(1)
-    from ..knowledge.bases import knowledge_base
+    from ...knowledge.bases import knowledge_base
 
     kb = knowledge_base(rules_dir, given_catalogs(catalog))
     echo(tr.gettext("The knowledge base is sound: %(rules)s rules, %(cards)s cards, no problems found.")

@@ -1,4 +1,4 @@
-"""The text of the launch files of one :class:`~expert.interfaces.launch.Plan`.
+"""The text of the launch files of one :class:`~expert.interfaces.launch.plan.Plan`.
 
 Every value is written by a serializer for its language: Python literals by
 ``repr`` (through the template's ``py`` filter), YAML by ``yaml.safe_dump``,
@@ -14,10 +14,10 @@ import shlex
 from collections.abc import Mapping
 from typing import Any
 
-from ..errors import InputError
-from ..escape import quoted
-from ..i18n import Localizer
-from .launch_plan import ACCELERATE_YAML, DS_JSON, TORCHTUNE_SH, TRAIN_PY, LaunchFiles, Plan, refuse
+from ...errors import InputError
+from ...escape import quoted
+from ...i18n import Localizer
+from .plan import ACCELERATE_YAML, DS_JSON, TORCHTUNE_SH, TRAIN_PY, LaunchFiles, Plan, refuse
 
 LORA_MODULES_TORCHTUNE = ["q_proj", "k_proj", "v_proj", "output_proj"]   # every attention projection
 
@@ -155,7 +155,7 @@ def _python_call(kwargs: Mapping[str, Any], raw: bool = False, indent: int = 8) 
 
 
 def _trl(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, str], str]:
-    from ..explanation.templating import environment
+    from ...explanation.templating import environment
 
     files: dict[str, str] = {}
     deepspeed = uses_deepspeed(plan)
@@ -326,7 +326,7 @@ def _requirements(plan: Plan, doc: Mapping[str, Any]) -> str:
 
 
 def _readme(plan: Plan, doc: Mapping[str, Any], tr: Localizer, command: str, files: Mapping[str, str]) -> str:
-    from ..explanation.templating import environment
+    from ...explanation.templating import environment
 
     versions = doc["versions"]
     template = environment(tr.lang).get_template("launch_readme.md.j2")

@@ -25,19 +25,19 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
 
-from ..errors import InputError, KnowledgeBaseError
-from ..escape import markdown
-from ..explanation.explain import explain
-from ..explanation.render import render_models
-from ..i18n import SUPPORTED, Localizer, resolve_lang
-from ..input.arguments import check_bounds
-from ..input.profile import shown
-from ..knowledge import PROFILE_FIELDS
-from ..knowledge.bases import knowledge_base
-from ..version import __version__
-from .api import advise, estimate
-from .consultation import Consultation
-from .schema import check_arguments, tool_specs
+from ...errors import InputError, KnowledgeBaseError
+from ...escape import markdown
+from ...explanation.explain import explain
+from ...explanation.render import render_models
+from ...i18n import SUPPORTED, Localizer, resolve_lang
+from ...input.arguments import check_bounds
+from ...input.profile import shown
+from ...knowledge import PROFILE_FIELDS
+from ...knowledge.bases import knowledge_base
+from ...version import __version__
+from ..api import advise, estimate
+from ..consultation import Consultation
+from ..schema import check_arguments, tool_specs
 
 INSTRUCTIONS = (
     "expert recommends GPUs for fine-tuning a large language model and explains why, citing a practical "
@@ -159,7 +159,7 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
     def do_launch(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
         # The files' contents only: a tool that wrote on the server's disk would let a
         # client choose paths there.
-        from .launch import launch
+        from ..launch.make import launch
 
         result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a))
         files = launch(result, 1 if a.get("option") is None else a["option"], model=a.get("model"))
@@ -171,7 +171,7 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
         return data, text
 
     def do_estimate(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
-        from ..explanation.render import render_estimate
+        from ...explanation.render import render_estimate
 
         result = estimate(**{k: v for k, v in a.items() if v is not None})
         text = render_estimate(knowledge_base(), result, "text", a.get("lang") or "en")

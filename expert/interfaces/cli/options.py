@@ -13,9 +13,9 @@ from typing import Any
 
 import click
 
-from ..escape import quoted
+from ...escape import quoted
 from . import completion as complete
-from .cli_output import command_gettext
+from .output import command_gettext
 
 LANGS = complete.names_in("i18n", "SUPPORTED")
 
@@ -114,9 +114,9 @@ class Command(click.Command):
         if all(arg.partition("=")[0] in known for arg in args if arg.startswith("--")) and not any(
                 arg.partition("=")[0] in ("--format", "--detail") for arg in args):
             return super().parse_args(ctx, self.once_each(ctx, args))     # nothing to rename: no knowledge base loaded
-        from ..input.values import argument, read_choice
-        from ..knowledge.bases import knowledge_base
-        from ..knowledge.vocabulary import vocabulary
+        from ...input.values import argument, read_choice
+        from ...knowledge.bases import knowledge_base
+        from ...knowledge.vocabulary import vocabulary
 
         vocab = vocabulary(knowledge_base())
         options = {opt: param for param in self.params for opt in getattr(param, "opts", [])}
@@ -196,7 +196,7 @@ def _args_gettext(args: list[str], before: str | None = None) -> Callable[[str],
     """gettext in the language the arguments ask for (--lang, -l; else the one
     given before the command, ``before``; else the environment's), before the
     command has run: English when it is not one."""
-    from ..i18n import Localizer, resolve_lang
+    from ...i18n import Localizer, resolve_lang
 
     lang = next((args[i + 1] for i, arg in enumerate(args[:-1]) if arg in ("--lang", "-l")),
                 next((arg.partition("=")[2] for arg in args if arg.startswith("--lang=")), before))
@@ -245,7 +245,7 @@ WHAT_IF_NAMES = {
 
 def parse_prices(pairs: tuple[str, ...]) -> dict[str, str]:
     """--price CARD=USD pairs as a mapping; the library checks the cards and the numbers."""
-    from ..errors import InputError
+    from ...errors import InputError
 
     _ = command_gettext()
     prices = {}
@@ -266,7 +266,7 @@ def parse_what_if(pairs: tuple[str, ...]) -> dict[str, str]:
     """--what-if FIELD=VALUE pairs as a mapping: FIELD a profile field, its
     flag's name or another name of it (rules/vocabulary.toml: the library
     reads those, and refuses an unknown one or a field given twice)."""
-    from ..errors import InputError
+    from ...errors import InputError
 
     _ = command_gettext()
     changes: dict[str, str] = {}

@@ -8,10 +8,10 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from .. import paths
-from ..errors import InputError, nearest
-from ..i18n import Localizer
-from ..knowledge import KnowledgeBase, with_catalogs
+from ... import paths
+from ...errors import InputError, nearest
+from ...i18n import Localizer
+from ...knowledge import KnowledgeBase, with_catalogs
 
 
 def describe(kb: KnowledgeBase, shipped: dict[str, Any]) -> dict[str, Any]:

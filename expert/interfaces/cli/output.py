@@ -20,7 +20,7 @@ from typing import Any
 
 import click
 
-from ..escape import terminal
+from ...escape import terminal
 
 
 def terminal_width() -> int:
@@ -121,8 +121,8 @@ def fail(message: str, code: int) -> None:
 
 
 def render_kb_error(error: Any, lang: str | None) -> str:
-    from ..errors import InputError
-    from ..i18n import CatalogMissing, Localizer, resolve_lang
+    from ...errors import InputError
+    from ...i18n import CatalogMissing, Localizer, resolve_lang
 
     try:
         gettext = Localizer(resolve_lang(lang)).gettext
@@ -137,8 +137,8 @@ def _untranslated(message: str) -> str:
 
 def run_action(action: Callable[[], str], lang: str | None) -> None:
     """Run a library call, print its output, turn known errors into exit codes."""
-    from ..errors import InputError, KnowledgeBaseError
-    from ..i18n import CatalogMissing
+    from ...errors import InputError, KnowledgeBaseError
+    from ...i18n import CatalogMissing
 
     try:
         output = action()
@@ -169,7 +169,7 @@ def command_lang(lang: str | None) -> str | None:
 
 def command_gettext() -> Callable[[str], str]:
     """gettext in the language of the command that ran (English when it has none)."""
-    from ..i18n import Localizer, resolve_lang
+    from ...i18n import Localizer, resolve_lang
 
     try:
         return Localizer(resolve_lang(_COMMAND_LANG[0])).gettext

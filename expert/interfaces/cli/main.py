@@ -1,8 +1,8 @@
 """The command line: the group ``main`` (the ``expert`` console script) and
-its consultation commands (advise, explain, estimate, schema, mcp); the
-others are added from :mod:`.cli_ask` (ask) and :mod:`.cli_knowledge`
-(models, rules, catalogs, check). The options are in :mod:`.cli_options`;
-printing, errors and exit codes in :mod:`.cli_output`.
+its consultation commands (advise, explain, estimate, schema, mcp, serve); the
+others are added from :mod:`.ask` (ask) and :mod:`.knowledge`
+(models, rules, catalogs, check). The options are in :mod:`.options`;
+printing, errors and exit codes in :mod:`.output`.
 
 Exit codes: 0 the consultation was answered (even if nothing fits); 2 invalid
 input (a flag value, a language, a knowledge base); 1 anything else, such as
@@ -19,11 +19,11 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
-from ..escape import quoted, terminal
+from ...escape import quoted, terminal
 from . import completion as complete
-from .cli_ask import ask
-from .cli_knowledge import catalogs, check, models, rules
-from .cli_options import (
+from .ask import ask
+from .knowledge import catalogs, check, models, rules
+from .options import (
     BASIS_OPTION,
     CATALOG_OPTION,
     COLOR_OPTION,
@@ -43,11 +43,11 @@ from .cli_options import (
     parse_prices,
     parse_what_if,
 )
-from .cli_output import command_gettext, command_lang, echo, fail, run_action, standalone, terminal_width, use_color
+from .output import command_gettext, command_lang, echo, fail, run_action, standalone, terminal_width, use_color
 
 if TYPE_CHECKING:     # the library is imported when a command runs (``expert --help`` stays fast)
-    from ..explanation.consult import Basis
-    from ..i18n import Lang
+    from ...explanation.consult import Basis
+    from ...i18n import Lang
 
 # When the command's process ends, its memory goes with it; Python's last
 # garbage collection would first walk every object left (the knowledge base,
@@ -108,7 +108,7 @@ def main(ctx: click.Context, lang: str | None, color: str | None, no_color: bool
         ctx.invoke(ask, lang=lang)
 
 
-for _command in (ask, models, rules, catalogs, check):    # the commands of cli_ask and cli_knowledge
+for _command in (ask, models, rules, catalogs, check):    # the commands of ask.py and knowledge.py
     main.add_command(_command)
 
 
@@ -138,7 +138,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
     lang = command_lang(lang)
 
     def action() -> str:
-        from .api import advise as run_advise
+        from ..api import advise as run_advise
 
         # --lang and --basis as typed: the library is their one reader, and refuses what its types do not name
         result = run_advise(lang=cast("Lang | None", lang), catalog=given_catalogs(catalog), basis=cast("Basis", basis),
@@ -148,7 +148,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
         if launch_dir is not None:
             _write_launch(result, launch_dir, launch_option, launch_model, force)
         elif launch_option is not None or launch_model is not None or force:
-            from ..errors import InputError
+            from ...errors import InputError
 
             _ = command_gettext()
             raise InputError("launch", _("--launch-option, --launch-model and --force go with --launch DIR."))
@@ -159,7 +159,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
 
 def _write_launch(result: Any, directory: str, option: str | None, model: str | None, force: bool) -> None:
     """--launch: the library writes the files; a line on stderr says where (stdout keeps the answer)."""
-    from .launch import launch
+    from ..launch.make import launch
 
     rank: Any = 1 if option is None else (int(option) if option.strip().isdigit() and len(option) < 6 else option)
     files = launch(result, rank, model=model, directory=directory, overwrite=force)
@@ -196,7 +196,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
     lang = command_lang(lang)
 
     def action() -> str:
-        from ..explanation.explain import explain as run_explain
+        from ...explanation.explain import explain as run_explain
 
         # --lang and --basis as typed: the library is their one reader, and refuses what its types do not name
         explanation = run_explain(lang=cast("Lang | None", lang), why_not=why_not, what_if=parse_what_if(what_if),
@@ -257,11 +257,11 @@ def estimate(fmt: str, lang: str | None, catalog: tuple[str, ...], color: str | 
     lang = command_lang(lang)
 
     def action() -> str:
-        from ..explanation.render import render_estimate
-        from ..i18n import Localizer, resolve_lang
-        from ..inference import estimate as estimator
-        from ..inference.estimate_input import from_input
-        from ..knowledge.bases import knowledge_base
+        from ...explanation.render import render_estimate
+        from ...i18n import Localizer, resolve_lang
+        from ...inference import estimate as estimator
+        from ...inference.estimate_input import from_input
+        from ...knowledge.bases import knowledge_base
 
         tr = Localizer(resolve_lang(lang))
         kb = knowledge_base(None, given_catalogs(catalog))
@@ -298,10 +298,10 @@ def schema(what: str, shape: str, lang: str | None, color: str | None = None, no
     def action() -> str:
         import json
 
-        from ..errors import InputError
-        from ..i18n import Localizer, resolve_lang
-        from ..knowledge.bases import knowledge_base
-        from . import schema as schemas
+        from ...errors import InputError
+        from ...i18n import Localizer, resolve_lang
+        from ...knowledge.bases import knowledge_base
+        from .. import schema as schemas
 
         tr = Localizer(resolve_lang(lang))
         for name, value, accepted in (("what", what, ("input", "output", "tools")), ("shape", shape, schemas.SHAPES)):
@@ -348,11 +348,11 @@ def mcp(transport: str, host: str, port: int, allow_remote: bool, allowed_hosts:
     if transport not in ("stdio", "streamable-http"):
         fail(f"Error: --transport: '{quoted(transport)}' is not accepted; choose stdio or streamable-http.", 2)
     try:
-        from .mcp_server import serve
+        from ..mcp.server import serve
     except ImportError as error:
         fail(f"Error: `expert mcp` needs the mcp package: pip install 'expert[mcp]' ({quoted(str(error))}).", 1)
     if transport == "streamable-http":
-        from .mcp_server import transport_security
+        from ..mcp.server import transport_security
 
         try:
             transport_security(host, port, allow_remote, allowed_hosts)
@@ -383,8 +383,8 @@ def serve(host: str, port: int, allow_remote: bool, allowed_hosts: tuple[str, ..
       expert serve --host 0.0.0.0 --allow-remote --allowed-host gpu.example.org
     """
     try:
-        from .web import serve as serve_web
-        from .web.hosts import allowed
+        from ..web import serve as serve_web
+        from ..web.hosts import allowed
     except ImportError as error:
         fail(f"Error: `expert serve` needs starlette and uvicorn: pip install 'expert[web]' ({quoted(str(error))}).", 1)
     try:

@@ -3,7 +3,7 @@ methods, formats, budgets, card ids, rule ids, shipped catalogs and files.
 
 Part of the CLI layer (it speaks click). A Tab press loads neither the
 knowledge base nor experta, jinja2 or babel: the words come from a small
-index generated from the knowledge base (``expert/interfaces/completion.json``, written
+index generated from the knowledge base (``expert/interfaces/cli/completion.json``, written
 by ``python scripts/update_completion_index.py``; a test fails when it is
 stale), so a new card or rule completes once the index is regenerated. Only
 a --catalog file given on the command line is read, for its card ids. Turn
@@ -27,11 +27,11 @@ INDEX = Path(__file__).resolve().parent / "completion.json"
 
 def build_index(kb: Any) -> dict[str, Any]:
     """The words completion offers, from a loaded knowledge base (what the index file holds)."""
-    from ..explanation.consult import BASES
-    from ..explanation.templating import FORMATS
-    from ..i18n import SUPPORTED
-    from ..inference.estimate import PRECISIONS, STRATEGIES
-    from ..knowledge.bases import shipped_catalogs
+    from ...explanation.consult import BASES
+    from ...explanation.templating import FORMATS
+    from ...i18n import SUPPORTED
+    from ...inference.estimate import PRECISIONS, STRATEGIES
+    from ...knowledge.bases import shipped_catalogs
 
     return {
         "fields": {name: {"choices": list(spec.choices), "labels": dict(spec.choice_labels), "type": spec.type}
@@ -70,7 +70,7 @@ def _catalog_cards(ctx: Any) -> dict[str, str]:
     files = list(ctx.params.get("catalog") or ()) if ctx is not None else []
     if files:
         try:
-            from ..knowledge.bases import knowledge_base
+            from ...knowledge.bases import knowledge_base
 
             cards.update({card.id: card.name for card in knowledge_base(None, files).catalog})
         except Exception:

@@ -10,12 +10,12 @@ from typing import TYPE_CHECKING, Any, cast
 
 import click
 
-from ..escape import terminal
-from .cli_options import CATALOG_OPTION, COLOR_OPTION, OUTPUT_OPTIONS, PROFILE_OPTIONS, Command, given_catalogs, options
-from .cli_output import OutputError, command_lang, echo, fail, render_kb_error, terminal_width, use_color
+from ...escape import terminal
+from .options import CATALOG_OPTION, COLOR_OPTION, OUTPUT_OPTIONS, PROFILE_OPTIONS, Command, given_catalogs, options
+from .output import OutputError, command_lang, echo, fail, render_kb_error, terminal_width, use_color
 
 if TYPE_CHECKING:     # the library is imported when a command runs (``expert --help`` stays fast)
-    from ..i18n import Lang
+    from ...i18n import Lang
 
 WHY_WORDS = {"?", "why", "por qué", "por que", "porqué", "porque", "¿por qué?", "¿por qué"}
 
@@ -133,8 +133,8 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
     Exit status: 0 done, 2 invalid flag, 130 ended by quit or Ctrl-C,
     1 input ended early (Ctrl-D).
     """
-    from ..errors import InputError, KnowledgeBaseError
-    from .consultation import AnswerError, Consultation
+    from ...errors import InputError, KnowledgeBaseError
+    from ..consultation import AnswerError, Consultation
 
     try:
         # --lang as typed: the library is its one reader, and refuses what its type does not name
@@ -143,10 +143,10 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
         fail(f"Error: {error}", 2)
     except KnowledgeBaseError as error:
         fail(render_kb_error(error, lang), 2)
-    from ..i18n import Localizer
+    from ...i18n import Localizer
 
     _ = Localizer(consultation.lang).gettext
-    from ..explanation.templating import wrap as _wrap
+    from ...explanation.templating import wrap as _wrap
 
     colored = use_color()
     bold = (lambda s: click.style(s, bold=True)) if colored else (lambda s: s)
@@ -197,7 +197,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                 break
             echo(terminal(_("Please answer yes or no (Enter: no).")), err=True)
         if reply in YES_WORDS:
-            from ..explanation.explain import explain as run_explain
+            from ...explanation.explain import explain as run_explain
 
             explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())
             echo(explanation.render("text", width=width, color=colored))

@@ -1,7 +1,7 @@
 """What a launch is made of: ``rules/launch.toml`` read (:func:`table`), one
 recommendation's recipe as the launch files need it (:class:`Plan`), and the
-files themselves (:class:`LaunchFiles`). :mod:`.launch` makes the plan,
-:mod:`.launch_files` writes each file's text from it.
+files themselves (:class:`LaunchFiles`). :mod:`.make` makes the plan,
+:mod:`.files` writes each file's text from it.
 """
 
 from __future__ import annotations
@@ -13,10 +13,10 @@ from functools import lru_cache
 from pathlib import Path
 from typing import Any
 
-from .. import paths
-from ..errors import InputError, KnowledgeBaseError
-from ..escape import quoted
-from ..i18n import Localizer
+from ... import paths
+from ...errors import InputError, KnowledgeBaseError
+from ...escape import quoted
+from ...i18n import Localizer
 
 if sys.version_info >= (3, 11):
     import tomllib

@@ -1,0 +1,1 @@
+"""``expert mcp``: the tools over MCP (the mcp extra), in :mod:`.server`."""
