@@ -235,11 +235,11 @@ def test_why_not_links_apply_the_smallest_change_and_show_what_changed(client: T
     what_if = explain(model_size_b="13", method="full", vram_gb="24", what_if={"method": "qlora"}, lang="en")
     assert what_if.what_if is not None
     for row in what_if.to_dict()["what_if"]["changed"]:
-        assert html.escape(row["after"], quote=False) in changed.text
+        assert row["after"] in html.unescape(changed.text)
     # the form now holds the change, and the answer is the changed profile's
     assert re.search(r'<option value="qlora" selected>', changed.text)
     after = advise(model_size_b="13", method="qlora", vram_gb="24", lang="en")
-    assert html.escape(after.recommendations[0].text, quote=False) in changed.text
+    assert after.recommendations[0].text in html.unescape(changed.text)
 
 
 def test_the_page_without_a_question_is_the_form_alone(client: TestClient) -> None:
@@ -295,3 +295,18 @@ def _containers() -> dict[str, int]:
             if isinstance(value, (dict, list, set)):
                 found[f"{module.__name__}.{name}"] = len(value)
     return found
+
+
+def test_an_alternative_says_why_it_is_not_the_first(client: TestClient) -> None:
+    page = client.get("/", params=PROFILE).text
+    found = re.search(r'<a href="([^"]*why-not=([a-z0-9-]+)[^"]*)">Why is it not the first\?</a>', page)
+    assert found, "an alternative links to its WHY NOT"
+    gpu = found.group(2)
+    asked = client.get(html.unescape(found.group(1)).split("#")[0])
+    assert asked.status_code == 200
+    opened = re.search(rf'<details id="why-not-{gpu}" open>(.*?)</details>', asked.text, re.S)
+    assert opened, "the card's WHY NOT is open"
+    why_not = explain(model_size_b="70", method="lora", deadline_h="8", why_not=gpu, lang="en").why_not[0]
+    assert why_not.status != "rejected"
+    for reason in why_not.reasons:
+        assert reason.text in html.unescape(opened.group(1))
