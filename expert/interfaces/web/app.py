@@ -31,6 +31,7 @@ from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from ...errors import InputError
+from ...escape import quoted
 from ...i18n import Localizer
 from ...knowledge.bases import shipped_catalogs
 from . import consult
@@ -150,8 +151,10 @@ async def page(request: Request) -> Response:
     lang = language(request)
     form = _read(request, lang)
     if "lang" in form.values and form.values["lang"].strip().lower()[:2] not in LANGS:
-        form.errors.setdefault("lang", Localizer(lang).gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.")
-                               % {"field": "lang", "value": form.values["lang"][:40], "accepted": "en, es"})
+        tr = Localizer(lang)
+        form.errors.setdefault("lang", tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
+            "field": "lang", "value": quoted(form.values["lang"]),
+            "accepted": tr.gettext("choose %(accepted)s") % {"accepted": tr.list(LANGS, style="or")}})
     form.values.pop("lang", None)
 
     def answer() -> tuple[str, int]:
