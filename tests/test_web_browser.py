@@ -222,6 +222,7 @@ def test_a_person_consults_the_page(browser: Any, server: str, downloads: Path) 
     assert "method=qlora" in d.current_url.replace("%3D", "=")
     assert by_id(d, "f-method").get_attribute("value") == "qlora"
     assert by_id(d, "option-1-heading").text.startswith("1. ")
+    _screenshot(d, "web-what-if-en.png", at="answer", height=900)
 
     # switch the language: the form is kept
     by_id(d, "lang-toggle").click()
@@ -272,14 +273,16 @@ def test_the_plain_form_works_without_javascript(server: str, downloads: Path) -
         d.quit()
 
 
-def _screenshot(driver: Any, name: str) -> None:
-    """The top of the page, from the form to the first option, at 60 % (a small PNG for docs/web.md)."""
+def _screenshot(driver: Any, name: str, at: str | None = None, height: int = 1700) -> None:
+    """The page from its top (or from the element ``at``), at 60 % (a small PNG for docs/web.md)."""
     folder = os.environ.get("EXPERT_WEB_SCREENSHOTS")
     if folder:
         import base64
 
         Path(folder).mkdir(parents=True, exist_ok=True)
+        top = 0 if at is None else driver.execute_script(
+            "return document.getElementById(arguments[0]).getBoundingClientRect().top + window.scrollY - 8;", at)
         shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
             "format": "png", "captureBeyondViewport": True,
-            "clip": {"x": 0, "y": 0, "width": 1000, "height": 1700, "scale": 0.6}})
+            "clip": {"x": 0, "y": top, "width": 1000, "height": height, "scale": 0.6}})
         (Path(folder) / name).write_bytes(base64.b64decode(shot["data"]))
