@@ -13,18 +13,17 @@ import json
 import re
 import zipfile
 from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
+from starlette.testclient import TestClient
 
-pytest.importorskip("starlette")
-from starlette.testclient import TestClient  # noqa: E402
-
-from expert import InputError, advise, explain, launch  # noqa: E402
-from expert.i18n import Localizer  # noqa: E402
-from expert.interfaces.cli.main import main  # noqa: E402
-from expert.interfaces.web import create_app  # noqa: E402
-from expert.interfaces.web import app as web_app  # noqa: E402
-from expert.interfaces.web.hosts import accepts, allowed  # noqa: E402
+from expert import InputError, advise, explain, launch
+from expert.i18n import Localizer
+from expert.interfaces.cli.main import main
+from expert.interfaces.web import app as web_app
+from expert.interfaces.web import create_app
+from expert.interfaces.web.hosts import accepts, allowed
 
 PROFILE = {"model-size": "70", "method": "lora", "deadline": "8"}
 ARGS = {"model_size_b": "70", "method": "lora", "deadline_h": "8"}
