@@ -465,6 +465,22 @@ def test_a_directory_at_a_files_name_is_a_message_not_a_traceback(lang: str, wor
     assert not [p.name for p in target.iterdir() if p.name.endswith(".tmp")]    # no temporary left behind
 
 
+@pytest.mark.parametrize("lang, words", [("en", ["cannot write into", "give the directory"]),
+                                         ("es", ["no se puede escribir", "indica el directorio"])])
+def test_a_directory_no_system_takes_is_a_message_naming_the_field(lang: str, words: list[str],
+                                                                   tmp_path: Path) -> None:
+    """A NUL in the path, a name longer than the system takes, an empty one,
+    something that is no path: InputError on the field launch, never an
+    OSError, ValueError or TypeError, in the answer's language."""
+    result = advise(model_size_b=8, method="qlora", vram_gb=24, lang=lang)
+    for directory, said in (("run\x00here", words[0]), (str(tmp_path / ("x" * 5000)), words[0]), ("", words[1]),
+                            ("  ", words[1]), (42, words[1])):
+        with pytest.raises(InputError) as refused:
+            launch(result, directory=directory)       # type: ignore[arg-type]
+        assert refused.value.field == "launch" and said in str(refused.value), directory
+    assert list(tmp_path.iterdir()) == []
+
+
 def test_docs_show_what_the_library_writes_now() -> None:
     import importlib.util
 

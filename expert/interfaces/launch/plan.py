@@ -76,23 +76,28 @@ class LaunchFiles:
         renamed over its final name (a link of that name is replaced, its
         target left as it was), and only regular files are removed."""
         tr = Localizer(lang)
+        if not isinstance(directory, (str, os.PathLike)) or not str(directory).strip():
+            raise InputError("launch", tr.gettext("launch: give the directory to write the files into, as a path."))
         target = Path(directory)
         shown = {"path": quoted(str(target), 200)}
-        if target.is_symlink():
-            raise InputError("launch", tr.gettext(
-                "launch: '%(path)s' is a link; give the directory itself.") % shown)
-        if target.exists() and not target.is_dir():
-            raise InputError("launch", tr.gettext("launch: '%(path)s' exists and is not a directory.") % shown)
-        if target.is_dir() and any(target.iterdir()) and not overwrite:
-            raise NotEmpty(str(target), tr.gettext(
-                "launch: the directory '%(path)s' is not empty; choose an empty one, or overwrite its files "
-                "with overwrite=True.") % shown)
         try:
+            if target.is_symlink():
+                raise InputError("launch", tr.gettext(
+                    "launch: '%(path)s' is a link; give the directory itself.") % shown)
+            if target.exists() and not target.is_dir():
+                raise InputError("launch", tr.gettext("launch: '%(path)s' exists and is not a directory.") % shown)
+            if target.is_dir() and any(target.iterdir()) and not overwrite:
+                raise NotEmpty(str(target), tr.gettext(
+                    "launch: the directory '%(path)s' is not empty; choose an empty one, or overwrite its files "
+                    "with overwrite=True.") % shown)
             target.mkdir(parents=True, exist_ok=True)
             return _write_into(target, self.files)
-        except OSError as error:
+        except InputError:
+            raise
+        except (OSError, ValueError) as error:     # ValueError: a path the system cannot take (a NUL in it)
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             raise InputError("launch", tr.gettext("launch: cannot write into '%(path)s': %(reason)s.")
-                             % {**shown, "reason": quoted(error.strerror or str(error), 80)}) from None
+                             % {**shown, "reason": quoted(reason, 80)}) from None
 
 
 class NotEmpty(InputError):
