@@ -488,12 +488,13 @@ def test_free_text_does_not_take_a_choice_it_offers_or_refuses() -> None:
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
-def test_the_summary_fits_3_kb_and_its_markdown_shows_what_its_json_keeps(lang: str) -> None:
+def test_the_summary_fits_3_kb_and_says_what_it_leaves_out(lang: str) -> None:
     """Issue 38: a chat's summary takes at most 3,000 bytes, its JSON (compact,
-    UTF-8, as MCP sends it) and its markdown alike. What does not fit is left
-    out from the end (advice, then the options after the pick, then warnings)
-    and counted; the pick stays; the markdown and text show the notes the JSON
-    keeps, and not the prices' fine print its rule keeps for the full form."""
+    UTF-8, as MCP sends it) and its markdown alike, each fitted on its own.
+    What does not fit is left out from the end (advice, then the options after
+    the pick, then warnings) and counted; the pick stays; text shows what
+    markdown shows, and neither the prices' fine print its rule keeps for the
+    full form."""
     from expert.explanation.result import SUMMARY_BYTES
 
     result = advise(model_size_b=405, method="full", deadline_h="12 min", budget="high", lang=lang)
@@ -508,9 +509,15 @@ def test_the_summary_fits_3_kb_and_its_markdown_shows_what_its_json_keeps(lang: 
     assert "price-basis" in [n.id for n in result.advice]
     assert len(data["advice"]) + data.get("more_advice", 0) == len(in_summary) and data["more_advice"] >= 1
     assert len(data["warnings"]) + data.get("more_warnings", 0) == len(result.warnings)
-    kept = {n["id"] for n in data["advice"] + data["warnings"]}
+    shown = result.summary_selection("markdown")
+    kept = {n.id for n in shown.advice + shown.warnings}
+    assert shown.recommendations[0] == result.recommendations[0] and 1 <= shown.more_advice <= len(in_summary)
     for note in result.advice + result.warnings:
         assert (note.text.split(":")[0].replace("$", "\\$") in markdown) == (note.id in kept), note.id
         assert (note.text in text) == (note.id in kept), note.id
-    more = data["more_advice"]
-    assert (f"{more} more pieces of advice" if lang == "en" else f"{more} consejos más") in markdown
+    said = (f"{shown.more_advice} more pieces of advice" if lang == "en" else f"{shown.more_advice} consejos más")
+    assert said in markdown and said in text
+    # the markdown, without the JSON's keys and profile, keeps more of the advice
+    common = advise(model_size_b=70, method="lora", deadline_h=8, lang=lang)
+    assert len(common.summary_selection("markdown").advice) > len(common.to_dict("summary")["advice"])
+    assert len(common.render("markdown", detail="summary").encode()) <= 3000

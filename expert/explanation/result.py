@@ -200,7 +200,7 @@ class Result:
         return first + own
 
     def _summary(self) -> dict[str, Any]:
-        return self._summary_data(self.summary_selection())
+        return self._summary_data(self.summary_selection("json"))
 
     def _summary_data(self, chosen: SummaryChoice) -> dict[str, Any]:
         recommendations = []
@@ -240,12 +240,13 @@ class Result:
         kb = self.kb or load()
         return all(rule.in_summary for rule in kb.rules if rule.id in note.rules)
 
-    def summary_selection(self) -> SummaryChoice:
-        """What the summary form shows, JSON and text alike: the pick and the
-        next two options, the advice and warnings meant for it; beyond
-        SUMMARY_BYTES (of the JSON, or of its markdown), advice is left out
-        from the end, then the options after the pick, then warnings from the
-        end (each counted), until both fit. The pick always stays."""
+    def summary_selection(self, form: str = "json") -> SummaryChoice:
+        """What the summary form shows as ``form`` (``json``, or ``markdown``,
+        which text shows too): the pick and the next two options, the advice
+        and warnings meant for it; beyond SUMMARY_BYTES of that form, advice is
+        left out from the end, then the options after the pick, then warnings
+        from the end (each counted), until it fits. The pick always stays. The
+        markdown, without the JSON's keys and profile, keeps more of them."""
         import json
 
         advice = [n for n in self.advice if self._in_summary(n)]
@@ -253,8 +254,9 @@ class Result:
         chosen = SummaryChoice(self.recommendations[:SUMMARY_OPTIONS], advice, warnings, 0, 0)
 
         def fits(chosen: SummaryChoice) -> bool:
-            if len(json.dumps(self._summary_data(chosen), separators=(",", ":"), ensure_ascii=False).encode()) > SUMMARY_BYTES:
-                return False
+            if form == "json":
+                sent = json.dumps(self._summary_data(chosen), separators=(",", ":"), ensure_ascii=False)
+                return len(sent.encode()) <= SUMMARY_BYTES
             return len(self._rendered("markdown", 80, chosen).encode()) <= SUMMARY_BYTES
 
         while not fits(chosen):
@@ -277,7 +279,7 @@ class Result:
         check_detail(detail, self.lang)
         if fmt == "json":
             return json_text(self.to_dict(detail))
-        return self._rendered(fmt, width, self.summary_selection() if detail == "summary" else None)
+        return self._rendered(fmt, width, self.summary_selection("markdown") if detail == "summary" else None)
 
     def _rendered(self, fmt: str, width: int, chosen: SummaryChoice | None) -> str:
         from .chart import time_and_cost
@@ -317,7 +319,7 @@ class SummaryChoice:
 
 
 # The most bytes a summary takes, its JSON (compact, UTF-8, as MCP sends it)
-# and its markdown alike: a chat's share (issue 38: 3 KB). Beyond
+# and its markdown alike, each fitted on its own: a chat's share (issue 38: 3 KB). Beyond
 # it, advice is left out from the end, then the options after the pick, then
 # warnings from the end (counted in more_advice, more_recommendations,
 # more_warnings); the pick stays.
