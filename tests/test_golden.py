@@ -79,11 +79,15 @@ def summaries_fit(case: str, lang: str) -> None:
     from expert.explanation.result import SUMMARY_BYTES as RESULT_SUMMARY_BYTES
     from golden import explained
 
+    def sent(data: dict) -> int:       # compact, UTF-8: as MCP sends it
+        return len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())
+
     full = explained(case, lang)
     summary = replace(full, detail="summary")
-    assert len(json.dumps(summary.to_dict())) <= SUMMARY_BYTES
-    assert len(summary.render("markdown").encode()) <= 4096
-    assert len(json.dumps(full.result.to_dict("summary"))) <= RESULT_SUMMARY_BYTES
+    assert sent(summary.to_dict()) <= SUMMARY_BYTES <= 3000
+    assert len(summary.render("markdown").encode()) <= 3000
+    assert sent(full.result.to_dict("summary")) <= RESULT_SUMMARY_BYTES <= 3000       # issue 38: 3 KB
+    assert len(full.result.render("markdown", detail="summary").encode()) <= 3000
 
 
 # Issue 25 quoted these from answers: internals, formulas and jargon that no
