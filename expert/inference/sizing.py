@@ -72,10 +72,11 @@ class Sizer:
         return str(self.strategies["sharded" if sharded else "replicated"])
 
     def configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
-                      sharded: bool, micro_batch: int = 1) -> dict[str, Any]:
+                      sharded: bool, micro_batch: int = 1, seq: int | None = None) -> dict[str, Any]:
         """One configuration: ``count`` cards of ``card`` running ``recipe_id``,
         whole weights on every device or sharded (ZeRO-3/FSDP), at a
-        micro-batch of ``micro_batch`` sequences per device."""
+        micro-batch of ``micro_batch`` sequences per device, its memory sized
+        for sequences of ``seq`` tokens (by default the profile's: seq_len)."""
         kb, profile, req = self.kb, self.profile, self.req
         recipe = kb.recipes["recipe"][recipe_id]
         if not card["bf16"] and recipe.get("fp16"):  # a card without bf16 runs the recipe's fp16 twin
@@ -85,12 +86,14 @@ class Sizer:
         strategy = self.strategy(devices, sharded)
         # A recipe that needs bf16 or one device cannot run here at all.
         runs = (card["bf16"] or not recipe.get("needs_bf16")) and (devices == 1 or not recipe.get("single_device"))
+        # A recipe only one framework runs has that framework's stack, and no other.
+        stack = str(recipe.get("stack") or stack_of(kb, profile))
         setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
                         precision=recipe["precision"],
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
                         checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
-                        strategy=strategy, seq_len=seq_len(kb, profile), batch=micro_batch,
-                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")))
+                        strategy=strategy, seq_len=seq or seq_len(kb, profile), batch=micro_batch,
+                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=stack)
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])
@@ -121,8 +124,6 @@ class Sizer:
                               checkpointing=recipe["checkpointing"], time_factor=recipe["time_factor"],
                               base_bits=recipe["base_bits"], host_s=waits)
 
-        # A recipe only one framework runs has that framework's stack, and no other.
-        stack = str(recipe.get("stack") or stack_of(kb, profile))
         speed, other = on(stack), (None if recipe.get("stack") else on(other_stack(kb, stack)))
         per_token = speed["flops_per_token"]
         taken = run_hours(kb, req["tokens"], speed)
