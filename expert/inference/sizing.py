@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase
+from ..knowledge.records import PRECISION_UP
 from .estimate import estimate, typical
 from .time_model import (
     accumulation,
@@ -180,6 +181,8 @@ class Sizer:
             "host_traffic_s": round(traffic["seconds"], 2) if traffic else 0.0,
             "host_link_gbs": round(traffic["gbs"], 1) if traffic else 0.0,
             "sped_up": False,
+            # whether mixed precision on more cards of one node was weighed (rule mixed-precision-for-production)
+            "precision_weighed": False,
             "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
                               and count < kb.ranking["counts"][-1]),
             "nodes": nodes(card, count),
@@ -224,7 +227,7 @@ class Sizer:
         """The candidate at the fastest micro-batch that fits, the same cards and recipe."""
         found = self.batched(card, LARGER_BATCH, candidate["recipe"], int(candidate["count"]),
                              bool(candidate["sharded"]))
-        keep = {key: candidate[key] for key in ("next_step", "sped_up", "min_count", "min_count_hours",
+        keep = {key: candidate[key] for key in ("next_step", "sped_up", "precision_weighed", "min_count", "min_count_hours",
                                                 "min_count_cost", "can_scale", "possible")}
         return {**found, **keep, "step": LARGER_BATCH, "batch_settled": True}
 
@@ -328,7 +331,40 @@ class Sizer:
         """The card's candidate after trying faster recipes: the trial that
         pays (``pays``), or the base it was tried against; marked sped up, so
         that the deadline rules may follow."""
-        return {**(bare(trial) if pays else trial["base"]), "sped_up": True}
+        return {**(bare(trial) if pays else trial["base"]), "sped_up": True, "precision_weighed": True}
+
+    def precision_trial(self, card: Mapping[str, Any], base: Mapping[str, Any], count: int) -> dict[str, Any]:
+        """``base``, a configuration that fits only with a leaner recipe (pure
+        bf16, 8-bit states), tried on ``count`` cards of one node with the
+        method's first recipe (mixed precision and AdamW, recipes.toml's
+        ladder): whole weights first, then sharded. It carries the base's
+        count, hours and cost (``min_count*``), the next count within one
+        node, and the base; the rules over trials decide."""
+        recipe = ladder_step(self.kb, self.profile["method"], self.kb.recipes["ladder"][self.profile["method"]][0]["step"])["recipe"]
+        config = next((c for sharded in (False, True)
+                       for c in (self.batched(card, PRECISION_UP, recipe, count, sharded),) if c["fits"]), None)
+        if config is None:
+            config = self.configuration(card, PRECISION_UP, recipe, count, sharded=True)
+        later = self.counts(card, count + 1, int(card["per_node"]))    # within one node
+        return {**config, "next_step": None, "min_count": base["count"], "min_count_hours": base["hours"],
+                "min_count_cost": base["total_cost"], "next_count": later[0] if later else None, "base": bare(base)}
+
+    def first_precision_trial(self, card: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+        """The first count tried for mixed precision: the next of ranking.toml
+        within one node; with none, the base itself, marked weighed."""
+        counts = self.counts(card, int(base["count"]) + 1, int(card["per_node"]))
+        if not counts:
+            return {**bare(base), "precision_weighed": True}
+        return self.precision_trial(card, base, counts[0])
+
+    def next_precision_trial(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
+        return self.precision_trial(card, trial["base"], int(trial["next_count"]))
+
+    @staticmethod
+    def precision_weighed(trial: Mapping[str, Any], found: bool) -> dict[str, Any]:
+        """The card's candidate after weighing mixed precision: the trial that
+        holds it (``found``), or the leaner base it was tried against."""
+        return {**(bare(trial) if found else trial["base"]), "precision_weighed": True}
 
     def scale_trial(self, card: Mapping[str, Any], base: Mapping[str, Any], count: int,
                     fastest: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -374,7 +410,8 @@ class Sizer:
         base = trial["base"]
         chosen = self.fastest(trial) if not meets else self.fastest({**trial, "previous": None})
         best = dict(chosen or base)
-        best.update(step=SCALE_OUT, next_step=None, can_scale=False, sped_up=True, min_count=base["count"],
+        best.update(step=SCALE_OUT, next_step=None, can_scale=False, sped_up=True, precision_weighed=True,
+                    min_count=base["count"],
                     min_count_hours=base["hours"], min_count_cost=base["total_cost"])
         return best
 

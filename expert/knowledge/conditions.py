@@ -147,6 +147,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "host_traffic_s": NUM,
         "host_link_gbs": NUM,
         "sped_up": BOOL,
+        "precision_weighed": BOOL,
         "can_scale": BOOL,
         "flops_per_token": NUM,
         "tokens_per_second": NUM,
