@@ -21,6 +21,7 @@ from .estimate import estimate, typical
 from .time_model import (
     accumulation,
     host_traffic,
+    link_gbs,
     micro_batches,
     nodes,
     other_stack,
@@ -186,6 +187,10 @@ class Sizer:
             "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
                               and count < kb.ranking["counts"][-1]),
             "nodes": nodes(card, count),
+            # across nodes: the network's GB/s per GPU the hours assume (timing.toml [links]), and the share
+            # of a micro-step spent waiting for weights and gradients to cross the links
+            "network_gbs": link_gbs(kb, card, nodes(card, count)) if nodes(card, count) > 1 else None,
+            "communication_share": speed["exposed_s"] / speed["step_s"],
             "flops_per_token": per_token,
             "tokens_per_second": req["tokens"] / (taken * 3600),
             "speed_assumed": bool(card["speed_assumed"]),

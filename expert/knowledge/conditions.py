@@ -161,6 +161,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "on_demand_cost": NUM,
         "spot_cost": NUM,
         "nodes": NUM,
+        "network_gbs": NUM,
+        "communication_share": NUM,
         "micro_batch": NUM,
         "gradient_accumulation_steps": NUM,
         "global_batch": NUM,
