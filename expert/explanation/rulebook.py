@@ -23,6 +23,7 @@ from ..knowledge.records import (
     NO_COUNT_FITS,
     NO_FAST_LINK,
     PRECISION_FOUND,
+    PRECISION_KEPT,
     PRECISION_NEXT,
     PRECISION_NONE,
     PRECISION_UP,
@@ -59,6 +60,8 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             return _("proposes a faster recipe on more cards, when it costs no more")
         if rule.step == PRECISION_UP:
             return _("proposes mixed precision on more cards of one node")
+        if rule.step == PRECISION_KEPT:
+            return _("keeps the leaner recipe, mixed precision weighed")
         if rule.step == PRECISION_NEXT:
             return _("tries mixed precision on the next count of cards")
         if rule.step in (PRECISION_FOUND, PRECISION_NONE):

@@ -58,6 +58,7 @@ from ..knowledge.records import (
     NO_COUNT_FITS,
     NO_FAST_LINK,
     PRECISION_FOUND,
+    PRECISION_KEPT,
     PRECISION_NEXT,
     PRECISION_NONE,
     PRECISION_UP,
@@ -221,7 +222,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         elif what == "own-card":
             yield "card", requirement.own_card(run.kb, seen["profile"]).fact()
         elif what in ("propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP,
-                      PRECISION_UP):
+                      PRECISION_UP, PRECISION_KEPT):
             sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis)
             namespace = "candidate"
             if what == LARGER_BATCH:
@@ -234,7 +235,9 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 namespace = "candidate" if candidate.get("sped_up") else "trial"
             elif what == PRECISION_UP:  # its first count is a trial (none: the leaner recipe stands)
                 candidate = sizer.first_precision_trial(seen["card"], dict(seen["candidate"].plain))
-                namespace = "candidate" if candidate.get("precision_weighed") else "trial"
+                namespace = "trial" if "next_count" in candidate else "candidate"
+            elif what == PRECISION_KEPT:  # the leaner recipe stands, weighed
+                candidate = {**sizing.bare(seen["candidate"].plain), "precision_weighed": True}
             elif rule.step == PRECISION_NEXT:
                 namespace = "trial"
                 candidate = sizer.next_precision_trial(seen["card"], seen["trial"])

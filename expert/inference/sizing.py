@@ -182,8 +182,10 @@ class Sizer:
             "host_traffic_s": round(traffic["seconds"], 2) if traffic else 0.0,
             "host_link_gbs": round(traffic["gbs"], 1) if traffic else 0.0,
             "sped_up": False,
-            # whether mixed precision on more cards of one node was weighed (rule mixed-precision-for-production)
-            "precision_weighed": False,
+            # whether mixed precision on more cards of one node is weighed, or there is nothing to weigh: a
+            # recipe that is not lean (recipes.toml), one's own cards, no fast link, a whole node already
+            "precision_weighed": not (recipe.get("lean") and where == "cloud" and card["fast_interconnect"]
+                                      and count < int(card["per_node"])),
             "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
                               and count < kb.ranking["counts"][-1]),
             "nodes": nodes(card, count),

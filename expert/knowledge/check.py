@@ -36,8 +36,8 @@ from .. import knowledge as kb_module
 from .. import paths
 from ..errors import KnowledgeBaseError
 from . import COSTS, LARGER_BATCH, SCALE_OUT, SEGMENTS, SPEED_UP, VENDORS, KnowledgeBase, RuleDef
-from .records import PRECISION_UP
 from .conditions import BOOL, COMPARED, FIELDS
+from .records import PRECISION_KEPT, PRECISION_UP
 
 Atom = tuple[str, str, Any]          # (namespace.field, op, constant)
 Conjunction = tuple[Atom, ...]
@@ -297,7 +297,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "gpu": {card.id for card in kb.catalog} | {"own"}, "vendor": set(VENDORS) | {"unknown"},
         "cost": set(COSTS) | {"own"}, "segment": set(SEGMENTS) | {"own"}, "count": counts, "min_count": counts,
         "strategy": strategies, "where": {"own", "cloud"}, "pricing": {"spot", "on-demand", None},
-        "step": steps | {LARGER_BATCH, SCALE_OUT, SPEED_UP, PRECISION_UP}, "time_factor": positive, "sped_up": {True, False},
+        "step": steps | {LARGER_BATCH, SCALE_OUT, SPEED_UP, PRECISION_UP, PRECISION_KEPT}, "time_factor": positive, "sped_up": {True, False},
         "precision_weighed": {True, False}, "next_step": steps | {None}, "recipe": set(recipes),
         "fits": {True, False}, "possible": {True, False}, "can_scale": {True, False},
         "card_devices": {card.devices for card in kb.catalog} | {1}, "devices": Interval(1, False, inf, False),

@@ -47,6 +47,8 @@ LARGER_BATCH = "larger-micro-batch"
 # master copy and full AdamW states) sharded over more cards of one node,
 # when what fits is a leaner recipe.
 PRECISION_UP = "precision-up"
+# ... and, for an experiment on a budget that is not high, the leaner recipe kept.
+PRECISION_KEPT = "precision-kept"
 # The steps that settle how many cards a ladder step takes (a step that
 # spreads over devices proposes a trial at its fewest cards): a trial that
 # does not fit is tried again on the next count of ranking.toml; the first
@@ -76,7 +78,7 @@ PRECISION_FOUND = "precision-found"
 PRECISION_NONE = "precision-none"
 SPEED_TRIAL_STEPS = (SPEED_NEXT, SPEED_FOUND, SPEED_NONE, PRECISION_NEXT, PRECISION_FOUND, PRECISION_NONE)
 TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK, *SCALE_TRIAL_STEPS, *SPEED_TRIAL_STEPS)
-OFF_LADDER = (LARGER_BATCH, SPEED_UP, PRECISION_UP, SCALE_OUT, *TRIAL_STEPS)
+OFF_LADDER = (LARGER_BATCH, SPEED_UP, PRECISION_UP, PRECISION_KEPT, SCALE_OUT, *TRIAL_STEPS)
 SPREADS = ("card", "shard", "fewest")
 
 # The stages rules run in (the helpers, proposing and configuring, and the

@@ -61,7 +61,7 @@ SCHEMAS: dict[str, Any] = {
     "recipes": {"fit": {"margin": float}, "own_fit": {"sequences": [int]},
                 "recipe": [{"id": str, "method": str, "precision": str, "optimizer": str, "base_bits": int,
                             "checkpointing": bool, "offload": bool, "optimizer_in_backward?": bool,
-                            "framework?": str, "stack?": str, "needs_bf16?": bool, "single_device?": bool, "fp16?": str, "time_factor": float,
+                            "framework?": str, "stack?": str, "needs_bf16?": bool, "single_device?": bool, "lean?": bool, "fp16?": str, "time_factor": float,
                             "source": str}],
                 "ladder": {"*": [{"step": str, "recipe": str, "spread": str}]}},
     "rules": {"rule": [{"id": str, "kind": str, "derive?": str, "step?": str, "section": str, "heuristics": [str],
