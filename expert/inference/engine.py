@@ -237,7 +237,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 candidate = sizer.first_precision_trial(seen["card"], dict(seen["candidate"].plain))
                 namespace = "trial" if "next_count" in candidate else "candidate"
             elif what == PRECISION_KEPT:  # the leaner recipe stands, weighed
-                candidate = {**sizing.bare(seen["candidate"].plain), "precision_weighed": True}
+                candidate = {**sizing.bare(seen["candidate"].plain), "step": PRECISION_KEPT, "precision_weighed": True}
             elif rule.step == PRECISION_NEXT:
                 namespace = "trial"
                 candidate = sizer.next_precision_trial(seen["card"], seen["trial"])
