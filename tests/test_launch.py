@@ -195,10 +195,12 @@ def test_the_examples_are_the_configurations_the_issue_names(examples: dict[str,
     assert examples["70b-lora-4x80gb"].recommendations[0].vram_gb == 80
     assert [r.gpu for r in examples["8b-lora-rtx4090"].recommendations[:1]] == ["own"]
     assert [r.gpu for r in examples["8b-full-24gb"].recommendations[:1]] == ["own"]
-    # 70B QLoRA does not fit the 48 GB card (about 45.7 GB with 5 % kept free): the answer says so, and picks 80 GB
+    # 70B QLoRA misses the 48 GB card with full AdamW states for its adapters (about 45.7 GB with 5 % kept
+    # free) and fits it with them paged (issue 40), as the QLoRA paper trained 65B on one 48 GB GPU
     seventy = examples["70b-qlora-48gb"]
-    assert seventy.recommendations[0].vram_gb == 80 and all(r.gpu != "own" for r in seventy.recommendations)
-    assert "your GPU (48 GB) with a 4-bit base needs about 45.7 GB" in " ".join(seventy.render().split())
+    first = seventy.recommendations[0]
+    assert (first.gpu, first.vram_gb, first.recipe["id"]) == ("own", 48, "qlora-4bit-paged")
+    assert "optim='paged_adamw_8bit'" in launch(seventy).files["train.py"]
     own = examples["70b-qlora-own-48gb"].recommendations[0]
     assert (own.gpu, own.vram_gb) == ("own", 48) and launch(examples["70b-qlora-own-48gb"]).framework == "trl"
     files = launch(examples["70b-lora-4x80gb"]).files
@@ -672,9 +674,10 @@ def test_a_size_only_model_on_torchtunes_recipe_is_refused_naming_the_model(lang
 
 
 def test_a_full_run_torchtune_has_no_config_for_is_refused() -> None:
-    """13B full fine-tuning on one H100: torchtune's single-device recipe, and no 13B config of it."""
+    """13B full fine-tuning on one H100: torchtune's single-device recipe, and no 13B config of it. (In two
+    hours on a medium budget: a high budget now weighs mixed precision on more cards, issue 40.)"""
     for model in ("13B", "Llama-2-13B"):
-        result = advise(model=model, method="full", budget="high")
+        result = advise(model=model, method="full", deadline_h=2)
         assert result.recommendations[0].recipe["framework"] == "torchtune"
         assert result.recommendations[0].name.endswith("H100 80 GB")
         with pytest.raises(InputError) as caught:
