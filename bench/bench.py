@@ -260,11 +260,33 @@ def advise_parts(runs: int, floor_cpu: float) -> None:
     print(f"  beyond the import floor: {above:.0f} ms (1.3 x the floor process allows {0.3 * floor_cpu * 1e3:.0f} ms)")
 
 
+def listed_tools_bytes() -> int | str:
+    """The `tools/list` result as the MCP SDK sends it (tests/test_mcp.py holds its bound)."""
+    try:
+        import anyio
+        from mcp import Client
+    except ImportError:
+        return "(the mcp extra is not installed)"
+
+    from expert.interfaces.mcp.server import build_server
+
+    async def listed() -> int:
+        async with Client(build_server(), mode="legacy") as client:
+            tools = await client.list_tools()
+            return len(tools.model_dump_json(by_alias=True, exclude_none=True).encode())
+
+    return anyio.run(listed)
+
+
 def sizes() -> None:
     """The sizes a chat pays for (docs/mcp.md): the tool definitions, and the
     summaries of advise and explain over the golden cases (tests/golden.py),
-    JSON with non-ASCII escaped (the larger way it is sent) and markdown."""
+    JSON compact and UTF-8 (as MCP sends it) and markdown; the tool
+    definitions also as the `tools/list` result the MCP SDK sends."""
     import json
+
+    def sent(data: Any) -> int:
+        return len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())
 
     sys.path.insert(0, os.path.join(os.path.dirname(__file__), "..", "tests"))
     from golden import CASES  # type: ignore[import-not-found]
@@ -278,6 +300,7 @@ def sizes() -> None:
     print(f"tool definitions (mcp shape, compact JSON): {len(json.dumps(tools(kb, 'mcp'), separators=(',', ':')))} B")
     for spec in tool_specs(kb):
         print(f"  {spec['name']}: {len(json.dumps(spec, separators=(',', ':')))} B")
+    print(f"tools/list result over MCP: {listed_tools_bytes()} B")
     rows: dict[str, list[int]] = {}
     for given in CASES.values():
         for lang in ("en", "es"):
@@ -286,11 +309,11 @@ def sizes() -> None:
             x = explain(lang=lang, detail="summary", **given)
             full = x.to_dict("full")
             full.pop("trace", None)
-            for name, size in (("advise summary JSON", len(json.dumps(result.to_dict("summary")))),
+            for name, size in (("advise summary JSON", sent(result.to_dict("summary"))),
                                ("advise summary markdown", len(result.render("markdown", detail="summary").encode())),
-                               ("explain summary JSON", len(json.dumps(x.to_dict()))),
+                               ("explain summary JSON", sent(x.to_dict())),
                                ("explain summary markdown", len(x.render("markdown").encode())),
-                               ("explain full JSON, no trace (before)", len(json.dumps(full)))):
+                               ("explain full JSON, no trace", sent(full))):
                 rows.setdefault(name, []).append(size)
     print(f"over the {len(CASES)} golden cases, en and es (median / largest):")
     for name, values in rows.items():

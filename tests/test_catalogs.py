@@ -153,7 +153,7 @@ def test_expert_catalogs_lists_the_shipped_ones_from_any_directory(tmp_path, mon
     assert {"id": "rtx-3090", "name": "NVIDIA GeForce RTX 3090", "vram_gb": 24.0,
             "aliases": ["3090", "rtx 3090"]} in data["owned"]
     text = CliRunner().invoke(main, ["catalogs", "--lang", "es"], env=env).stdout
-    assert "Catálogo incluido «current» (--catalog current, rules/catalogs/current.toml):" in text
+    assert "Catálogo incluido «current» (--catalog current):" in text and "rules/" not in text
     assert re.search(r"  rtx-3090 +NVIDIA GeForce RTX 3090 \(24 GB\): 3090, rtx 3090", text)
 
 

@@ -320,8 +320,9 @@ def test_explain_summary_stays_small_in_the_library_and_the_cli() -> None:
     for kwargs in ({"model_size_b": 70}, {"model_size_b": "Qwen3-30B-A3B", "method": "full", "deadline_h": 48},
                    {"model_size_b": 7, "what_if": {"method": "qlora"}, "lang": "es"}):
         explanation = explain(detail="summary", **kwargs)
-        assert len(json.dumps(explanation.to_dict())) <= SUMMARY_BYTES <= 4096
-        assert len(explanation.render("markdown").encode()) <= 4096
+        sent = json.dumps(explanation.to_dict(), separators=(",", ":"), ensure_ascii=False).encode()   # as MCP sends it
+        assert len(sent) <= SUMMARY_BYTES <= 3000
+        assert len(explanation.render("markdown").encode()) <= 3000
         assert explanation.to_dict()["how"] and explanation.to_dict()["detail"] == "summary"
     done = CliRunner().invoke(main, ["explain", "--model-size", "70", "--detail", "summary"])
     assert done.exit_code == 0 and len(done.output.encode()) <= 4096 and "Why not" in done.output
@@ -484,3 +485,39 @@ def test_free_text_does_not_take_a_choice_it_offers_or_refuses() -> None:
         assert "method" not in told.understood and "method" in told.problems, message
     told = Consultation().tell("70B with lora on the full dataset")
     assert told.understood == {"model_size_b": 70.0, "method": "lora"}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_summary_fits_3_kb_and_says_what_it_leaves_out(lang: str) -> None:
+    """Issue 38: a chat's summary takes at most 3,000 bytes, its JSON (compact,
+    UTF-8, as MCP sends it) and its markdown alike, each fitted on its own.
+    What does not fit is left out from the end (advice, then the options after
+    the pick, then warnings) and counted; the pick stays; text shows what
+    markdown shows, and neither the prices' fine print its rule keeps for the
+    full form."""
+    from expert.explanation.result import SUMMARY_BYTES
+
+    result = advise(model_size_b=405, method="full", deadline_h="12 min", budget="high", lang=lang)
+    data = result.to_dict("summary")
+    markdown, text = result.render("markdown", detail="summary"), result.render("text", detail="summary", width=2000)
+    assert SUMMARY_BYTES == 3000
+    assert len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode()) <= 3000
+    assert len(markdown.encode()) <= 3000
+    assert data["recommendations"][0]["gpu"] == result.recommendations[0].gpu
+    assert len(data["recommendations"]) + data["more_recommendations"] == len(result.recommendations)
+    in_summary = [n for n in result.advice if n.id != "price-basis"]
+    assert "price-basis" in [n.id for n in result.advice]
+    assert len(data["advice"]) + data.get("more_advice", 0) == len(in_summary) and data["more_advice"] >= 1
+    assert len(data["warnings"]) + data.get("more_warnings", 0) == len(result.warnings)
+    shown = result.summary_selection("markdown")
+    kept = {n.id for n in shown.advice + shown.warnings}
+    assert shown.recommendations[0] == result.recommendations[0] and 1 <= shown.more_advice <= len(in_summary)
+    for note in result.advice + result.warnings:
+        assert (note.text.split(":")[0].replace("$", "\\$") in markdown) == (note.id in kept), note.id
+        assert (note.text in text) == (note.id in kept), note.id
+    said = (f"{shown.more_advice} more pieces of advice" if lang == "en" else f"{shown.more_advice} consejos más")
+    assert said in markdown and said in text
+    # the markdown, without the JSON's keys and profile, keeps more of the advice
+    common = advise(model_size_b=70, method="lora", deadline_h=8, lang=lang)
+    assert len(common.summary_selection("markdown").advice) > len(common.to_dict("summary")["advice"])
+    assert len(common.render("markdown", detail="summary").encode()) <= 3000

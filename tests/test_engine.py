@@ -84,8 +84,10 @@ def ladder(result: Run, gpu: str) -> list[tuple[str, str, bool]]:
 def test_the_ladder_stops_at_the_first_configuration_that_fits() -> None:
     result = run(model_size_b=7, method="full")
     # 16 bytes per parameter do not fit on 80 GB; 6 do, and then a larger micro-batch (timing.toml [batch]).
+    # An experiment on a medium budget keeps the lean recipe (issue 40: leaner-recipe-for-an-experiment).
     assert ladder(result, "a100-80gb") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", True),
-                                           ("larger-micro-batch", "bf16-adamw8bit", True)]
+                                           ("larger-micro-batch", "bf16-adamw8bit", True),
+                                           ("precision-kept", "bf16-adamw8bit", True)]
     # On the 4090 8-bit AdamW states do not fit beside the weights; torchtune's
     # single-device recipe does (its paged states in host RAM, 2 bytes per parameter).
     assert ladder(result, "rtx-4090") == [("one-card", "mixed-adamw", False), ("lean-optimizer", "bf16-adamw8bit", False),

@@ -4,6 +4,7 @@ its use as a cross-check and as a basis for the recommendation."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from typing import Any
 
 import pytest
@@ -196,3 +197,17 @@ def test_an_estimate_over_several_gpus_with_none_named_is_timed_as_the_reference
     done = CliRunner().invoke(main, ["estimate", "--model-size", "8", "--method", "lora", "--gpus", "4",
                                      "--strategy", "zero3", "--lang", "es"])
     assert done.exit_code == 0 and "en 4 GPU tan rápidas como la NVIDIA RTX 4090" in " ".join(done.output.split())
+
+
+def test_a_tuned_stacks_chunked_loss_matches_torchtunes_qlora_peak(kb) -> None:  # type: ignore[no-untyped-def]
+    # pytorch/torchtune README.md, "Memory and training speed": Llama 3.1 8B QLoRA on one RTX 4090, batch 2
+    # of 2,048 packed tokens, rank 8, compiled, CEWithChunkedOutputLoss: 7.4 GiB peak (7.95 GB).
+    model = kb.model("llama-3.1-8b")
+    setup = typical(kb, model.params_b, "qlora", model.shape(), lora_rank=8, batch=2, seq_len=2048)
+    tuned = estimate(kb, replace(setup, stack="tuned"))
+    assert abs(tuned.per_gpu_gb - 7.95) / 7.95 <= 0.20
+    # the whole fp32 logits of the typical stack: 4,096 tokens x 128,256 x 4 bytes, against one chunk in eight
+    plain = estimate(kb, setup)
+    saved = plain.breakdown["activations"] - tuned.breakdown["activations"]
+    assert saved == pytest.approx(4096 * 128256 * (4.0 - 0.5) / 1e9)
+    assert plain.breakdown["weights"] == tuned.breakdown["weights"]

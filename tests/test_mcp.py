@@ -72,7 +72,7 @@ def test_advise_explain_estimate_and_errors() -> None:
     summary, full, why, memory, bad, long, unknown_card = session(script)
     assert not summary.is_error and summary.structured_content["detail"] == "summary"
     assert summary.structured_content["lang"] == "es" and "trace" not in summary.structured_content
-    assert len(json.dumps(summary.structured_content)) < 5000
+    assert len(json.dumps(summary.structured_content, separators=(",", ":"), ensure_ascii=False).encode()) <= 3000
     assert full.structured_content["detail"] == "full" and full.structured_content["trace"]
     assert why.structured_content["why_not"][0]["gpu"] == "rtx-4090"
     assert memory.structured_content["per_gpu_gb"] > 50
@@ -189,8 +189,8 @@ def test_arguments_are_checked_strictly_and_aliases_are_taken() -> None:
 
     listed, results = session(script)
     size = len(listed.model_dump_json(by_alias=True, exclude_none=True).encode())
-    # (10,000 until the provider field, issue 39, added its five choices to each tool taking the profile)
-    assert size <= 10_500, size
+    # 10,000 (issue 38: launch and estimate take advise's fields as explain does, described once)
+    assert size <= 10_000, size
     (llama, vram, size70, colour, start, names, missing, listed_value, upper, twice, summary, explained) = results
     assert not llama.is_error and llama.structured_content["profile"]["model_size_b"] > 60
     assert llama.structured_content["profile"]["method"] == "qlora"
@@ -211,8 +211,8 @@ def test_arguments_are_checked_strictly_and_aliases_are_taken() -> None:
         assert not text.lstrip().startswith("{") and "**" in text       # markdown, not the JSON again
     for result in (summary, explained):
         assert result.structured_content["detail"] == "summary"
-        assert len(json.dumps(result.structured_content).encode()) <= 4096
-        assert len(result.content[0].text.encode()) <= 4096
+        assert len(json.dumps(result.structured_content, separators=(",", ":"), ensure_ascii=False).encode()) <= 3000
+        assert len(result.content[0].text.encode()) <= 3000
 
 
 def test_the_same_strings_read_the_same_over_mcp() -> None:

@@ -45,8 +45,9 @@ from .what_if import WhatIf, WhatIfRun
 from .why_not import WhyNot, WhyNotSearch
 from .wording import Writer, total_in_words
 
-# The most bytes of JSON the summary of an explanation takes (UTF-8): a chat's share.
-SUMMARY_BYTES = 3800
+# The most bytes of JSON the summary of an explanation takes (compact, UTF-8, as MCP sends it): a chat's
+# share (issue 38: 3 KB).
+SUMMARY_BYTES = 3000
 # WHY NOT for every card ruled out covers the first so many (in catalog
 # order); the others are named after them ("and N more"), and each can be
 # asked about alone (why_not=). A large catalog then costs about as much to
@@ -125,7 +126,7 @@ class Explanation:
         import json
 
         def size() -> int:
-            return len(json.dumps(data))     # non-ASCII escaped: the larger of the two ways JSON is sent
+            return len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())   # as MCP sends it
 
         for step in reversed(data["how"][1:]):
             if size() <= SUMMARY_BYTES:

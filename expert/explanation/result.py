@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import copy
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass, field, fields, is_dataclass
+from dataclasses import dataclass, field, fields, is_dataclass, replace
 from typing import Any, overload
 
 from ..errors import InputError, nearest
@@ -200,8 +200,11 @@ class Result:
         return first + own
 
     def _summary(self) -> dict[str, Any]:
+        return self._summary_data(self.summary_selection("json"))
+
+    def _summary_data(self, chosen: SummaryChoice) -> dict[str, Any]:
         recommendations = []
-        for rec in self.recommendations[:SUMMARY_OPTIONS]:
+        for rec in chosen.recommendations:
             data = as_data(rec)
             for key in SUMMARY_LEFT_OUT:
                 data.pop(key, None)
@@ -213,7 +216,7 @@ class Result:
             if data["devices"] == data["count"]:
                 del data["devices"]
             recommendations.append(data)
-        return _fitted({
+        data = {
             "schema_version": SCHEMA_VERSION,
             "detail": "summary",
             "lang": self.lang,
@@ -223,24 +226,62 @@ class Result:
             "assumed": list(self.assumed),
             "requirement": {"vram_gb": self.requirement["vram_gb"], "text": self.requirement["text"]},
             "recommendations": recommendations,
-            "more_recommendations": max(0, len(self.recommendations) - SUMMARY_OPTIONS),
-            "advice": [{"id": n.id, "text": n.text} for n in self.advice if self._in_summary(n)],
-            "warnings": [{"id": n.id, "text": n.text} for n in self.warnings if self._in_summary(n)],
-        })
+            "more_recommendations": len(self.recommendations) - len(chosen.recommendations),
+            "advice": [{"id": n.id, "text": n.text} for n in chosen.advice],
+            "warnings": [{"id": n.id, "text": n.text} for n in chosen.warnings],
+        }
+        for key, count in (("more_advice", chosen.more_advice), ("more_warnings", chosen.more_warnings)):
+            if count:
+                data[key] = count
+        return data
 
     def _in_summary(self, note: Note) -> bool:
         """A note is in the summary form unless its rule says it is not (rules.toml ``summary``)."""
         kb = self.kb or load()
         return all(rule.in_summary for rule in kb.rules if rule.id in note.rules)
 
+    def summary_selection(self, form: str = "json") -> SummaryChoice:
+        """What the summary form shows as ``form`` (``json``, or ``markdown``,
+        which text shows too): the pick and the next two options, the advice
+        and warnings meant for it; beyond SUMMARY_BYTES of that form, advice is
+        left out from the end, then the options after the pick, then warnings
+        from the end (each counted), until it fits. The pick always stays. The
+        markdown, without the JSON's keys and profile, keeps more of them."""
+        import json
+
+        advice = [n for n in self.advice if self._in_summary(n)]
+        warnings = [n for n in self.warnings if self._in_summary(n)]
+        chosen = SummaryChoice(self.recommendations[:SUMMARY_OPTIONS], advice, warnings, 0, 0)
+
+        def fits(chosen: SummaryChoice) -> bool:
+            if form == "json":
+                sent = json.dumps(self._summary_data(chosen), separators=(",", ":"), ensure_ascii=False)
+                return len(sent.encode()) <= SUMMARY_BYTES
+            return len(self._rendered("markdown", 80, chosen).encode()) <= SUMMARY_BYTES
+
+        while not fits(chosen):
+            if chosen.advice:
+                chosen = replace(chosen, advice=chosen.advice[:-1], more_advice=chosen.more_advice + 1)
+            elif len(chosen.recommendations) > 1:
+                chosen = replace(chosen, recommendations=chosen.recommendations[:-1])
+            elif chosen.warnings:
+                chosen = replace(chosen, warnings=chosen.warnings[:-1], more_warnings=chosen.more_warnings + 1)
+            else:
+                break
+        return chosen
+
     def render(self, fmt: str = "text", width: int = 80, detail: str = "full") -> str:
         """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``;
         ``detail="summary"`` leaves out the trace (json), and the reasons, the
-        cards not recommended and the assumptions (markdown, text): a short form for chat."""
+        cards not recommended and the assumptions (markdown, text): a short form
+        for chat, of what :meth:`summary_selection` keeps."""
         check_format(fmt, self.lang)
         check_detail(detail, self.lang)
         if fmt == "json":
             return json_text(self.to_dict(detail))
+        return self._rendered(fmt, width, self.summary_selection("markdown") if detail == "summary" else None)
+
+    def _rendered(self, fmt: str, width: int, chosen: SummaryChoice | None) -> str:
         from .chart import time_and_cost
 
         tr = Localizer(self.lang)
@@ -248,30 +289,38 @@ class Result:
         assumed = [f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, self.profile[name])}"
                    for name in self.assumed]
         template = environment(self.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
-        return template.render(r=self, width=width, assumed=assumed, summary=detail == "summary",
-                               chart=time_and_cost(self, kb, tr, width))
+        if chosen is None:
+            return template.render(r=self, width=width, assumed=assumed, summary=False,
+                                   alternatives=self.shown()[1:], advice=self.advice, warnings=self.warnings,
+                                   left_out="", chart=time_and_cost(self, kb, tr, width))
+        return template.render(r=self, width=width, assumed=assumed, summary=True,
+                               alternatives=chosen.recommendations[1:], advice=chosen.advice,
+                               warnings=chosen.warnings, left_out=chosen.left_out(tr), chart=None)
 
-# The most bytes of JSON a summary takes (non-ASCII escaped, the larger way
-# it is sent): a chat's share. Beyond it, advice is left out from the end,
-# then the options after the pick (counted in more_advice and
-# more_recommendations); warnings and the pick stay.
-SUMMARY_BYTES = 4000
+
+@dataclass(frozen=True)
+class SummaryChoice:
+    """What the summary form keeps of a result, and how much it leaves out."""
+
+    recommendations: list[Recommendation]
+    advice: list[Note]
+    warnings: list[Note]
+    more_advice: int            # advice left out beyond the bytes (not that meant only for the full form)
+    more_warnings: int
+
+    def left_out(self, tr: Localizer) -> str:
+        """What the full answer has beyond this, in a sentence ("" if nothing)."""
+        parts = [tr.ngettext("%(count)s more piece of advice", "%(count)s more pieces of advice", self.more_advice)
+                 % {"count": self.more_advice}] if self.more_advice else []
+        if self.more_warnings:
+            parts.append(tr.ngettext("%(count)s more warning", "%(count)s more warnings", self.more_warnings)
+                         % {"count": self.more_warnings})
+        return tr.gettext("The full answer has %(what)s.") % {"what": tr.list(parts)} if parts else ""
 
 
-def _fitted(data: dict[str, Any]) -> dict[str, Any]:
-    import json
-
-    def size() -> int:
-        return len(json.dumps(data))
-
-    left_out = 0
-    while size() > SUMMARY_BYTES and data["advice"]:
-        data["advice"].pop()
-        left_out += 1
-    if left_out:
-        data["more_advice"] = left_out
-    while size() > SUMMARY_BYTES and len(data["recommendations"]) > 1:
-        data["recommendations"].pop()
-        data["more_recommendations"] += 1
-    return data
-
+# The most bytes a summary takes, its JSON (compact, UTF-8, as MCP sends it)
+# and its markdown alike, each fitted on its own: a chat's share (issue 38: 3 KB). Beyond
+# it, advice is left out from the end, then the options after the pick, then
+# warnings from the end (counted in more_advice, more_recommendations,
+# more_warnings); the pick stays.
+SUMMARY_BYTES = 3000

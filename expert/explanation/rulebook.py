@@ -22,6 +22,11 @@ from ..knowledge.records import (
     MORE_CARDS,
     NO_COUNT_FITS,
     NO_FAST_LINK,
+    PRECISION_FOUND,
+    PRECISION_KEPT,
+    PRECISION_NEXT,
+    PRECISION_NONE,
+    PRECISION_UP,
     SPEED_FOUND,
     SPEED_NEXT,
     SPEED_NONE,
@@ -53,6 +58,14 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             return _("proposes the same configuration with a larger micro-batch, when memory allows and it is faster")
         if rule.step == SPEED_UP:
             return _("proposes a faster recipe on more cards, when it costs no more")
+        if rule.step == PRECISION_UP:
+            return _("proposes mixed precision on more cards of one node")
+        if rule.step == PRECISION_KEPT:
+            return _("keeps the leaner recipe, mixed precision weighed")
+        if rule.step == PRECISION_NEXT:
+            return _("tries mixed precision on the next count of cards")
+        if rule.step in (PRECISION_FOUND, PRECISION_NONE):
+            return _("settles whether mixed precision fits on one node")
         if rule.step == MORE_CARDS:
             return _("tries the same step on the next count of cards")
         if rule.step in (FEWEST_CARDS, NO_COUNT_FITS):

@@ -57,6 +57,11 @@ from ..knowledge.records import (
     MORE_CARDS,
     NO_COUNT_FITS,
     NO_FAST_LINK,
+    PRECISION_FOUND,
+    PRECISION_KEPT,
+    PRECISION_NEXT,
+    PRECISION_NONE,
+    PRECISION_UP,
     SPEED_FOUND,
     SPEED_NEXT,
 )
@@ -216,7 +221,8 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             yield "req", {k: v for k, v in req.items() if k != "anchors"}
         elif what == "own-card":
             yield "card", requirement.own_card(run.kb, seen["profile"]).fact()
-        elif what in ("propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP):
+        elif what in ("propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP,
+                      PRECISION_UP, PRECISION_KEPT):
             sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis, run.sized)
             namespace = "candidate"
             if what == LARGER_BATCH:
@@ -227,6 +233,16 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             elif what == SPEED_UP:  # its first count is a trial (none: the slow recipe stands)
                 candidate = sizer.first_speed_trial(seen["card"], dict(seen["candidate"].plain))
                 namespace = "candidate" if candidate.get("sped_up") else "trial"
+            elif what == PRECISION_UP:  # its first count is a trial (none: the leaner recipe stands)
+                candidate = sizer.first_precision_trial(seen["card"], dict(seen["candidate"].plain))
+                namespace = "trial" if "next_count" in candidate else "candidate"
+            elif what == PRECISION_KEPT:  # the leaner recipe stands, weighed
+                candidate = {**sizing.bare(seen["candidate"].plain), "step": PRECISION_KEPT, "precision_weighed": True}
+            elif rule.step == PRECISION_NEXT:
+                namespace = "trial"
+                candidate = sizer.next_precision_trial(seen["card"], seen["trial"])
+            elif rule.step in (PRECISION_FOUND, PRECISION_NONE):   # the trial's verdict settles the candidate
+                candidate = sizer.precision_weighed(seen["trial"], found=rule.step == PRECISION_FOUND)
             elif rule.step == SPEED_NEXT:
                 namespace = "trial"
                 candidate = sizer.next_speed_trial(seen["card"], seen["trial"])

@@ -44,6 +44,9 @@ class Setup:
     # The optimizer steps each parameter as soon as its gradient is ready and
     # frees it (torchtune's optimizer_in_bwd): no full set of gradients is kept.
     optimizer_in_backward: bool = False
+    # The software stack (timing.toml [stack]): a tuned one computes the loss
+    # in chunks (estimator.toml [loss]).
+    stack: str = "typical"
     # The model's own architecture (rules/models.toml or a config.json); without
     # one, the typical shape of estimator.toml nearest in size.
     shape: Mapping[str, Any] | None = field(default=None, compare=False)
@@ -165,7 +168,9 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     activations = tokens * shape["hidden"] * per_layer * shape["layers"]
     if setup.checkpointing:  # one layer at a time is recomputed in full
         activations += tokens * shape["hidden"] * full_layer
-    activations += tokens * shape["vocab"] * act["logits_bytes"]
+    # (a stack the loss table does not name computes the whole sequence's logits)
+    logits = constants["loss"]["logits_bytes"].get(setup.stack, act["logits_bytes"])
+    activations += tokens * shape["vocab"] * float(logits)
 
     breakdown = {"weights": weights / GB, "gradients": gradients / GB, "optimizer": optimizer / GB,
                  "activations": activations / GB, "overhead": constants["overhead"]["per_gpu_gb"]}

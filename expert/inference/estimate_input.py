@@ -81,6 +81,7 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
     if changes["strategy"] == "single" and gpus > 1:
         raise refuse("strategy", "single", tr.gettext("with several GPUs choose %(accepted)s") % {
             "accepted": tr.list(STRATEGIES[1:], style="or")})
+    changes["stack"] = field("stack")
     setup = replace(setup, **changes)
     if profile_module.is_given(raw.get("tokens_per_example")) and raw.get("seq_len") is None:
         # memory is sized for examples this long, as advise sizes it

@@ -9,7 +9,7 @@ from __future__ import annotations
 from .._vendor import experta
 from ..knowledge import LARGER_BATCH, OFF_LADDER, SCALE_OUT, SPEED_UP, TRIAL_STEPS, RuleDef
 from ..knowledge.conditions import FIELDS
-from ..knowledge.records import SCALE_TRIAL_STEPS, SPEED_TRIAL_STEPS
+from ..knowledge.records import PRECISION_KEPT, PRECISION_UP, SCALE_TRIAL_STEPS, SPEED_TRIAL_STEPS
 
 Fact = experta.Fact
 
@@ -84,7 +84,7 @@ DECLARES = {"requirement": "req", "own-card": "card", "propose": "candidate", "c
             "trial": "candidate", SCALE_TRIAL: "candidate", SPEED_TRIAL: "candidate",
             "option": "option", "standing": "standing", "market": "market", "beaten": "beaten", "rank": "weight",
             "order": "ranking", "pick": "pick", "no-pick": "pick"}
-SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82,
+SALIENCE = {"requirement": 100, "own-card": 95, "propose": 90, "configure": 85, "trial": 84, LARGER_BATCH: 83, SPEED_UP: 82, PRECISION_UP: 82, PRECISION_KEPT: 82,
             SPEED_TRIAL: 81, SCALE_OUT: 80, SCALE_TRIAL: 79,
             "option": 75,
             "reject": 60, "standing": 59, "market": 57, "beaten": 56, "demote": 55, "prefer": 50,

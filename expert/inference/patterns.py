@@ -12,6 +12,7 @@ from typing import Any
 
 from .._vendor import experta
 from ..knowledge import COLLECTS, LARGER_BATCH, SCALE_OUT, SPEED_UP, RuleDef
+from ..knowledge.records import PRECISION_KEPT, PRECISION_UP
 from .facts import FACT_CLASSES, SCALE_TRIAL, SPEED_TRIAL, Standing, Verdict, stage
 
 AS, MATCH, TEST = experta.AS, experta.MATCH, experta.TEST
@@ -25,7 +26,9 @@ _ABSENT = {"standing": lambda: Verdict(kind="reject", gpu=MATCH.gpu),
 HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
                 "configure": ("profile", "req", "candidate", "card"), "trial": ("profile", "req", "trial", "card"),
                 SCALE_TRIAL: ("profile", "req", "trial", "card"), SPEED_TRIAL: ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
-                SPEED_UP: ("profile", "req", "candidate", "card"), LARGER_BATCH: ("profile", "req", "candidate", "card"),
+                SPEED_UP: ("profile", "req", "candidate", "card"), PRECISION_UP: ("profile", "req", "candidate", "card"),
+                PRECISION_KEPT: ("profile", "req", "candidate", "card"),
+                LARGER_BATCH: ("profile", "req", "candidate", "card"),
                 "option": ("profile", "candidate"), "standing": ("option", "profile"),
                 "market": ("profile",), "beaten": ("profile",), "rank": ("standing", "profile"),
                 "order": ("profile",), "pick": ("ranking", "option"), "no-pick": ("profile",)}

@@ -105,6 +105,7 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "sized_by": basis,
     }
     req.update(own_qlora(kb, profile, req, basis))
+    req.update(own_fit(kb, profile, req, basis))
     req.update(cheap_qlora(kb, profile, req, basis))
     return req
 
@@ -158,6 +159,41 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
                                                         1, sharded=False)
     return {"own_qlora_fits": config["fits"], "own_qlora_gb": config["per_device_gb"],
             "own_qlora_hours": config["hours"]}
+
+
+OWN_FIT_NONE = {"own_fit_gb": None, "own_tuned_gb": None, "own_tuned_fits": None, "own_short_seq": None,
+                "own_short_gb": None}
+
+
+def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> dict[str, Any]:
+    """When the person's own GPU misses with the leanest recipe its method's
+    ladder tries on one card: what that recipe needs of it, what it needs on
+    a tuned stack (estimator.toml [loss]) and whether that fits, and the
+    longest sequence of recipes.toml [own_fit] that fits, with its need. All
+    None when it fits, or with no own GPU; the rules decide what to say."""
+    if not profile.get("vram_gb"):
+        return dict(OWN_FIT_NONE)
+    entry = [e for e in kb.recipes["ladder"][profile["method"]] if e["spread"] == "card"][-1]
+    card = own_card(kb, profile).fact()
+    sizer = Sizer(kb, profile, req, basis)
+    plain = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=False)
+    if plain["fits"] or not plain["possible"]:
+        return dict(OWN_FIT_NONE)
+    tuned_gb = tuned_fits = None
+    if stack_of(kb, profile) != "tuned":
+        # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable
+        tuned = ChainMap({"stack": "tuned"}, profile)  # type: ignore[arg-type]
+        config = Sizer(kb, tuned, req, basis).configuration(card, entry["step"], entry["recipe"], 1, sharded=False)
+        tuned_gb, tuned_fits = config["per_device_gb"], config["fits"]
+    short_seq = short_gb = None
+    for seq in kb.recipes["own_fit"]["sequences"]:   # longest first: the first that fits
+        if seq < req["seq_len"]:
+            config = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=False, seq=seq)
+            if config["fits"]:
+                short_seq, short_gb = seq, config["per_device_gb"]
+                break
+    return {"own_fit_gb": plain["per_device_gb"], "own_tuned_gb": tuned_gb, "own_tuned_fits": tuned_fits,
+            "own_short_seq": short_seq, "own_short_gb": short_gb}
 
 
 def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:

@@ -16,10 +16,12 @@ from collections.abc import Iterator, Mapping, Sequence
 from typing import Any
 
 from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase
+from ..knowledge.records import PRECISION_UP
 from .estimate import estimate, typical
 from .time_model import (
     accumulation,
     host_traffic,
+    link_gbs,
     micro_batches,
     nodes,
     other_stack,
@@ -96,17 +98,18 @@ class Sizer:
         return str(self.strategies["sharded" if sharded else "replicated"])
 
     def configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
-                      sharded: bool, micro_batch: int = 1) -> dict[str, Any]:
+                      sharded: bool, micro_batch: int = 1, seq: int | None = None) -> dict[str, Any]:
         """One configuration: ``count`` cards of ``card`` running ``recipe_id``,
         whole weights on every device or sharded (ZeRO-3/FSDP), at a
-        micro-batch of ``micro_batch`` sequences per device."""
+        micro-batch of ``micro_batch`` sequences per device, its memory sized
+        for sequences of ``seq`` tokens (by default the profile's: seq_len)."""
         if self.sized is None:
-            return self._configuration(card, step, recipe_id, count, sharded, micro_batch)
-        key = (card["id"], recipe_id, count, sharded, micro_batch)
+            return self._configuration(card, step, recipe_id, count, sharded, micro_batch, seq)
+        key = (card["id"], recipe_id, count, sharded, micro_batch, seq)
         if key not in self.sized:
             noted = _Noted(card), _Noted(self.profile), _Noted(self.req)
             sizer = Sizer(self.kb, noted[1], noted[2], self.basis)
-            config = sizer._configuration(noted[0], step, recipe_id, count, sharded, micro_batch)
+            config = sizer._configuration(noted[0], step, recipe_id, count, sharded, micro_batch, seq)
             self.sized[key] = dict(config), tuple(n.read for n in noted)
             return config
         config, reads = self.sized[key]
@@ -116,7 +119,7 @@ class Sizer:
         return {**config, "step": step, "next_step": ladder_after(self.kb, self.profile["method"], step)}
 
     def _configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
-                       sharded: bool, micro_batch: int) -> dict[str, Any]:
+                       sharded: bool, micro_batch: int, seq: int | None) -> dict[str, Any]:
         kb, profile, req = self.kb, self.profile, self.req
         recipe = kb.recipes["recipe"][recipe_id]
         if not card["bf16"] and recipe.get("fp16"):  # a card without bf16 runs the recipe's fp16 twin
@@ -126,12 +129,14 @@ class Sizer:
         strategy = self.strategy(devices, sharded)
         # A recipe that needs bf16 or one device cannot run here at all.
         runs = (card["bf16"] or not recipe.get("needs_bf16")) and (devices == 1 or not recipe.get("single_device"))
+        # A recipe only one framework runs has that framework's stack, and no other.
+        stack = str(recipe.get("stack") or stack_of(kb, profile))
         setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
                         precision=recipe["precision"],
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
                         checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
-                        strategy=strategy, seq_len=seq_len(kb, profile), batch=micro_batch,
-                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")))
+                        strategy=strategy, seq_len=seq or seq_len(kb, profile), batch=micro_batch,
+                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=stack)
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])
@@ -162,8 +167,6 @@ class Sizer:
                               checkpointing=recipe["checkpointing"], time_factor=recipe["time_factor"],
                               base_bits=recipe["base_bits"], host_s=waits)
 
-        # A recipe only one framework runs has that framework's stack, and no other.
-        stack = str(recipe.get("stack") or stack_of(kb, profile))
         speed, other = on(stack), (None if recipe.get("stack") else on(other_stack(kb, stack)))
         per_token = speed["flops_per_token"]
         taken = run_hours(kb, req["tokens"], speed)
@@ -220,9 +223,17 @@ class Sizer:
             "host_traffic_s": round(traffic["seconds"], 2) if traffic else 0.0,
             "host_link_gbs": round(traffic["gbs"], 1) if traffic else 0.0,
             "sped_up": False,
+            # whether mixed precision on more cards of one node is weighed, or there is nothing to weigh: a
+            # recipe that is not lean (recipes.toml), one's own cards, no fast link, a whole node already
+            "precision_weighed": not (recipe.get("lean") and where == "cloud" and card["fast_interconnect"]
+                                      and count < int(card["per_node"])),
             "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
                               and count < kb.ranking["counts"][-1]),
             "nodes": nodes(card, count),
+            # across nodes: the network's GB/s per GPU the hours assume (timing.toml [links]), and the share
+            # of a micro-step spent waiting for weights and gradients to cross the links
+            "network_gbs": link_gbs(kb, card, nodes(card, count)) if nodes(card, count) > 1 else None,
+            "communication_share": speed["exposed_s"] / speed["step_s"],
             "flops_per_token": per_token,
             "tokens_per_second": req["tokens"] / (taken * 3600),
             "speed_assumed": bool(card["speed_assumed"]),
@@ -264,7 +275,7 @@ class Sizer:
         """The candidate at the fastest micro-batch that fits, the same cards and recipe."""
         found = self.batched(card, LARGER_BATCH, candidate["recipe"], int(candidate["count"]),
                              bool(candidate["sharded"]))
-        keep = {key: candidate[key] for key in ("next_step", "sped_up", "min_count", "min_count_hours",
+        keep = {key: candidate[key] for key in ("next_step", "sped_up", "precision_weighed", "min_count", "min_count_hours",
                                                 "min_count_cost", "can_scale", "possible")}
         return {**found, **keep, "step": LARGER_BATCH, "batch_settled": True}
 
@@ -368,7 +379,40 @@ class Sizer:
         """The card's candidate after trying faster recipes: the trial that
         pays (``pays``), or the base it was tried against; marked sped up, so
         that the deadline rules may follow."""
-        return {**(bare(trial) if pays else trial["base"]), "sped_up": True}
+        return {**(bare(trial) if pays else trial["base"]), "sped_up": True, "precision_weighed": True}
+
+    def precision_trial(self, card: Mapping[str, Any], base: Mapping[str, Any], count: int) -> dict[str, Any]:
+        """``base``, a configuration that fits only with a leaner recipe (pure
+        bf16, 8-bit states), tried on ``count`` cards of one node with the
+        method's first recipe (mixed precision and AdamW, recipes.toml's
+        ladder): whole weights first, then sharded. It carries the base's
+        count, hours and cost (``min_count*``), the next count within one
+        node, and the base; the rules over trials decide."""
+        recipe = ladder_step(self.kb, self.profile["method"], self.kb.recipes["ladder"][self.profile["method"]][0]["step"])["recipe"]
+        config = next((c for sharded in (False, True)
+                       for c in (self.batched(card, PRECISION_UP, recipe, count, sharded),) if c["fits"]), None)
+        if config is None:
+            config = self.configuration(card, PRECISION_UP, recipe, count, sharded=True)
+        later = self.counts(card, count + 1, int(card["per_node"]))    # within one node
+        return {**config, "next_step": None, "min_count": base["count"], "min_count_hours": base["hours"],
+                "min_count_cost": base["total_cost"], "next_count": later[0] if later else None, "base": bare(base)}
+
+    def first_precision_trial(self, card: Mapping[str, Any], base: Mapping[str, Any]) -> dict[str, Any]:
+        """The first count tried for mixed precision: the next of ranking.toml
+        within one node; with none, the base itself, marked weighed."""
+        counts = self.counts(card, int(base["count"]) + 1, int(card["per_node"]))
+        if not counts:
+            return {**bare(base), "precision_weighed": True}
+        return self.precision_trial(card, base, counts[0])
+
+    def next_precision_trial(self, card: Mapping[str, Any], trial: Mapping[str, Any]) -> dict[str, Any]:
+        return self.precision_trial(card, trial["base"], int(trial["next_count"]))
+
+    @staticmethod
+    def precision_weighed(trial: Mapping[str, Any], found: bool) -> dict[str, Any]:
+        """The card's candidate after weighing mixed precision: the trial that
+        holds it (``found``), or the leaner base it was tried against."""
+        return {**(bare(trial) if found else trial["base"]), "precision_weighed": True}
 
     def scale_trial(self, card: Mapping[str, Any], base: Mapping[str, Any], count: int,
                     fastest: Mapping[str, Any] | None = None) -> dict[str, Any]:
@@ -414,7 +458,8 @@ class Sizer:
         base = trial["base"]
         chosen = self.fastest(trial) if not meets else self.fastest({**trial, "previous": None})
         best = dict(chosen or base)
-        best.update(step=SCALE_OUT, next_step=None, can_scale=False, sped_up=True, min_count=base["count"],
+        best.update(step=SCALE_OUT, next_step=None, can_scale=False, sped_up=True, precision_weighed=True,
+                    min_count=base["count"],
                     min_count_hours=base["hours"], min_count_cost=base["total_cost"])
         return best
 

@@ -156,7 +156,8 @@ def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: 
                                 / (link_gbs(kb, card, spanned) * 1e9 * local))
     exposed = max(0.0, communication - float(spec["overlap"]) * compute)
     step = compute + fixed + dequantize + exposed + host_s
-    return {"tokens_per_second": tokens / step * devices, "flops_per_token": per_token, "step_s": step}
+    return {"tokens_per_second": tokens / step * devices, "flops_per_token": per_token, "step_s": step,
+            "exposed_s": exposed}
 
 
 def host_link(kb: KnowledgeBase, card_id: str) -> dict[str, Any]:

@@ -158,9 +158,11 @@ def result_schema(kb: KnowledgeBase, detail: str) -> dict[str, Any]:
         common["more_recommendations"] = {"type": "integer", "minimum": 0,
                                           "description": "Options left out of the summary."}
         common["more_advice"] = {"type": "integer", "minimum": 1,
-                                 "description": "Advice left out to keep the summary under 4,000 bytes."}
+                                 "description": "Advice left out to keep the summary under 3,000 bytes."}
+        common["more_warnings"] = {"type": "integer", "minimum": 1,
+                                   "description": "Warnings left out to keep the summary under 3,000 bytes."}
         return {"title": "expert result (summary)",
-                **_object([k for k in common if k != "more_advice"], common)}
+                **_object([k for k in common if k not in ("more_advice", "more_warnings")], common)}
     full = {
         **common,
         "rejected": {"type": "array", "items": _object(["gpu", "rules", "text"],
@@ -223,7 +225,7 @@ def _params(properties: dict[str, Any], required: list[str] | None = None) -> di
 def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     """The tools of `expert mcp`, neutral: name, description, JSON Schema of the parameters."""
     profile = profile_properties(kb)
-    # explain and consultation_start take the same fields: described once, in advise
+    # explain, estimate, consultation_start and launch take the same fields: described once, in advise
     bare = {name: {k: v for k, v in schema.items() if k != "description"} for name, schema in profile.items()}
     consultation = {"type": "string", "minLength": 1, "maxLength": 64, "description": "From consultation_start."}
     return [
@@ -240,9 +242,9 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
                                 "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "estimate",
          "description": "First-principles memory per GPU of a fine-tuning run (weights, gradients, optimizer, "
-                        "activations) and its training time on a card and stack.",
+                        "activations) and its training time on a card and stack. Fields as in advise.",
          "parameters": _params({
-             "model_size_b": profile["model_size_b"], "method": profile["method"],
+             "model_size_b": bare["model_size_b"], "method": bare["method"],
              "gpus": {"type": "integer", "minimum": 1, "maximum": 4096},
              "strategy": {"enum": list(STRATEGIES)},
              "offload": {"type": "boolean"}, "checkpointing": {"type": "boolean"},
@@ -252,9 +254,9 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
              "precision": {"enum": list(PRECISIONS)},
              "base_bits": {"enum": [16, 8, 4]},
              "lora_rank": {"type": "integer", "minimum": 1, "maximum": 4096},
-             "gpu": _gpu(kb), "dataset_examples": profile["dataset_examples"],
-             "tokens_per_example": profile["tokens_per_example"], "epochs": profile["epochs"],
-             "stack": profile["stack"], "lang": LANG})},
+             "gpu": _gpu(kb), "dataset_examples": bare["dataset_examples"],
+             "tokens_per_example": bare["tokens_per_example"], "epochs": bare["epochs"],
+             "stack": bare["stack"], "lang": LANG})},
         {"name": "models",
          "description": "Open models known by name: total and active parameters, architecture, sources.",
          "parameters": _params({"names": {"type": "array", "maxItems": 10,
@@ -281,9 +283,9 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
          "description": "The recommendation from the answers so far (defaults for the rest).",
          "parameters": _params({"consultation_id": consultation, "detail": DETAIL}, ["consultation_id"])},
         {"name": "launch",
-         "description": "Launch files (contents only) of advice option `option` (default 1); model: the id "
-                        "they load.",
-         "parameters": _params({**profile, "lang": LANG,
+         "description": "Launch files (contents only) of option `option` (default 1) of advise's answer; "
+                        "fields as in advise; model: the path or Hugging Face id they load.",
+         "parameters": _params({**bare, "lang": LANG,
                                 "option": {"type": "integer", "minimum": 1, "maximum": 100},
                                 "model": {"type": "string", "minLength": 1, "maxLength": 300}})},
     ]

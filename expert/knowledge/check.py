@@ -37,6 +37,7 @@ from .. import paths
 from ..errors import KnowledgeBaseError
 from . import COSTS, LARGER_BATCH, SCALE_OUT, SEGMENTS, SPEED_UP, VENDORS, KnowledgeBase, RuleDef
 from .conditions import BOOL, COMPARED, FIELDS
+from .records import PRECISION_KEPT, PRECISION_UP
 
 Atom = tuple[str, str, Any]          # (namespace.field, op, constant)
 Conjunction = tuple[Atom, ...]
@@ -296,7 +297,8 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "gpu": {card.id for card in kb.catalog} | {"own"}, "vendor": set(VENDORS) | {"unknown"},
         "cost": set(COSTS) | {"own"}, "segment": set(SEGMENTS) | {"own"}, "count": counts, "min_count": counts,
         "strategy": strategies, "where": {"own", "cloud"}, "pricing": {"spot", "on-demand", None},
-        "step": steps | {LARGER_BATCH, SCALE_OUT, SPEED_UP}, "time_factor": positive, "sped_up": {True, False}, "next_step": steps | {None}, "recipe": set(recipes),
+        "step": steps | {LARGER_BATCH, SCALE_OUT, SPEED_UP, PRECISION_UP, PRECISION_KEPT}, "time_factor": positive, "sped_up": {True, False},
+        "precision_weighed": {True, False}, "next_step": steps | {None}, "recipe": set(recipes),
         "fits": {True, False}, "possible": {True, False}, "can_scale": {True, False},
         "card_devices": {card.devices for card in kb.catalog} | {1}, "devices": Interval(1, False, inf, False),
         "headroom": Interval(-inf, False, 1, True), "hours": positive, "min_count_hours": positive,
@@ -314,6 +316,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "other_stack_hours": Interval(0, False, inf, False, True),
         "host_traffic_gb": Interval(0, True, inf, False), "host_traffic_s": Interval(0, True, inf, False),
         "host_link_gbs": Interval(0, True, inf, False),
+        "network_gbs": Interval(0, False, inf, False, True), "communication_share": Interval(0, True, 1, False),
     }
     for namespace in ("option", "pick", "candidate", "proposal", "trial"):
         for name, domain in option.items():
@@ -333,7 +336,10 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     domains["req.floor_binds"] = {True, False}
     domains["req.own_qlora_fits"] = {True, False, None}
     domains["req.sized_by"] = {"checked", "estimate", "guide"}
-    for name in ("own_qlora_gb", "own_qlora_hours", "cheap_qlora_gb", "cheap_qlora_hours", "cheap_qlora_cost"):
+    domains["req.own_tuned_fits"] = {True, False, None}
+    domains["req.own_short_seq"] = set(kb.recipes.get("own_fit", {}).get("sequences", [])) | {None}
+    for name in ("own_qlora_gb", "own_qlora_hours", "cheap_qlora_gb", "cheap_qlora_hours", "cheap_qlora_cost",
+                 "own_fit_gb", "own_tuned_gb", "own_short_gb"):
         domains[f"req.{name}"] = Interval(0, False, inf, False, True)
     domains["req.cheap_qlora_gpu"] = {card.id for card in kb.catalog} | {None}
     domains["market.cheapest_total_cost"] = Interval(0, False, inf, False, True)

@@ -97,6 +97,14 @@ FIELDS: dict[str, dict[str, str]] = {
         "own_qlora_fits": BOOL,
         "own_qlora_gb": NUM,
         "own_qlora_hours": NUM,
+        # The person's own GPU when its method's leanest one-card recipe misses
+        # (requirement.own_fit): what that needs, on a tuned stack and whether
+        # that fits, the longest sequence of recipes.toml [own_fit] that fits.
+        "own_fit_gb": NUM,
+        "own_tuned_gb": NUM,
+        "own_tuned_fits": BOOL,
+        "own_short_seq": NUM,
+        "own_short_gb": NUM,
         # At a low budget, LoRA's run with QLoRA on the rented NVIDIA card that
         # costs least in all: its id and name, memory, hours, cost and whose rate.
         "cheap_qlora_gpu": STR,
@@ -139,6 +147,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "host_traffic_s": NUM,
         "host_link_gbs": NUM,
         "sped_up": BOOL,
+        "precision_weighed": BOOL,
         "can_scale": BOOL,
         "flops_per_token": NUM,
         "tokens_per_second": NUM,
@@ -152,6 +161,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "on_demand_cost": NUM,
         "spot_cost": NUM,
         "nodes": NUM,
+        "network_gbs": NUM,
+        "communication_share": NUM,
         "micro_batch": NUM,
         "gradient_accumulation_steps": NUM,
         "global_batch": NUM,

@@ -116,6 +116,7 @@ def checked_estimator(path: Path, doc: dict[str, Any], text: str, problems: Prob
     constants += [(f"optimizer.{p}.{k}", v) for p in ("mixed", "bf16", "fp16") for k, v in doc["optimizer"][p].items()]
     constants += [("paged.host_bytes", doc["paged"]["host_bytes"])]
     constants += [(f"activations.{k}", v) for k, v in doc["activations"].items()]
+    constants += [(f"loss.logits_bytes.{k}", v) for k, v in doc["loss"]["logits_bytes"].items()]
     constants += [("overhead.per_gpu_gb", doc["overhead"]["per_gpu_gb"]),
                   ("sharding.gathered_layers", doc["sharding"]["gathered_layers"])]
     constants += [(f"typical.{k}", typical[k]) for k in ("seq_len", "batch", "lora_rank")]
@@ -326,4 +327,8 @@ def checked_recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[
     margin = doc.get("fit", {}).get("margin")
     if not (is_number(margin) and 0 <= margin < 0.5):
         problems.add(str(path), line_at(text, "fit.margin"), "[fit] margin must be a number from 0 to 0.5")
-    return {"recipe": recipes, "ladder": ladders, "margin": margin}
+    sequences = doc["own_fit"]["sequences"]
+    if sequences != sorted(sequences, reverse=True) or any(seq < 1 for seq in sequences):
+        problems.add(str(path), line_at(text, "own_fit.sequences"),
+                     "[own_fit] sequences must be positive, longest first")
+    return {"recipe": recipes, "ladder": ladders, "margin": margin, "own_fit": doc["own_fit"]}

@@ -44,6 +44,12 @@ SCALE_OUT = "scale-out"
 SPEED_UP = "speed-up"
 # And one that keeps the cards: a larger micro-batch where memory allows.
 LARGER_BATCH = "larger-micro-batch"
+# And one for a production run or a high budget: mixed precision (an fp32
+# master copy and full AdamW states) sharded over more cards of one node,
+# when what fits is a leaner recipe.
+PRECISION_UP = "precision-up"
+# ... and, for an experiment on a budget that is not high, the leaner recipe kept.
+PRECISION_KEPT = "precision-kept"
 # The steps that settle how many cards a ladder step takes (a step that
 # spreads over devices proposes a trial at its fewest cards): a trial that
 # does not fit is tried again on the next count of ranking.toml; the first
@@ -66,9 +72,14 @@ SPEED_NEXT = "next-count-for-speed"
 SPEED_FOUND = "speed-found"
 SPEED_NONE = "speed-none"
 SCALE_TRIAL_STEPS = (DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED)
-SPEED_TRIAL_STEPS = (SPEED_NEXT, SPEED_FOUND, SPEED_NONE)
+# Weighing mixed precision tries counts within one node the same way: the
+# first that holds it becomes the card's candidate, else the leaner one stands.
+PRECISION_NEXT = "next-count-for-precision"
+PRECISION_FOUND = "precision-found"
+PRECISION_NONE = "precision-none"
+SPEED_TRIAL_STEPS = (SPEED_NEXT, SPEED_FOUND, SPEED_NONE, PRECISION_NEXT, PRECISION_FOUND, PRECISION_NONE)
 TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK, *SCALE_TRIAL_STEPS, *SPEED_TRIAL_STEPS)
-OFF_LADDER = (LARGER_BATCH, SPEED_UP, SCALE_OUT, *TRIAL_STEPS)
+OFF_LADDER = (LARGER_BATCH, SPEED_UP, PRECISION_UP, PRECISION_KEPT, SCALE_OUT, *TRIAL_STEPS)
 SPREADS = ("card", "shard", "fewest")
 
 # The stages rules run in (the helpers, proposing and configuring, and the

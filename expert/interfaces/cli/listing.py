@@ -44,8 +44,7 @@ def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
 
     lines = [_("The guide's cards (always considered):")] + rows(data["guide"])
     for name, catalog in data["shipped"].items():
-        lines += ["", _("Shipped catalog '%(name)s' (--catalog %(name)s, %(file)s):") % {
-            "name": name, "file": catalog["file"]}] + rows(catalog["cards"])
+        lines += ["", _("Shipped catalog '%(name)s' (--catalog %(name)s):") % {"name": name}] + rows(catalog["cards"])
     lines += ["", _("Cards you can name as your own GPU (--vram NAME), with the names people write:")]
     lines += rows(data["owned"], lambda c: ": " + ", ".join(c["aliases"]))
     return "\n".join(lines) + "\n"

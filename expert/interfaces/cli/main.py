@@ -159,11 +159,17 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
 
 def _write_launch(result: Any, directory: str, option: str | None, model: str | None, force: bool) -> None:
     """--launch: the library writes the files; a line on stderr says where (stdout keeps the answer)."""
+    from ...errors import InputError
     from ..launch.make import launch
+    from ..launch.plan import NotEmpty
 
     rank: Any = 1 if option is None else (int(option) if option.strip().isdigit() and len(option) < 6 else option)
-    files = launch(result, rank, model=model, directory=directory, overwrite=force)
     _ = command_gettext()
+    try:
+        files = launch(result, rank, model=model, directory=directory, overwrite=force)
+    except NotEmpty as error:    # the library's words name overwrite=True; a person here types --force
+        raise InputError("launch", _("launch: the directory '%(path)s' is not empty; choose an empty one, or add "
+                                     "--force to overwrite its files.") % {"path": quoted(error.path, 200)}) from None
     echo(terminal(_("Launch files for option %(rank)s written to %(dir)s: %(files)s. Start with: %(command)s")
           % {"rank": files.option, "dir": quoted(directory, 200), "files": ", ".join(files.files),
              "command": files.command}), err=True)

@@ -230,7 +230,7 @@ def no_torchtune_config(plan: Plan, tune: Mapping[str, Any], where: str, recipe_
               "models": tr.list(names, style="or")}
     if not names:
         text = tr.gettext("model: torchtune ships no config of %(recipe)s (the recipe of this option) for any model "
-                          "expert knows (rules/launch.toml [torchtune.models]), so the files are not written.") % values
+                          "expert knows, so the files are not written.") % values
     elif plan.model_id is None and having[0][0] <= within:
         text = tr.gettext("model: this option runs torchtune's %(recipe)s, whose configs are written per model, and "
                           "the answer names only a size (%(size)s). If your model is %(models)s, ask again with its "
@@ -240,8 +240,7 @@ def no_torchtune_config(plan: Plan, tune: Mapping[str, Any], where: str, recipe_
         if plan.model_id is None:
             values["model"] = tr.gettext("a model of %(size)s") % values
         text = tr.gettext("model: torchtune ships no config of %(recipe)s (the recipe of this option) for %(model)s, "
-                          "only for %(models)s (rules/launch.toml [torchtune.models]), so the files are not "
-                          "written.") % {**values, "models": tr.list(names)}
+                          "only for %(models)s, so the files are not written.") % {**values, "models": tr.list(names)}
     if plan.trl_options:
         ranks = tr.list([str(rank) for rank in plan.trl_options])
         text += " " + tr.ngettext(

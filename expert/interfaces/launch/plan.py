@@ -6,7 +6,11 @@ files themselves (:class:`LaunchFiles`). :mod:`.make` makes the plan,
 
 from __future__ import annotations
 
+import contextlib
+import os
 import re
+import secrets
+import stat
 import sys
 from dataclasses import dataclass, field
 from functools import lru_cache
@@ -62,36 +66,97 @@ class LaunchFiles:
 
     def write(self, directory: str | Path, overwrite: bool = False, lang: str = "en") -> list[Path]:
         """Write the files into ``directory`` (made if missing). A directory
-        that exists and is not empty is refused unless ``overwrite``; then a
-        file an earlier launch wrote there that this one does not write
-        (:data:`LAUNCH_FILE_NAMES`) is removed, and nothing else is touched."""
+        that exists and is not empty is refused (:class:`NotEmpty`) unless
+        ``overwrite``; then a file an earlier launch wrote there that this one
+        does not write (:data:`LAUNCH_FILE_NAMES`) is removed, and nothing
+        else is touched.
+
+        Nothing is written through a link: ``directory`` itself may not be
+        one, each file is written under a temporary name in the directory and
+        renamed over its final name (a link of that name is replaced, its
+        target left as it was), and only regular files are removed."""
         tr = Localizer(lang)
+        if not isinstance(directory, (str, os.PathLike)) or not str(directory).strip():
+            raise InputError("launch", tr.gettext("launch: give the directory to write the files into, as a path."))
         target = Path(directory)
-        if target.exists() and not target.is_dir():
-            raise InputError("launch", tr.gettext("launch: '%(path)s' exists and is not a directory.")
-                             % {"path": quoted(str(target), 200)})
-        if target.is_dir() and any(target.iterdir()) and not overwrite:
-            raise InputError("launch", tr.gettext(
-                "launch: the directory '%(path)s' is not empty; choose an empty one, or overwrite its files "
-                "with --force (overwrite=True).") % {"path": quoted(str(target), 200)})
+        shown = {"path": quoted(str(target), 200)}
         try:
+            if target.is_symlink():
+                raise InputError("launch", tr.gettext(
+                    "launch: '%(path)s' is a link; give the directory itself.") % shown)
+            if target.exists() and not target.is_dir():
+                raise InputError("launch", tr.gettext("launch: '%(path)s' exists and is not a directory.") % shown)
+            if target.is_dir() and any(target.iterdir()) and not overwrite:
+                raise NotEmpty(str(target), tr.gettext(
+                    "launch: the directory '%(path)s' is not empty; choose an empty one, or overwrite its files "
+                    "with overwrite=True.") % shown)
             target.mkdir(parents=True, exist_ok=True)
-            for name in LAUNCH_FILE_NAMES:
-                stale = target / name
-                if name not in self.files and stale.is_file():
-                    stale.unlink()
-            written = []
-            for name, text in self.files.items():
-                path = target / name
-                path.write_text(text, encoding="utf-8")
-                if name.endswith(".sh"):
-                    path.chmod(0o755)
-                written.append(path)
-        except OSError as error:
+            return _write_into(target, self.files)
+        except InputError:
+            raise
+        except (OSError, ValueError) as error:     # ValueError: a path the system cannot take (a NUL in it)
+            reason = error.strerror if isinstance(error, OSError) and error.strerror else str(error)
             raise InputError("launch", tr.gettext("launch: cannot write into '%(path)s': %(reason)s.")
-                             % {"path": quoted(str(target), 200), "reason": quoted(error.strerror or str(error), 80)}) \
-                from None
+                             % {**shown, "reason": quoted(reason, 80)}) from None
+
+
+class NotEmpty(InputError):
+    """The launch directory exists and is not empty, and overwriting was not asked for
+    (an interface says how to ask for it in its own words: ``--force`` on the command line)."""
+
+    def __init__(self, path: str, message: str) -> None:
+        super().__init__("launch", message)
+        self.path = path
+
+
+# Where the platform allows, every name is opened relative to the directory's
+# own descriptor, opened without following a link: the directory cannot be
+# swapped for a link between the check and the writing.
+_AT_DIRECTORY = os.open in os.supports_dir_fd and os.rename in os.supports_dir_fd and hasattr(os, "O_DIRECTORY")
+_NOFOLLOW = getattr(os, "O_NOFOLLOW", 0)
+
+
+def _write_into(target: Path, files: dict[str, str]) -> list[Path]:
+    """Write ``files`` into the directory ``target`` without following a link:
+    each under a temporary name of its own, then renamed into place."""
+    folder = os.open(target, os.O_RDONLY | os.O_DIRECTORY | _NOFOLLOW) if _AT_DIRECTORY else None
+
+    def at(name: str) -> str:
+        return name if folder is not None else str(target / name)
+
+    try:
+        for name in LAUNCH_FILE_NAMES:
+            if name in files:
+                continue
+            try:
+                found = os.stat(at(name), dir_fd=folder, follow_symlinks=False)
+            except FileNotFoundError:
+                continue
+            if stat.S_ISREG(found.st_mode):      # a previous recipe's file; a link or anything else is not ours
+                os.unlink(at(name), dir_fd=folder)
+        written = []
+        for name, text in files.items():
+            temporary = f".{name}.{secrets.token_hex(8)}.tmp"
+            descriptor = os.open(at(temporary), os.O_WRONLY | os.O_CREAT | os.O_EXCL | _NOFOLLOW, 0o666,
+                                 dir_fd=folder)
+            try:
+                with os.fdopen(descriptor, "w", encoding="utf-8") as handle:
+                    handle.write(text)
+                    if name.endswith(".sh"):
+                        if os.chmod in os.supports_fd:
+                            os.chmod(handle.fileno(), 0o755)
+                        else:  # pragma: no cover - Windows before Python 3.13
+                            os.chmod(at(temporary), 0o755)
+                os.replace(at(temporary), at(name), src_dir_fd=folder, dst_dir_fd=folder)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(at(temporary), dir_fd=folder)
+                raise
+            written.append(target / name)
         return written
+    finally:
+        if folder is not None:
+            os.close(folder)
 
 
 @lru_cache(maxsize=4)
