@@ -81,7 +81,7 @@ def memory_bars(result: Any, kb: KnowledgeBase, tr: Localizer) -> list[MemoryBar
             precision=recipe["precision"], optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
             checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=rec.devices,
             strategy=recipe["strategy"], seq_len=seq_len(kb, profile), batch=recipe["micro_batch"],
-            optimizer_in_backward=bool(recipe.get("optimizer_in_backward")))
+            optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=rec.time["stack"])
         parts = estimator.estimate(kb, setup).breakdown
         device_gb = rec.vram_gb * rec.count / rec.devices
         scale = BAR_WIDTH / (max(device_gb, rec.per_device_gb, sum(parts.values())) * 1.02)
