@@ -37,13 +37,16 @@ class OneInputNode(Node):
     """Nodes which only have one input port."""
 
     def activate(self, token):
-        """Make a copy of the received token and call `self._activate`."""
+        """Call `self._activate` with the received token.
+
+        expert: not a copy of it: only `FeatureTesterNode` changes a token,
+        and it changes a copy of its own."""
 
         if watchers.worth('MATCHER', 'DEBUG'):  # pragma: no cover
             watchers.MATCHER.debug(
                 "Node <%s> activated with token %r", self, token)
 
-        return self._activate(token.copy())
+        return self._activate(token)
 
     @abc.abstractproperty
     def _activate(self, token):  # pragma: no cover
@@ -55,10 +58,10 @@ class TwoInputNode(Node):
     """Nodes which have two input ports: left and right."""
 
     def activate_left(self, token):
-        """Make a copy of the received token and call `_activate_left`."""
+        """Call `_activate_left` with the received token (expert: not a copy)."""
         watchers.MATCHER.debug(
             "Node <%s> activated left with token %r", self, token)
-        return self._activate_left(token.copy())
+        return self._activate_left(token)
 
     @abc.abstractproperty
     def _activate_left(self, token):  # pragma: no cover
@@ -66,10 +69,10 @@ class TwoInputNode(Node):
         pass
 
     def activate_right(self, token):
-        """Make a copy of the received token and call `_activate_right`."""
+        """Call `_activate_right` with the received token (expert: not a copy)."""
         watchers.MATCHER.debug(
             "Node <%s> activated right with token %r", self, token)
-        return self._activate_right(token.copy())
+        return self._activate_right(token)
 
     @abc.abstractproperty
     def _activate_right(self, token):  # pragma: no cover

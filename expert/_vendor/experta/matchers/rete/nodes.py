@@ -146,6 +146,7 @@ class FeatureTesterNode(mixins.AnyChild,
                         if (False, key) in token.context \
                                 and token.context[(False, key)] == value:
                             return False
+                token = token.copy()  # expert: the only node that changes a token changes its own copy
                 token.context.update(match)
             for child in self.children:
                 child.callback(token)
@@ -224,9 +225,10 @@ class OrdinaryMatchNode(mixins.AnyChild,
                         # Negated value are not needed any further
                         newcontext[k] = v
 
-                newtoken = Token(token.tag,
-                                 token.data | other_data,
-                                 newcontext)
+                # expert: made as the tuple it is (Token() checks every fact of data again)
+                newtoken = Token._make((token.tag,
+                                        token.data | other_data,
+                                        newcontext))
 
                 for child in self.children:
                     child.callback(newtoken)
