@@ -13,8 +13,8 @@ Plain Python, no extra dependency. Reports:
   installed `expert` script; budget for explain: 0.5 s), beside the time it
   takes only to import experta (through expert._vendor.experta, since experta
   1.9.4 does not import on Python >= 3.10 by itself), jinja2, babel and click;
-  with the ratios issue 25 budgets: completion <= 1.2 x `expert --version`,
-  `expert advise` <= 1.3 x that import floor (wall clock and CPU time);
+  with the ratios budgeted: completion <= 1.2 x `expert --version` (issue 25),
+  `expert advise` <= 1.5 x that import floor (issue 37; wall clock and CPU time);
   and `expert advise` in parts (CPU time of each, in a fresh process):
   importing, the knowledge base, the Rete network, inference, result, text;
 - explain() beside advise() by catalog size: the guide's 6 cards, the shipped
@@ -188,7 +188,7 @@ def processes(runs: int) -> float:
     print(f"  completion / --version: {median['complete'] / median['version']:.2f}x "
           f"({used['complete'] / used['version']:.2f}x CPU; budget 1.2x)")
     print(f"  expert advise / import floor: {median['advise'] / median['floor']:.2f}x "
-          f"({used['advise'] / used['floor']:.2f}x CPU; budget 1.3x)")
+          f"({used['advise'] / used['floor']:.2f}x CPU; budget 1.5x)")
     imported = subprocess.run([sys.executable, "-X", "importtime", "-m", "expert", "--help"], capture_output=True,
                               text=True, env=env).stderr
     heavy = sorted({name for name in ("experta", "jinja2", "babel") if f" {name}\n" in imported})
@@ -242,7 +242,7 @@ def one_advise() -> None:
 
 def advise_parts(runs: int, floor_cpu: float) -> None:
     """Medians of one_advise() over ``runs`` fresh processes, beside what
-    the budget leaves: 0.3 x the floor process's CPU time (``floor_cpu``)."""
+    the budget leaves: 0.5 x the floor process's CPU time (``floor_cpu``)."""
     import json
 
     env = {k: v for k, v in os.environ.items() if k != "PYTHONDONTWRITEBYTECODE"}
@@ -257,7 +257,7 @@ def advise_parts(runs: int, floor_cpu: float) -> None:
     for name, values in found.items():
         print(f"  {name}: {statistics.median(values):.0f} ms")
     above = sum(statistics.median(v) for name, v in found.items() if name != "import floor")
-    print(f"  beyond the import floor: {above:.0f} ms (1.3 x the floor process allows {0.3 * floor_cpu * 1e3:.0f} ms)")
+    print(f"  beyond the import floor: {above:.0f} ms (1.5 x the floor process allows {0.5 * floor_cpu * 1e3:.0f} ms)")
 
 
 def listed_tools_bytes() -> int | str:

@@ -181,6 +181,7 @@ def same_money(a: float, b: float) -> bool:
     return _shown_money(a) == _shown_money(b)
 
 
+@lru_cache(maxsize=4096)
 def _unit(value: float, unit: str, lang: str) -> str:
     return _babel().format_unit(value, unit, length="short", format="#,##0.#", locale=lang)
 
