@@ -433,3 +433,19 @@ def test_an_estimate_with_paged_states_says_what_crosses_the_host_link() -> None
                          gpu="rtx-4090", seq_len=2048, batch=2).time
     assert paged["host_traffic"]["pcie"] == 4 and paged["host_traffic"]["gb_per_step"] > 0
     assert plain["host_traffic"] is None
+
+
+@pytest.mark.parametrize("profile", [
+    dict(model_size_b="Llama-3.1-70B", method="qlora", vram_gb="A6000"),     # 3.4512 hr: "3.5 hr" and "3.4 hr"
+    dict(model_size_b="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060"),   # "0.8 hr" and "51 min"
+])
+def test_the_chart_shows_each_option_s_hours_as_its_text_does(profile: dict[str, Any]) -> None:
+    import re
+    for lang, about in (("en", r"about (\S+ \S+) of training"), ("es", r"en torno a (\S+ \S+) de entrenamiento")):
+        result = run(**profile, lang=lang)
+        text = result.render("text")
+        chart = text[text.index("\n", text.index("Tiempo y coste" if lang == "es" else "Time and cost")):].split("\n")
+        for rec in result.shown():
+            hours = re.search(about, " ".join(rec.text.split())).group(1)
+            row = next(line for line in chart if line.lstrip().startswith(f"{rec.rank}. "))
+            assert f" {hours} " in row, (rec.rank, hours, row)
