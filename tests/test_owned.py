@@ -288,3 +288,15 @@ def test_a_card_that_misses_by_its_margin_is_held_to_what_may_be_used_of_it(lang
     assert result.requirement["own_usable_gb"] == pytest.approx(7.6)
     assert "8 GB de sus 8 GB" not in text and "8 GB of its 8 GB" not in text
     assert ("7,6 GB" if lang == "es" else "7.6 GB") in text.split(". ")[0]
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_setup_that_cannot_spread_says_so_after_its_host_ram_and_what_may_be_used(lang: str) -> None:
+    # "needs about 8 GB of its 8 GB, and it cannot be spread over more cards,
+    # plus 0.1 GB of host RAM (5 % of each device is kept free)": the host RAM
+    # hung off the wrong clause, and the margin gave no figure.
+    result = advise(model_size_b="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060", lang=lang)
+    text = next(r.text for r in result.rejected if r.gpu == "own")
+    host, spread = ("de RAM del host", "no se puede repartir") if lang == "es" else ("of host RAM", "cannot be spread")
+    assert text.index(host) < text.index(spread)
+    assert ("7,6 GB" if lang == "es" else "7.6 GB") in text
