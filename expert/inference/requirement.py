@@ -214,7 +214,9 @@ def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
     linked = like if named is not None and named.origin != "owned" else reference_card(kb)
     return Card(id="own", name="own", vendor=named.vendor if named else "unknown",
                 vram_gb=float(profile.get("vram_gb") or 0.0) * count, devices=count, cost="own", segment="own",
-                fast_interconnect=False, bf16_tflops=like.bf16_tflops, memory_bandwidth_gbs=like.memory_bandwidth_gbs,
+                fast_interconnect=False,
+                # a card's figures are for all its devices (records.Card): n cards compute and read n times as much
+                bf16_tflops=like.bf16_tflops * count, memory_bandwidth_gbs=like.memory_bandwidth_gbs * count,
                 interconnect=linked.interconnect if count > 1 else "pcie",
                 link_gbs=linked.link_gbs if count > 1 else 0.0, per_node=1, hardware_source=like.hardware_source,
                 price_on_demand=0.0, price_spot=0.0, price_source="", ideal_methods=(), ideal_min_b=0.0,
