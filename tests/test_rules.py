@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import fired, run
+from expert import advise
 from expert.explanation.result import Result
 
 
@@ -247,3 +248,12 @@ def test_rejection_names_the_rule_and_reason() -> None:
     assert rejected["rtx-4090"].rules == ["does-not-fit"]
     # The last configuration tried, with its numbers: offloaded, and still too big for 24 GB.
     assert "offloaded to CPU memory" in rejected["rtx-4090"].text and "of its 24 GB" in rejected["rtx-4090"].text
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_mixed_precision_chosen_names_the_cards_of_the_lean_recipe_in_words(lang: str) -> None:
+    # "would fit on fewer cards (1)" / "cabría en menos tarjetas (1)": a count in brackets after a plural
+    text = next(a["text"] for a in advise(**PRODUCTION_7B, lang=lang).to_dict()["advice"]
+                if a["id"] == "mixed-precision-chosen")
+    assert "(1)" not in text
+    assert ("on 1 of these cards" if lang == "en" else "en 1 de estas tarjetas") in text
