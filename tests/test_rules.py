@@ -176,6 +176,10 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     # with 512-token sequences; on a tuned stack it fits, and neither is said
     ("own-gpu-fits-on-a-tuned-stack", None, OWN_4060_8B, dict(OWN_4060_8B, stack="tuned")),
     ("own-gpu-fits-shorter-sequences", None, OWN_4060_8B, dict(OWN_4060_8B, stack="tuned")),
+    # examples of 300 tokens already fit the 512 the card holds: nothing to truncate, said so (the rule
+    # before told them to truncate or split examples that were all shorter)
+    ("own-gpu-fits-its-examples", None, dict(OWN_4060_8B, tokens_per_example=300), OWN_4060_8B),
+    ("own-gpu-fits-shorter-sequences", None, OWN_4060_8B, dict(OWN_4060_8B, tokens_per_example=300)),
     # issue 40 (e): a production run weighs mixed precision on more cards of one node: Mistral-7B full fits
     # one H100 only with torchtune's lean recipe, and two hold mixed precision; an experiment keeps the lean one
     ("mixed-precision-for-production", "h100-80gb", PRODUCTION_7B, dict(PRODUCTION_7B, purpose="experiment",
