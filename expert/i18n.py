@@ -13,6 +13,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
+from decimal import ROUND_HALF_UP, Decimal
 from functools import cache, lru_cache
 from typing import Any, Literal, TypeGuard
 
@@ -158,10 +159,16 @@ def _number(value: float, digits: int, lang: str) -> str:
 
 @lru_cache(maxsize=4096)
 def _hours(value: float, like: float | None, lang: str) -> str:
+    # Read at the four significant digits the JSON gives (consult.significant),
+    # then to a tenth half up: a sentence and the chart, one from the hours
+    # computed and one from the JSON's, read alike ("3.5 hr" for 3.4512 and
+    # 3.45, where they once read "3.5 hr" and "3.4 hr").
+    value = float(f"{value:.4g}")
+    like = None if like is None else float(f"{like:.4g}")
     minutes = max(1, math.ceil(value * 60 - 1e-9))
     if minutes < 60 and (like is None or math.ceil(like * 60 - 1e-9) < 60):
         return _unit(minutes, "duration-minute", lang)
-    return _unit(value, "duration-hour", lang)
+    return _unit(float(Decimal(repr(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)), "duration-hour", lang)
 
 
 def _shown_money(value: float) -> float:

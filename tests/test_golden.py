@@ -55,7 +55,7 @@ NOT_IN_A_GOLDEN = {"tuned-stack-needs-fewer-cards", "faster-recipe-on-more-cards
                    "consider-own-gpus", "qlora-fits-own-gpus",
                    # owned cards that published setups fit, mixed precision for production (issue 40): the
                    # goldens are at their 500 KB; tests/test_rules.py's scenarios and tests/test_owned.py read them
-                   "own-gpu-fits-on-a-tuned-stack", "own-gpu-fits-shorter-sequences",
+                   "own-gpu-fits-on-a-tuned-stack", "own-gpu-fits-shorter-sequences", "own-gpu-fits-its-examples",
                    "mixed-precision-for-production", "more-cards-for-mixed-precision", "mixed-precision-on-one-node",
                    "mixed-precision-needs-more-than-a-node", "mixed-precision-chosen"}
 

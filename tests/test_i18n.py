@@ -38,6 +38,16 @@ def test_spanish_catalog_is_complete_and_well_formed() -> None:
     assert [(m.id, errors) for m, errors in catalog.check()] == []
 
 
+def test_the_spanish_calls_the_software_stack_one_name() -> None:
+    # "stack" (masculine) in most messages and "pila" (feminine) in a few: one
+    # answer read "horas con un stack típico" beside "esta pila de software",
+    # and "con la pila %(stack)s" took the masculine label ("la pila optimizado").
+    with PO.open("rb") as fh:
+        catalog = read_po(fh, locale="es")
+    said = [m.id for m in catalog if m.id and re.search(r"\bpilas?\b", str(m.string))]
+    assert said == []
+
+
 def test_catalog_template_holds_every_message_of_the_knowledge_base(kb) -> None:  # type: ignore[no-untyped-def]
     with POT.open("rb") as fh:
         template = read_po(fh)

@@ -12,6 +12,7 @@ from typing import Any
 import pytest
 
 from conftest import fired, run
+from expert import advise
 from expert.explanation.result import Result
 
 
@@ -175,6 +176,10 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     # with 512-token sequences; on a tuned stack it fits, and neither is said
     ("own-gpu-fits-on-a-tuned-stack", None, OWN_4060_8B, dict(OWN_4060_8B, stack="tuned")),
     ("own-gpu-fits-shorter-sequences", None, OWN_4060_8B, dict(OWN_4060_8B, stack="tuned")),
+    # examples of 300 tokens already fit the 512 the card holds: nothing to truncate, said so (the rule
+    # before told them to truncate or split examples that were all shorter)
+    ("own-gpu-fits-its-examples", None, dict(OWN_4060_8B, tokens_per_example=300), OWN_4060_8B),
+    ("own-gpu-fits-shorter-sequences", None, OWN_4060_8B, dict(OWN_4060_8B, tokens_per_example=300)),
     # issue 40 (e): a production run weighs mixed precision on more cards of one node: Mistral-7B full fits
     # one H100 only with torchtune's lean recipe, and two hold mixed precision; an experiment keeps the lean one
     ("mixed-precision-for-production", "h100-80gb", PRODUCTION_7B, dict(PRODUCTION_7B, purpose="experiment",
@@ -247,3 +252,12 @@ def test_rejection_names_the_rule_and_reason() -> None:
     assert rejected["rtx-4090"].rules == ["does-not-fit"]
     # The last configuration tried, with its numbers: offloaded, and still too big for 24 GB.
     assert "offloaded to CPU memory" in rejected["rtx-4090"].text and "of its 24 GB" in rejected["rtx-4090"].text
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_mixed_precision_chosen_names_the_cards_of_the_lean_recipe_in_words(lang: str) -> None:
+    # "would fit on fewer cards (1)" / "cabría en menos tarjetas (1)": a count in brackets after a plural
+    text = next(a["text"] for a in advise(**PRODUCTION_7B, lang=lang).to_dict()["advice"]
+                if a["id"] == "mixed-precision-chosen")
+    assert "(1)" not in text
+    assert ("on 1 of these cards" if lang == "en" else "en 1 de estas tarjetas") in text

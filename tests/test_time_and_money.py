@@ -225,7 +225,7 @@ def test_thousands_separators_are_read_as_people_write_them() -> None:
 def test_a_card_ruled_out_by_the_margin_says_so() -> None:
     # 21B fits 16 GB since its adapters' states are paged (issue 40); 23B misses by the margin
     own = next(r for r in run(model_size_b=23, method="qlora", vram_gb=16).rejected if r.gpu == "own")
-    assert "15.8 GB of its 16 GB" in own.text and "5 % of each device is kept free" in own.text
+    assert "15.8 GB of its 16 GB" in own.text and "only 15.2 GB of each device may be used, 5 % is kept free" in own.text
 
 
 def test_estimate_says_when_the_card_named_cannot_hold_the_setup() -> None:
@@ -433,3 +433,19 @@ def test_an_estimate_with_paged_states_says_what_crosses_the_host_link() -> None
                          gpu="rtx-4090", seq_len=2048, batch=2).time
     assert paged["host_traffic"]["pcie"] == 4 and paged["host_traffic"]["gb_per_step"] > 0
     assert plain["host_traffic"] is None
+
+
+@pytest.mark.parametrize("profile", [
+    dict(model_size_b="Llama-3.1-70B", method="qlora", vram_gb="A6000"),     # 3.4512 hr: "3.5 hr" and "3.4 hr"
+    dict(model_size_b="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060"),   # "0.8 hr" and "51 min"
+])
+def test_the_chart_shows_each_option_s_hours_as_its_text_does(profile: dict[str, Any]) -> None:
+    import re
+    for lang, about in (("en", r"about (\S+ \S+) of training"), ("es", r"en torno a (\S+ \S+) de entrenamiento")):
+        result = run(**profile, lang=lang)
+        text = result.render("text")
+        chart = text[text.index("\n", text.index("Tiempo y coste" if lang == "es" else "Time and cost")):].split("\n")
+        for rec in result.shown():
+            hours = re.search(about, " ".join(rec.text.split())).group(1)
+            row = next(line for line in chart if line.lstrip().startswith(f"{rec.rank}. "))
+            assert f" {hours} " in row, (rec.rank, hours, row)

@@ -55,7 +55,8 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
     _ = tr.gettext
     deadline = result.profile.get("deadline_h")
     labels = [_short(_("your GPU") if rec.gpu == "own" else f"{rec.count} × {rec.name}") for rec in recs]
-    hours = [tr.hours(rec.hours) for rec in recs]
+    # in one unit with the setup's hours, as each option's own sentence writes them
+    hours = [tr.hours(rec.hours, like=rec.cost["billed_hours"]) for rec in recs]
     costs = [_("nothing to rent") if rec.cost["pricing"] is None else tr.money(rec.cost["total"]) for rec in recs]
     label_width = max(len(label) for label in labels)
     hours_width = max(len(text) for text in hours)

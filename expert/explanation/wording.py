@@ -149,8 +149,7 @@ class Writer:
                   "strategy": self.label("strategy", option["strategy"]), "need": tr.gb(option["per_device_gb"]),
                   "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"]}
         if not option["possible"]:
-            text = _("%(label)s with %(setup)s needs about %(need)s of its %(device)s, and it cannot be spread over "
-                     "more cards") % params
+            text = _("%(label)s with %(setup)s needs about %(need)s of its %(device)s") % params
         elif option["devices"] == 1:
             text = _("%(label)s with %(setup)s, about %(need)s of its %(device)s") % params
         else:
@@ -162,11 +161,15 @@ class Writer:
             host = {"host": tr.gb(option["host_ram_gb"])}
             text += (_(", plus %(host)s of host RAM in all") if option["devices"] > 1 else
                      _(", plus %(host)s of host RAM")) % host
-        # within the card, but not within what may be used of it
-        margin = (_("%(margin)s of each device is kept free") % {
+        # within the card, but not within what may be used of it: say how much may be
+        # ("about 8 GB of its 8 GB" alone reads as if it fitted)
+        margin = (_("only %(usable)s of each device may be used, %(margin)s is kept free") % {
+            "usable": tr.gb(option["device_vram_gb"] * (1 - self.kb.recipes["margin"])),
             "margin": tr.number(self.kb.recipes["margin"] * 100, 0) + " %"}
             if not option["fits"] and option["per_device_gb"] <= option["device_vram_gb"] else "")
         if not option["possible"]:
+            # after its host RAM, which is part of what it needs
+            text += _(", and it cannot be spread over more cards")
             return text + (f" ({margin})" if margin else "")
         if option["fits"]:
             return text + " — " + _("fits")

@@ -161,7 +161,7 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
             "own_qlora_hours": config["hours"]}
 
 
-OWN_FIT_NONE = {"own_fit_gb": None, "own_tuned_gb": None, "own_tuned_fits": None, "own_short_seq": None,
+OWN_FIT_NONE = {"own_fit_gb": None, "own_usable_gb": None, "own_tuned_gb": None, "own_tuned_fits": None, "own_short_seq": None,
                 "own_short_gb": None}
 
 
@@ -169,7 +169,8 @@ def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
     """When the person's own GPU misses with the leanest recipe its method's
     ladder tries on one card: what that recipe needs of it, what it needs on
     a tuned stack (estimator.toml [loss]) and whether that fits, and the
-    longest sequence of recipes.toml [own_fit] that fits, with its need. All
+    longest sequence of recipes.toml [own_fit] that fits, with its need; what
+    may be used of one of its devices, the margin kept free. All
     None when it fits, or with no own GPU; the rules decide what to say."""
     if not profile.get("vram_gb"):
         return dict(OWN_FIT_NONE)
@@ -192,7 +193,9 @@ def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
             if config["fits"]:
                 short_seq, short_gb = seq, config["per_device_gb"]
                 break
-    return {"own_fit_gb": plain["per_device_gb"], "own_tuned_gb": tuned_gb, "own_tuned_fits": tuned_fits,
+    # what may be used of it, the margin kept free: a need of 8.0 GB misses an 8 GB card by it
+    usable = float(card["vram_gb"]) / int(card["devices"]) * (1 - kb.recipes["margin"])
+    return {"own_fit_gb": plain["per_device_gb"], "own_usable_gb": round(usable, 1), "own_tuned_gb": tuned_gb, "own_tuned_fits": tuned_fits,
             "own_short_seq": short_seq, "own_short_gb": short_gb}
 
 
@@ -211,7 +214,9 @@ def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
     linked = like if named is not None and named.origin != "owned" else reference_card(kb)
     return Card(id="own", name="own", vendor=named.vendor if named else "unknown",
                 vram_gb=float(profile.get("vram_gb") or 0.0) * count, devices=count, cost="own", segment="own",
-                fast_interconnect=False, bf16_tflops=like.bf16_tflops, memory_bandwidth_gbs=like.memory_bandwidth_gbs,
+                fast_interconnect=False,
+                # a card's figures are for all its devices (records.Card): n cards compute and read n times as much
+                bf16_tflops=like.bf16_tflops * count, memory_bandwidth_gbs=like.memory_bandwidth_gbs * count,
                 interconnect=linked.interconnect if count > 1 else "pcie",
                 link_gbs=linked.link_gbs if count > 1 else 0.0, per_node=1, hardware_source=like.hardware_source,
                 price_on_demand=0.0, price_spot=0.0, price_source="", ideal_methods=(), ideal_min_b=0.0,

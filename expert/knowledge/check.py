@@ -339,7 +339,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     domains["req.own_tuned_fits"] = {True, False, None}
     domains["req.own_short_seq"] = set(kb.recipes.get("own_fit", {}).get("sequences", [])) | {None}
     for name in ("own_qlora_gb", "own_qlora_hours", "cheap_qlora_gb", "cheap_qlora_hours", "cheap_qlora_cost",
-                 "own_fit_gb", "own_tuned_gb", "own_short_gb"):
+                 "own_fit_gb", "own_usable_gb", "own_tuned_gb", "own_short_gb"):
         domains[f"req.{name}"] = Interval(0, False, inf, False, True)
     domains["req.cheap_qlora_gpu"] = {card.id for card in kb.catalog} | {None}
     domains["market.cheapest_total_cost"] = Interval(0, False, inf, False, True)

@@ -101,6 +101,7 @@ FIELDS: dict[str, dict[str, str]] = {
         # (requirement.own_fit): what that needs, on a tuned stack and whether
         # that fits, the longest sequence of recipes.toml [own_fit] that fits.
         "own_fit_gb": NUM,
+        "own_usable_gb": NUM,
         "own_tuned_gb": NUM,
         "own_tuned_fits": BOOL,
         "own_short_seq": NUM,
