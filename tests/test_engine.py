@@ -10,7 +10,7 @@ from typing import Any
 
 import pytest
 
-from expert.inference import engine
+from expert.inference import engine, sizing
 from expert.inference.facts import Fact
 from expert.inference.patterns import patterns as compiled_patterns
 from expert.inference.run import Run
@@ -132,10 +132,12 @@ def test_a_fact_a_helper_reads_is_a_whole_mapping() -> None:
     """values() and items() work and note the fields read (mypy found the
     wrapped mapping stored as ``values``, which hid Mapping.values())."""
     read: set[str] = set()
-    fact = engine._Reads({"a": 1, "b": 2}, read)
+    fact = sizing.Reads({"a": 1, "b": 2}, read)
     assert list(fact.values()) == [1, 2]
     assert read == {"a", "b"}
     assert dict(fact.items()) == {"a": 1, "b": 2}
+    own = sizing.Reads({"a": 1, "b": 2})      # (a set of its own: what a sizing read, Sizer.configuration)
+    assert own["b"] == 2 and own.read == {"b"}
 
 
 def tried(result: Run, gpu: str) -> list[tuple[str, int, bool]]:

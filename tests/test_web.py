@@ -23,7 +23,7 @@ from expert.i18n import Localizer
 from expert.interfaces.cli.main import main
 from expert.interfaces.web import app as web_app
 from expert.interfaces.web import create_app
-from expert.interfaces.web.hosts import accepts, allowed
+from expert.interfaces.hosts import accepts, allowed
 
 PROFILE = {"model-size": "70", "method": "lora", "deadline": "8"}
 ARGS = {"model_size_b": "70", "method": "lora", "deadline_h": "8"}

@@ -95,23 +95,6 @@ KnowledgeEngine, Rule = experta.KnowledgeEngine, experta.Rule
 _ABOUT_A_CARD = ("candidate", "trial", "option", "card", "standing", "weight", "beaten")
 
 
-class _Reads(Mapping[str, Any]):
-    """A fact as a helper sees it, noting which fields it reads."""
-
-    def __init__(self, values: Mapping[str, Any], read: set[str]) -> None:
-        self.plain, self.read = values, read      # plain: the values, read without noting (not Mapping.values)
-
-    def __getitem__(self, key: str) -> Any:
-        self.read.add(key)
-        return self.plain[key]
-
-    def __iter__(self) -> Iterator[str]:
-        return iter(self.plain)
-
-    def __len__(self) -> int:
-        return len(self.plain)
-
-
 class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
     consultation: Run   # the run being answered (each thread has its own engine)
     card_fields: tuple[str, ...] = ("id",)   # the card fields a configuration carries (engine_class)
@@ -126,7 +109,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
             facts["card"] = self.facts[run.card_ids[gpu_id]]
             env["card"] = run.plain(facts["card"])
         reads: dict[str, set[str]] = {ns: set() for ns in env}
-        seen = {ns: _Reads(values, reads[ns]) for ns, values in env.items()}
+        seen = {ns: sizing.Reads(values, reads[ns]) for ns, values in env.items()}
         collected = self.collect(rule, env) if stage(rule) in COLLECTS else []
         declared = list(self.conclude(rule, seen, collected))
         if stage(rule) in COLLECTS and not declared:

@@ -61,22 +61,23 @@ def ladder_step(kb: KnowledgeBase, method: str, step: str) -> dict[str, Any]:
     return next(entry for entry in kb.recipes["ladder"][method] if entry["step"] == step)
 
 
-class _Noted(Mapping[str, Any]):
-    """A mapping that notes the keys read of it (what a configuration read)."""
+class Reads(Mapping[str, Any]):
+    """A fact's values as a helper sees them, noting which fields it reads
+    (in ``read``: a set of the caller's, or one of its own)."""
 
-    def __init__(self, values: Mapping[str, Any]) -> None:
-        self.values_ = values      # (values_: Mapping.values is a method)
-        self.read: set[str] = set()
+    def __init__(self, values: Mapping[str, Any], read: set[str] | None = None) -> None:
+        self.plain = values        # the values, read without noting (not Mapping.values)
+        self.read: set[str] = set() if read is None else read
 
     def __getitem__(self, key: str) -> Any:
         self.read.add(key)
-        return self.values_[key]
+        return self.plain[key]
 
     def __iter__(self) -> Iterator[str]:
-        return iter(self.values_)
+        return iter(self.plain)
 
     def __len__(self) -> int:
-        return len(self.values_)
+        return len(self.plain)
 
 
 class Sizer:
@@ -107,7 +108,7 @@ class Sizer:
             return self._configuration(card, step, recipe_id, count, sharded, micro_batch, seq)
         key = (card["id"], recipe_id, count, sharded, micro_batch, seq)
         if key not in self.sized:
-            noted = _Noted(card), _Noted(self.profile), _Noted(self.req)
+            noted = Reads(card), Reads(self.profile), Reads(self.req)
             sizer = Sizer(self.kb, noted[1], noted[2], self.basis)
             config = sizer._configuration(noted[0], step, recipe_id, count, sharded, micro_batch, seq)
             self.sized[key] = dict(config), tuple(n.read for n in noted)

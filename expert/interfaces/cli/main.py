@@ -389,8 +389,8 @@ def serve(host: str, port: int, allow_remote: bool, allowed_hosts: tuple[str, ..
       expert serve --host 0.0.0.0 --allow-remote --allowed-host gpu.example.org
     """
     try:
+        from ..hosts import allowed
         from ..web import serve as serve_web
-        from ..web.hosts import allowed
     except ImportError as error:
         fail(f"Error: `expert serve` needs starlette and uvicorn: pip install 'expert[web]' ({quoted(str(error))}).", 1)
     try:

@@ -11,7 +11,6 @@ store keyed by an opaque id; the client keeps only the id.
 from __future__ import annotations
 
 import json
-import re
 import secrets
 import threading
 from collections import OrderedDict
@@ -37,6 +36,7 @@ from ...knowledge.bases import knowledge_base
 from ...version import __version__
 from ..api import advise, estimate
 from ..consultation import Consultation
+from ..hosts import allowed
 from ..schema import check_arguments, tool_specs
 
 INSTRUCTIONS = (
@@ -305,32 +305,14 @@ def build_server(store: ConsultationStore | None = None) -> MCPServer:
     return MCPServer("expert", instructions=INSTRUCTIONS, version=__version__, tools=tools, log_level="WARNING")
 
 
-# Host header values a server on the loopback accepts (with any port), as the
-# SDK's own default for the loopback.
-LOOPBACK = ("127.0.0.1", "localhost", "::1")
-
-
 def transport_security(host: str, port: int, allow_remote: bool = False,
                        allowed_hosts: tuple[str, ...] = ()) -> TransportSecuritySettings:
     """The Host and Origin checks of streamable HTTP (DNS rebinding
-    protection), always on. On the loopback: the loopback names, with any
-    port. Beyond it: only with ``allow_remote``, and only the names in
-    ``allowed_hosts`` (as clients write them in the URL: "gpu.example.org" or
-    "gpu.example.org:8000"); ValueError otherwise, with what to do."""
-    names = [h for h in allowed_hosts if h]
-    if host not in LOOPBACK:
-        if not allow_remote:
-            raise ValueError(f"--host {host}: listening beyond this machine needs --allow-remote, and --allowed-host "
-                             f"with each name clients use to reach it (the Host header is checked).")
-        if not names:
-            raise ValueError(f"--allow-remote: give --allowed-host with each name clients use to reach {host} "
-                             f"(for example --allowed-host gpu.example.org); no other Host header is accepted.")
-    for name in names:
-        if not re.fullmatch(r"[A-Za-z0-9.\-]+(:(\d{1,5}|\*))?|\[[0-9A-Fa-f:.]+\](:(\d{1,5}|\*))?", name):
-            raise ValueError(f"--allowed-host: '{name[:60]}' is not a host name (with an optional :port).")
-    hosts = ["127.0.0.1:*", "localhost:*", "[::1]:*"] if host in LOOPBACK else []
-    for name in names:
-        hosts += [name] if re.search(r":(\d+|\*)$", name) else [name, f"{name}:{port}"]
+    protection), always on, for the Host headers :func:`expert.interfaces.hosts.allowed`
+    gives (the loopback's names with any port; beyond it, only with
+    ``allow_remote`` and the names in ``allowed_hosts``); ValueError
+    otherwise, with what to do."""
+    hosts = list(allowed(host, port, allow_remote, allowed_hosts))
     origins = [f"{scheme}://{h}" for h in hosts for scheme in ("http", "https")]
     return TransportSecuritySettings(enable_dns_rebinding_protection=True, allowed_hosts=hosts,
                                      allowed_origins=origins)

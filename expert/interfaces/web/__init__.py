@@ -18,8 +18,8 @@ from typing import Any
 
 def create_app(allowed_hosts: tuple[str, ...] | None = None) -> Any:
     """The ASGI app (Starlette); ``allowed_hosts``: the Host headers it answers (default: the loopback's)."""
+    from ..hosts import LOOPBACK_HOSTS
     from .app import create_app as create
-    from .hosts import LOOPBACK_HOSTS
 
     return create(allowed_hosts if allowed_hosts is not None else LOOPBACK_HOSTS)
 
@@ -30,7 +30,7 @@ def serve(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
     ``allow_remote`` and ``allowed_hosts``)."""
     import uvicorn
 
-    from .hosts import allowed
+    from ..hosts import allowed
 
     hosts = allowed(host, port, allow_remote, allowed_hosts)
     uvicorn.run(create_app(hosts), host=host, port=port, log_level="warning", access_log=False,

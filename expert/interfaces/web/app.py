@@ -34,9 +34,9 @@ from ...errors import InputError
 from ...escape import quoted
 from ...i18n import Localizer
 from ...knowledge.bases import shipped_catalogs
+from ..hosts import LOOPBACK_HOSTS, HostCheck
 from . import consult
 from . import form as reader
-from .hosts import LOOPBACK_HOSTS, HostCheck
 
 if TYPE_CHECKING:
     import jinja2

@@ -1,5 +1,5 @@
-"""Where `expert serve` listens and which Host headers it answers, as
-`expert mcp` decides it (docs/mcp.md, "Over HTTP"): on the loopback, the
+"""Where `expert serve` and `expert mcp` over HTTP listen, and which Host
+headers they answer (docs/mcp.md, "Over HTTP"; docs/web.md): on the loopback, the
 loopback's names with any port; beyond it only with ``allow_remote``, and
 only the names given with ``allowed_hosts`` (a page that answers any Host
 can be read by another site through DNS rebinding).
