@@ -389,11 +389,11 @@ class Sizer:
         ladder): whole weights first, then sharded. It carries the base's
         count, hours and cost (``min_count*``), the next count within one
         node, and the base; the rules over trials decide."""
-        recipe = ladder_step(self.kb, self.profile["method"], self.kb.recipes["ladder"][self.profile["method"]][0]["step"])["recipe"]
-        config = next((c for sharded in (False, True)
-                       for c in (self.batched(card, PRECISION_UP, recipe, count, sharded),) if c["fits"]), None)
-        if config is None:
-            config = self.configuration(card, PRECISION_UP, recipe, count, sharded=True)
+        recipe = self.ladder_recipes()[0]
+        for sharded in (False, True):
+            config = self.batched(card, PRECISION_UP, recipe, count, sharded)
+            if config["fits"]:
+                break   # (sharded and not fitting when neither fits: batched() leaves it at a micro-batch of 1)
         later = self.counts(card, count + 1, int(card["per_node"]))    # within one node
         return {**config, "next_step": None, "min_count": base["count"], "min_count_hours": base["hours"],
                 "min_count_cost": base["total_cost"], "next_count": later[0] if later else None, "base": bare(base)}
