@@ -332,6 +332,35 @@ def test_why_not_tries_no_answer_on_what_only_the_card_decides(monkeypatch) -> N
     assert all(w.change is None for w in x.why_not if w.gpu in ("a100-40gb", "mi210"))
 
 
+def test_why_not_consults_again_only_the_cards_a_change_may_bring_back(monkeypatch) -> None:  # type: ignore[no-untyped-def]
+    """A whole consultation WHY NOT runs with a change leaves out the cards
+    still ruled out by rules that read none of the answers it changes: at
+    RunPod, the A100 40 GB (no rental price, whatever the answers) and the
+    AMD cards (ROCm not accepted, no price either); the RTX 4090, which the
+    13B model does not fit, is configured again for QLoRA. The answers are
+    those a consultation of every card gives
+    (test_the_bounded_search_finds_the_change_the_exhaustive_one_finds)."""
+    from expert.explanation import explain as explanation
+
+    runs: list[tuple[dict, list[str] | None]] = []
+    real = explanation.consult
+
+    def consult(kb, given, tr, basis, model_config=None, only=None):  # type: ignore[no-untyped-def]
+        runs.append((given, only))
+        return real(kb, given, tr, basis, model_config, only)
+
+    monkeypatch.setattr(explanation, "consult", consult)
+    x = explain(model_size_b=13, method="full", deadline_h=2, provider="runpod", lang="en")
+    assert {r.gpu: r.rules for r in x.result.rejected} == {
+        "rtx-4090": ["does-not-fit"], "a100-40gb": ["no-rental-price"],
+        "mi210": ["no-rental-price", "amd-needs-rocm"], "mi250": ["no-rental-price", "amd-needs-rocm"]}
+    assert runs[0][1] is None                       # the consultation asked about: every card
+    (given, only), = runs[1:]
+    assert given["method"] == "qlora" and only == ["rtx-4090", "a100-80gb", "h100-80gb"]
+    rtx = next(w for w in x.why_not if w.gpu == "rtx-4090")
+    assert rtx.change is not None and rtx.change["fields"] == {"method": "qlora"}
+
+
 def test_what_a_card_decides_of_a_configuration_no_answer_changes(kb) -> None:  # type: ignore[no-untyped-def]
     """conditions.FROM_CARD, which WHY NOT relies on: a catalog card's
     configurations agree on those fields whatever the answers, the count,

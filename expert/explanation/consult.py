@@ -6,7 +6,7 @@ built from the engine's record of what fired (:func:`build_result`): what
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from typing import Any, Literal
 
 from ..errors import InputError, nearest
@@ -34,12 +34,14 @@ def check_basis(basis: Any, tr: Localizer) -> str:
 
 
 def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
-            basis: str = "checked", model_config: Any = None) -> tuple[Run, Result]:
-    """Validate ``given``, run the engine, and build the result (with the run's record)."""
+            basis: str = "checked", model_config: Any = None,
+            only: Collection[str] | None = None) -> tuple[Run, Result]:
+    """Validate ``given``, run the engine, and build the result (with the run's
+    record). ``only``: the ids of the catalog cards to consider (all by default)."""
     basis = check_basis(basis, tr)
     profile, assumed = profile_module.build(kb, given, tr, model_config)
     kb = for_profile(kb, profile)      # the provider's prices (rules/prices)
-    run = engine.infer(kb, profile, basis)
+    run = engine.infer(kb, profile, basis, only)
     return run, build_result(kb, run, tr, assumed)
 
 

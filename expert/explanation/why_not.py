@@ -282,8 +282,23 @@ class WhyNotSearch(Reasoning):
             if len(self.reruns) >= self.max_consultations:
                 return None
             self.reruns[key] = self.consult(self.kb, self.given_with(change), self.tr, self.basis,
-                                           self.model_config)[1]
+                                           self.model_config, only=self.contenders(change))[1]
         return self.reruns[key]
+
+    def contenders(self, change: Mapping[str, Any]) -> list[str]:
+        """The catalog cards that may rank once ``change`` is made: those that
+        ranked, and those ruled out by rules that read an answer it changes
+        (read_by). A card still ruled out has no standing, so no other
+        option's rank depends on it, and it need not be configured again."""
+        if self.ruled_out is None:
+            ranked = set(self.run.ranking)
+            self.ruled_out = {}
+            for card in self.kb.catalog:
+                rejections = [f for f in self.firings if f.gpu == card.id and f.rule.kind == "reject"]
+                if card.id not in ranked and rejections:
+                    self.ruled_out[card.id] = self.read_by(rejections)
+        return [card.id for card in self.kb.catalog
+                if card.id not in self.ruled_out or (read := self.ruled_out[card.id]) is None or read & change.keys()]
 
     def card_alone(self, gpu: str, change: Mapping[str, Any], most: int | None) -> bool:
         """Whether ``gpu`` stands (with at most ``most`` cards, if given) once ``change``
@@ -304,7 +319,8 @@ class WhyNotSearch(Reasoning):
 
         Only changes of the answers the failing rules read are tried, each
         first on the card alone, and a whole consultation is run for a change
-        that works there (and once for every card that needs it)."""
+        that works there (and once for every card that needs it), of the
+        cards that change may bring back (contenders)."""
         option = self.run.options[gpu]
         most = 1 if option["min_count"] == 1 else option["count"] - 1
         failing = self.failing(gpu, status)
