@@ -47,3 +47,34 @@ def test_the_ordering_rules_fire_once_whatever_the_number_of_options(tmp_path: P
     assert fired.count("order-options") == 1 and fired.count("cheapest-rented-option") == 1
     assert fired.count("another-beats-it-on-money-and-time") <= 1
     assert fired.count("rank-options") == len(run.ranking) >= 45
+
+
+def test_the_floor_benchmark_replays_the_facts_and_firings_of_a_consultation() -> None:
+    """bench/floor.py's figure is experta's cost for this rule base only if
+    its replay, whose actions do nothing but declare and retract what the
+    real actions did, fires as many times as the consultation did and ends
+    with the same working memory, fact by fact."""
+    from floor import engines
+
+    from expert.inference import engine
+    from expert.input.profile import build
+    from expert.knowledge.prices import for_profile
+
+    base = knowledge_base()
+    recorder, replayer = engines(base)
+    for given in (dict(model_size_b=70, method="lora", deadline_h=8),
+                  dict(model_size_b=8, method="qlora", vram_gb=12, budget="low"),
+                  dict(model_size_b=405, method="full", purpose="production", rocm_ok=True)):
+        profile, _ = build(base, given, Localizer("en"), None)
+        kb = for_profile(base, profile)
+        recorder.script = []
+        recorded = engine.begin(recorder, kb, profile, "checked")
+        recorder.run()
+        replayer.script = [list(ops) for ops in recorder.script]
+        replayed = engine.begin(replayer, kb, profile, "checked")
+        replayer.run()
+        # every firing recorded was replayed, none more (an extra one finds the script empty)
+        assert len(recorder.script) > 40 and not replayer.script
+        assert replayed.declared == recorded.declared
+        assert ([(type(f).__name__, dict(f)) for f in replayer.facts.values()]
+                == [(type(f).__name__, dict(f)) for f in recorder.facts.values()])

@@ -400,13 +400,10 @@ def _joins(root: Any) -> list[Any]:
     return [node for node in found.values() if hasattr(node, "compared")]
 
 
-def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
+def begin(engine: Any, kb: KnowledgeBase, profile: dict[str, Any], basis: str,
           only: Collection[str] | None = None) -> Run:
-    """Run one consultation through this thread's engine for ``kb``. ``basis``
-    says what sizes a configuration: the guide's figure ("guide"), the
-    first-principles estimate ("estimate"), or the larger of both ("checked").
-    ``only``: the ids of the catalog cards to consider (all by default)."""
-    engine = thread_engine(kb)
+    """Start a consultation on ``engine`` (an instance of ``engine_class(kb)``):
+    working memory emptied, then the answers and the cards declared."""
     run = Run(kb, dict(profile), basis)
     engine.consultation = run
     engine.reset()
@@ -415,6 +412,17 @@ def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
         values = card.fact()
         run.card_ids[card.id] = engine.declare(Card(**values))["__factid__"]
         run.plains[run.card_ids[card.id]] = values
+    return run
+
+
+def infer(kb: KnowledgeBase, profile: dict[str, Any], basis: str = "checked",
+          only: Collection[str] | None = None) -> Run:
+    """Run one consultation through this thread's engine for ``kb``. ``basis``
+    says what sizes a configuration: the guide's figure ("guide"), the
+    first-principles estimate ("estimate"), or the larger of both ("checked").
+    ``only``: the ids of the catalog cards to consider (all by default)."""
+    engine = thread_engine(kb)
+    run = begin(engine, kb, profile, basis, only)
     engine.run()
     run.compared = sum(node.compared for node in engine.joins)
     # What the rules concluded, read from working memory: the actions write
