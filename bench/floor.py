@@ -29,6 +29,7 @@ import os
 import statistics
 import sys
 import time
+from collections import Counter
 from typing import Any
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
@@ -90,6 +91,7 @@ def main() -> None:
     recorder, replayer = engines(base)
     times: dict[str, list[float]] = {"advise": [], "infer": [], "floor": []}
     firings, facts = [], []
+    kinds: Counter[str] = Counter()
     for i, case in enumerate(cases):
         lang = case.pop("lang")
         given, _ = build(base, dict(case), Localizer(lang), None)
@@ -114,6 +116,7 @@ def main() -> None:
             times["floor"].append(elapsed)
             firings.append(len(recorder.script))
             facts.append(recorded.declared)
+            kinds.update(type(fact).__name__ for fact in recorder.facts.values())
     for label in ("advise", "infer"):
         del times[label][:20]
     median = {label: statistics.median(values) * 1e3 for label, values in times.items()}
@@ -123,6 +126,8 @@ def main() -> None:
     print(f"  experta alone, the same facts and firings:  {median['floor']:6.1f} ms "
           f"({median['floor'] / median['advise']:.0%} of advise())")
     print(f"  per consultation: {statistics.mean(firings):.1f} firings, {statistics.mean(facts):.1f} facts declared")
+    print("  facts in working memory at the end, by kind: " + ", ".join(
+        f"{kind} {count / len(facts):.1f}" for kind, count in kinds.most_common()))
     began = time.process_time()
     total = 0
     for step in range(10_000_000):
