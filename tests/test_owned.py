@@ -297,7 +297,7 @@ def test_a_setup_that_cannot_spread_says_so_after_its_host_ram_and_what_may_be_u
     # hung off the wrong clause, and the margin gave no figure.
     result = advise(model_size_b="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060", lang=lang)
     text = next(r.text for r in result.rejected if r.gpu == "own")
-    host, spread = ("de RAM del host", "no se puede repartir") if lang == "es" else ("of host RAM", "cannot be spread")
+    host, spread = ("de RAM del equipo", "no se puede repartir") if lang == "es" else ("of host RAM", "cannot be spread")
     assert text.index(host) < text.index(spread)
     assert ("7,6 GB" if lang == "es" else "7.6 GB") in text
 
