@@ -55,8 +55,6 @@ class Reasoning:
         # WHY NOT's consultations with one change made, by change (see smallest_change)
         self.reruns: dict[tuple[tuple[str, Any], ...], Result] = {}
         self.stopped: set[str] = set()     # the cards whose search reached max_consultations
-        # the cards the run ruled out, with the answers their rejections read (WhyNotSearch.contenders)
-        self.ruled_out: dict[str, set[str] | None] | None = None
 
     # --- shared wording ---------------------------------------------------------
 

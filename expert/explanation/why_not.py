@@ -6,6 +6,7 @@ make it the answer.
 
 from __future__ import annotations
 
+import functools
 import itertools
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -285,18 +286,23 @@ class WhyNotSearch(Reasoning):
                                            self.model_config, only=self.contenders(change))[1]
         return self.reruns[key]
 
+    @functools.cached_property
+    def ruled_out(self) -> dict[str, set[str] | None]:
+        """The catalog cards the run ruled out, each with the answers its
+        rejections read (read_by; None when that cannot be bounded)."""
+        rejections: dict[str, list[Firing]] = {}
+        for firing in self.firings:
+            if firing.rule.kind == "reject" and firing.gpu is not None:
+                rejections.setdefault(firing.gpu, []).append(firing)
+        ranked = set(self.run.ranking)
+        return {card.id: self.read_by(rejections[card.id]) for card in self.kb.catalog
+                if card.id in rejections and card.id not in ranked}
+
     def contenders(self, change: Mapping[str, Any]) -> list[str]:
         """The catalog cards that may rank once ``change`` is made: those that
         ranked, and those ruled out by rules that read an answer it changes
         (read_by). A card still ruled out has no standing, so no other
         option's rank depends on it, and it need not be configured again."""
-        if self.ruled_out is None:
-            ranked = set(self.run.ranking)
-            self.ruled_out = {}
-            for card in self.kb.catalog:
-                rejections = [f for f in self.firings if f.gpu == card.id and f.rule.kind == "reject"]
-                if card.id not in ranked and rejections:
-                    self.ruled_out[card.id] = self.read_by(rejections)
         return [card.id for card in self.kb.catalog
                 if card.id not in self.ruled_out or (read := self.ruled_out[card.id]) is None or read & change.keys()]
 
