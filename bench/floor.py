@@ -12,8 +12,8 @@ For each of N varied profiles (bench.py's), in turn:
 4. that record replayed: a fresh engine of the same rules (its own Rete
    network, built once) gets the same profile and cards, and each firing only
    declares and retracts what step 3 recorded, so experta matches the same
-   facts, evaluates the same conditions and fires the same rules in the same
-   order; ``run()`` timed.
+   facts, evaluates the same conditions and fires as many rules, ending with
+   the same working memory; ``run()`` timed.
 
 Step 4 is the floor under any change to the rules' actions, the result or the
 text: what experta's propagation, agenda and facts cost for this rule base's
@@ -74,6 +74,21 @@ def engines(kb: Any) -> tuple[Any, Any]:
     return Recorder(), Replayer()
 
 
+def replay(recorder: Any, replayer: Any, kb: Any, profile: dict[str, Any]) -> tuple[Any, Any, float]:
+    """One consultation of ``profile`` recorded, then replayed: the two
+    runs and the CPU time of the replay's ``run()``."""
+    from expert.inference import engine
+
+    recorder.script = []
+    recorded = engine.begin(recorder, kb, profile, "checked")
+    recorder.run()
+    replayer.script = [list(ops) for ops in recorder.script]
+    replayed = engine.begin(replayer, kb, profile, "checked")
+    began = time.process_time()
+    replayer.run()
+    return recorded, replayed, time.process_time() - began
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__, formatter_class=argparse.RawDescriptionHelpFormatter)
     parser.add_argument("--n", type=int, default=300, help="profiles (default 300)")
@@ -102,14 +117,7 @@ def main() -> None:
         began = time.process_time()
         engine.infer(kb, given, "checked")
         times["infer"].append(time.process_time() - began)
-        recorder.script = []
-        recorded = engine.begin(recorder, kb, given, "checked")
-        recorder.run()
-        replayer.script = [list(ops) for ops in recorder.script]
-        replayed = engine.begin(replayer, kb, given, "checked")
-        began = time.process_time()
-        replayer.run()
-        elapsed = time.process_time() - began
+        recorded, replayed, elapsed = replay(recorder, replayer, kb, given)
         if replayer.script or replayed.declared != recorded.declared:
             raise SystemExit(f"profile {i}: the replay did not fire and declare as the consultation did")
         if i >= 20:     # the first 20: warm-up (catalogs and caches loaded)

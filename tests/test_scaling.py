@@ -54,9 +54,8 @@ def test_the_floor_benchmark_replays_the_facts_and_firings_of_a_consultation() -
     its replay, whose actions do nothing but declare and retract what the
     real actions did, fires as many times as the consultation did and ends
     with the same working memory, fact by fact."""
-    from floor import engines
+    from floor import engines, replay
 
-    from expert.inference import engine
     from expert.input.profile import build
     from expert.knowledge.prices import for_profile
 
@@ -66,13 +65,7 @@ def test_the_floor_benchmark_replays_the_facts_and_firings_of_a_consultation() -
                   dict(model_size_b=8, method="qlora", vram_gb=12, budget="low"),
                   dict(model_size_b=405, method="full", purpose="production", rocm_ok=True)):
         profile, _ = build(base, given, Localizer("en"), None)
-        kb = for_profile(base, profile)
-        recorder.script = []
-        recorded = engine.begin(recorder, kb, profile, "checked")
-        recorder.run()
-        replayer.script = [list(ops) for ops in recorder.script]
-        replayed = engine.begin(replayer, kb, profile, "checked")
-        replayer.run()
+        recorded, replayed, _ = replay(recorder, replayer, for_profile(base, profile), profile)
         # every firing recorded was replayed, none more (an extra one finds the script empty)
         assert len(recorder.script) > 40 and not replayer.script
         assert replayed.declared == recorded.declared
