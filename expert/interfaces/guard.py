@@ -45,7 +45,6 @@ class Limits:
     body_bytes: int = 16 * 1024   # a request's body (the page and the API read none; MCP's JSON-RPC is small)
     body_seconds: float = 10.0    # to send that body, once the head is read
     head_seconds: float = 5.0     # from a connection's opening (or its last answer) to a request's whole head
-    read_seconds: float = 10.0    # a read of the socket that brings nothing ends the connection
     head_bytes: int = 16 * 1024   # a request's head (its line and headers)
 
 

@@ -1,7 +1,7 @@
 """The server of `expert serve` (issue 48; docs/web.md, "Limits a deployer
 can rely on"): hypercorn, with a deadline for a request's head (its
 keep-alive timeout runs from a connection's opening until the head is read,
-and between requests), a deadline for each read, a bound on a head's size,
+and between requests), a bound on a head's size,
 no bound on the number of connections (so idle ones cannot lock others
 out: they are closed once their deadline passes), ``workers`` processes,
 and the security headers on the server's own answers too (a malformed
@@ -47,7 +47,9 @@ def config(application_path: str, host: str, port: int, workers: int,
     settings.bind = [f"[{host}]:{port}" if ":" in host else f"{host}:{port}"]
     settings.workers = workers
     settings.keep_alive_timeout = limits.head_seconds
-    settings.read_timeout = int(limits.read_seconds)
+    # no read_timeout: hypercorn's runs while the app computes too, and would close a connection whose
+    # request waits in the queue (a body's time is the guard's body_seconds)
+    settings.read_timeout = None
     settings.h11_max_incomplete_size = limits.head_bytes
     settings.include_server_header = False
     settings.accesslog = None
