@@ -36,12 +36,13 @@ class Limits:
     """What one server process admits (docs/web.md states them; tests/hostile/test_serving.py holds them).
 
     The figures: a consultation takes 0.1-0.4 s of one core (p50 0.31 s under load, bench/web_load.py,
-    docs/performance.md), so a full queue of 64 is served in about 6-25 s per worker, within a
-    browser's patience; one address may hold three quarters of it, so that others always have room
-    (all the clients behind one proxy share an address, as the bench's 50 loopback clients do)."""
+    docs/performance.md), so a full queue of 100 is served in about 10-40 s per worker; one address
+    may hold three quarters of it, so that others always have room, and the 50 clients of the bench
+    (all on the loopback's one address, as the clients behind a proxy are) fit even if every
+    connection lands on one worker."""
 
-    queue: int = 64               # requests in a process at once: computing, or waiting for the thread
-    per_address: int = 48         # of those, from one client address
+    queue: int = 100              # requests in a process at once: computing, or waiting for the thread
+    per_address: int = 75         # of those, from one client address
     body_bytes: int = 16 * 1024   # a request's body (the page and the API read none; MCP's JSON-RPC is small)
     body_seconds: float = 10.0    # to send that body, once the head is read
     head_seconds: float = 5.0     # from a connection's opening (or its last answer) to a request's whole head

@@ -384,8 +384,8 @@ def serve(host: str, port: int, allow_remote: bool, allowed_hosts: tuple[str, ..
 
     Needs the web extra: pip install 'expert[web]'. Listens on 127.0.0.1
     unless told otherwise; the Host header of every request is checked.
-    Each worker holds at most 64 requests (503 beyond, with Retry-After),
-    32 of one address (429); a request's head must arrive within 5 s.
+    Each worker holds at most 100 requests (503 beyond, with Retry-After),
+    75 of one address (429); a request's head must arrive within 5 s.
 
     \b
     Examples:
