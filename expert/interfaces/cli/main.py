@@ -361,6 +361,12 @@ def mcp(transport: str, host: str, port: int, allow_remote: bool, allowed_hosts:
         from ..mcp.server import transport_security
 
         try:
+            from .. import serving  # noqa: F401 - hypercorn, which serves HTTP
+        except ImportError as error:
+            fail(f"Error: `expert mcp --transport streamable-http` needs hypercorn: pip install 'expert[mcp]' "
+                 f"({quoted(str(error))}).", 1)
+
+        try:
             transport_security(host, port, allow_remote, allowed_hosts)
         except ValueError as error:
             fail(f"Error: {error}", 2)
