@@ -79,3 +79,32 @@ def test_the_api_the_page_and_mcp_explain_the_same_profile() -> None:
     arguments = {"model_size_b": 70, "method": "full", "dataset_examples": 1_000_000, "epochs": 3, "deadline_h": 24}
     result = asyncio.run(build_server().call_tool("explain", arguments))
     assert not result.is_error, result.content
+
+
+# --- item 6: a catalog too large to consult within 15 s and 600 MB is refused before any work -------------
+
+@pytest.mark.parametrize("lang, words", [("en", "too many cards: the user catalogs given together may have at "
+                                                "most 2000"),
+                                         ("es", "demasiadas tarjetas: los catálogos de usuario que se pasan "
+                                                "juntos pueden tener como mucho 2000")])
+def test_a_catalog_of_10000_cards_is_refused_before_any_consultation(tmp_path: Any, monkeypatch: pytest.MonkeyPatch,
+                                                                      lang: str, words: str) -> None:
+    import sys
+
+    from expert import KnowledgeBaseError
+    from expert.i18n import Localizer
+    from expert.inference import engine
+
+    sys.path.insert(0, str(__import__("pathlib").Path(__file__).resolve().parents[2] / "bench"))
+    from scaling import catalog
+
+    path = tmp_path / "cards-10000.toml"
+    path.write_text(catalog(10_000), encoding="utf-8")
+    runs: list[Any] = []
+    real = engine.infer
+    monkeypatch.setattr(engine, "infer", lambda *a, **k: runs.append(a) or real(*a, **k))
+    with pytest.raises(KnowledgeBaseError) as refused:
+        advise(model_size_b=13, method="lora", catalog=[str(path)], lang=lang)
+    said = refused.value.render(Localizer(lang).gettext)      # as the CLI and MCP say it
+    assert words in said and f"{path}:14001:" in said         # the line of the 2,001st card
+    assert runs == []          # no consultation was run
