@@ -31,6 +31,7 @@ import contextlib
 import datetime
 import http.client
 import itertools
+import math
 import os
 import re
 import socket
@@ -82,6 +83,8 @@ def free_port() -> int:
 
 
 def percentile(values: list[float], p: float) -> float:
+    if not values:          # no request answered by the app (every one refused by the server itself)
+        return math.nan
     ordered = sorted(values)
     return ordered[min(len(ordered) - 1, round(p / 100 * (len(ordered) - 1)))]
 
@@ -211,7 +214,7 @@ def main() -> None:
     print(f"errors: {len(errors)}" + (f" (first: {errors[0]})" if errors else ""))
     print(f"warm-up: {len(queries[::4])} requests")
     print(f"server time per consultation (computing it): p50 {percentile(server_ms, 50):.1f} ms, "
-          f"p99 {percentile(server_ms, 99):.1f} ms, mean {statistics.fmean(server_ms):.1f} ms")
+          f"p99 {percentile(server_ms, 99):.1f} ms, mean {statistics.fmean(server_ms or [math.nan]):.1f} ms")
     print(f"in the server, with the wait for its thread: p50 {percentile(app_ms, 50):.0f} ms, "
           f"p99 {percentile(app_ms, 99):.0f} ms")
     print(f"client time per request (queueing included): p50 {percentile(client_ms, 50):.0f} ms, "
