@@ -61,5 +61,5 @@ def config(application_path: str, host: str, port: int, workers: int,
 
 
 def run(settings: ServerConfig) -> None:
-    """Serve until interrupted (SIGINT, SIGTERM), with ``settings.workers`` processes."""
+    """Serve until interrupted (SIGINT, SIGTERM), with ``settings.workers`` processes (0: in this one)."""
     hypercorn_run(settings)

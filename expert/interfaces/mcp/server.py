@@ -335,7 +335,7 @@ def http_app(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = Fal
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
           allowed_hosts: tuple[str, ...] = ()) -> None:
     """Serve the tools over stdio (each line screened first: limits.screen), or over streamable HTTP with
-    hypercorn (one process: the sessions live in it; a request's head within 5 s, as `expert serve`)."""
+    hypercorn in this process (the sessions live in it; a request's head within 5 s, as `expert serve`)."""
     if transport == "stdio":
         limits.screened_stdin()
         build_server().run()
@@ -344,4 +344,4 @@ def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, a
 
         transport_security(host, port, allow_remote, allowed_hosts)     # ValueError before any process starts
         call = f"http_app({host!r}, {port!r}, {allow_remote!r}, {tuple(allowed_hosts)!r})"
-        run(config(f"expert.interfaces.mcp.server:{call}", host, port, 1))
+        run(config(f"expert.interfaces.mcp.server:{call}", host, port, 0))     # 0: in this process, no worker
