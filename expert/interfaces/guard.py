@@ -43,7 +43,7 @@ class Limits:
 
     queue: int = 100              # requests in a process at once: computing, or waiting for the thread
     per_address: int = 75         # of those, from one client address
-    body_bytes: int = 16 * 1024   # a request's body (the page and the API read none; MCP's JSON-RPC is small)
+    body_bytes: int = 16 * 1024   # a request's body (the page and the API read none)
     body_seconds: float = 10.0    # to send that body, once the head is read
     head_seconds: float = 5.0     # from a connection's opening (or its last answer) to a request's whole head
     head_bytes: int = 16 * 1024   # a request's head (its line and headers)
