@@ -23,7 +23,7 @@ LANGS = complete.names_in("i18n", "SUPPORTED")
 PROFILE_OPTIONS = [
     click.option("-s", "--model-size", "-m", "--model", "model_size_b", metavar="SIZE",
                  help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B "
-                      "(expert models lists the names known)."),
+                      "(expert models lists the names known), or its Hugging Face Hub id: openai/gpt-oss-20b."),
     click.option("-M", "--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method")),
     click.option("--budget", metavar="BUDGET", help="low, medium or high.",
                  shell_complete=complete.field_choices("budget")),
