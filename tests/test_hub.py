@@ -346,3 +346,16 @@ def test_the_hub_example_of_docs_models_md_is_real_output(loopback: LoopbackHub)
         for part in shown.split("\n...\n"):
             expected = " ".join(" ".join(line for line in part.splitlines() if line.strip() != "...").split())
             assert expected in actual, command
+
+
+def test_a_consultation_keeps_the_hub_id_as_named(loopback: LoopbackHub) -> None:
+    """Turn by turn (`expert ask`, chatbots): the id is the answer kept and saved, read again on resume."""
+    from expert import Consultation
+
+    consultation = Consultation(lang="en")
+    consultation.answer("model_size_b", " openai/gpt-oss-20b ")
+    state = consultation.to_dict()
+    assert "openai/gpt-oss-20b" in json.dumps(state)
+    resumed = Consultation.from_dict(state)
+    assert resumed.result().profile["model_read_as"] == "hub"
+    assert resumed.result().profile["model_experts"] == 32
