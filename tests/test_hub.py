@@ -30,9 +30,8 @@ from expert.knowledge import hub, models  # noqa: E402
 from expert.knowledge.models import count_params  # noqa: E402
 
 # openai/gpt-oss-20b's config.json (https://huggingface.co/openai/gpt-oss-20b/blob/main/config.json), the
-# keys the count reads: 24 layers of 32 experts, 4 of them active per token. OpenAI's model card
-# (arXiv:2508.10925, table 1) gives 20.91B parameters in all: 19.12B in the experts, 0.64B of attention,
-# 1.16B of embedding and unembedding; 3.61B active, counting the unembedding but not the embedding.
+# keys the count reads: 24 layers of 32 experts, 4 of them active per token. OpenAI's gpt-oss model card
+# (arXiv:2508.10925) gives 20.9B parameters in all and 3.6B active (docs/models.md: the count, layer by layer).
 GPT_OSS_20B = {
     "architectures": ["GptOssForCausalLM"], "model_type": "gpt_oss", "hidden_size": 2880, "num_hidden_layers": 24,
     "num_attention_heads": 64, "num_key_value_heads": 8, "head_dim": 64, "intermediate_size": 2880,
@@ -125,12 +124,12 @@ def test_gpt_oss_20b_is_counted_as_the_mixture_of_experts_it_is(loopback: Loopba
     result = advise(model="openai/gpt-oss-20b", method="lora", lang="en")
     profile = result.profile
     assert profile["model_read_as"] == "hub" and profile["model_name"] == "openai/gpt-oss-20b"
-    # 20.91B in all (the model card), not a dense 20B read from the name
-    assert profile["model_size_b"] == pytest.approx(20.91, rel=0.01)
+    # 20.9B in all (the model card), not a dense 20B read from the name
+    assert profile["model_size_b"] == pytest.approx(20.9, rel=0.01)
     assert (profile["model_experts"], profile["model_experts_per_token"]) == (32, 4)
-    # active: the card's 3.61B plus the input embedding (0.58B), which this count includes as the table's
+    # active: the card's 3.6B plus the input embedding (0.58B), which this count includes as the table's
     # published MoE counts do (Mixtral's 12.9B counts both embedding matrices)
-    assert profile["model_active_b"] == pytest.approx(3.61 + 201088 * 2880 / 1e9, rel=0.01)
+    assert profile["model_active_b"] == pytest.approx(3.6 + 201088 * 2880 / 1e9, rel=0.01)
     assert profile["model_shape"]["experts"] == 32
     fired = {firing["rule"] for firing in result.to_dict()["trace"]}
     assert {"model-read-from-hub", "mixture-of-experts-memory"} <= fired
