@@ -199,3 +199,20 @@ def test_the_example_of_docs_cli_md_is_real_output(tmp_path: Path, monkeypatch: 
     monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
     done = CliRunner().invoke(main, shlex.split(command)[1:], env={"EXPERT_LANG": "en", "COLUMNS": "80"})
     assert done.exit_code == 0 and done.stderr.strip() == shown.strip()
+
+
+def test_expert_ask_takes_auto_as_the_flag_and_as_the_answer(tmp_path: Path, monkeypatch: Any) -> None:
+    nvidia(tmp_path, "NVIDIA GeForce RTX 3090, 24576 MiB")
+    monkeypatch.setenv("PATH", f"{tmp_path}{os.pathsep}{os.environ['PATH']}")
+    answers = "8\nqlora\nauto\n" + "\n" * 12 + "no\n"
+    typed = CliRunner().invoke(main, ["ask", "--lang", "en"], input=answers)
+    assert typed.exit_code == 0, typed.output
+    assert "--own-gpu auto: nvidia-smi found 1 × NVIDIA GeForce RTX 3090 (rtx-3090)." in typed.stderr
+    assert "Your NVIDIA GeForce RTX 3090" in typed.stdout
+    flagged = CliRunner().invoke(main, ["ask", "--lang", "en", "--own-gpu", "auto", "--model", "8",
+                                        "--method", "qlora"], input="\n" * 12 + "no\n")
+    assert flagged.exit_code == 0 and "Your NVIDIA GeForce RTX 3090" in flagged.stdout
+    monkeypatch.setenv("PATH", str(tmp_path / "nothing-here"))
+    refused = CliRunner().invoke(main, ["ask", "--lang", "en"], input=answers)
+    # piped answers: an answer that cannot be used ends the consultation, naming the question
+    assert refused.exit_code == 2 and "auto found no GPU" in refused.stderr and "Traceback" not in refused.output
