@@ -318,19 +318,21 @@ def test_a_hub_id_in_the_model_field_is_read_through_the_loopback_hub(browser: A
     from expert.knowledge import hub
 
     served = LoopbackHub()
-    served.repos["openai/gpt-oss-20b"] = GPT_OSS_20B
+    # An id no other test serves: the Hub's disk cache is shared by the whole run, and a config
+    # cached by tests/test_hub.py would be read without asking this Hub.
+    served.repos["browser-test/gpt-oss-20b"] = GPT_OSS_20B
     threading.Thread(target=served.server.serve_forever, daemon=True).start()
     monkeypatch.setenv("HF_ENDPOINT", served.endpoint)
     hub.forget()
     try:
         browser.get(server + "/?lang=en")
-        typed(browser, "model-size", "openai/gpt-oss-20b")
+        typed(browser, "model-size", "browser-test/gpt-oss-20b")
         choose(browser, "method", "lora")
         by_id(browser, "f-model-size").submit()
         until(lambda: by_id(browser, "option-1-heading").text, "the answer for a Hub id")
         page = html.unescape(browser.page_source)
-        assert "openai/gpt-oss-20b was read from the Hugging Face Hub" in page
-        assert "20.91B" in page and served.asked("openai/gpt-oss-20b") == 1
+        assert "browser-test/gpt-oss-20b was read from the Hugging Face Hub" in page
+        assert "20.91B" in page and served.asked("browser-test/gpt-oss-20b") == 1
         browser.get(server + "/?" + urlencode({"lang": "es", "model-size": "nobody/nada"}))
         said = until(lambda: by_id(browser, "e-model-size").text, "the model field's error")
         assert "el Hugging Face Hub no tiene ningún modelo «nobody/nada»" in said
