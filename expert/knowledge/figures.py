@@ -118,7 +118,9 @@ def checked_estimator(path: Path, doc: dict[str, Any], text: str, problems: Prob
     constants += [(f"activations.{k}", v) for k, v in doc["activations"].items()]
     constants += [(f"loss.logits_bytes.{k}", v) for k, v in doc["loss"]["logits_bytes"].items()]
     constants += [("overhead.per_gpu_gb", doc["overhead"]["per_gpu_gb"]),
-                  ("sharding.gathered_layers", doc["sharding"]["gathered_layers"])]
+                  ("sharding.gathered_layers", doc["sharding"]["gathered_layers"]),
+                  ("sharding.fragmentation", doc["sharding"]["fragmentation"]),
+                  ("sharding.checkpointed_extra", doc["sharding"]["checkpointed_extra"])]
     constants += [(f"typical.{k}", typical[k]) for k in ("seq_len", "batch", "lora_rank")]
     for key, value in constants:
         if not (is_number(value) and value >= 0) or (key.startswith("typical.") and value < 1):
