@@ -60,3 +60,16 @@ def test_zero3_over_pcie_is_timed_from_the_link() -> None:
     for run_id in ("answerai-70b-4xa5000", "answerai-70b-8xa5000", "answerai-70b-2x6000ada",
                    "answerai-70b-4x6000ada", "answerai-34b-2x3090"):
         assert 1 / 1.5 <= ROWS[run_id]["time_ratio"] <= 1.5, run_id
+
+
+def test_the_table_in_the_docs_is_current() -> None:
+    import importlib.util
+    from pathlib import Path
+
+    root = Path(__file__).resolve().parent.parent
+    spec = importlib.util.spec_from_file_location("published_runs_script", root / "scripts" / "published_runs.py")
+    assert spec is not None and spec.loader is not None
+    script = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(script)
+    assert script.table() in (root / "docs" / "estimator.md").read_text(encoding="utf-8"), (
+        "run: python scripts/published_runs.py --write")
