@@ -11,6 +11,7 @@ from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
 from .estimate import estimate, shape_for, typical
+from .requirement import named_card
 from .time_model import host_traffic, run_time, throughput
 
 
@@ -138,8 +139,6 @@ def published_runs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     with whether the row is held: memory from 1.0 to 1.15 times the published
     peak, time within timing.toml
     [calibration] tolerance, unless the row says why not."""
-    from .requirement import named_card   # (requirement sizes configurations; this module only reads them)
-
     tolerance = float(kb.timing["calibration"]["tolerance"])
     rows = []
     for entry in kb.estimator.get("published", ()):
