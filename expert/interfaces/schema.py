@@ -112,7 +112,9 @@ _RECIPE = _object(
      "gradient_accumulation_steps": {"type": "integer", "minimum": 1},
      "global_batch": {"type": "integer", "minimum": 1,
                       "description": "Sequences per optimizer step across all devices."},
-     "optimizer_in_backward": {"type": "boolean"}, "framework": {"type": ["string", "null"]}})
+     "optimizer_in_backward": {"type": "boolean"}, "framework": {"type": ["string", "null"]},
+     "offload_params": {"type": "boolean", "description": "Present, true, when the weights are offloaded to CPU "
+                        "memory (FSDP cpu_offload)."}})
 
 
 def _recommendation(summary: bool) -> dict[str, Any]:

@@ -333,4 +333,8 @@ def checked_recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[
     if sequences != sorted(sequences, reverse=True) or any(seq < 1 for seq in sequences):
         problems.add(str(path), line_at(text, "own_fit.sequences"),
                      "[own_fit] sequences must be positive, longest first")
-    return {"recipe": recipes, "ladder": ladders, "margin": margin, "own_fit": doc["own_fit"]}
+    if not doc["offload_params"]["host_ram_per_device_gb"] > 0:
+        problems.add(str(path), line_at(text, "offload_params.host_ram_per_device_gb"),
+                     "'%(key)s' must not be negative (typical sizes at least 1)", key="offload_params.host_ram_per_device_gb")
+    return {"recipe": recipes, "ladder": ladders, "margin": margin, "own_fit": doc["own_fit"],
+            "offload_params": doc["offload_params"]}
