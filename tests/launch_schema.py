@@ -18,7 +18,12 @@ Sources (file paths in each library's repository or package):
 - accelerate config: src/accelerate/commands/config/config_args.py
   (BaseConfig, ClusterConfig); deepspeed_config's keys:
   src/accelerate/commands/config/cluster.py and utils/dataclasses.py
-  DeepSpeedPlugin (deepspeed_config_file, zero3_init_flag).
+  DeepSpeedPlugin (deepspeed_config_file, zero3_init_flag); fsdp_config's
+  keys: src/accelerate/commands/config/cluster.py (fsdp_auto_wrap_policy,
+  fsdp_backward_prefetch, fsdp_cpu_ram_efficient_loading,
+  fsdp_forward_prefetch, fsdp_offload_params, fsdp_sharding_strategy,
+  fsdp_state_dict_type, fsdp_sync_module_states, fsdp_use_orig_params), as
+  peft's examples/sft/configs/fsdp_config_qlora.yaml writes them.
 - DeepSpeed JSON: deepspeed/runtime/config.py and constants.py (top level:
   train_batch_size, train_micro_batch_size_per_gpu,
   gradient_accumulation_steps, gradient_clipping, steps_per_print,
@@ -47,8 +52,12 @@ CALLS = {
 
 ACCELERATE = {"compute_environment": str, "debug": bool, "distributed_type": str, "machine_rank": int,
               "main_training_function": str, "mixed_precision": str, "num_machines": int, "num_processes": int,
-              "rdzv_backend": str, "same_network": bool, "use_cpu": bool, "deepspeed_config": dict}
+              "rdzv_backend": str, "same_network": bool, "use_cpu": bool, "deepspeed_config": dict,
+              "fsdp_config": dict}
 ACCELERATE_DEEPSPEED = {"deepspeed_config_file": str, "zero3_init_flag": bool}
+ACCELERATE_FSDP = {"fsdp_auto_wrap_policy": str, "fsdp_backward_prefetch": str, "fsdp_cpu_ram_efficient_loading": bool,
+                   "fsdp_forward_prefetch": bool, "fsdp_offload_params": bool, "fsdp_sharding_strategy": str,
+                   "fsdp_state_dict_type": str, "fsdp_sync_module_states": bool, "fsdp_use_orig_params": bool}
 DISTRIBUTED_TYPES = {"NO", "MULTI_GPU", "DEEPSPEED", "FSDP"}
 MIXED_PRECISION = {"no", "fp16", "bf16", "fp8"}
 

@@ -101,6 +101,9 @@ def check_files(files: dict[str, str]) -> None:
         if "deepspeed_config" in config:
             check_dict(config["deepspeed_config"], schema.ACCELERATE_DEEPSPEED, "deepspeed_config")
             assert config["deepspeed_config"]["deepspeed_config_file"] in files
+        if "fsdp_config" in config:
+            assert config["distributed_type"] == "FSDP"
+            check_dict(config["fsdp_config"], schema.ACCELERATE_FSDP, "fsdp_config")
     if "ds_config.json" in files:
         ds = json.loads(files["ds_config.json"])
         check_dict(ds, schema.DEEPSPEED, "ds_config.json")
@@ -714,3 +717,31 @@ def test_the_torchtune_refusal_names_only_options_whose_files_are_written() -> N
     with pytest.raises(InputError) as caught:
         launch(changed)
     assert "Option 3 of this answer runs without torchtune" in str(caught.value), str(caught.value)
+
+
+def test_parameter_offload_is_written_as_fsdp_with_cpu_offload() -> None:
+    """Issue 47: a QLoRA option with its weights offloaded (recipes' offload_params) is written as PEFT
+    documents FSDP + QLoRA with CPU offload: accelerate's FSDP with fsdp_offload_params, no DeepSpeed JSON,
+    the 4-bit weights stored in the compute dtype."""
+    import yaml
+
+    result = advise(model_size_b=70, method="qlora", budget="low")
+    offloaded = with_recipe(result, offload_params=True, strategy="zero3")
+    files = launch(offloaded, 1).files
+    config = yaml.safe_load(files["accelerate.yaml"])
+    assert config["distributed_type"] == "FSDP" and config["mixed_precision"] == "no"
+    assert config["fsdp_config"]["fsdp_offload_params"] is True
+    assert config["fsdp_config"]["fsdp_sharding_strategy"] == "FULL_SHARD"
+    assert "ds_config.json" not in files
+    assert "bnb_4bit_quant_storage=torch.bfloat16" in files["train.py"]
+    check_files(files)
+    # without it, the same option stays DeepSpeed's
+    assert "ds_config.json" in launch(with_recipe(result, strategy="zero3"), 1).files
+
+
+@pytest.mark.parametrize("value", ["yes", 1])
+def test_parameter_offload_must_be_true_or_false(value: Any) -> None:
+    result = advise(model_size_b=70, method="qlora", budget="low")
+    with pytest.raises(InputError) as raised:
+        launch(with_recipe(result, offload_params=value), 1)
+    assert raised.value.field == "recipe.offload_params"

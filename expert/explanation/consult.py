@@ -48,7 +48,9 @@ def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml)."""
     recipe = kb.recipes["recipe"][option["recipe"]]
+    offloaded = {"offload_params": True} if recipe.get("offload_params") else {}   # present only when true
     return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS},
+            **offloaded,
             "micro_batch": int(option["micro_batch"]),
             "gradient_accumulation_steps": int(option["gradient_accumulation_steps"]),
             "global_batch": int(option["global_batch"]),
@@ -166,7 +168,8 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         if option["nodes"] > 1:
             text += " " + _("It spans %(nodes)s nodes of %(per_node)s cards.") % {
                 "nodes": option["nodes"], "per_node": run.cards[gpu].per_node}
-        if option["host_ram_gb"] and kb.recipes["recipe"][option["recipe"]]["offload"]:
+        offloads = kb.recipes["recipe"][option["recipe"]]
+        if option["host_ram_gb"] and (offloads["offload"] or offloads.get("offload_params")):
             text += " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
                 "host": tr.gb(option["host_ram_gb"])}
         elif option["host_ram_gb"]:  # paged optimizer states

@@ -77,7 +77,9 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     details.append(_("activation checkpointing") if setup.checkpointing else _("no activation checkpointing"))
     details.append(tr.ngettext("%(n)s GPU", "%(n)s GPUs, %(strategy)s", setup.gpus) % {
         "n": setup.gpus, "strategy": setup.strategy})
-    if setup.offload:
+    if setup.offload_params:
+        details.append(_("weights, gradients and optimizer state offloaded to CPU"))
+    elif setup.offload:
         details.append(_("gradients and optimizer state offloaded to CPU"))
     names = [one_line(next(card.name for card in kb.catalog if card.id == gpu)) for gpu in fits]
     fit_line = (_("Cards of the catalog with enough memory per GPU: %(cards)s.") % {"cards": tr.list(names)}

@@ -11,7 +11,8 @@ from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
 from .estimate import estimate, shape_for, typical
-from .time_model import host_traffic, throughput
+from .requirement import named_card
+from .time_model import host_traffic, run_time, throughput
 
 
 def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
@@ -125,3 +126,44 @@ def calibration_summary(rows: Sequence[Mapping[str, Any]]) -> dict[str, dict[str
 
 # What a configuration fact carries besides its own fields: its card's fields
 # (that the rules read), the configuration a step's first trial would replace
+
+
+GIB = 2**30
+UNITS = {"GiB": GIB, "GB": 1e9}
+
+
+def published_runs(kb: KnowledgeBase) -> list[dict[str, Any]]:
+    """The estimate and the time model against estimator.toml [[published]]:
+    each run's memory per GPU (bytes, ours and published, their ratio) and,
+    where the source timed it, its seconds (ours and published, their ratio);
+    with whether the row is held: memory from 1.0 to 1.15 times the published
+    peak, time within timing.toml
+    [calibration] tolerance, unless the row says why not."""
+    tolerance = float(kb.timing["calibration"]["tolerance"])
+    rows = []
+    for entry in kb.estimator.get("published", ()):
+        model = kb.model(str(entry["model"])) if isinstance(entry["model"], str) else None
+        size = model.params_b if model else float(entry["model"])
+        shape = model.shape() if model else None
+        setup = typical(kb, size, entry["method"], shape, gpus=entry["count"],
+                        strategy=entry["strategy"] if entry["count"] > 1 else "single",
+                        offload_params=entry["offload"] == "params", seq_len=entry["seq_len"],
+                        batch=entry["batch"], lora_rank=entry["lora_rank"])
+        card = named_card(kb, entry["gpu"])
+        assert card is not None, "checked by tests/test_published_runs.py"
+        ours = estimate(kb, setup).per_gpu_gb * 1e9
+        row: dict[str, Any] = {"id": entry["id"], "source": entry["source"], "date": entry["date"],
+                               "setup": setup, "gpu": entry["gpu"], "ours_bytes": ours,
+                               "memory_why": entry.get("memory_why"), "time_why": entry.get("time_why"),
+                               "filled": bool(entry.get("filled"))}
+        if "peak" in entry:
+            peak = float(entry["peak"]) * UNITS[entry["unit"]]
+            row.update(peak_bytes=peak, memory_ratio=ours / peak, memory_holds=1.0 <= ours / peak <= 1.15)
+        if "seconds" in entry:
+            time = run_time(kb, setup, card, entry["examples"], entry["seq_len"], 1, entry["stack"])
+            predicted = time["hours"] * 3600
+            row.update(seconds=float(entry["seconds"]), predicted_seconds=predicted,
+                       time_ratio=predicted / float(entry["seconds"]),
+                       time_holds=1 / tolerance <= predicted / float(entry["seconds"]) <= tolerance)
+        rows.append(row)
+    return rows

@@ -41,6 +41,11 @@ class Setup:
     gpus: int = 1
     strategy: str = "single"
     offload: bool = False             # optimizer state and gradients in CPU memory
+    # The weights' shards in CPU memory too (FSDP cpu_offload, ZeRO-3
+    # offload_param): each layer is brought to the GPU when it is used, so
+    # the GPU holds only the layers gathered at once; the gradients and
+    # optimizer states go with them.
+    offload_params: bool = False
     # The optimizer steps each parameter as soon as its gradient is ready and
     # frees it (torchtune's optimizer_in_bwd): no full set of gradients is kept.
     optimizer_in_backward: bool = False
@@ -147,16 +152,23 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     paged = trainable * constants["paged"]["host_bytes"] if setup.optimizer.startswith("paged") else 0.0
 
     n = setup.gpus
+    sharding = constants["sharding"]
     shards = {"single": (1, 1, 1), "ddp": (1, 1, 1), "zero1": (1, 1, n), "zero2": (1, n, n),
               "zero3": (n, n, n), "fsdp": (n, n, n)}[setup.strategy if n > 1 else "single"]
-    whole_weights = weights
+    # ZeRO-3/FSDP gather each layer whole before using it and prefetch the
+    # next; with the parameters offloaded every layer comes from CPU memory
+    # the same way, even on one GPU.
+    streamed = shards[0] > 1 or setup.offload_params
+    gathered = weights / shape["layers"] * sharding["gathered_layers"] if streamed else 0.0
     weights, gradients, optimizer = weights / shards[0], gradients / shards[1], optimizer / shards[2]
-    if shards[0] > 1:  # ZeRO-3/FSDP: the layers being used and prefetched are whole on every GPU
-        weights += whole_weights / shape["layers"] * constants["sharding"]["gathered_layers"]
     cpu = paged
-    if setup.offload:  # ZeRO-Offload: every GPU's gradients and optimizer state go to CPU memory
+    if setup.offload_params:  # the shards wait in CPU memory; the GPU keeps the gathered layers only
+        cpu += weights * n
+        weights = 0.0
+    if setup.offload or setup.offload_params:  # every GPU's gradients and optimizer state go to CPU memory
         cpu += (gradients + optimizer) * n
         gradients = optimizer = 0.0
+    weights += gathered
 
     act = constants["activations"]
     tokens = setup.seq_len * setup.batch
@@ -165,6 +177,8 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     kv_width = shape["kv_heads"] * head_dim / shape["hidden"]
     full_layer = act["per_layer"] - act["kv_per_layer"] * (1 - kv_width)
     per_layer = act["checkpointed_per_layer"] if setup.checkpointing else full_layer
+    if setup.checkpointing and streamed:   # measured on sharded runs (estimator.toml [sharding])
+        per_layer += sharding["checkpointed_extra"]
     activations = tokens * shape["hidden"] * per_layer * shape["layers"]
     if setup.checkpointing:  # one layer at a time is recomputed in full
         activations += tokens * shape["hidden"] * full_layer
@@ -172,8 +186,14 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     logits = constants["loss"]["logits_bytes"].get(setup.stack, act["logits_bytes"])
     activations += tokens * shape["vocab"] * float(logits)
 
+    # The caching allocator keeps blocks freed by the layers gathered and
+    # released, and by the activations, that later requests of another size
+    # cannot reuse (estimator.toml [sharding] fragmentation): counted where the
+    # weights stream through the GPU.
+    fragmented = sharding["fragmentation"] * (activations + gathered) if streamed else 0.0
     breakdown = {"weights": weights / GB, "gradients": gradients / GB, "optimizer": optimizer / GB,
-                 "activations": activations / GB, "overhead": constants["overhead"]["per_gpu_gb"]}
+                 "activations": activations / GB,
+                 "overhead": constants["overhead"]["per_gpu_gb"] + fragmented / GB}
     per_gpu = sum(breakdown.values())
     return Estimate(setup, shape["name"], params / 1e9, trainable / 1e9, breakdown, per_gpu, per_gpu * n,
                     cpu / GB)

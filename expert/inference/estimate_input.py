@@ -74,6 +74,8 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
         changes["checkpointing"] = bool(raw["checkpointing"])
     if raw.get("offload") is not None:
         changes["offload"] = bool(raw["offload"])
+    if raw.get("offload_params") is not None:
+        changes["offload_params"] = bool(raw["offload_params"])
     gpus = changes.get("gpus", 1)
     strategy = raw.get("strategy")
     changes["strategy"] = choice("strategy", strategy, STRATEGIES) if strategy is not None else (

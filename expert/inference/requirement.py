@@ -16,7 +16,7 @@ from typing import Any
 from ..knowledge import Card, KnowledgeBase
 from .estimate import estimate, guide_holds_with, typical
 from .sizing import Sizer, round_up
-from .time_model import active_b, run_hours, run_time, seq_len, shape_of, stack_of, throughput, tokens
+from .time_model import active_b, host_link, run_hours, run_time, seq_len, shape_of, stack_of, throughput, tokens
 
 
 def piecewise(size: float, points: Sequence[tuple[float, float]], band: float) -> tuple[float, str, list[list[float]]]:
@@ -253,9 +253,11 @@ def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:
     owned = next((c for c in kb.owned if c.id == gpu), None)
     if owned is None:
         return None
+    # several of them talk over PCIe, through the host: the slot's link, both ways (timing.toml [host_link])
     return Card(id=owned.id, name=owned.name, vendor="nvidia", vram_gb=owned.vram_gb, devices=1, cost="own",
                 segment="consumer", fast_interconnect=False, bf16_tflops=owned.bf16_tflops,
-                memory_bandwidth_gbs=owned.memory_bandwidth_gbs, interconnect="pcie", link_gbs=0.0, per_node=1,
+                memory_bandwidth_gbs=owned.memory_bandwidth_gbs, interconnect="pcie",
+                link_gbs=2 * host_link(kb, owned.id)["gbs"], per_node=1,
                 hardware_source=owned.hardware_source, price_on_demand=0.0, price_spot=0.0, price_source="",
                 ideal_methods=(), ideal_min_b=0.0, ideal_max_b=0.0, heuristics=(), source="owned.toml",
                 origin="owned", bf16=owned.bf16)

@@ -25,6 +25,7 @@ from .time_model import (
     micro_batches,
     nodes,
     other_stack,
+    parameter_traffic,
     run_hours,
     seq_len,
     shape_of,
@@ -139,7 +140,8 @@ class Sizer:
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
                         checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
                         strategy=strategy, seq_len=seq or seq_len(kb, profile), batch=micro_batch,
-                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=stack)
+                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=stack,
+                        offload_params=bool(recipe.get("offload_params")))
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])
@@ -153,6 +155,8 @@ class Sizer:
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
         fits = fits and bool(runs)
+        if recipe.get("offload_params"):   # the weights wait in host RAM: the host must hold them
+            fits = fits and result.cpu_gb / devices <= float(kb.recipes["offload_params"]["host_ram_per_device_gb"])
         where = "own" if card["id"] == "own" else "cloud"
         # An optimizer step fused into the backward pass has no gradients to
         # accumulate (torchtune's single-device recipe): one micro-batch a step.
@@ -161,6 +165,8 @@ class Sizer:
         paged = recipe["optimizer"].startswith("paged") and not recipe["offload"] and result.cpu_gb > 0
         traffic = host_traffic(kb, card, result.cpu_gb / devices, result.per_gpu_gb) if paged else None
         host_s = traffic["seconds"] / steps if traffic else 0.0
+        if recipe.get("offload_params"):   # every micro-step brings each device's shard in over its host link
+            host_s += parameter_traffic(kb, card, profile["model_size_b"], int(recipe["base_bits"]), devices)["seconds"]
 
         def on(stack: str, waits: float = host_s) -> dict[str, float]:
             return throughput(kb, card, count, devices, sharded, stack=stack, method=profile["method"],

@@ -185,6 +185,20 @@ def host_traffic(kb: KnowledgeBase, card: Mapping[str, Any], states_gb: float, n
     return {"gb": 2 * paged, "seconds": seconds, "states_gb": states_gb, "resident_gb": states_gb - paged, **link}
 
 
+def parameter_traffic(kb: KnowledgeBase, card: Mapping[str, Any], total_b: float, bits: int,
+                      devices: int) -> dict[str, Any]:
+    """Parameters offloaded to host memory (FSDP cpu_offload, ZeRO-3
+    offload_param) cross each device's host link once per gathering
+    (timing.toml [sharding] gathers: forward and backward): every device
+    brings its shard in, at [host_link] share of the link's rate, before the
+    all-gather between devices. The GB per micro-step each way and the
+    seconds it takes."""
+    shard_gb = total_b * bits / 8 / max(devices, 1)
+    moved = float(kb.timing["sharding"]["gathers"]) * shard_gb
+    link = host_link(kb, str(card["id"]))
+    return {"gb": moved, "seconds": moved / (link["gbs"] * float(kb.timing["host_link"]["share"])), **link}
+
+
 def run_hours(kb: KnowledgeBase, run_tokens: float, rate: Mapping[str, float]) -> float:
     return run_tokens / rate["tokens_per_second"] / 3600
 
@@ -208,6 +222,9 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
         traffic = host_traffic(kb, fact, memory.cpu_gb / max(setup.gpus, 1), memory.per_gpu_gb)
     steps = 1 if setup.optimizer_in_backward else accumulation(kb, setup.batch, setup.gpus)
     host_s = traffic["seconds"] / steps if traffic else 0.0
+    if setup.offload_params:
+        host_s += parameter_traffic(kb, fact, setup.model_size_b, setup.base_bits if setup.method != "full" else 16,
+                                    setup.gpus)["seconds"]
 
     def on(which: str) -> dict[str, float]:
         return throughput(kb, fact, count, setup.gpus, setup.strategy in ("zero3", "fsdp"), stack=which,

@@ -189,6 +189,7 @@ def estimate(
     gpus: int | str | None = None,
     strategy: Strategy | None = None,
     offload: bool | None = None,
+    offload_params: bool | None = None,
     checkpointing: bool | None = None,
     seq_len: int | str | None = None,
     batch: int | str | None = None,
@@ -219,7 +220,7 @@ def estimate(
     check_paths(rules_dir, None, tr)
     kb = knowledge_base(rules_dir)
     raw = {"model_size_b": model_size_b, "method": method, "gpus": gpus, "strategy": strategy, "offload": offload,
-           "checkpointing": checkpointing, "seq_len": seq_len, "batch": batch, "optimizer": optimizer,
+           "offload_params": offload_params, "checkpointing": checkpointing, "seq_len": seq_len, "batch": batch, "optimizer": optimizer,
            "precision": precision, "base_bits": base_bits, "lora_rank": lora_rank, "gpu": gpu,
            "dataset_examples": dataset_examples, "tokens_per_example": tokens_per_example, "epochs": epochs,
            "stack": stack}
@@ -230,7 +231,7 @@ def estimate(
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
                 "field": argument_label(kb, tr, name), "value": profile_module.shown(value),
                 "accepted": tr.gettext("at most %(most)s characters") % {"most": profile_module.MAX_TEXT}})
-    for name in ("offload", "checkpointing"):      # yes or no, as the profile's yes-or-no fields read it
+    for name in ("offload", "offload_params", "checkpointing"):      # yes or no, as the profile's yes-or-no fields read it
         read = profile_module.yes_or_no(raw[name])
         if raw[name] is not None and read is None:
             raise InputError(name, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {

@@ -112,7 +112,9 @@ _RECIPE = _object(
      "gradient_accumulation_steps": {"type": "integer", "minimum": 1},
      "global_batch": {"type": "integer", "minimum": 1,
                       "description": "Sequences per optimizer step across all devices."},
-     "optimizer_in_backward": {"type": "boolean"}, "framework": {"type": ["string", "null"]}})
+     "optimizer_in_backward": {"type": "boolean"}, "framework": {"type": ["string", "null"]},
+     "offload_params": {"type": "boolean", "description": "Present, true, when the weights are offloaded to CPU "
+                        "memory (FSDP cpu_offload)."}})
 
 
 def _recommendation(summary: bool) -> dict[str, Any]:
@@ -247,8 +249,8 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
              "model_size_b": bare["model_size_b"], "method": bare["method"],
              "gpus": {"type": "integer", "minimum": 1, "maximum": 4096},
              "strategy": {"enum": list(STRATEGIES)},
-             "offload": {"type": "boolean"}, "checkpointing": {"type": "boolean"},
-             "seq_len": {"type": "integer", "minimum": 1, "maximum": 1000000},
+             "offload": {"type": "boolean"}, "offload_params": {"type": "boolean"},
+             "checkpointing": {"type": "boolean"}, "seq_len": {"type": "integer", "minimum": 1, "maximum": 1000000},
              "batch": {"type": "integer", "minimum": 1, "maximum": 4096},
              "optimizer": {"type": "string", "maxLength": 40},
              "precision": {"enum": list(PRECISIONS)},

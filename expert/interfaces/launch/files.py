@@ -38,7 +38,7 @@ def build(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> LaunchFiles:
 # --- The typical stack: TRL + accelerate (+ DeepSpeed) ----------------------------
 
 def uses_deepspeed(plan: Plan) -> bool:
-    return plan.strategy["backend"] == "deepspeed" or plan.offload
+    return (plan.strategy["backend"] == "deepspeed" or plan.offload) and not plan.offload_params
 
 
 def _learning_rate(plan: Plan, doc: Mapping[str, Any]) -> float:
@@ -64,7 +64,7 @@ def quantization_kwargs(plan: Plan) -> dict[str, Any] | None:
     kwargs = {"load_in_4bit": "True", "bnb_4bit_quant_type": repr("nf4"),
               "bnb_4bit_use_double_quant": repr(bool(plan.quantization.get("double_quant", False))),
               "bnb_4bit_compute_dtype": compute}
-    if plan.strategy["stage"] == 3:
+    if plan.strategy["stage"] == 3 or plan.offload_params:   # sharded: FSDP and ZeRO-3 flatten float tensors only
         kwargs["bnb_4bit_quant_storage"] = compute
     return kwargs
 
@@ -127,13 +127,24 @@ def deepspeed_config(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> dict[
 def accelerate_config(plan: Plan) -> dict[str, Any]:
     """accelerate's config (config_args.py ClusterConfig), as a dict for yaml.safe_dump."""
     backend = plan.strategy["backend"]
-    distributed = "DEEPSPEED" if uses_deepspeed(plan) else {"none": "NO", "multi_gpu": "MULTI_GPU"}[backend]
+    distributed = ("FSDP" if plan.offload_params else "DEEPSPEED" if uses_deepspeed(plan)
+                   else {"none": "NO", "multi_gpu": "MULTI_GPU"}[backend])
     config: dict[str, Any] = {"compute_environment": "LOCAL_MACHINE", "debug": False,
                               "distributed_type": distributed, "machine_rank": 0,
                               "main_training_function": "main", "mixed_precision": plan.precision["accelerate"],
                               "num_machines": 1, "num_processes": plan.devices, "rdzv_backend": "static",
                               "same_network": True, "use_cpu": False}
-    if distributed == "DEEPSPEED":
+    if plan.offload_params:
+        # PEFT's FSDP + QLoRA with CPU offload (peft examples/sft/configs/fsdp_config_qlora.yaml): every
+        # layer's weights in CPU memory until used, the 4-bit weights stored in the compute dtype
+        # (bnb_4bit_quant_storage, train.py) and loaded in it, so no mixed precision on top.
+        config["mixed_precision"] = "no"
+        config["fsdp_config"] = {
+            "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP", "fsdp_backward_prefetch": "BACKWARD_PRE",
+            "fsdp_cpu_ram_efficient_loading": True, "fsdp_forward_prefetch": False, "fsdp_offload_params": True,
+            "fsdp_sharding_strategy": "FULL_SHARD", "fsdp_state_dict_type": "SHARDED_STATE_DICT",
+            "fsdp_sync_module_states": True, "fsdp_use_orig_params": False}
+    elif distributed == "DEEPSPEED":
         # With a deepspeed_config_file the precision is the JSON's alone: accelerate launch refuses a
         # mixed_precision beside it ("the following accelerate config variables will be ignored",
         # accelerate/utils/dataclasses.py DeepSpeedPlugin._deepspeed_config_checks).
@@ -161,7 +172,7 @@ def _trl(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, s
     deepspeed = uses_deepspeed(plan)
     if deepspeed:
         files[DS_JSON] = json.dumps(deepspeed_config(plan, doc, tr), indent=2, ensure_ascii=True) + "\n"
-    elif plan.strategy["backend"] == "deepspeed":
+    elif plan.strategy["backend"] == "deepspeed" and not plan.offload_params:
         raise refuse(tr, "recipe.strategy", plan.strategy["name"], "")
     files[ACCELERATE_YAML] = _yaml(accelerate_config(plan))
     quantization = quantization_kwargs(plan)
@@ -269,6 +280,8 @@ def _torchtune(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[
             "bf16 with torchtune (it trains in bf16 or fp32, without an fp32 master copy)"))
     if plan.offload:
         raise refuse(tr, "recipe.offload", True, tr.gettext("false with torchtune"))
+    if plan.offload_params:   # not written: the files would not offload what the answer sized offloaded
+        raise refuse(tr, "recipe.offload_params", True, tr.gettext("false with torchtune"))
     where = {"single": "single", "zero3": "distributed"}.get(plan.strategy["name"])
     if where is None or (where == "single" and plan.devices != 1):
         raise refuse(tr, "recipe.strategy", plan.strategy["name"], tr.gettext(

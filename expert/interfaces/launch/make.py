@@ -116,6 +116,9 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
     for key in ("checkpointing", "offload"):
         if not isinstance(recipe.get(key), bool):
             raise refuse(tr, f"recipe.{key}", recipe.get(key), ["true", "false"])
+    offload_params = recipe.get("offload_params", False)
+    if not isinstance(offload_params, bool):
+        raise refuse(tr, "recipe.offload_params", offload_params, ["true", "false"])
     optimizer = _entry(doc, "optimizer", recipe.get("optimizer"), "recipe.optimizer", tr)
     precision = _entry(doc, "precision", recipe.get("precision"), "recipe.precision", tr)
     quantization = _entry(doc, "base_bits", recipe.get("base_bits"), "recipe.base_bits", tr)
@@ -157,7 +160,7 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
         epochs=float(profile.get("epochs") or 1), per_device_gb=rec.per_device_gb, vram_gb=rec.vram_gb,
         host_ram_gb=rec.host_ram_gb, hours=rec.hours, text=rec.text, lora_rank=lora_rank,
         size_b=float(profile.get("model_size_b") or 0), tune_models=tune_models, trl_options=trl_options,
-        hours_stack=str((getattr(rec, "time", None) or {}).get("stack") or stack))
+        hours_stack=str((getattr(rec, "time", None) or {}).get("stack") or stack), offload_params=offload_params)
 
 
 def _writes(result: Any, option: int) -> bool:

@@ -31,7 +31,8 @@ LAUNCH_TOML = paths.RULES / "launch.toml"
 # Keys a recommendation's recipe dict may carry (issues 20 and 21 add the
 # last five); any other key is refused, not ignored.
 RECIPE_KEYS = ("id", "strategy", "precision", "optimizer", "base_bits", "checkpointing", "offload",
-               "micro_batch", "gradient_accumulation_steps", "global_batch", "optimizer_in_backward", "framework")
+               "micro_batch", "gradient_accumulation_steps", "global_batch", "optimizer_in_backward", "framework",
+               "offload_params")
 
 
 FRAMEWORKS = ("trl", "torchtune")
@@ -236,6 +237,10 @@ class Plan:
     # the stack the answer's hours are on: the profile's, or the tuned one for a
     # recipe only torchtune runs (rules/recipes.toml, `stack`)
     hours_stack: str = "typical"
+    # the weights in CPU memory too (recipes.toml offload_params): written as accelerate's FSDP with
+    # fsdp_offload_params, the setup PEFT documents for QLoRA (DeepSpeed ZeRO-3 with QLoRA and CPU offload
+    # takes more GPU memory than without it: peft docs/source/accelerate/deepspeed.md, Caveats)
+    offload_params: bool = False
 
 
 def refuse(tr: Localizer, field_name: str, value: Any, accepted: Any) -> InputError:

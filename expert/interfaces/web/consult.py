@@ -22,7 +22,8 @@ from .pictures import MemoryBar, TimeAndCost, memory_bars, time_cost
 # The estimate's keys (the long options of `expert estimate`) and its arguments.
 ESTIMATE_KEYS = {
     "model-size": "model_size_b", "model": "model_size_b", "method": "method", "gpus": "gpus",
-    "strategy": "strategy", "offload": "offload", "seq-len": "seq_len", "batch": "batch",
+    "strategy": "strategy", "offload": "offload", "offload-params": "offload_params",
+    "seq-len": "seq_len", "batch": "batch",
     "checkpointing": "checkpointing", "optimizer": "optimizer", "precision": "precision", "base-bits": "base_bits",
     "lora-rank": "lora_rank", "gpu": "gpu", "dataset": "dataset_examples",
     "tokens-per-example": "tokens_per_example", "epochs": "epochs", "stack": "stack", "lang": "lang",
