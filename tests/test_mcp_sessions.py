@@ -36,7 +36,7 @@ def serving(*args: str) -> Iterator[int]:
     server = subprocess.Popen([sys.executable, "-m", "expert", "mcp", "--transport", "streamable-http", "--port",
                                str(port), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
-        deadline = time.monotonic() + 30
+        deadline = time.monotonic() + 60     # a loaded machine starts it slowly
         while time.monotonic() < deadline:
             with socket.socket() as attempt:
                 if attempt.connect_ex(("127.0.0.1", port)) == 0:

@@ -64,6 +64,8 @@ class Reasoning:
         # WHY NOT's consultations with one change made, by change (see smallest_change)
         self.consultations: dict[tuple[tuple[str, Any], ...], Result] = {}
         self.stopped: set[str] = set()     # the cards whose search reached max_consultations
+        # the cards whose smallest change would take an answer beyond its bounds: that answer and the value
+        self.beyond: dict[str, tuple[str, float]] = {}
 
     # --- shared wording ---------------------------------------------------------
 

@@ -14,6 +14,7 @@ from typing import Any
 
 from ..inference import sizing
 from ..inference.run import Firing
+from ..input.bounds import Bounds
 from ..input.profile import OWN_GPU, OWN_GPU_COUNT, OWN_VRAM
 from ..knowledge import PROFILE_FIELDS, SCALE_OUT, TRIAL_STEPS
 from ..knowledge.conditions import FROM_CARD, Leaf
@@ -138,6 +139,13 @@ class WhyNotSearch(Reasoning):
         elif gpu in self.stopped:
             summary += " " + _("No change was found within the %(n)s consultations an explanation may run.") % {
                 "n": self.max_consultations}
+        elif gpu in self.beyond:
+            field, needed = self.beyond[gpu]
+            spec = self.kb.fields[field]
+            summary += " " + _("It would need this %(field)s: %(needed)s, above the most accepted (%(most)s); no "
+                               "single change within the answers' bounds would make it the answer.") % {
+                "field": self._(spec.label), "needed": self.field_value(field, needed),
+                "most": self.field_value(field, spec.max)}
         elif status != "recommended":
             summary += " " + _("No single change would make it the answer.")
         return WhyNot(gpu, name, status, reasons, change, summary)
@@ -246,6 +254,9 @@ class WhyNotSearch(Reasoning):
                 if profile["deadline_h"] is None or elapsed <= profile["deadline_h"]:
                     continue
                 value = sizing.round_up(elapsed)
+                if not self.accepted(name, value):      # longer than any deadline a person may give
+                    self.beyond.setdefault(gpu, (name, value))
+                    continue
             elif value == "none":
                 if profile[name] is None:
                     continue
@@ -255,6 +266,12 @@ class WhyNotSearch(Reasoning):
             singles.append({name: value})
         pairs = [{**a, **b} for a, b in itertools.combinations(singles, 2) if not a.keys() & b.keys()]
         return singles + pairs
+
+    def accepted(self, name: str, value: float) -> bool:
+        """Whether the answer ``name`` may be ``value``: inside its bounds (rules/profile.toml), as the value
+        reader checks them; a change beyond them is not a change a person can make."""
+        spec = self.kb.fields[name]
+        return Bounds(spec.min, spec.min_exclusive, spec.max).holds(value)
 
     def failing(self, gpu: str, status: str) -> list[Firing] | None:
         """The firings a change must undo for ``gpu``: the rejections of a

@@ -75,9 +75,13 @@ USER_DEFAULTS: dict[str, Any] = {
 }
 # The user catalogs given together: at most so many files and cards. An
 # advice costs time in proportion to the cards (a configuration carries its
-# card, so nothing is paired): 1,000 cards take about 1 s, 10,000 about 13 s.
+# card, so nothing is paired), about 2-5 ms of CPU and 0.1 MB a card, and an
+# explanation several times that: 2,000 cards, the most, take 4.0 s and
+# 271 MB to advise on a quiet machine (bench/scaling.py, 2026-12-06); 10,000
+# took 42.6 s and 1.29 GB (issue 48), beyond its 15 s and 600 MB, so a
+# catalog that large is refused before any consultation (docs/performance.md).
 MAX_CATALOGS = 16
-MAX_USER_CARDS = 10_000
+MAX_USER_CARDS = 2_000
 # Characters a name or text may not hold: controls (Cc), formatting and
 # bidirectional controls (Cf), line and paragraph separators, unassigned and
 # private-use code points.

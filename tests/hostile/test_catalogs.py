@@ -232,7 +232,7 @@ def test_a_user_card_still_replaces_the_guide_card_of_its_id(tmp_path: Path) -> 
 
 
 def test_how_many_cards_and_catalogs(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(catalog_module, "MAX_USER_CARDS", 50)  # the mechanism; the real limit is 10,000
+    monkeypatch.setattr(catalog_module, "MAX_USER_CARDS", 50)  # the mechanism; the real limit is 2,000
     many = "".join(card().replace('id = "x"', f'id = "c{n}"') for n in range(catalog_module.MAX_USER_CARDS + 1))
     path = write(tmp_path, "many", many)
     error = refused(lambda: advise(lang="en", catalog=path))

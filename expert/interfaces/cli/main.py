@@ -364,6 +364,12 @@ def mcp(transport: str, host: str, port: int, allow_remote: bool, allowed_hosts:
         from ..mcp.server import transport_security
 
         try:
+            from .. import serving  # noqa: F401 - hypercorn, which serves HTTP
+        except ImportError as error:
+            fail(f"Error: `expert mcp --transport streamable-http` needs hypercorn: pip install 'expert[mcp]' "
+                 f"({quoted(str(error))}).", 1)
+
+        try:
             transport_security(host, port, allow_remote, allowed_hosts)
         except ValueError as error:
             fail(f"Error: {error}", 2)
@@ -377,30 +383,35 @@ def mcp(transport: str, host: str, port: int, allow_remote: bool, allowed_hosts:
 @click.option("--allowed-host", "allowed_hosts", multiple=True, metavar="NAME[:PORT]",
               help="With --allow-remote: a name clients use to reach the server (the Host header is checked); "
                    "repeat for each.")
-def serve(host: str, port: int, allow_remote: bool, allowed_hosts: tuple[str, ...]) -> None:
+@click.option("--workers", type=click.IntRange(1, 256), default=None, metavar="N",
+              help="Processes that answer requests, each computing one consultation at a time "
+                   "[default: this machine's cores].")
+def serve(host: str, port: int, allow_remote: bool, allowed_hosts: tuple[str, ...], workers: int | None) -> None:
     """Serve the consultation as a web page: the form, the answer with its
     pictures, the reasoning by click, and /api/advise, /api/explain and
     /api/estimate (the JSON of --format json). See docs/web.md.
 
     Needs the web extra: pip install 'expert[web]'. Listens on 127.0.0.1
     unless told otherwise; the Host header of every request is checked.
+    Each worker holds at most 100 requests (503 beyond, with Retry-After),
+    75 of one address (429); a request's head must arrive within 5 s.
 
     \b
     Examples:
       expert serve
-      expert serve --port 8080
+      expert serve --port 8080 --workers 4
       expert serve --host 0.0.0.0 --allow-remote --allowed-host gpu.example.org
     """
     try:
         from ..hosts import allowed
         from ..web import serve as serve_web
     except ImportError as error:
-        fail(f"Error: `expert serve` needs starlette and uvicorn: pip install 'expert[web]' ({quoted(str(error))}).", 1)
+        fail(f"Error: `expert serve` needs starlette and hypercorn: pip install 'expert[web]' ({quoted(str(error))}).", 1)
     try:
         allowed(host, port, allow_remote, allowed_hosts)
     except ValueError as error:
         fail(f"Error: {error}", 2)
-    serve_web(host, port, allow_remote, allowed_hosts)
+    serve_web(host, port, allow_remote, allowed_hosts, workers)
 
 
 def run() -> None:

@@ -38,6 +38,7 @@ from ..api import advise, estimate
 from ..consultation import Consultation
 from ..hosts import allowed
 from ..schema import check_arguments, tool_specs
+from . import limits
 
 INSTRUCTIONS = (
     "expert recommends GPUs for fine-tuning a large language model and explains why, citing a practical "
@@ -49,9 +50,9 @@ INSTRUCTIONS = (
 # Who a tool call came from (set by each tool for the length of the call):
 # consultations are kept per caller. See _caller_of.
 _CALLER: ContextVar[str | None] = ContextVar("expert_mcp_caller", default=None)
-# Over HTTP: at most so many client sessions at once (the SDK ends idle ones
-# after 30 minutes) and callers remembered, each with at most PER_SESSION
-# consultations.
+# Over HTTP: at most so many client sessions at once (ended after
+# limits.IDLE_SECONDS unused; limits.PER_CLIENT of one address) and callers
+# remembered, each with at most PER_SESSION consultations.
 MAX_SESSIONS = 1000
 PER_SESSION = 50
 
@@ -302,7 +303,9 @@ def build_server(store: ConsultationStore | None = None) -> MCPServer:
     """The MCP server with expert's tools."""
     work = handlers(store or ConsultationStore())
     tools = [_tool(spec, work[spec["name"]]) for spec in tool_specs(knowledge_base())]
-    return MCPServer("expert", instructions=INSTRUCTIONS, version=__version__, tools=tools, log_level="WARNING")
+    server = MCPServer("expert", instructions=INSTRUCTIONS, version=__version__, tools=tools, log_level="WARNING")
+    server.middleware.append(limits.refuse)       # refused lines answered, long names not echoed whole
+    return server
 
 
 def transport_security(host: str, port: int, allow_remote: bool = False,
@@ -318,11 +321,27 @@ def transport_security(host: str, port: int, allow_remote: bool = False,
                                      allowed_origins=origins)
 
 
+def http_app(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
+             allowed_hosts: tuple[str, ...] = ()) -> Any:
+    """The streamable HTTP app: the SDK's, its sessions ended after limits.IDLE_SECONDS unused, at most
+    MAX_SESSIONS in all, limits.PER_CLIENT of one client address (limits.SessionBound)."""
+    security = transport_security(host, port, allow_remote, allowed_hosts)
+    app = build_server().streamable_http_app(transport_security=security, max_sessions=MAX_SESSIONS,
+                                             session_idle_timeout=limits.IDLE_SECONDS,
+                                             max_request_body_size=limits.MAX_LINE, host=host)
+    return limits.SessionBound(app)
+
+
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
           allowed_hosts: tuple[str, ...] = ()) -> None:
+    """Serve the tools over stdio (each line screened first: limits.screen), or over streamable HTTP with
+    hypercorn in this process (the sessions live in it; a request's head within 5 s, as `expert serve`)."""
     if transport == "stdio":
+        limits.screened_stdin()
         build_server().run()
     else:
-        security = transport_security(host, port, allow_remote, allowed_hosts)
-        build_server().run("streamable-http", host=host, port=port, transport_security=security,
-                           max_sessions=MAX_SESSIONS)
+        from ..serving import config, run
+
+        transport_security(host, port, allow_remote, allowed_hosts)     # ValueError before any process starts
+        call = f"http_app({host!r}, {port!r}, {allow_remote!r}, {tuple(allowed_hosts)!r})"
+        run(config(f"expert.interfaces.mcp.server:{call}", host, port, 0))     # 0: in this process, no worker

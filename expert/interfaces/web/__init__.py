@@ -1,13 +1,14 @@
 """`expert serve`: the consultation as a web page, with pictures and the
 reasoning by click, and its JSON API (docs/web.md). Needs the web extra:
-``pip install 'expert[web]'`` (Starlette and uvicorn).
+``pip install 'expert[web]'`` (Starlette and hypercorn).
 
 - :mod:`.app`: the ASGI app (routes, headers, the language);
 - :mod:`.form`: the form reader (the query string into the library's arguments);
 - :mod:`.fields`: the form's fields as the template draws them;
 - :mod:`.consult`: the calls to the library (advise, explain, estimate, launch);
 - :mod:`.pictures`: the numbers of the SVG pictures;
-- :mod:`.hosts`: where it listens and which Host headers it answers;
+- :mod:`..hosts`: where it listens and which Host headers it answers;
+- :mod:`..guard`, :mod:`..serving`: what a process admits, and the server;
 - ``templates/``, ``static/``: the page, its CSS and its script.
 """
 
@@ -25,13 +26,14 @@ def create_app(allowed_hosts: tuple[str, ...] | None = None) -> Any:
 
 
 def serve(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
-          allowed_hosts: tuple[str, ...] = ()) -> None:
-    """Serve the page with uvicorn (ValueError when ``host`` is beyond the loopback without
-    ``allow_remote`` and ``allowed_hosts``)."""
-    import uvicorn
-
+          allowed_hosts: tuple[str, ...] = (), workers: int | None = None) -> None:
+    """Serve the page with hypercorn and ``workers`` processes (default: the machine's cores), until
+    interrupted (ValueError when ``host`` is beyond the loopback without ``allow_remote`` and
+    ``allowed_hosts``). The limits are those of :mod:`..guard` and :mod:`..serving` (docs/web.md)."""
     from ..hosts import allowed
+    from ..serving import config, cores, run
+    from .app import HEADERS
 
     hosts = allowed(host, port, allow_remote, allowed_hosts)
-    uvicorn.run(create_app(hosts), host=host, port=port, log_level="warning", access_log=False,
-                server_header=False, limit_concurrency=200, timeout_keep_alive=5, h11_max_incomplete_event_size=16384)
+    # each worker process imports the app and calls this (the names are checked host names: a literal)
+    run(config(f"expert.interfaces.web.app:served({hosts!r})", host, port, workers or cores(), HEADERS))

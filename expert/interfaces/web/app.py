@@ -9,13 +9,16 @@
 - ``/launch.zip``: an option's launch files, made in memory.
 - ``/static/``: the page's own CSS and script.
 
-Stateless: nothing a request brings is kept. Every response carries a
-strict Content-Security-Policy (no inline script or style), nosniff, a
-referrer policy and frame-ancestors 'none'; the Host header is checked.
+Stateless: nothing a request brings is kept. Every response, an error
+included, carries a strict Content-Security-Policy (no inline script or
+style), nosniff, a referrer policy and frame-ancestors 'none'; the Host
+header is checked. In front of the routes, :class:`..guard.Guard` bounds
+the requests a process holds and drops those whose client has gone.
 """
 
 from __future__ import annotations
 
+import json
 import time
 from contextvars import ContextVar
 from functools import cache
@@ -34,6 +37,7 @@ from ...errors import InputError
 from ...escape import quoted
 from ...i18n import Localizer
 from ...knowledge.bases import shipped_catalogs
+from .. import guard
 from ..hosts import LOOPBACK_HOSTS, HostCheck
 from . import consult
 from . import form as reader
@@ -56,8 +60,8 @@ HEADERS = [
 ]
 
 
-class SecurityHeaders:
-    """Adds :data:`HEADERS` to every response; refuses a query string longer than :data:`form.MAX_QUERY`."""
+class Timing:
+    """Adds the request's Server-Timing; refuses a query string longer than :data:`form.MAX_QUERY`."""
 
     def __init__(self, app: ASGIApp) -> None:
         self.app = app
@@ -70,13 +74,13 @@ class SecurityHeaders:
         started = time.perf_counter()
         COMPUTED.set(0.0)
 
-        async def with_headers(message: Message) -> None:
+        async def with_timing(message: Message) -> None:
             if message["type"] == "http.response.start":
                 # the server's time for the request (compute: in the library and the template; app: with the
                 # wait for a thread), for bench/web_load.py and a browser's network panel
                 took = (f"compute;dur={COMPUTED.get() * 1000:.1f}, "
                         f"app;dur={(time.perf_counter() - started) * 1000:.1f}").encode()
-                message["headers"] = [*message.get("headers", []), *HEADERS, (b"server-timing", took)]
+                message["headers"] = [*message.get("headers", []), (b"server-timing", took)]
             await send(message)
 
         if len(scope.get("query_string", b"")) > reader.MAX_QUERY:
@@ -85,9 +89,38 @@ class SecurityHeaders:
                                            "question mark.") % {"most": reader.MAX_QUERY}
             response: Response = (JSONResponse({"error": {"field": reader.FORM_ERROR, "message": text}}, 414)
                                   if scope["path"].startswith("/api/") else Response(text, 414, media_type="text/plain"))
-            await response(scope, receive, with_headers)
+            await response(scope, receive, with_timing)
             return
-        await self.app(scope, receive, with_headers)
+        await self.app(scope, receive, with_timing)
+
+
+def refusal(scope: Scope, status: int, figure: float = 0) -> tuple[bytes, bytes]:
+    """The text of a response the app gives before any route reads the request (:mod:`..guard`): 503 the
+    queue is full, 429 one address holds its share of it (``figure``: the seconds to wait), 413 a body
+    too large (the most bytes), 408 a body too slow (its seconds), 500 an error of ours; JSON
+    ``{"error": {"field": null, "message"}}`` on the API, else plain text, in the request's language."""
+    tr = Localizer(language(Request(scope)))
+    _ = tr.gettext
+    seconds = tr.number(figure, 0)
+    texts = {
+        503: _("The server is busy: every place in its queue is taken. Try again in %(seconds)s s.")
+        % {"seconds": seconds},
+        429: _("Too many requests from your address are waiting at once. Try again in %(seconds)s s.")
+        % {"seconds": seconds},
+        413: _("The request carries a body larger than %(most)s bytes; this server reads the address only.")
+        % {"most": seconds},
+        408: _("The request's body did not arrive within %(seconds)s s.") % {"seconds": tr.number(figure, 1)},
+    }
+    text = texts.get(status, _("Internal error; please report it."))
+    if str(scope.get("path", "")).startswith("/api/"):
+        return json.dumps({"error": {"field": None, "message": text}}).encode(), b"application/json"
+    return text.encode(), b"text/plain; charset=utf-8"
+
+
+def internal_error(request: Request, error: Exception) -> Response:
+    """A 500 as the other errors look (Starlette's handler for any exception; the guard logs it)."""
+    body, kind = refusal(request.scope, 500)
+    return Response(body, 500, media_type=kind.decode())
 
 
 _LIMITER: list[Any] = []     # one CapacityLimiter, made in the event loop on the first request
@@ -186,19 +219,15 @@ def render_page(form: reader.Form, result: consult.Page | None, lang: str) -> st
         with_change=lambda change: reader.with_change(shown, change), form_error=" ".join(beside_form)))
 
 
-def _error(error: InputError | str, field: str | None = None) -> JSONResponse:
-    message = str(error)
-    name = reader.key_of(error.field) if isinstance(error, InputError) else field
-    return JSONResponse({"error": {"field": name, "message": message}}, 400)
-
-
-def _api(run: Any) -> Any:
+def _api(run: Any, key_of: Any = reader.key_of) -> Any:
+    """An endpoint of the API: ``run(request, lang)``'s JSON, or 400 with the error and the key it names
+    (``key_of``: the key of the address for the library's field)."""
     async def endpoint(request: Request) -> Response:
         lang = language(request)
         try:
             text = await run_in_threadpool(run, request, lang)
         except InputError as error:
-            return _error(error)
+            return JSONResponse({"error": {"field": key_of(error.field), "message": str(error)}}, 400)
         return Response(text, media_type="application/json")
 
     return endpoint
@@ -234,16 +263,26 @@ async def launch_zip(request: Request) -> Response:
                     headers={"content-disposition": f'attachment; filename="{name}"'})
 
 
-def create_app(allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS) -> Starlette:
-    """The app; ``allowed_hosts``: the Host headers it answers (the loopback's by default)."""
+def create_app(allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS, headers: bool = True,
+               limits: guard.Limits = guard.LIMITS) -> ASGIApp:
+    """The app; ``allowed_hosts``: the Host headers it answers (the loopback's by default); ``headers``:
+    whether the app adds :data:`HEADERS` (False where the server adds them to every answer: `expert serve`);
+    ``limits``: what it admits at once (:class:`..guard.Limits`)."""
     routes = [
         Route("/", page),
         Route("/api/advise", _api(_profile_json(consult.advise_json, reader.ADVISE_KEYS))),
         Route("/api/explain", _api(_profile_json(consult.explain_json, reader.EXPLAIN_KEYS))),
-        Route("/api/estimate", _api(_estimate)),
+        Route("/api/estimate", _api(_estimate, consult.estimate_key)),
         Route("/launch.zip", launch_zip),
         Route("/favicon.ico", lambda request: Response(status_code=204)),
         Mount("/static", StaticFiles(directory=str(HERE / "static")), name="static"),
     ]
-    middleware = [Middleware(SecurityHeaders), Middleware(HostCheck, hosts=tuple(allowed_hosts))]
-    return Starlette(routes=routes, middleware=middleware)
+    middleware = [Middleware(Timing), Middleware(HostCheck, hosts=tuple(allowed_hosts))]
+    app = Starlette(routes=routes, middleware=middleware, exception_handlers={Exception: internal_error})
+    return guard.SecurityHeaders(guard.Guard(app, refusal, limits), HEADERS if headers else [],
+                                 lambda scope: refusal(scope, 500))
+
+
+def served(allowed_hosts: tuple[str, ...]) -> ASGIApp:
+    """The app as `expert serve`'s workers build it: the server adds the headers (:mod:`..serving`)."""
+    return create_app(allowed_hosts, headers=False)

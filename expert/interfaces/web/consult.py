@@ -29,6 +29,13 @@ ESTIMATE_KEYS = {
 }
 
 
+def estimate_key(field: str | None) -> str:
+    """The key of /api/estimate's address for a field the estimate's InputError names (its own keys: gpus,
+    strategy, seq-len ...; an unknown key is named as given)."""
+    keys = {argument: key for key, argument in reversed(ESTIMATE_KEYS.items())}
+    return keys.get(field or "", field or reader.FORM_ERROR)
+
+
 @dataclass
 class Page:
     """A consultation as the page shows it."""
@@ -96,7 +103,8 @@ def estimate_json(pairs: list[tuple[str, str]], lang: str) -> str:
 def launch_zip(form: reader.Form) -> tuple[str, bytes]:
     """The launch files of the option ``form.values["option"]`` (default 1), as a .zip made in memory."""
     option: Any = form.values.get("option", "1")
-    option = int(option) if option.isdigit() and len(option) < 4 else option
+    # a rank in ASCII digits ("²", "7⁰", "①" are digits to str.isdigit but not to int): else launch() reads it
+    option = int(option) if option.isascii() and option.isdigit() and len(option) < 4 else option
     files = launch(advise(**form.arguments()), option)
     buffer = io.BytesIO()
     with zipfile.ZipFile(buffer, "w", zipfile.ZIP_DEFLATED) as archive:
