@@ -111,7 +111,7 @@ def explain_scaling(runs: int) -> None:
     import tempfile
 
     from expert import advise
-    from expert.explanation.explain import explain
+    from expert.application import explain
 
     cases = [dict(model_size_b=70, method="lora", deadline_h=24),
              dict(model="Qwen3-30B-A3B", method="full", deadline_h=48),
@@ -217,7 +217,7 @@ def one_advise() -> None:
     lap("import floor")
     import expert.interfaces.cli.main  # noqa: F401
     lap("import expert.interfaces.cli.main")
-    from expert.explanation.consult import build_result
+    from expert.explanation.answer import build_result
     from expert.i18n import Localizer
     from expert.inference import engine
     from expert.input import profile
@@ -292,7 +292,7 @@ def sizes() -> None:
     from golden import CASES  # type: ignore[import-not-found]
 
     from expert import advise
-    from expert.explanation.explain import explain
+    from expert.application import explain
     from expert.interfaces.api import knowledge_base
     from expert.interfaces.schema import tool_specs, tools
 

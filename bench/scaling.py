@@ -39,8 +39,7 @@ def catalog(n: int) -> str:
 def one(path: str) -> dict[str, Any]:
     """In this (fresh) process: the cost of one advise() and one explain() on ``path``."""
     from expert import advise
-    from expert.explanation.consult import consult
-    from expert.explanation.explain import explain
+    from expert.application import consult, explain
     from expert.i18n import Localizer
     from expert.knowledge.bases import knowledge_base
 

@@ -19,7 +19,7 @@ __all__ = ["Consultation", "InputError", "KnowledgeBaseError", "Result", "advise
 from .version import __version__ as __version__  # the package's version, re-exported
 
 if TYPE_CHECKING:
-    from .explanation.explain import explain
+    from .application import explain
     from .explanation.result import Result
     from .interfaces.api import advise, register_catalog
     from .interfaces.consultation import Consultation
@@ -40,7 +40,7 @@ def __getattr__(name: str) -> Any:
 
         return Consultation
     if name == "explain":
-        from .explanation.explain import explain
+        from .application import explain
 
         return explain
     if name == "launch":

@@ -27,7 +27,7 @@ sys.path.insert(0, str(ROOT))
 
 TARGET = ROOT / "expert" / "input" / "profile_types.py"
 # The modules whose signatures take every profile field, each between these markers.
-SIGNATURES = (ROOT / "expert" / "interfaces" / "api.py", ROOT / "expert" / "explanation" / "explain.py",
+SIGNATURES = (ROOT / "expert" / "interfaces" / "api.py", ROOT / "expert" / "application.py",
               ROOT / "expert" / "interfaces" / "consultation.py")
 # The module whose FIELDS["profile"] holds the profile fields' condition types, between the markers.
 CONDITIONS = ROOT / "expert" / "knowledge" / "conditions.py"

@@ -209,7 +209,7 @@ def priced_once() -> Iterator[None]:
     import importlib
 
     arguments, api, explain = (importlib.import_module(f"expert.{name}") for name in (
-        "input.arguments", "interfaces.api", "explanation.explain"))
+        "input.arguments", "interfaces.api", "application"))
     real = getattr(arguments, "with_prices", None)
     if real is None:
         yield

@@ -63,7 +63,7 @@ CASES: dict[str, dict[str, Any]] = {
 @functools.lru_cache(maxsize=None)
 def explained(case: str, lang: str) -> Any:
     """The explanation of a case (explained once, rendered in every format)."""
-    from expert.explanation.explain import explain
+    from expert.application import explain
 
     return explain(**CASES[case], lang=lang)
 

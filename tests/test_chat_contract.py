@@ -315,7 +315,8 @@ def test_cli_choices_and_aliases() -> None:
 
 
 def test_explain_summary_stays_small_in_the_library_and_the_cli() -> None:
-    from expert.explanation.explain import SUMMARY_BYTES, explain
+    from expert.application import explain
+    from expert.explanation.explain import SUMMARY_BYTES
 
     for kwargs in ({"model_size_b": 70}, {"model_size_b": "Qwen3-30B-A3B", "method": "full", "deadline_h": 48},
                    {"model_size_b": 7, "what_if": {"method": "qlora"}, "lang": "es"}):
@@ -363,7 +364,7 @@ def test_numbers_beyond_any_figure_are_refused(written: str) -> None:
 def test_a_value_given_twice_is_refused_at_every_entry_point() -> None:
     """Under one name or two, a second value is an error, never the one kept:
     click keeps the last of an option given twice, and a mapping the last key."""
-    from expert.explanation.explain import explain
+    from expert.application import explain
 
     for args in (["--model-size", "8", "--model", "70"], ["--vram", "24", "--gpu", "48"],
                  ["--rocm-ok", "--no-rocm"], ["--model-size=8", "--model-size=9"],
@@ -382,7 +383,7 @@ def test_a_value_given_twice_is_refused_at_every_entry_point() -> None:
 
 
 def test_what_if_and_why_not_read_names_as_the_other_arguments_do() -> None:
-    from expert.explanation.explain import explain
+    from expert.application import explain
 
     done = CliRunner().invoke(main, ["explain", "--model-size", "8", "--what-if", "model=70B", "--format", "json"])
     assert done.exit_code == 0 and json.loads(done.output)["what_if"]["changes"]["model_size_b"] == 70.0

@@ -27,11 +27,11 @@ def explained_once() -> Iterator[dict[str, Any]]:
     """The explanation made once for the module: colour is decided by the
     command and applied when it renders, never by explain() (about 0.3 s of
     CPU each time it runs)."""
-    from expert.explanation import explain
+    from expert import application
 
-    with made_once(explain, "explain") as made:
+    with made_once(application, "explain") as made:
         yield made
-    assert made, "the command no longer calls expert.explanation.explain.explain"
+    assert made, "the command no longer calls expert.application.explain"
 
 
 @pytest.mark.parametrize(("args", "env", "bold"), [

@@ -146,7 +146,7 @@ def test_no_side_effects_on_the_host() -> None:
 SEEDED = """
 import json, sys
 from expert import advise
-from expert.explanation.explain import explain
+from expert.application import explain
 out = [advise(**p).to_dict() for p in json.loads(%r)]
 out += [advise(**p, lang="es").to_dict() for p in (
     dict(model_size_b=70, method="lora", deadline_h=8),

@@ -11,7 +11,7 @@ from click.testing import CliRunner
 from conftest import priced_once
 from expert import InputError, advise
 from expert.interfaces.cli.main import main
-from expert.explanation.explain import explain
+from expert.application import explain
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -232,7 +232,7 @@ def _catalog(tmp_path, n: int) -> str:  # type: ignore[no-untyped-def]
 
 
 def test_why_not_for_every_card_covers_the_first_cards_and_names_the_others(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from expert.explanation import explain as explanation
+    from expert import application as explanation
 
     consulted = []
     real = explanation.consult
@@ -270,7 +270,7 @@ def test_the_bounded_search_finds_the_change_the_exhaustive_one_finds(profile, c
     """Trying only the answers the failing rules read, each on the card alone
     first, finds the same smallest change as a whole consultation for every
     change of rules/explain.toml."""
-    from expert.explanation import explain as explanation
+    from expert import application as explanation
 
     def search():  # type: ignore[no-untyped-def]
         x = explain(catalog=catalog, lang="en", why_not=why_not, **profile)
@@ -280,14 +280,14 @@ def test_the_bounded_search_finds_the_change_the_exhaustive_one_finds(profile, c
     bounded = search()
     assert {status for _, status, _ in bounded} <= {"rejected", "ranked-lower", "more-cards"}
     monkeypatch.setattr(explanation, "MAX_CONSULTATIONS", 1000)
-    monkeypatch.setattr(explanation._Explainer, "read_by", lambda self, firings: None)
-    monkeypatch.setattr(explanation._Explainer, "card_alone", lambda self, gpu, change, most: True)
+    monkeypatch.setattr(explanation.Explainer, "read_by", lambda self, firings: None)
+    monkeypatch.setattr(explanation.Explainer, "card_alone", lambda self, gpu, change, most: True)
     assert bounded == search()
     assert any(change for *_, change in bounded) == (why_not != "a100-40gb")
 
 
 def test_a_card_ranked_lower_is_searched_within_a_bounded_number_of_consultations(tmp_path, monkeypatch) -> None:  # type: ignore[no-untyped-def]
-    from expert.explanation import explain as explanation
+    from expert import application as explanation
 
     catalog = _catalog(tmp_path, 24)
     recommended = advise(model_size_b=8, method="lora", deadline_h=2, catalog=catalog).recommendations
@@ -318,11 +318,11 @@ def test_why_not_tries_no_answer_on_what_only_the_card_decides(monkeypatch) -> N
     AMD card) is tried with the answers that rule reads (accepting ROCm),
     not with every answer the sizing of its configuration read: one card's
     runs, not dozens, and the same answer (the test above)."""
-    from expert.explanation import explain as explanation
+    from expert import application as explanation
 
     tried: list[tuple[str, dict]] = []
-    real = explanation._Explainer.card_alone
-    monkeypatch.setattr(explanation._Explainer, "card_alone",
+    real = explanation.Explainer.card_alone
+    monkeypatch.setattr(explanation.Explainer, "card_alone",
                         lambda self, gpu, change, most: tried.append((gpu, change)) or real(self, gpu, change, most))
     x = explain(model_size_b=70, method="lora", deadline_h=8, provider="runpod", lang="en")
     rules = {r.gpu: r.rules for r in x.result.rejected}
@@ -340,7 +340,7 @@ def test_why_not_consults_again_only_the_cards_a_change_may_bring_back(monkeypat
     13B model does not fit, is configured again for QLoRA. The answers are
     those a consultation of every card gives
     (test_the_bounded_search_finds_the_change_the_exhaustive_one_finds)."""
-    from expert.explanation import explain as explanation
+    from expert import application as explanation
 
     runs: list[tuple[dict, list[str] | None]] = []
     real = explanation.consult

@@ -2,7 +2,11 @@
 
 Every module of ``expert/`` (the vendored experta aside) belongs to one layer:
 
-    ground -> knowledge -> input -> inference -> explanation -> interfaces -> the package root
+    ground -> knowledge -> input -> inference -> explanation -> application -> interfaces -> the package root
+
+The application (``expert.application``) is the one place that runs a
+consultation: it reads the input, runs the engine and has the explanation
+word what the engine recorded; nothing below it runs the engine.
 
 A module imports only modules of its own layer or of the layers before it.
 Imports inside functions count as much as those at the top (a lazy import is
@@ -26,7 +30,7 @@ import pytest
 EXPERT = Path(__file__).resolve().parent.parent / "expert"
 # The ground every layer stands on: modules at the package's root.
 GROUND = {"expert.errors", "expert.escape", "expert.paths", "expert.cachedir", "expert.i18n", "expert.version"}
-LAYERS = ("ground", "knowledge", "input", "inference", "explanation", "interfaces", "root")
+LAYERS = ("ground", "knowledge", "input", "inference", "explanation", "application", "interfaces", "root")
 
 
 def module_name(path: Path) -> str:
@@ -167,6 +171,16 @@ def test_the_checks_see_what_they_forbid() -> None:
         "expert.knowledge.example:6 expert.knowledge.catalog._Card",
         "expert.knowledge.example:6 expert.knowledge.load._shape",
     ]
+
+
+def test_only_the_application_runs_a_consultation() -> None:
+    # The engine's infer() and the profile's build() are called from the application, not from the
+    # explanation (which words what the engine recorded) nor from the interfaces (which call the application).
+    runners = sorted(module for module in MODULES for name, _, taken, _ in imports(module)
+                     if (name, taken) in {("expert.inference.engine", ""), ("expert.inference", "engine")}
+                     and layer(module) in ("explanation", "interfaces"))
+    assert runners == []
+    assert "expert.inference.engine" in {name for name, _, _, _ in imports("expert.application")}
 
 
 @pytest.mark.parametrize("module, lazily", [

@@ -305,7 +305,7 @@ def test_a_setup_that_cannot_spread_says_so_after_its_host_ram_and_what_may_be_u
 def test_why_not_ones_own_card_finds_the_tuned_stack_the_advice_names() -> None:
     # The advice said "ask again with --stack tuned" and WHY NOT said "No single
     # change would make it the answer": the stack was not among the changes tried.
-    from expert.explanation.explain import explain
+    from expert.application import explain
     data = explain(model_size_b="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060", why_not="own", lang="en").to_dict()
     text = json.dumps(data, ensure_ascii=False)
     assert "No single change would make it the answer" not in text

@@ -132,7 +132,7 @@ def test_qlora_on_a_cheaper_card_is_priced_beside_a_low_budget_lora_answer() -> 
     (note,) = [n for n in result.advice if n.id == "qlora-on-a-cheaper-card"]
     assert pick.gpu == "a100-80gb" and "one NVIDIA RTX 4090" in note.text
     # the figures the message states are the requirement's
-    from expert.explanation.consult import consult
+    from expert.application import consult
     from expert.i18n import Localizer
 
     run, _ = consult(knowledge_base(), {"model_size_b": 13, "method": "lora", "budget": "low"}, Localizer("en"))

@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from expert.explanation.consult import consult
+from expert.application import consult
 from expert.i18n import Localizer
 from expert.inference.run import Run
 from expert.interfaces.api import knowledge_base

@@ -19,7 +19,7 @@ import pytest
 from click.testing import CliRunner
 
 from expert import InputError, advise, launch
-from expert.explanation.explain import explain
+from expert.application import explain
 from expert.interfaces.cli.main import main
 from expert.interfaces.mcp.server import ConsultationStore, handlers
 

@@ -7,9 +7,9 @@ HOW, WHY NOT (:mod:`.why_not`) and WHAT IF (:mod:`.what_if`) share.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Collection
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from ..escape import one_line
 from ..inference.run import Firing, Run
@@ -40,20 +40,29 @@ class How:
     steps: list[Step]
 
 
+class Reruns(Protocol):
+    """What the explanation asks of the application: the consultation run
+    again with other answers (:class:`expert.application.Reruns`)."""
+
+    def whole(self, given: dict[str, Any], only: Collection[str] | None = None,
+              keep_model: bool = True) -> tuple[Run, Result]: ...
+
+    def alone(self, given: dict[str, Any], gpu: str) -> Run: ...
+
+
 class Reasoning:
     """One consultation's record (its run, result and answers) and the words its explanations share."""
 
     def __init__(self, kb: KnowledgeBase, run: Run, result: Result, writer: Writer, given: dict[str, Any],
-                 basis: str, model_config: Any, consult: Callable[..., tuple[Run, Result]], max_consultations: int) -> None:
+                 reruns: Reruns, max_consultations: int) -> None:
         self.kb, self.run, self.result, self.w, self.given = kb, run, result, writer, given
-        self.basis, self.model_config = basis, model_config
         self.tr = writer.tr
         self._ = writer.tr.gettext
         self.firings = run.sorted_firings()
-        # How a consultation is run again (WHY NOT, WHAT IF), and how many times WHY NOT may.
-        self.consult, self.max_consultations = consult, max_consultations
+        # How the application runs the consultation again (WHY NOT, WHAT IF), and how many times WHY NOT may.
+        self.reruns, self.max_consultations = reruns, max_consultations
         # WHY NOT's consultations with one change made, by change (see smallest_change)
-        self.reruns: dict[tuple[tuple[str, Any], ...], Result] = {}
+        self.consultations: dict[tuple[tuple[str, Any], ...], Result] = {}
         self.stopped: set[str] = set()     # the cards whose search reached max_consultations
         # the cards whose smallest change would take an answer beyond its bounds: that answer and the value
         self.beyond: dict[str, tuple[str, float]] = {}

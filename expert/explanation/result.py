@@ -2,7 +2,7 @@
 :class:`Result` and its parts, ``to_dict()`` (the JSON contract of PRODUCT.md,
 in full or as the summary for chats) and ``render()``.
 
-The result is built, and worded, by :func:`expert.explanation.consult.build_result`
+The result is built, and worded, by :func:`expert.explanation.answer.build_result`
 (the words: :mod:`expert.explanation.wording`).
 """
 

@@ -1,4 +1,4 @@
-"""WHAT IF: the consultation re-run with changed answers, and what changed and
+"""WHAT IF: the consultation the application reran with changed answers, and what changed and
 which rules account for it.
 """
 
@@ -43,8 +43,8 @@ class WhatIfRun(Reasoning):
     def what_if(self, changes: Mapping[str, Any]) -> WhatIf:
         _, tr = self._, self.tr
         given = {**self.given, **changes}
-        model_config = None if is_given(changes.get("model_size_b")) else self.model_config
-        run_after, after = self.consult(self.kb, given, self.tr, self.basis, model_config)
+        # (a model size of its own leaves the model's config.json out)
+        run_after, after = self.reruns.whole(given, keep_model=not is_given(changes.get("model_size_b")))
         before = self.result
         changed: list[dict[str, Any]] = []
 

@@ -12,14 +12,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..inference import engine, sizing
+from ..inference import sizing
 from ..inference.run import Firing
 from ..input.bounds import Bounds
 from ..input.profile import OWN_GPU, OWN_GPU_COUNT, OWN_VRAM
-from ..input.profile import build as build_profile
 from ..knowledge import PROFILE_FIELDS, SCALE_OUT, TRIAL_STEPS
 from ..knowledge.conditions import FROM_CARD, Leaf
-from ..knowledge.prices import for_profile
 from ..knowledge.records import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND
 from .how import Reasoning
 from .result import Result
@@ -296,12 +294,11 @@ class WhyNotSearch(Reasoning):
         """The whole consultation with ``change`` made, run once per change
         for all the cards asked about."""
         key = tuple(sorted(change.items()))
-        if key not in self.reruns:
-            if len(self.reruns) >= self.max_consultations:
+        if key not in self.consultations:
+            if len(self.consultations) >= self.max_consultations:
                 return None
-            self.reruns[key] = self.consult(self.kb, self.given_with(change), self.tr, self.basis,
-                                           self.model_config, only=self.contenders(change))[1]
-        return self.reruns[key]
+            self.consultations[key] = self.reruns.whole(self.given_with(change), only=self.contenders(change))[1]
+        return self.consultations[key]
 
     @functools.cached_property
     def ruled_out(self) -> dict[str, set[str] | None]:
@@ -327,12 +324,11 @@ class WhyNotSearch(Reasoning):
         """Whether ``gpu`` stands (with at most ``most`` cards, if given) once ``change``
         is made, by a consultation of that card alone: a rule that rules a
         card out or configures it sees only that card's facts, the answers and
-        the requirement (kb.model.SCOPES), so the other cards need not be
+        the requirement (its stage's `sees`), so the other cards need not be
         configured again. A whole consultation confirms what this finds."""
-        if tuple(sorted(change.items())) in self.reruns:
+        if tuple(sorted(change.items())) in self.consultations:
             return True
-        profile, _ = build_profile(self.kb, self.given_with(change), self.tr, self.model_config)
-        run = engine.infer(for_profile(self.kb, profile), profile, self.basis, only=(gpu,))
+        run = self.reruns.alone(self.given_with(change), gpu)
         return gpu in run.ranking and (most is None or run.options[gpu]["count"] <= most)
 
     def smallest_change(self, gpu: str, status: str) -> dict[str, Any] | None:

@@ -18,83 +18,97 @@ from .estimate import PRECISIONS, STRATEGIES, Setup, typical
 from .requirement import named_card
 
 
-def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str, Any]]:
-    """A Setup from values typed by a person (or passed by a program), and the
-    run it trains (card, examples, tokens per example, epochs) for its time;
-    each bad value raises InputError naming the field, in the user's language."""
-    def refuse(field: str, value: Any, accepted: str, among: Any = ()) -> InputError:
+class _Reader:
+    """The estimate's values read one field at a time; each bad value an
+    InputError naming the field, in the user's language."""
+
+    def __init__(self, kb: KnowledgeBase, tr: Any, raw: dict[str, Any]) -> None:
+        self.kb, self.tr, self.raw = kb, tr, raw
+
+    def refuse(self, field: str, value: Any, accepted: str, among: Any = ()) -> InputError:
         """The field's error; ``among``: the accepted values, of which the nearest are suggested."""
-        label = kb.labels.get("arguments", {}).get(field)
+        tr = self.tr
+        label = self.kb.labels.get("arguments", {}).get(field)
         close = nearest(value, among)
         return InputError(field, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
             "field": tr.gettext(label) if label else field, "value": profile_module.shown(value),
             "accepted": accepted} + tr.did_you_mean(close), close)
 
-    def whole(field: str, value: Any, low: int, high: int) -> int:
+    def whole(self, field: str, value: Any, low: int, high: int) -> int:
+        tr = self.tr
+        accepted = tr.gettext("a whole number from %(low)s to %(high)s") % {"low": low, "high": tr.number(high, 0)}
         try:
             number = float(str(value).strip().replace(",", "."))
         except ValueError:
-            raise refuse(field, value, tr.gettext("a whole number from %(low)s to %(high)s") % {
-                "low": low, "high": tr.number(high, 0)}) from None
+            raise self.refuse(field, value, accepted) from None
         if not (math.isfinite(number) and number == int(number) and low <= number <= high):
-            raise refuse(field, value, tr.gettext("a whole number from %(low)s to %(high)s") % {
-                "low": low, "high": tr.number(high, 0)})
+            raise self.refuse(field, value, accepted)
         return int(number)
 
-    def choice(field: str, value: Any, choices: tuple[str, ...]) -> str:
+    def choice(self, field: str, value: Any, choices: tuple[str, ...]) -> str:
         # the one reader of choices: case, and a hyphen for an underscore, aside
         found = read_choice(str(value), {choice: choice for choice in choices})
         if found is None:
-            raise refuse(field, value, tr.gettext("choose %(accepted)s") % {"accepted": tr.list(choices, style="or")},
-                         choices)
+            raise self.refuse(field, value, self.tr.gettext("choose %(accepted)s") % {
+                "accepted": self.tr.list(choices, style="or")}, choices)
         return found
 
-    def field(name: str) -> Any:
-        value = raw.get(name)
-        return profile_module.parse_field(kb, name, value if profile_module.is_given(value) else kb.fields[name].default, tr)
+    def field(self, name: str) -> Any:
+        """A profile field, read as advise reads it (its default when not given)."""
+        value = self.raw.get(name)
+        return profile_module.parse_field(self.kb, name, value if profile_module.is_given(value)
+                                          else self.kb.fields[name].default, self.tr)
 
-    method = field("method")
+    def changes(self) -> dict[str, Any]:
+        """What the person changed of the typical setup: each value given, read."""
+        raw, kb, tr = self.raw, self.kb, self.tr
+        changes: dict[str, Any] = {}
+        if raw.get("precision") is not None:
+            changes["precision"] = self.choice("precision", raw["precision"], PRECISIONS)
+        if raw.get("optimizer") is not None:
+            changes["optimizer"] = self.choice("optimizer", raw["optimizer"], tuple(kb.estimator["optimizer"]["mixed"]))
+        if raw.get("base_bits") is not None:
+            changes["base_bits"] = int(self.choice("base_bits", raw["base_bits"], ("16", "8", "4")))
+        for name, low, high in (("lora_rank", 1, 4096), ("seq_len", 1, 1_000_000), ("batch", 1, 4096),
+                                ("gpus", 1, 4096)):
+            if raw.get(name) is not None:
+                changes[name] = self.whole(name, raw[name], low, high)
+        for name in ("checkpointing", "offload", "offload_params"):
+            if raw.get(name) is not None:
+                changes[name] = bool(raw[name])
+        gpus = changes.get("gpus", 1)
+        strategy = raw.get("strategy")
+        changes["strategy"] = self.choice("strategy", strategy, STRATEGIES) if strategy is not None else (
+            "single" if gpus == 1 else "zero3")
+        if changes["strategy"] == "single" and gpus > 1:
+            raise self.refuse("strategy", "single", tr.gettext("with several GPUs choose %(accepted)s") % {
+                "accepted": tr.list(STRATEGIES[1:], style="or")})
+        changes["stack"] = self.field("stack")
+        return changes
+
+
+def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str, Any]]:
+    """A Setup from values typed by a person (or passed by a program), and the
+    run it trains (card, examples, tokens per example, epochs) for its time;
+    each bad value raises InputError naming the field, in the user's language."""
+    reader = _Reader(kb, tr, raw)
+    method = reader.field("method")
     given = raw.get("model_size_b")
     if not profile_module.is_given(given) and raw.get("model_config") is None:
         given = kb.fields["model_size_b"].default
     resolved = profile_module.resolve_size(kb, given, tr, raw.get("model_config"))
-    setup = typical(kb, resolved.total_b, method, resolved.shape)
-    changes: dict[str, Any] = {}
-    if raw.get("precision") is not None:
-        changes["precision"] = choice("precision", raw["precision"], PRECISIONS)
-    if raw.get("optimizer") is not None:
-        changes["optimizer"] = choice("optimizer", raw["optimizer"], tuple(kb.estimator["optimizer"]["mixed"]))
-    if raw.get("base_bits") is not None:
-        changes["base_bits"] = int(choice("base_bits", raw["base_bits"], ("16", "8", "4")))
-    for name, low, high in (("lora_rank", 1, 4096), ("seq_len", 1, 1_000_000), ("batch", 1, 4096),
-                            ("gpus", 1, 4096)):
-        if raw.get(name) is not None:
-            changes[name] = whole(name, raw[name], low, high)
-    if raw.get("checkpointing") is not None:
-        changes["checkpointing"] = bool(raw["checkpointing"])
-    if raw.get("offload") is not None:
-        changes["offload"] = bool(raw["offload"])
-    if raw.get("offload_params") is not None:
-        changes["offload_params"] = bool(raw["offload_params"])
-    gpus = changes.get("gpus", 1)
-    strategy = raw.get("strategy")
-    changes["strategy"] = choice("strategy", strategy, STRATEGIES) if strategy is not None else (
-        "single" if gpus == 1 else "zero3")
-    if changes["strategy"] == "single" and gpus > 1:
-        raise refuse("strategy", "single", tr.gettext("with several GPUs choose %(accepted)s") % {
-            "accepted": tr.list(STRATEGIES[1:], style="or")})
-    changes["stack"] = field("stack")
-    setup = replace(setup, **changes)
-    if profile_module.is_given(raw.get("tokens_per_example")) and raw.get("seq_len") is None:
+    setup = replace(typical(kb, resolved.total_b, method, resolved.shape), **reader.changes())
+    tokens_given = profile_module.is_given(raw.get("tokens_per_example"))
+    if tokens_given and raw.get("seq_len") is None:
         # memory is sized for examples this long, as advise sizes it
-        setup = replace(setup, seq_len=max(setup.seq_len, field("tokens_per_example")))
+        setup = replace(setup, seq_len=max(setup.seq_len, reader.field("tokens_per_example")))
     gpu = raw.get("gpu")
     if gpu is not None and named_card(kb, str(gpu).strip().lower()) is None:
-        raise refuse("gpu", gpu, tr.gettext("choose a card of the catalog or one you own (`expert catalogs` lists "
-                                            "them)"), [card.id for card in kb.catalog] + [card.id for card in kb.owned])
+        raise reader.refuse("gpu", gpu, tr.gettext("choose a card of the catalog or one you own (`expert catalogs` "
+                                                   "lists them)"),
+                            [card.id for card in kb.catalog] + [card.id for card in kb.owned])
     run = {"gpu": str(gpu).strip().lower() if gpu is not None else None,
-           "dataset_examples": field("dataset_examples"),
-           "tokens_per_example": field("tokens_per_example") if profile_module.is_given(
-               raw.get("tokens_per_example")) else setup.seq_len,
-           "epochs": field("epochs"), "stack": field("stack")}
+           "dataset_examples": reader.field("dataset_examples"),
+           "tokens_per_example": reader.field("tokens_per_example") if tokens_given else setup.seq_len,
+           "epochs": reader.field("epochs"), "stack": reader.field("stack")}
     return setup, run

@@ -124,17 +124,89 @@ class Sizer:
 
     def _configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
                        sharded: bool, micro_batch: int, seq: int | None) -> dict[str, Any]:
-        kb, profile, req = self.kb, self.profile, self.req
-        recipe = kb.recipes["recipe"][recipe_id]
-        if not card["bf16"] and recipe.get("fp16"):  # a card without bf16 runs the recipe's fp16 twin
-            recipe_id = recipe["fp16"]
-            recipe = kb.recipes["recipe"][recipe_id]
+        """One configuration, in four parts: the recipe as it runs on the card,
+        the memory it needs per device, the time it trains, what it costs."""
+        kb, profile = self.kb, self.profile
+        recipe_id, recipe = self.recipe(card, recipe_id)
         devices = count * int(card["devices"])
         strategy = self.strategy(devices, sharded)
         # A recipe that needs bf16 or one device cannot run here at all.
-        runs = (card["bf16"] or not recipe.get("needs_bf16")) and (devices == 1 or not recipe.get("single_device"))
+        runs = bool((card["bf16"] or not recipe.get("needs_bf16")) and (devices == 1 or not recipe.get("single_device")))
         # A recipe only one framework runs has that framework's stack, and no other.
         stack = str(recipe.get("stack") or stack_of(kb, profile))
+        memory = self.memory(card, recipe, devices, strategy, sharded, micro_batch, seq, stack)
+        fits = memory["fits"] and runs
+        where = "own" if card["id"] == "own" else "cloud"
+        timing = self.timing(card, recipe, count, devices, sharded, micro_batch, stack, memory["result"])
+        money = self.money(card, count, where, timing["hours"])
+        return {
+            "gpu": card["id"],
+            "vendor": card["vendor"],
+            "cost": card["cost"],
+            "segment": card["segment"],
+            "where": where,
+            "step": step,
+            "next_step": ladder_after(kb, profile["method"], step),
+            "possible": runs,
+            "recipe": recipe_id,
+            "precision": recipe["precision"],
+            "strategy": strategy,
+            "count": count,
+            "card_devices": int(card["devices"]),
+            "devices": devices,
+            "vram_gb": float(card["vram_gb"]),
+            "device_vram_gb": memory["device_gb"],
+            "total_vram_gb": count * float(card["vram_gb"]),
+            "per_device_gb": memory["need"],
+            "fits": fits,
+            "headroom": 1 - memory["need"] / memory["device_gb"],
+            "host_ram_gb": memory["host_ram_gb"],
+            "hours": timing["hours"],
+            "stack": stack,
+            "other_stack_hours": timing["other_stack_hours"],
+            "micro_batch": micro_batch,
+            "gradient_accumulation_steps": timing["steps"],
+            "global_batch": micro_batch * devices * timing["steps"],
+            "sharded": sharded,
+            "batch_settled": True,
+            "min_count": count,
+            "min_count_hours": timing["hours"],
+            "min_count_cost": money["total_cost"],
+            "time_factor": timing["time_factor"],
+            **timing["traffic"],
+            "sped_up": False,
+            # whether mixed precision on more cards of one node is weighed, or there is nothing to weigh: a
+            # recipe that is not lean (recipes.toml), one's own cards, no fast link, a whole node already
+            "precision_weighed": not (recipe.get("lean") and where == "cloud" and card["fast_interconnect"]
+                                      and count < int(card["per_node"])),
+            "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
+                              and count < kb.ranking["counts"][-1]),
+            "nodes": nodes(card, count),
+            # across nodes: the network's GB/s per GPU the hours assume (timing.toml [links]), and the share
+            # of a micro-step spent waiting for weights and gradients to cross the links
+            "network_gbs": link_gbs(kb, card, nodes(card, count)) if nodes(card, count) > 1 else None,
+            "communication_share": timing["communication_share"],
+            "flops_per_token": timing["flops_per_token"],
+            "tokens_per_second": self.req["tokens"] / (timing["hours"] * 3600),
+            "speed_assumed": bool(card["speed_assumed"]),
+            "price_assumed": bool(card["price_assumed"]),
+            **money,
+        }
+
+    def recipe(self, card: Mapping[str, Any], recipe_id: str) -> tuple[str, dict[str, Any]]:
+        """The recipe as it runs on ``card``: a card without bf16 runs the recipe's fp16 twin."""
+        recipe = self.kb.recipes["recipe"][recipe_id]
+        if not card["bf16"] and recipe.get("fp16"):
+            recipe_id = recipe["fp16"]
+            recipe = self.kb.recipes["recipe"][recipe_id]
+        return recipe_id, recipe
+
+    def memory(self, card: Mapping[str, Any], recipe: Mapping[str, Any], devices: int, strategy: str,
+               sharded: bool, micro_batch: int, seq: int | None, stack: str) -> dict[str, Any]:
+        """What the recipe needs on every device (the estimate's, or the
+        guide's figure too for the strict guide reading), and whether it fits
+        with the margin left free."""
+        kb, profile, req = self.kb, self.profile, self.req
         setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
                         precision=recipe["precision"],
                         optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
@@ -154,10 +226,16 @@ class Sizer:
             fits = guide_share <= device_gb and estimate_gb <= usable
         else:  # what the recipe needs on every device, with the margin left free
             need, fits = estimate_gb, estimate_gb <= usable
-        fits = fits and bool(runs)
         if recipe.get("offload_params"):   # the weights wait in host RAM: the host must hold them
             fits = fits and result.cpu_gb / devices <= float(kb.recipes["offload_params"]["host_ram_per_device_gb"])
-        where = "own" if card["id"] == "own" else "cloud"
+        return {"result": result, "device_gb": device_gb, "need": need, "fits": fits,
+                "host_ram_gb": round_up(result.cpu_gb) if result.cpu_gb > 0 else None}
+
+    def timing(self, card: Mapping[str, Any], recipe: Mapping[str, Any], count: int, devices: int, sharded: bool,
+               micro_batch: int, stack: str, result: Any) -> dict[str, Any]:
+        """How long it trains (from the card's FLOPs, :mod:`.time_model`), on
+        its stack and on the other, and the host traffic of paged states."""
+        kb, profile, req = self.kb, self.profile, self.req
         # An optimizer step fused into the backward pass has no gradients to
         # accumulate (torchtune's single-device recipe): one micro-batch a step.
         steps = 1 if recipe.get("optimizer_in_backward") else accumulation(kb, micro_batch, devices)
@@ -177,76 +255,33 @@ class Sizer:
                               base_bits=recipe["base_bits"], host_s=waits)
 
         speed, other = on(stack), (None if recipe.get("stack") else on(other_stack(kb, stack)))
-        per_token = speed["flops_per_token"]
-        taken = run_hours(kb, req["tokens"], speed)
         # The time the paging adds counts as the recipe being slower (a time factor above its own), so
         # that a configuration keeping the states on the GPU is tried on more cards (faster-recipe-on-more-cards).
         time_factor = float(recipe["time_factor"])
         if host_s > 0:
             time_factor *= on(stack, 0.0)["tokens_per_second"] / speed["tokens_per_second"]
-        # Spot when the run tolerates interruptions and the price basis lists a
-        # spot price for the card; on demand otherwise.
+        return {"steps": steps, "hours": run_hours(kb, req["tokens"], speed),
+                "other_stack_hours": None if other is None else run_hours(kb, req["tokens"], other),
+                "time_factor": time_factor, "flops_per_token": speed["flops_per_token"],
+                "communication_share": speed["exposed_s"] / speed["step_s"],
+                # GB of paged optimizer states that cross the host link per optimizer step (out and back in),
+                # the seconds that takes, and the link's GB/s each way (0 when nothing is paged)
+                "traffic": {"host_traffic_gb": round_up(traffic["gb"]) if traffic else 0.0,
+                            "host_traffic_s": round(traffic["seconds"], 2) if traffic else 0.0,
+                            "host_link_gbs": round(traffic["gbs"], 1) if traffic else 0.0}}
+
+    def money(self, card: Mapping[str, Any], count: int, where: str, taken: float) -> dict[str, Any]:
+        """What ``count`` cards cost for ``taken`` hours of training: spot when
+        the run tolerates interruptions and the price basis lists a spot price
+        for the card, on demand otherwise; a rented card bills its setup too
+        (ranking.toml [billing]), one's own bills nothing."""
+        kb = self.kb
         spot_market = bool(card["spot_market"]) or where == "own"
-        pricing = None if where == "own" else ("spot" if profile["interruptible"] and spot_market else "on-demand")
+        pricing = None if where == "own" else ("spot" if self.profile["interruptible"] and spot_market else "on-demand")
         on_demand, spot = count * float(card["price_on_demand"]), count * float(card["price_spot"])
         per_hour = {None: 0.0, "spot": spot, "on-demand": on_demand}[pricing]
-        # A rented card bills its setup too (ranking.toml [billing]); one's own bills nothing.
         billed = taken + kb.ranking["setup_hours"] if where == "cloud" else 0.0
         return {
-            "gpu": card["id"],
-            "vendor": card["vendor"],
-            "cost": card["cost"],
-            "segment": card["segment"],
-            "where": where,
-            "step": step,
-            "next_step": ladder_after(kb, profile["method"], step),
-            "possible": bool(runs),
-            "recipe": recipe_id,
-            "precision": recipe["precision"],
-            "strategy": strategy,
-            "count": count,
-            "card_devices": int(card["devices"]),
-            "devices": devices,
-            "vram_gb": float(card["vram_gb"]),
-            "device_vram_gb": device_gb,
-            "total_vram_gb": count * float(card["vram_gb"]),
-            "per_device_gb": need,
-            "fits": fits,
-            "headroom": 1 - need / device_gb,
-            "host_ram_gb": round_up(result.cpu_gb) if result.cpu_gb > 0 else None,
-            "hours": taken,
-            "stack": stack,
-            "other_stack_hours": None if other is None else run_hours(kb, req["tokens"], other),
-            "micro_batch": micro_batch,
-            "gradient_accumulation_steps": steps,
-            "global_batch": micro_batch * devices * steps,
-            "sharded": sharded,
-            "batch_settled": True,
-            "min_count": count,
-            "min_count_hours": taken,
-            "min_count_cost": per_hour * billed,
-            "time_factor": time_factor,
-            # GB of paged optimizer states that cross the host link per optimizer step (out and back in),
-            # the seconds that takes, and the link's GB/s each way (0 when nothing is paged)
-            "host_traffic_gb": round_up(traffic["gb"]) if traffic else 0.0,
-            "host_traffic_s": round(traffic["seconds"], 2) if traffic else 0.0,
-            "host_link_gbs": round(traffic["gbs"], 1) if traffic else 0.0,
-            "sped_up": False,
-            # whether mixed precision on more cards of one node is weighed, or there is nothing to weigh: a
-            # recipe that is not lean (recipes.toml), one's own cards, no fast link, a whole node already
-            "precision_weighed": not (recipe.get("lean") and where == "cloud" and card["fast_interconnect"]
-                                      and count < int(card["per_node"])),
-            "can_scale": bool(fits and where == "cloud" and card["fast_interconnect"]
-                              and count < kb.ranking["counts"][-1]),
-            "nodes": nodes(card, count),
-            # across nodes: the network's GB/s per GPU the hours assume (timing.toml [links]), and the share
-            # of a micro-step spent waiting for weights and gradients to cross the links
-            "network_gbs": link_gbs(kb, card, nodes(card, count)) if nodes(card, count) > 1 else None,
-            "communication_share": speed["exposed_s"] / speed["step_s"],
-            "flops_per_token": per_token,
-            "tokens_per_second": req["tokens"] / (taken * 3600),
-            "speed_assumed": bool(card["speed_assumed"]),
-            "price_assumed": bool(card["price_assumed"]),
             "pricing": pricing,
             "per_hour": per_hour,
             "billed_hours": billed,

@@ -9,10 +9,10 @@ from dataclasses import replace
 from pathlib import Path
 from typing import Any, Literal, TypeGuard
 
+from ..application import BASES as BASES  # re-exported: the library's names
+from ..application import Basis as Basis
+from ..application import consult as consult
 from ..errors import InputError
-from ..explanation.consult import BASES as BASES  # re-exported: the library's names
-from ..explanation.consult import Basis as Basis
-from ..explanation.consult import consult as consult
 from ..explanation.result import Result
 from ..i18n import Lang as Lang  # the library's signatures name it: re-exported
 from ..i18n import Localizer, resolve_lang

@@ -20,9 +20,9 @@ from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import Any
 
+from ..application import consult
 from ..errors import InputError
 from ..escape import one_line
-from ..explanation.consult import consult
 from ..explanation.result import Result
 from ..explanation.wording import profile_value
 from ..i18n import Lang, Localizer, resolve_lang

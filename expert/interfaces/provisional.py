@@ -13,10 +13,9 @@ from collections import OrderedDict
 from collections.abc import Callable, Iterator, Mapping
 from typing import Any
 
+from ..application import run_rules
 from ..i18n import Localizer
-from ..inference import engine
 from ..input import profile as profile_module
-from ..knowledge.prices import for_profile
 
 # What the questions read of provisional consultations, kept per knowledge base
 # (the object, not its files) for as long as it lives: see _Store.
@@ -88,7 +87,7 @@ def helper_reads(kb: Any, defaults: dict[str, Any], tr: Localizer) -> dict[str, 
     if reads is None:
         reads = {}
         profile, _ = profile_module.build(kb, defaults, tr)
-        for firing in engine.infer(for_profile(kb, profile), profile).firings:
+        for firing in run_rules(kb, profile).firings:
             for matched in firing.matched:
                 if matched["fact"] == "profile":
                     for name in matched["values"]:
@@ -113,7 +112,7 @@ def env(kb: Any, given: dict[str, Any], tr: Localizer) -> Env:
             if found is not None:
                 store.envs.move_to_end(key)
                 return found
-        run = engine.infer(for_profile(kb, profile), profile)
+        run = run_rules(kb, profile)
         found = {"req": run.req or {}, "pick": run.pick or {}}
         with store.lock:
             store.envs[key] = found

@@ -20,7 +20,7 @@ from click.testing import CliRunner
 from hypothesis import HealthCheck, given, settings, strategies as st
 
 from expert import KnowledgeBaseError, advise, knowledge as kb_module
-from expert.explanation.consult import consult
+from expert.application import consult
 from expert.interfaces.api import knowledge_base
 from expert.knowledge.check import check
 from expert.interfaces.cli.main import main

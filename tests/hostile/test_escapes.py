@@ -17,7 +17,7 @@ from hypothesis import HealthCheck, given, settings, strategies as st
 
 from expert import Consultation, InputError, KnowledgeBaseError, advise
 from expert.interfaces.api import estimate
-from expert.explanation.explain import explain
+from expert.application import explain
 
 
 # As in tests/test_properties.py: the same examples every run; EXPERT_FUZZ=N explores N fresh ones.

@@ -24,7 +24,7 @@ from typing import Any
 
 import pytest
 
-from expert.explanation import explain as explanation_module
+from expert import application as explanation_module
 from expert.interfaces.api import consult, knowledge_base
 from expert.escape import json_text, markdown, one_line, quoted, terminal
 from expert.i18n import Localizer

@@ -211,7 +211,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                 break
             echo(terminal(_("Please answer yes or no (Enter: no).")), err=True)
         if reply in YES_WORDS:
-            from ...explanation.explain import explain as run_explain
+            from ...application import explain as run_explain
 
             explanation = run_explain(lang=consultation.lang, catalog=consultation.catalog, **consultation.facts())
             echo(explanation.render("text", width=width, color=colored))

@@ -27,7 +27,7 @@ INDEX = Path(__file__).resolve().parent / "completion.json"
 
 def build_index(kb: Any) -> dict[str, Any]:
     """The words completion offers, from a loaded knowledge base (what the index file holds)."""
-    from ...explanation.consult import BASES
+    from ...application import BASES
     from ...explanation.templating import FORMATS
     from ...i18n import SUPPORTED
     from ...inference.estimate import PRECISIONS, STRATEGIES

@@ -47,7 +47,7 @@ from .options import (
 from .output import command_gettext, command_lang, echo, fail, run_action, standalone, terminal_width, use_color
 
 if TYPE_CHECKING:     # the library is imported when a command runs (``expert --help`` stays fast)
-    from ...explanation.consult import Basis
+    from ...application import Basis
     from ...i18n import Lang
 
 # When the command's process ends, its memory goes with it; Python's last
@@ -204,7 +204,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
     lang = command_lang(lang)
 
     def action() -> str:
-        from ...explanation.explain import explain as run_explain
+        from ...application import explain as run_explain
 
         own_gpu_auto(profile, lang, given_catalogs(catalog))
         # --lang and --basis as typed: the library is their one reader, and refuses what its types do not name

@@ -24,9 +24,9 @@ from mcp.server.mcpserver.tools import Tool
 from mcp.server.transport_security import TransportSecuritySettings
 from mcp.types import CallToolResult, TextContent
 
+from ...application import explain
 from ...errors import InputError, KnowledgeBaseError
 from ...escape import markdown
-from ...explanation.explain import explain
 from ...explanation.render import render_models
 from ...i18n import SUPPORTED, Localizer, resolve_lang
 from ...input.arguments import check_bounds

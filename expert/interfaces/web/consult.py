@@ -11,8 +11,8 @@ import zipfile
 from dataclasses import dataclass
 from typing import Any
 
+from ...application import explain
 from ...errors import InputError
-from ...explanation.explain import explain
 from ...i18n import Localizer
 from ..api import advise, estimate, knowledge_base
 from ..launch.make import launch

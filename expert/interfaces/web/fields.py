@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from functools import cache
 from typing import Any
 
-from ...explanation.consult import BASES
+from ...application import BASES
 from ...i18n import Localizer
 from .form import PROFILE_KEYS
 

@@ -1,48 +1,21 @@
-"""One consultation: the answers validated into the profile fact, the rules
-run over it (:func:`consult`), and the :class:`~expert.explanation.result.Result`
-built from the engine's record of what fired (:func:`build_result`): what
-``advise()`` returns, and what WHY NOT and WHAT IF run again.
+"""The answer to a consultation: the :class:`~expert.explanation.result.Result`
+built from the engine's record of what fired (:func:`build_result`), each
+recommendation's sentence and its JSON parts (recipe, cost, time). What runs
+the consultation is :mod:`expert.application`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Collection, Mapping
-from typing import Any, Literal
+from collections.abc import Mapping
+from typing import Any
 
-from ..errors import InputError, nearest
 from ..i18n import Localizer
-from ..inference import engine
 from ..inference.run import Firing, Run, effective
-from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
-from ..knowledge.prices import for_profile
 from .result import Note, Recommendation, Rejection, Result, Trace, TraceStep
 from .wording import Writer, price_provenance, sentence
 
-# How an answer is sized (advise(basis=...)).
-BASES = ("checked", "guide", "estimate")
-Basis = Literal["checked", "guide", "estimate"]
 RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload")
-
-
-def check_basis(basis: Any, tr: Localizer) -> str:
-    if basis not in BASES:
-        close = nearest(basis, BASES)
-        raise InputError("basis", tr.gettext("basis: '%(value)s' is not accepted; choose %(accepted)s.") % {
-            "value": str(basis)[:40], "accepted": tr.list(BASES, style="or")} + tr.did_you_mean(close), close)
-    return str(basis)
-
-
-def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
-            basis: str = "checked", model_config: Any = None,
-            only: Collection[str] | None = None) -> tuple[Run, Result]:
-    """Validate ``given``, run the engine, and build the result (with the run's
-    record). ``only``: the ids of the catalog cards to consider (all by default)."""
-    basis = check_basis(basis, tr)
-    profile, assumed = profile_module.build(kb, given, tr, model_config)
-    kb = for_profile(kb, profile)      # the provider's prices (rules/prices)
-    run = engine.infer(kb, profile, basis, only)
-    return run, build_result(kb, run, tr, assumed)
 
 
 def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
@@ -119,9 +92,96 @@ def _rounded(value: Any) -> Any:
         return [_rounded(v) for v in value]
     return value
 
+def recommendation(kb: KnowledgeBase, run: Run, w: Writer, rank: int, gpu: str, fired: list[Firing],
+                   rules: list[str]) -> Recommendation:
+    """One recommended option, from its fields and the rules that fired on its card."""
+    option = run.options[gpu]
+    deadline = run.profile["deadline_h"]
+    meets = None if deadline is None else option["elapsed_hours"] <= deadline
+    return Recommendation(
+        rank=rank, gpu=gpu, name=w.name(gpu), source=w.origin(gpu), count=option["count"],
+        vram_gb=option["vram_gb"], total_vram_gb=option["total_vram_gb"], strategy=option["strategy"],
+        where=option["where"], pricing=option["pricing"], hours=significant(option["hours"]),
+        cost=cost_of(option, run.cards.get(gpu)), cost_class=option["cost"],
+        time=time_of(kb, run.profile, run.req or {}, option), meets_deadline=meets, recipe=recipe_of(kb, option),
+        devices=option["devices"], per_device_gb=option["per_device_gb"], host_ram_gb=option["host_ram_gb"],
+        rules=rules, text=option_text(kb, run, w, option, meets),
+        reasons=[{"rule": f.rule.id,
+                  "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",
+                  "text": w.message(f.rule, f.env)} for f in fired if f.rule.kind in ("reject", "demote", "prefer")])
+
+
+def option_text(kb: KnowledgeBase, run: Run, w: Writer, option: Mapping[str, Any], meets: bool | None) -> str:
+    """The sentence of a recommended option: its cards, recipe, memory, time
+    and money, then what it needs besides (nodes, host memory) and whether it
+    misses the deadline."""
+    tr, _ = w.tr, w.tr.gettext
+    gpu, own = option["gpu"], option["gpu"] == "own"
+    params = {
+        "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
+        "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
+        "strategy": w.label("strategy", option["strategy"]),
+        "hours": tr.hours(option["hours"], like=option.get("billed_hours")),
+        "money": w.money(option),
+    }
+    if run.basis == "guide" and option["devices"] == 1 and not own and params["device"] not in w.name(gpu):
+        params["label"] = "%s (%s)" % (params["label"], params["device"])
+    if run.basis == "guide":
+        text = _("%(label)s holds %(need)s per device, the guide's figure or what its recipe needs if more (the "
+                 "strict guide reading), in about %(hours)s; %(money)s.") % params
+    elif own and option["devices"] > 1:
+        text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices: about %(need)s of each "
+                 "one's %(device)s, about %(hours)s of training, nothing to rent.") % params
+    elif own:
+        text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training, "
+                 "nothing to rent.") % params
+    elif option["devices"] == 1:
+        text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training; "
+                 "%(money)s.") % params
+    else:
+        text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices of %(device)s: about "
+                 "%(need)s each, about %(hours)s of training; %(money)s.") % params
+    if run.basis != "guide":
+        text += " " + w.batch_and_stack(option)
+    if option["nodes"] > 1:
+        text += " " + _("It spans %(nodes)s nodes of %(per_node)s cards.") % {
+            "nodes": option["nodes"], "per_node": run.cards[gpu].per_node}
+    text += host_memory_text(kb, w, option)
+    if meets is False:
+        text += " " + _("It misses your deadline of %(deadline)s: an option only if you can wait.") % {
+            "deadline": tr.hours(run.profile["deadline_h"])}
+    return sentence(text)
+
+
+def host_memory_text(kb: KnowledgeBase, w: Writer, option: Mapping[str, Any]) -> str:
+    """What an option needs of host memory: offloaded states, or paged ones
+    and the traffic they make across the card's host link ("" for none)."""
+    tr, _ = w.tr, w.tr.gettext
+    offloads = kb.recipes["recipe"][option["recipe"]]
+    if option["host_ram_gb"] and (offloads["offload"] or offloads.get("offload_params")):
+        return " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
+            "host": tr.gb(option["host_ram_gb"])}
+    if not option["host_ram_gb"]:
+        return ""
+    text = " " + _("Its paged optimizer states need up to %(host)s of CPU memory (host RAM) when the GPU "
+                   "runs short.") % {"host": tr.gb(option["host_ram_gb"])}
+    traffic = host_traffic_of(kb, option)
+    if not traffic:
+        return text + " " + _("On this card they all fit beside the weights: none crosses its host link at a step.")
+    return text + " " + _("Not all of them fit beside the weights: %(paged)s go out to host memory and back at "
+                          "every optimizer step, %(traffic)s across the card's host link (PCIe %(pcie)s.0 "
+                          "x%(lanes)s, %(gbs)s GB/s each way), about %(seconds)s s a step, counted in the "
+                          "hours.") % {
+        "paged": tr.gb(round(traffic["gb_per_step"] / 2, 1)), "traffic": tr.gb(traffic["gb_per_step"]),
+        "pcie": traffic["pcie"], "lanes": traffic["lanes"],
+        "gbs": tr.number(traffic["link_gbs"], 0), "seconds": tr.number(traffic["seconds_per_step"], 1)}
+
+
 def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str]) -> Result:
+    """The Result of a run: its recommendations in the ranking's order, the
+    cards ruled out, the advice and warnings that stand, the requirement and
+    the trace, each sentence from the rule that fired or the words below."""
     w = Writer(kb, run, tr)
-    _ = tr.gettext
     firings = run.sorted_firings()
     by_gpu: dict[str, list[Firing]] = {}
     for firing in firings:
@@ -129,76 +189,14 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
             by_gpu.setdefault(firing.gpu, []).append(firing)
     derive_rules = {f.rule.kind == "derive" and f.rule.then: f.rule.id for f in firings}
     req = run.req or {}
-    deadline = run.profile["deadline_h"]
 
     recommendations = []
     for rank, gpu in enumerate(run.ranking, 1):
-        option = run.options[gpu]
-        own = gpu == "own"
         fired = by_gpu.get(gpu, [])
-        rules = [r for r in (derive_rules.get("requirement"), derive_rules.get("own-card") if own else None) if r]
-        rules = list(dict.fromkeys(rules + [f.rule.id for f in fired]))
-        meets = None if deadline is None else option["elapsed_hours"] <= deadline
-        params = {
-            "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
-            "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
-            "strategy": w.label("strategy", option["strategy"]),
-            "hours": tr.hours(option["hours"], like=option.get("billed_hours")),
-            "money": w.money(option),
-        }
-        if run.basis == "guide" and option["devices"] == 1 and not own and params["device"] not in w.name(gpu):
-            params["label"] = "%s (%s)" % (params["label"], params["device"])
-        if run.basis == "guide":
-            text = _("%(label)s holds %(need)s per device, the guide's figure or what its recipe needs if more (the "
-                     "strict guide reading), in about %(hours)s; %(money)s.") % params
-        elif own and option["devices"] > 1:
-            text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices: about %(need)s of each "
-                     "one's %(device)s, about %(hours)s of training, nothing to rent.") % params
-        elif own:
-            text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training, "
-                     "nothing to rent.") % params
-        elif option["devices"] == 1:
-            text = _("%(label)s with %(setup)s: about %(need)s of its %(device)s, about %(hours)s of training; "
-                     "%(money)s.") % params
-        else:
-            text = _("%(label)s with %(setup)s, %(strategy)s over %(devices)s devices of %(device)s: about "
-                     "%(need)s each, about %(hours)s of training; %(money)s.") % params
-        if run.basis != "guide":
-            text += " " + w.batch_and_stack(option)
-        if option["nodes"] > 1:
-            text += " " + _("It spans %(nodes)s nodes of %(per_node)s cards.") % {
-                "nodes": option["nodes"], "per_node": run.cards[gpu].per_node}
-        offloads = kb.recipes["recipe"][option["recipe"]]
-        if option["host_ram_gb"] and (offloads["offload"] or offloads.get("offload_params")):
-            text += " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
-                "host": tr.gb(option["host_ram_gb"])}
-        elif option["host_ram_gb"]:  # paged optimizer states
-            text += " " + _("Its paged optimizer states need up to %(host)s of CPU memory (host RAM) when the GPU "
-                            "runs short.") % {"host": tr.gb(option["host_ram_gb"])}
-            traffic = host_traffic_of(kb, option)
-            if traffic:
-                text += " " + _("Not all of them fit beside the weights: %(paged)s go out to host memory and back at "
-                                "every optimizer step, %(traffic)s across the card's host link (PCIe %(pcie)s.0 "
-                                "x%(lanes)s, %(gbs)s GB/s each way), about %(seconds)s s a step, counted in the "
-                                "hours.") % {
-                    "paged": tr.gb(round(traffic["gb_per_step"] / 2, 1)), "traffic": tr.gb(traffic["gb_per_step"]),
-                    "pcie": traffic["pcie"], "lanes": traffic["lanes"],
-                    "gbs": tr.number(traffic["link_gbs"], 0), "seconds": tr.number(traffic["seconds_per_step"], 1)}
-            else:
-                text += " " + _("On this card they all fit beside the weights: none crosses its host link at a "
-                                "step.")
-        if meets is False:
-            text += " " + _("It misses your deadline of %(deadline)s: an option only if you can wait.") % {
-                "deadline": tr.hours(deadline)}
-        text = sentence(text)
-        recommendations.append(Recommendation(
-            rank, gpu, w.name(gpu), w.origin(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
-            option["strategy"], option["where"], option["pricing"], significant(option["hours"]),
-            cost_of(option, run.cards.get(gpu)), option["cost"], time_of(kb, run.profile, req, option), meets,
-            recipe_of(kb, option), option["devices"], option["per_device_gb"],
-            option["host_ram_gb"], rules, text,
-            [{"rule": f.rule.id, "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",
-              "text": w.message(f.rule, f.env)} for f in fired if f.rule.kind in ("reject", "demote", "prefer")]))
+        rules = [r for r in (derive_rules.get("requirement"), derive_rules.get("own-card") if gpu == "own" else None)
+                 if r]
+        recommendations.append(recommendation(kb, run, w, rank, gpu, fired,
+                                              list(dict.fromkeys(rules + [f.rule.id for f in fired]))))
 
     rejected = []
     for gpu in run.options:
