@@ -16,11 +16,6 @@ from expert.interfaces.api import knowledge_base
 from expert.explanation.result import Result
 
 
-# experta 1.9.4's own tests, as released (tests/vendor_experta/): not run until
-# they import the vendored copy (the next commit).
-collect_ignore = ["vendor_experta"]
-
-
 def pytest_configure(config: pytest.Config) -> None:
     """The processes the suite starts (xdist's workers, the ``expert`` commands and
     Python children the tests run) write their compiled bytecode, as Python

@@ -2,8 +2,8 @@ from unittest.mock import MagicMock
 
 import pytest
 
-from experta.fact import Fact, Field
-from experta.engine import KnowledgeEngine
+from expert._vendor.experta.fact import Fact, Field
+from expert._vendor.experta.engine import KnowledgeEngine
 
 
 def test_fact_mix_positional_and_kw_index():

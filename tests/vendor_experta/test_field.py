@@ -1,4 +1,4 @@
-from experta.fact import BaseField, Field
+from expert._vendor.experta.fact import BaseField, Field
 
 
 def test_basefield_interface():

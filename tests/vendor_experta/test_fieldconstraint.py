@@ -3,7 +3,7 @@ import pytest
 
 def test_fieldconstraint_exist():
     try:
-        from experta import fieldconstraint
+        from expert._vendor.experta import fieldconstraint
     except ImportError as exc:
         assert False, exc
 
@@ -15,6 +15,6 @@ def test_fieldconstraint_exist():
                                   "ORFC",
                                   "NOTFC"])
 def test_existence_of_field_constraints(name):
-    from experta import fieldconstraint
+    from expert._vendor.experta import fieldconstraint
 
     assert hasattr(fieldconstraint, name)

@@ -5,13 +5,15 @@ from hypothesis import assume, settings
 from hypothesis.database import DirectoryBasedExampleDatabase
 from hypothesis.stateful import Bundle, RuleBasedStateMachine, rule, invariant, consumes
 
-from experta.activation import Activation
-from experta.agenda import Agenda
-from experta.engine import KnowledgeEngine
-from experta.fact import Fact
-from experta.factlist import FactList
-from experta.rule import Rule
-from experta.strategies import DepthStrategy
+from expert._vendor.experta.activation import Activation
+from expert._vendor.experta.agenda import Agenda
+from expert._vendor.experta.engine import KnowledgeEngine
+from expert._vendor.experta.fact import Fact
+from expert._vendor.experta.factlist import FactList
+from expert._vendor.experta.rule import Rule
+from expert._vendor.experta.strategies import DepthStrategy
+
+from .conftest import bounded
 
 
 def get_rule_stm(strategy):
@@ -59,3 +61,6 @@ def get_rule_stm(strategy):
 
 
 test_depthstrategy_state_machine = get_rule_stm(DepthStrategy).TestCase
+# expert: 10 fixed runs of 20 steps (the release: hypothesis's default, 100
+# random runs of up to 50 steps, over five minutes of CPU here).
+test_depthstrategy_state_machine.settings = bounded(10, stateful_step_count=20)

@@ -6,16 +6,16 @@ Test watchers module
 # def test_watchers_has_all_watchers():
 #     """ Test that watchers module contains all watchers """
 #     # pylint: disable=unused-variable
-#     from experta.watchers import RULES # NOQA
-#     from experta.watchers import AGENDA # NOQA
-#     from experta.watchers import FACTS # NOQA
-#     from experta.watchers import ACTIVATIONS # NOQA
+#     from expert._vendor.experta.watchers import RULES # NOQA
+#     from expert._vendor.experta.watchers import AGENDA # NOQA
+#     from expert._vendor.experta.watchers import FACTS # NOQA
+#     from expert._vendor.experta.watchers import ACTIVATIONS # NOQA
 # 
 # 
 # def test_watchers_watch():
 #     """ Test that watch() method calls setlevel """
-#     from experta.watchers import watch
-#     from experta.watchers import RULES, FACTS, AGENDA, ACTIVATIONS
+#     from expert._vendor.experta.watchers import watch
+#     from expert._vendor.experta.watchers import RULES, FACTS, AGENDA, ACTIVATIONS
 #     from unittest.mock import MagicMock
 #     import logging
 #     RULES.setLevel = MagicMock()
@@ -31,8 +31,8 @@ Test watchers module
 # 
 # def test_watchers_watch_once():
 #     """ Test that watch() method calls setlevel """
-#     from experta.watchers import watch
-#     from experta.watchers import RULES, FACTS, AGENDA, ACTIVATIONS
+#     from expert._vendor.experta.watchers import watch
+#     from expert._vendor.experta.watchers import RULES, FACTS, AGENDA, ACTIVATIONS
 #     from unittest.mock import MagicMock
 #     import logging
 #     for watcher in [RULES, FACTS, AGENDA, ACTIVATIONS]:

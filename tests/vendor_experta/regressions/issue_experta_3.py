@@ -1,5 +1,5 @@
 try:
-    from experta import *
+    from expert._vendor.experta import *
 except ImportError:
     from pyknow import *
 

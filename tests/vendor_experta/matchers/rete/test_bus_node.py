@@ -3,28 +3,28 @@ import pytest
 
 def test_busnode_exists():
     try:
-        from experta.matchers.rete.nodes import BusNode
+        from expert._vendor.experta.matchers.rete.nodes import BusNode
     except ImportError as exc:
         assert False, exc
 
 
 def test_busnode_is_node():
-    from experta.matchers.rete.nodes import BusNode
-    from experta.matchers.rete.abstract import Node
+    from expert._vendor.experta.matchers.rete.nodes import BusNode
+    from expert._vendor.experta.matchers.rete.abstract import Node
 
     assert issubclass(BusNode, Node)
 
 
 def test_busnode_interface():
-    from experta.matchers.rete.nodes import BusNode
+    from expert._vendor.experta.matchers.rete.nodes import BusNode
 
     assert hasattr(BusNode, 'add')
     assert hasattr(BusNode, 'remove')
 
 
 def test_busnode_add_child(TestNode):
-    from experta.matchers.rete.nodes import BusNode
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import BusNode
+    from expert._vendor.experta.fact import Fact
 
     bn = BusNode()
     tn = TestNode()
@@ -34,9 +34,9 @@ def test_busnode_add_child(TestNode):
 
 
 def test_busnode_add(TestNode):
-    from experta.matchers.rete.nodes import BusNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import BusNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     bn = BusNode()
     tn1 = TestNode()
@@ -52,9 +52,9 @@ def test_busnode_add(TestNode):
 
 
 def test_busnode_remove(TestNode):
-    from experta.matchers.rete.nodes import BusNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import BusNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     bn = BusNode()
     tn1 = TestNode()

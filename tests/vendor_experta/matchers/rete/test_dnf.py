@@ -5,8 +5,8 @@ import pytest
 
 
 def test_or_inside_and():
-    from experta import Fact, Rule, AND, OR
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, Rule, AND, OR
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(AND(Fact(a=1), OR(Fact(a=2), Fact(a=3))))
     output = Rule(OR(AND(Fact(a=1), Fact(a=2)), AND(Fact(a=1), Fact(a=3))))
@@ -14,8 +14,8 @@ def test_or_inside_and():
 
 
 def test_and_inside_or():
-    from experta import Fact, Rule, AND, OR
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, Rule, AND, OR
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(OR(AND(Fact(a=1), Fact(a=2)), AND(Fact(a=3), Fact(a=4))))
     output = Rule(OR(AND(Fact(a=1), Fact(a=2)), AND(Fact(a=3), Fact(a=4))))
@@ -23,8 +23,8 @@ def test_and_inside_or():
 
 
 def test_and_inside_and():
-    from experta import Fact, Rule, AND
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, Rule, AND
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = AND(Fact(a=1), AND(Fact(a=3), Fact(a=4)))
     output = AND(Fact(a=1), Fact(a=3), Fact(a=4))
@@ -32,8 +32,8 @@ def test_and_inside_and():
 
 
 def test_or_inside_or():
-    from experta import Fact, Rule, OR
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, Rule, OR
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(OR(Fact(a=1), OR(Fact(a=3), Fact(a=4))))
     output = Rule(OR(Fact(a=1), Fact(a=3), Fact(a=4)))
@@ -41,8 +41,8 @@ def test_or_inside_or():
 
 
 def test_or_and_fact_inside_or():
-    from experta import Fact, OR, Rule
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(OR(Fact(a=1), OR(Fact(a=2), Fact(a=3))))
     output = Rule(OR(Fact(a=1), Fact(a=2), Fact(a=3)))
@@ -50,8 +50,8 @@ def test_or_and_fact_inside_or():
 
 
 def test_or_inside_or_inside_and():
-    from experta import Fact, OR, AND, Rule
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, AND, Rule
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(AND(Fact(b=1), OR(Fact(a=1), OR(Fact(a=3), Fact(a=4)))))
     output = Rule(OR(AND(Fact(b=1), Fact(a=1)),
@@ -62,8 +62,8 @@ def test_or_inside_or_inside_and():
 
 
 def test_and_inside_rule():
-    from experta import Fact, Rule, AND
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, Rule, AND
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=1), AND(Fact(b=2), Fact(c=3)))
     output = Rule(Fact(a=1), Fact(b=2), Fact(c=3))
@@ -73,8 +73,8 @@ def test_and_inside_rule():
 
 
 def test_or_inside_fact():
-    from experta import Fact, OR, Rule, L
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, L
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=L(1) | L(2),
                        b=3))
@@ -86,8 +86,8 @@ def test_or_inside_fact():
 
 
 def test_multiple_or_inside_fact():
-    from experta import Fact, OR, Rule, L
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, L
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=L(1) | L(2),
                        b=L(3) | L(4)))
@@ -101,8 +101,8 @@ def test_multiple_or_inside_fact():
 
 
 def test_double_not_inside_fact():
-    from experta import Fact, OR, Rule, L
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, L
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=~~L(1)))
     output = Rule(Fact(a=L(1)))
@@ -112,8 +112,8 @@ def test_double_not_inside_fact():
 
 
 def test_not_and_inside_fact():
-    from experta import Fact, OR, Rule, L
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, L
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=~(L(1) & L(2))))
     output = Rule(OR(Fact(a=~L(1)), Fact(a=~L(2))))
@@ -123,9 +123,9 @@ def test_not_and_inside_fact():
 
 
 def test_not_or_inside_fact():
-    from experta import Fact, OR, Rule, L
-    from experta.fieldconstraint import ANDFC, NOTFC
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, L
+    from expert._vendor.experta.fieldconstraint import ANDFC, NOTFC
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=~(L(1) | L(2))))
     output = Rule(Fact(a=ANDFC(NOTFC(L(1)),
@@ -136,9 +136,9 @@ def test_not_or_inside_fact():
 
 
 def test_and_inside_and_inside_fact():
-    from experta import Fact, OR, Rule, L
-    from experta.fieldconstraint import ANDFC
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, L
+    from expert._vendor.experta.fieldconstraint import ANDFC
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=L(1) & (L(2) & L(3))))
     output = Rule(Fact(a=ANDFC(L(1), L(2), L(3))))
@@ -148,8 +148,8 @@ def test_and_inside_and_inside_fact():
 
 
 def test_or_inside_or_inside_fact():
-    from experta import Fact, OR, Rule, L
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, L
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=L(1) | (L(2) | L(3))))
     output = Rule(OR(Fact(a=L(1)),
@@ -161,9 +161,9 @@ def test_or_inside_or_inside_fact():
 
 
 def test_or_inside_and_inside_fact():
-    from experta import Fact, OR, Rule, L
-    from experta.fieldconstraint import ANDFC
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, L
+    from expert._vendor.experta.fieldconstraint import ANDFC
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=L(1) & (L(2) | L(3))))
     output = Rule(OR(Fact(a=ANDFC(L(1), L(2))),
@@ -174,9 +174,9 @@ def test_or_inside_and_inside_fact():
 
 
 def test_and_inside_or_inside_fact():
-    from experta import Fact, OR, Rule, L
-    from experta.fieldconstraint import ANDFC
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, L
+    from expert._vendor.experta.fieldconstraint import ANDFC
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=L(1) | (L(2) & L(3))))
     output = Rule(OR(Fact(a=L(1)),
@@ -187,8 +187,8 @@ def test_and_inside_or_inside_fact():
 
 
 def test_multiple_or_inside_rule():
-    from experta import Fact, OR, Rule, AND
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Fact, OR, Rule, AND
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     input_ = Rule(Fact(a=1),
                   OR(Fact(b=1),

@@ -1,22 +1,24 @@
 import pytest
 
+from ...conftest import remember  # expert: the memories are hashed (expert/_vendor/README.md, item 15)
+
 
 def test_notnode_exists():
     try:
-        from experta.matchers.rete.nodes import NotNode
+        from expert._vendor.experta.matchers.rete.nodes import NotNode
     except ImportError as exc:
         assert False, exc
 
 
 def test_notnode_is_abstractnode():
-    from experta.matchers.rete.nodes import NotNode
-    from experta.matchers.rete.abstract import TwoInputNode
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.abstract import TwoInputNode
 
     assert issubclass(NotNode, TwoInputNode)
 
 
 def test_notnode_accepts_callable():
-    from experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
 
     # MUST NOT RAISE
     NotNode(lambda l, r: True)
@@ -26,9 +28,9 @@ def test_notnode_accepts_callable():
 
 
 def test_notnode_left_activate_valid_empty_right(TestNode):
-    from experta.matchers.rete.nodes import NotNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     nn = NotNode(lambda l, r: True)
     tn1 = TestNode()
@@ -46,13 +48,13 @@ def test_notnode_left_activate_valid_empty_right(TestNode):
 
 
 def test_notnode_left_activate_valid_non_matching(TestNode):
-    from experta.matchers.rete.nodes import NotNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     nn = NotNode(lambda l, r: False)
-    nn.right_memory.append(Token.valid(Fact(test='data1')).to_info())
-    nn.right_memory.append(Token.valid(Fact(test='data2')).to_info())
+    remember(nn.right_memory, Token.valid(Fact(test='data1')).to_info())  # expert: a _Memory
+    remember(nn.right_memory, Token.valid(Fact(test='data2')).to_info())  # expert: a _Memory
 
     tn1 = TestNode()
     tn2 = TestNode()
@@ -69,12 +71,12 @@ def test_notnode_left_activate_valid_non_matching(TestNode):
 
 
 def test_notnode_left_activate_valid_matching(TestNode):
-    from experta.matchers.rete.nodes import NotNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     nn = NotNode(lambda l, r: True)
-    nn.right_memory.append(Token.valid(Fact(test='data')).to_info())
+    remember(nn.right_memory, Token.valid(Fact(test='data')).to_info())  # expert: a _Memory
 
     tn1 = TestNode()
     tn2 = TestNode()
@@ -91,9 +93,9 @@ def test_notnode_left_activate_valid_matching(TestNode):
 
 
 def test_notnode_right_activate_valid_empty(TestNode):
-    from experta.matchers.rete.nodes import NotNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     nn = NotNode(lambda l, r: True)
     tn1 = TestNode()
@@ -111,9 +113,9 @@ def test_notnode_right_activate_valid_empty(TestNode):
 
 
 def test_notnode_right_activate_invalid_match_more_than_one(TestNode):
-    from experta.matchers.rete.nodes import NotNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     nn = NotNode(lambda l, r: True)
     tn1 = TestNode()
@@ -124,8 +126,9 @@ def test_notnode_right_activate_invalid_match_more_than_one(TestNode):
 
     token = Token.invalid(Fact(test='data'))
 
-    nn.right_memory.append(token.to_info())
+    remember(nn.right_memory, token.to_info())  # expert: a _Memory
     nn.left_memory[token.to_info()] = 2
+    remember(nn.left_index, token.to_info())  # expert: the left data, indexed, are what a right token tries
 
     nn.activate_right(token)
 
@@ -135,9 +138,9 @@ def test_notnode_right_activate_invalid_match_more_than_one(TestNode):
 
 
 def test_notnode_right_activate_invalid_match_just_one(TestNode):
-    from experta.matchers.rete.nodes import NotNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     nn = NotNode(lambda l, r: True)
     tn1 = TestNode()
@@ -148,8 +151,9 @@ def test_notnode_right_activate_invalid_match_just_one(TestNode):
 
     token = Token.invalid(Fact(test='data'))
 
-    nn.right_memory.append(token.to_info())
+    remember(nn.right_memory, token.to_info())  # expert: a _Memory
     nn.left_memory[token.to_info()] = 1
+    remember(nn.left_index, token.to_info())  # expert: the left data, indexed, are what a right token tries
 
     nn.activate_right(token)
 
@@ -159,9 +163,9 @@ def test_notnode_right_activate_invalid_match_just_one(TestNode):
 
 
 def test_notnode_right_activate_valid_match_more_than_one(TestNode):
-    from experta.matchers.rete.nodes import NotNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     nn = NotNode(lambda l, r: True)
     tn1 = TestNode()
@@ -173,6 +177,7 @@ def test_notnode_right_activate_valid_match_more_than_one(TestNode):
     token = Token.valid(Fact(test='data'))
 
     nn.left_memory[token.to_info()] = -1
+    remember(nn.left_index, token.to_info())  # expert: the left data, indexed, are what a right token tries
 
     nn.activate_right(token)
 
@@ -182,9 +187,9 @@ def test_notnode_right_activate_valid_match_more_than_one(TestNode):
 
 
 def test_notnode_right_activate_valid_match_just_one(TestNode):
-    from experta.matchers.rete.nodes import NotNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import NotNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     nn = NotNode(lambda l, r: True)
     tn1 = TestNode()
@@ -196,6 +201,7 @@ def test_notnode_right_activate_valid_match_just_one(TestNode):
     token = Token.valid(Fact(test='data'))
 
     nn.left_memory[token.to_info()] = 0
+    remember(nn.left_index, token.to_info())  # expert: the left data, indexed, are what a right token tries
 
     nn.activate_right(token)
 

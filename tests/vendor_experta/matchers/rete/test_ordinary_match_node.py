@@ -1,22 +1,24 @@
 import pytest
 
+from ...conftest import remember  # expert: the memories are hashed (expert/_vendor/README.md, item 15)
+
 
 def test_ordinarymatchnode_exists():
     try:
-        from experta.matchers.rete.nodes import OrdinaryMatchNode
+        from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
     except ImportError as exc:
         assert False, exc
 
 
 def test_ordinarymatchnode_is_abstractnode():
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
-    from experta.matchers.rete.abstract import TwoInputNode
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.abstract import TwoInputNode
 
     assert issubclass(OrdinaryMatchNode, TwoInputNode)
 
 
 def test_ordinarymatchnode_accepts_callable():
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
 
     # MUST NOT RAISE
     OrdinaryMatchNode(lambda l, r: True)
@@ -26,9 +28,9 @@ def test_ordinarymatchnode_accepts_callable():
 
 
 def test_ordinarymatchnode_left_activate_valid_store_in_left_memory():
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
-    from experta.matchers.rete.token import Token, TokenInfo
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.token import Token, TokenInfo
+    from expert._vendor.experta.fact import Fact
 
     omn = OrdinaryMatchNode(lambda l, r: True)
 
@@ -42,9 +44,9 @@ def test_ordinarymatchnode_left_activate_valid_store_in_left_memory():
 
 
 def test_ordinarymatchnode_left_activate_valid_build_new_tokens(TestNode):
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
-    from experta.matchers.rete.token import Token, TokenInfo
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.token import Token, TokenInfo
+    from expert._vendor.experta.fact import Fact
 
     omn = OrdinaryMatchNode(lambda l, r: True)
     tn1 = TestNode()
@@ -54,8 +56,8 @@ def test_ordinarymatchnode_left_activate_valid_build_new_tokens(TestNode):
 
     rt1 = Token.valid(Fact(rightdata='rightdata1'))
     rt2 = Token.valid(Fact(rightdata='rightdata2'))
-    omn.right_memory.append(rt1.to_info())
-    omn.right_memory.append(rt2.to_info())
+    remember(omn.right_memory, rt1.to_info())  # expert: a _Memory
+    remember(omn.right_memory, rt2.to_info())  # expert: a _Memory
 
     token = Token.valid(Fact(leftdata='leftdata'))
     omn.activate_left(token)
@@ -72,15 +74,15 @@ def test_ordinarymatchnode_left_activate_valid_build_new_tokens(TestNode):
 
 
 def test_ordinarymatchnode_left_activate_invalid_remove_from_left_memory():
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     omn = OrdinaryMatchNode(lambda l, r: True)
 
     fact = Fact(test='data')
     token = Token.valid(fact)
-    omn.left_memory.append(token.to_info())
+    remember(omn.left_memory, token.to_info())  # expert: a _Memory
 
     omn.activate_left(Token.invalid(fact))
 
@@ -88,9 +90,9 @@ def test_ordinarymatchnode_left_activate_invalid_remove_from_left_memory():
 
 
 def test_ordinarymatchnode_left_activate_invalid_build_new_tokens(TestNode):
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     omn = OrdinaryMatchNode(lambda l, r: True)
     tn1 = TestNode()
@@ -100,8 +102,8 @@ def test_ordinarymatchnode_left_activate_invalid_build_new_tokens(TestNode):
 
     rt1 = Token.valid(Fact(rightdata='rightdata1'))
     rt2 = Token.valid(Fact(rightdata='rightdata2'))
-    omn.right_memory.append(rt1.to_info())
-    omn.right_memory.append(rt2.to_info())
+    remember(omn.right_memory, rt1.to_info())  # expert: a _Memory
+    remember(omn.right_memory, rt2.to_info())  # expert: a _Memory
 
     token = Token.invalid(Fact(leftdata='leftdata'))
     omn.activate_left(token)
@@ -118,9 +120,9 @@ def test_ordinarymatchnode_left_activate_invalid_build_new_tokens(TestNode):
 
 
 def test_ordinarymatchnode_right_activate_valid_store_in_right_memory():
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
-    from experta.matchers.rete.token import Token, TokenInfo
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.token import Token, TokenInfo
+    from expert._vendor.experta.fact import Fact
 
     omn = OrdinaryMatchNode(lambda l, r: True)
 
@@ -134,9 +136,9 @@ def test_ordinarymatchnode_right_activate_valid_store_in_right_memory():
 
 
 def test_ordinarymatchnode_right_activate_valid_build_new_tokens(TestNode):
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     omn = OrdinaryMatchNode(lambda l, r: True)
     tn1 = TestNode()
@@ -146,8 +148,8 @@ def test_ordinarymatchnode_right_activate_valid_build_new_tokens(TestNode):
 
     lt1 = Token.valid(Fact(leftdata='leftdata1'))
     lt2 = Token.valid(Fact(leftdata='leftdata2'))
-    omn.left_memory.append(lt1.to_info())
-    omn.left_memory.append(lt2.to_info())
+    remember(omn.left_memory, lt1.to_info())  # expert: a _Memory
+    remember(omn.left_memory, lt2.to_info())  # expert: a _Memory
 
     token = Token.valid(Fact(rightdata='rightdata'))
     omn.activate_right(token)
@@ -164,15 +166,15 @@ def test_ordinarymatchnode_right_activate_valid_build_new_tokens(TestNode):
 
 
 def test_ordinarymatchnode_right_activate_invalid_remove_from_right_memory():
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     omn = OrdinaryMatchNode(lambda l, r: True)
 
     fact = Fact(test='data')
     token = Token.valid(fact)
-    omn.right_memory.append(token.to_info())
+    remember(omn.right_memory, token.to_info())  # expert: a _Memory
 
     omn.activate_right(Token.invalid(fact))
 
@@ -180,9 +182,9 @@ def test_ordinarymatchnode_right_activate_invalid_remove_from_right_memory():
 
 
 def test_ordinarymatchnode_right_activate_invalid_build_new_tokens(TestNode):
-    from experta.matchers.rete.nodes import OrdinaryMatchNode
-    from experta.matchers.rete.token import Token
-    from experta.fact import Fact
+    from expert._vendor.experta.matchers.rete.nodes import OrdinaryMatchNode
+    from expert._vendor.experta.matchers.rete.token import Token
+    from expert._vendor.experta.fact import Fact
 
     omn = OrdinaryMatchNode(lambda l, r: True)
     tn1 = TestNode()
@@ -192,8 +194,8 @@ def test_ordinarymatchnode_right_activate_invalid_build_new_tokens(TestNode):
 
     rt1 = Token.valid(Fact(leftdata='leftdata1'))
     rt2 = Token.valid(Fact(leftdata='leftdata2'))
-    omn.left_memory.append(rt1.to_info())
-    omn.left_memory.append(rt2.to_info())
+    remember(omn.left_memory, rt1.to_info())  # expert: a _Memory
+    remember(omn.left_memory, rt2.to_info())  # expert: a _Memory
 
     token = Token.invalid(Fact(rightdata='rightdata'))
     omn.activate_right(token)

@@ -1,10 +1,10 @@
 import pytest
-from experta.matchers.rete import utils
+from expert._vendor.experta.matchers.rete import utils
 
 
 def test_prepare_rule_is_dnf():
-    from experta import Rule, NOT, AND, OR, Fact
-    from experta.matchers.rete.dnf import dnf
+    from expert._vendor.experta import Rule, NOT, AND, OR, Fact
+    from expert._vendor.experta.matchers.rete.dnf import dnf
 
     rule = Rule(AND(Fact(0), NOT(OR(Fact(1), Fact(2)))))(lambda:None)
 
@@ -14,7 +14,7 @@ def test_prepare_rule_is_dnf():
 
 
 def test_prepare_rule_empty():
-    from experta import Rule, InitialFact
+    from expert._vendor.experta import Rule, InitialFact
 
     rule = Rule()(lambda:None)
 
@@ -22,7 +22,7 @@ def test_prepare_rule_empty():
 
 
 def test_prepare_rule__rule_starting_with_not():
-    from experta import Rule, InitialFact, NOT, Fact
+    from expert._vendor.experta import Rule, InitialFact, NOT, Fact
 
     rule = Rule(NOT(Fact(1)))(lambda:None)
 
@@ -30,7 +30,7 @@ def test_prepare_rule__rule_starting_with_not():
 
 
 def test_prepare_rule__and_starting_with_not():
-    from experta import Rule, InitialFact, NOT, Fact, OR, AND
+    from expert._vendor.experta import Rule, InitialFact, NOT, Fact, OR, AND
 
     rule = Rule(OR(Fact(1), AND(NOT(Fact(2)), Fact(3))))(lambda:None)
 
@@ -40,7 +40,7 @@ def test_prepare_rule__and_starting_with_not():
                                                      Fact(3)))]
 
 def test_prepare_rule__and_inside_rule():
-    from experta import Rule, AND, Fact
+    from expert._vendor.experta import Rule, AND, Fact
 
     rule = Rule(AND(Fact(1), Fact(2)))(lambda:None)
 
@@ -48,7 +48,7 @@ def test_prepare_rule__and_inside_rule():
 
 
 def test_prepare_rule__or_starting_with_not():
-    from experta import Rule, InitialFact, NOT, Fact, OR, AND
+    from expert._vendor.experta import Rule, InitialFact, NOT, Fact, OR, AND
 
     rule = Rule(OR(NOT(Fact(1)), NOT(Fact(2))))(lambda:None)
 
@@ -58,7 +58,7 @@ def test_prepare_rule__or_starting_with_not():
                                                      NOT(Fact(2))))]
 
 def test_extract_facts():
-    from experta import Rule, NOT, AND, OR, Fact
+    from expert._vendor.experta import Rule, NOT, AND, OR, Fact
 
     rule = Rule(OR(AND(Fact(1), NOT(Fact(2))), Fact(3)))
 
@@ -66,8 +66,8 @@ def test_extract_facts():
 
 
 def test_illegal_CE():
-    from experta import Rule, KnowledgeEngine
-    from experta.conditionalelement import ConditionalElement
+    from expert._vendor.experta import Rule, KnowledgeEngine
+    from expert._vendor.experta.conditionalelement import ConditionalElement
 
     class KE(KnowledgeEngine):
         @Rule(ConditionalElement())
