@@ -76,6 +76,35 @@ def counting_work() -> Iterator[Work]:
         engine.infer = infer
 
 
+class Steps:
+    """The Python steps counted while a ``python_steps()`` block ran."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+@contextlib.contextmanager
+def python_steps() -> Iterator[Steps]:
+    """Count the work of the Python code the block runs: every call and
+    every line (``sys.settrace``), in this thread, instead of the clock: a
+    loaded machine cannot fail it, a loop over the input cannot hide from
+    it. Code in C (a regular expression's matching, ``str.find``) counts as
+    the line that calls it."""
+    import sys
+
+    steps, before = Steps(), sys.gettrace()
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        steps.count += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        yield steps
+    finally:
+        sys.settrace(before)
+
+
 @pytest.fixture(scope="session")
 def kb():  # type: ignore[no-untyped-def]
     return knowledge_base()
