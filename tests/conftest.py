@@ -29,6 +29,61 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
 
 
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--cpu-durations", type=int, default=None, metavar="N",
+                     help="list the N tests that took the most CPU time (their own and their child "
+                          "processes'), and the suite's total (docs/development.md, \"Tests\")")
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children waited for: what a
+    loaded machine does not stretch, unlike the wall time --durations lists."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Each test's CPU seconds, setup and teardown included, carried to the
+    process that reports (xdist's controller) in its last report."""
+    if item.config.getoption("--cpu-durations") is None:
+        yield
+        return
+    start = _cpu_seconds()
+    item.user_properties.append(("cpu_start", start))
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    yield
+    starts = [value for name, value in item.user_properties if name == "cpu_start"]
+    if starts:
+        item.user_properties.append(("cpu_seconds", _cpu_seconds() - starts[-1]))
+
+
+_CPU: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for name, value in report.user_properties:
+        if name == "cpu_seconds" and report.when == "teardown":
+            _CPU[report.nodeid] = value
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    shown = config.getoption("--cpu-durations")
+    if shown is None or not _CPU:
+        return
+    terminalreporter.write_sep("=", f"most CPU time: {shown} of {len(_CPU)} tests")
+    for nodeid, seconds in sorted(_CPU.items(), key=lambda kv: -kv[1])[:shown]:
+        terminalreporter.write_line(f"{seconds:8.2f}s cpu  {nodeid}")
+    terminalreporter.write_line(f"{sum(_CPU.values()):8.2f}s cpu  in the tests (setup and teardown included; "
+                                "not the collection or the workers' start)")
+
+
 def edited_rules(tmp_path: Path, *edits: tuple[str, str, str]) -> Path:
     """A copy of rules/ in ``tmp_path`` with each (file, old, new) edit made
     once; an ``old`` text the file no longer holds fails the test."""
