@@ -39,7 +39,9 @@ def round_up(value: float, digits: int = 1) -> float:
 
 
 
-CARRIED = frozenset({"card", "previous", "base"})
+# What a configuration carries besides its own fields: its card's fields, the
+# configurations a trial is weighed against, and a trial's kind (the stage that settles it).
+CARRIED = frozenset({"card", "previous", "base", "trial_kind"})
 
 
 def bare(values: Mapping[str, Any]) -> dict[str, Any]:
