@@ -25,8 +25,18 @@ def pytest_configure(config: pytest.Config) -> None:
     folder of its own (PYTHONPYCACHEPREFIX): with a prefix, every module,
     the standard library's and the installed packages' too, is compiled
     again into it, 2-3 s of CPU for each process that starts before the
-    prefix is filled (docs/development.md, "Tests")."""
+    prefix is filled (docs/development.md, "Tests").
+
+    The cyclic garbage collector runs every 50,000 allocations, not every
+    700: the suite keeps thousands of engine runs alive (SharedRuns), and
+    each collection walked them again; it was a tenth of the suite's CPU
+    (2026-12-07, test_golden, test_explain and test_consultation in one
+    process: 3.55 of 31.6 s, 1,317 collections; then 0.77 s, 8 collections,
+    the same peak memory, 137 MB). gc.collect() collects as before."""
+    import gc
+
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    gc.set_threshold(50_000, 20, 10)
     # No test touches the Hugging Face Hub or the person's own cache and token: the Hub is a closed port of
     # the loopback (tests/test_hub.py points HF_ENDPOINT at its own server), its cache and token file a
     # folder of this run; the processes the tests start inherit all three.
@@ -39,6 +49,61 @@ def pytest_configure(config: pytest.Config) -> None:
     os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
     for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "HF_HUB_CACHE", "HF_TOKEN_PATH"):
         os.environ.pop(name, None)
+
+
+def pytest_addoption(parser: pytest.Parser) -> None:
+    parser.addoption("--cpu-durations", type=int, default=None, metavar="N",
+                     help="list the N tests that took the most CPU time (their own and their child "
+                          "processes'), and the suite's total (docs/development.md, \"Tests\")")
+
+
+def _cpu_seconds() -> float:
+    """CPU seconds of this process and of its children waited for: what a
+    loaded machine does not stretch, unlike the wall time --durations lists."""
+    import resource
+
+    own, children = resource.getrusage(resource.RUSAGE_SELF), resource.getrusage(resource.RUSAGE_CHILDREN)
+    return own.ru_utime + own.ru_stime + children.ru_utime + children.ru_stime
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_protocol(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    """Each test's CPU seconds, setup and teardown included, carried to the
+    process that reports (xdist's controller) in its last report."""
+    if item.config.getoption("--cpu-durations") is None:
+        yield
+        return
+    start = _cpu_seconds()
+    item.user_properties.append(("cpu_start", start))
+    yield
+
+
+@pytest.hookimpl(hookwrapper=True)
+def pytest_runtest_teardown(item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
+    yield
+    starts = [value for name, value in item.user_properties if name == "cpu_start"]
+    if starts:
+        item.user_properties.append(("cpu_seconds", _cpu_seconds() - starts[-1]))
+
+
+_CPU: dict[str, float] = {}
+
+
+def pytest_runtest_logreport(report: pytest.TestReport) -> None:
+    for name, value in report.user_properties:
+        if name == "cpu_seconds" and report.when == "teardown":
+            _CPU[report.nodeid] = value
+
+
+def pytest_terminal_summary(terminalreporter: Any, exitstatus: int, config: pytest.Config) -> None:
+    shown = config.getoption("--cpu-durations")
+    if shown is None or not _CPU:
+        return
+    terminalreporter.write_sep("=", f"most CPU time: {shown} of {len(_CPU)} tests")
+    for nodeid, seconds in sorted(_CPU.items(), key=lambda kv: -kv[1])[:shown]:
+        terminalreporter.write_line(f"{seconds:8.2f}s cpu  {nodeid}")
+    terminalreporter.write_line(f"{sum(_CPU.values()):8.2f}s cpu  in the tests (setup and teardown included; "
+                                "not the collection or the workers' start)")
 
 
 def edited_rules(tmp_path: Path, *edits: tuple[str, str, str]) -> Path:
@@ -86,6 +151,35 @@ def counting_work() -> Iterator[Work]:
         yield work
     finally:
         engine.infer = infer
+
+
+class Steps:
+    """The Python steps counted while a ``python_steps()`` block ran."""
+
+    def __init__(self) -> None:
+        self.count = 0
+
+
+@contextlib.contextmanager
+def python_steps() -> Iterator[Steps]:
+    """Count the work of the Python code the block runs: every call and
+    every line (``sys.settrace``), in this thread, instead of the clock: a
+    loaded machine cannot fail it, a loop over the input cannot hide from
+    it. Code in C (a regular expression's matching, ``str.find``) counts as
+    the line that calls it."""
+    import sys
+
+    steps, before = Steps(), sys.gettrace()
+
+    def tracer(frame: Any, event: str, arg: Any) -> Any:
+        steps.count += 1
+        return tracer
+
+    sys.settrace(tracer)
+    try:
+        yield steps
+    finally:
+        sys.settrace(before)
 
 
 @pytest.fixture(scope="session")

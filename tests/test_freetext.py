@@ -10,6 +10,7 @@ from expert import Consultation
 from expert.interfaces.api import knowledge_base
 from expert.errors import InputError, KnowledgeBaseError
 from expert.input.freetext import extract, vocabulary
+from conftest import python_steps
 
 OPENING = {
     "en": "I want to fine-tune Mistral-7B with LoRA on my 3090",
@@ -115,15 +116,31 @@ def test_the_vocabulary_is_read_from_the_knowledge_base(tmp_path: Path) -> None:
         vocabulary(knowledge_base(rules))
 
 
-@pytest.mark.parametrize("text", ["1" * 1000, "1," * 500, "1.1" * 333, "lora " * 200, ("my 3090 " * 125)[:1000],
-                                  "9 " * 500, "é" * 1000, "\u202e" * 1000])
-def test_hostile_text_is_read_quickly(text: str) -> None:
-    import time
-
+@pytest.mark.parametrize(("text", "linear"), [
+    ("1" * 1000, True), ("1," * 500, True), ("1.1" * 333, True), ("9 " * 500, True), ("é" * 1000, True),
+    ("\u202e" * 1000, True),
+    # A word read again and again: each is checked against every stretch already used (input/freetext.py,
+    # _Text.free), so the work grows with the square of the words; MAX_TELL bounds it (2026-12-07: 372,769
+    # steps for 500 characters of "lora ", 945,819 for 1,000).
+    ("lora " * 200, False), (("my 3090 " * 125)[:1000], False)])
+def test_hostile_text_is_read_quickly(text: str, linear: bool) -> None:
+    # Work counted, not timed (tests/conftest.py, python_steps): the steps for a quarter, a half and the
+    # whole of the text (MAX_TELL characters, the most tell() reads). Linear work adds twice as many steps
+    # from the half to the whole as from the quarter to the half; the square would add four times as many.
+    Consultation(lang="en").tell(text[:len(text) // 4])   # what is loaded once (the vocabulary) loaded first
+    steps = []
+    for size in (len(text) // 4, len(text) // 2, len(text)):
+        c = Consultation(lang="en")
+        with python_steps() as counted:
+            c.tell(text[:size])
+        steps.append(counted.count)
+    assert steps[2] < 1_200_000   # the most, 945,819 for "lora " (2026-12-07); a sentence takes 10-50 thousand
+    if linear:
+        assert steps[2] - steps[1] <= 2.5 * (steps[1] - steps[0]) + 2_000, steps
     c = Consultation(lang="en")
-    start = time.process_time()   # CPU seconds: a loaded machine does not stretch them
-    c.tell(text)
-    assert time.process_time() - start < 0.5
+    with python_steps() as counted, pytest.raises(InputError):
+        c.tell(text + " " + text)    # over MAX_TELL: refused before it is read
+    assert counted.count < min(steps[0], 5_000), counted.count
 
 
 def test_expert_check_reports_a_bad_vocabulary(tmp_path: Path) -> None:
