@@ -167,7 +167,7 @@ def test_cli_ask_answers_why_and_back() -> None:
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
     assert "About how many tokens long is one training example?" in out
     assert "Which training software will you run" in out
-    assert "Recommendation\n  4 × NVIDIA H100 80 GB with a 16-bit base" in out
+    assert "Recommendation: 4 × NVIDIA H100 80 GB\n  With a 16-bit base" in out
     assert "Show the full reasoning?" in out and "How the answer was reached" not in out
 
 
@@ -323,3 +323,4 @@ def test_a_question_whose_condition_the_answers_settle_runs_no_rules(monkeypatch
     with_deadline.answer("stack", "typical")
     assert with_deadline.next_question() is None and runs == []
     assert without.next_question().id == "deadline_h" and len(runs) == 1    # the pick's hours read
+

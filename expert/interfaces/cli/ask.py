@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from ...escape import terminal
-from .options import CATALOG_OPTION, COLOR_OPTION, OUTPUT_OPTIONS, PROFILE_OPTIONS, Command, given_catalogs, options
+from .options import (
+    CATALOG_OPTION,
+    COLOR_OPTION,
+    OUTPUT_OPTIONS,
+    PROFILE_OPTIONS,
+    VERBOSE_OPTION,
+    Command,
+    given_catalogs,
+    options,
+)
 from .output import OutputError, command_lang, echo, fail, render_kb_error, terminal_width, use_color
 
 if TYPE_CHECKING:     # the library is imported when a command runs (``expert --help`` stays fast)
@@ -121,9 +130,9 @@ class _Input:
 
 
 @click.command(cls=Command)
-@options(PROFILE_OPTIONS + [CATALOG_OPTION, OUTPUT_OPTIONS[1], COLOR_OPTION])
-def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no_color: bool | None = None,
-        **known: Any) -> None:
+@options(PROFILE_OPTIONS + [CATALOG_OPTION, OUTPUT_OPTIONS[1], VERBOSE_OPTION, COLOR_OPTION])
+def ask(lang: str | None, catalog: tuple[str, ...], verbose: bool = False, color: str | None = None,
+        no_color: bool | None = None, **known: Any) -> None:
     """Answer a few questions and get a recommendation (interactive).
 
     At any question: ? or why (por qué) says why it is asked, back (atrás)
@@ -184,7 +193,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                         "error": error, "question": question.text}, 2)
                 echo(_wrap(str(error), width), err=True)     # (wrap keeps no escape sequence)
         echo()
-        echo(consultation.result().render("text", width=width))
+        echo(consultation.result().render("text", width=width, verbose=verbose))
         reply = ""
         while True:
             try:
