@@ -100,11 +100,11 @@ class Localizer:
     def gb(self, value: float) -> str:
         return _unit(value, "digital-gigabyte", self.lang)
 
-    def hours(self, value: float, like: float | None = None) -> str:
+    def hours(self, value: float) -> str:
         """A duration; under an hour, in whole minutes (never "0 hr", never
-        "60 min"). ``like``: another duration written beside it (in the same
-        line), so that both are in one unit: hours when either reaches one."""
-        return _hours(value, like, self.lang)
+        "60 min"), else in hours to a tenth. One rounding everywhere: a run
+        reads the same in an option, the chart, WHY NOT and WHAT IF."""
+        return _hours(value, self.lang)
 
     def money(self, value: float, currency: str = "USD") -> str:
         """An amount of money: cents under 10, whole units from there, "$190", "190 US$"."""
@@ -158,15 +158,14 @@ def _number(value: float, digits: int, lang: str) -> str:
 
 
 @lru_cache(maxsize=4096)
-def _hours(value: float, like: float | None, lang: str) -> str:
+def _hours(value: float, lang: str) -> str:
     # Read at the four significant digits the JSON gives (consult.significant),
     # then to a tenth half up: a sentence and the chart, one from the hours
     # computed and one from the JSON's, read alike ("3.5 hr" for 3.4512 and
     # 3.45, where they once read "3.5 hr" and "3.4 hr").
     value = float(f"{value:.4g}")
-    like = None if like is None else float(f"{like:.4g}")
     minutes = max(1, math.ceil(value * 60 - 1e-9))
-    if minutes < 60 and (like is None or math.ceil(like * 60 - 1e-9) < 60):
+    if minutes < 60:
         return _unit(minutes, "duration-minute", lang)
     return _unit(float(Decimal(repr(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)), "duration-hour", lang)
 
@@ -176,11 +175,10 @@ def _shown_money(value: float) -> float:
 
 
 def same_hours(a: float, b: float) -> bool:
-    """Whether two durations written side by side (in one unit, as
-    :meth:`Localizer.hours` writes them with ``like``) read the same: "1.6 hr"
-    and "1.6 hr". The rules' conditions use it, so that no sentence compares a
-    figure with itself."""
-    return _hours(a, b, "en") == _hours(b, a, "en")
+    """Whether two durations read the same as :meth:`Localizer.hours` writes
+    them: "1.6 hr" and "1.6 hr". The rules' conditions use it, so that no
+    sentence compares a figure with itself."""
+    return _hours(a, "en") == _hours(b, "en")
 
 
 def same_money(a: float, b: float) -> bool:

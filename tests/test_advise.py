@@ -7,7 +7,7 @@ import json
 import pytest
 
 from conftest import run
-from expert import advise
+from expert import InputError, advise
 
 
 CATALOG = ["rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"]
@@ -203,3 +203,14 @@ def test_to_dict_is_asdict_and_a_copy_the_caller_owns() -> None:
     data["trace"][0]["matched"][0]["values"].clear()
     data["recommendations"][0]["rules"].append("changed")
     assert result.to_dict() != data and result.trace[0].matched[0]["values"]
+
+
+@pytest.mark.parametrize("lang, message", [("en", "verbose: true or false is expected."),
+                                           ("es", "verbose: se espera true o false.")])
+def test_render_refuses_a_verbose_that_is_not_a_bool(lang: str, message: str) -> None:
+    result = advise(model_size_b=8, method="lora", lang=lang)
+    with pytest.raises(InputError) as caught:
+        result.render("text", verbose="yes")  # type: ignore[arg-type]
+    assert caught.value.field == "verbose" and str(caught.value) == message
+    # the JSON is the same whatever verbose says: a contract
+    assert result.render("json", verbose=True) == result.render("json")

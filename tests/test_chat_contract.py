@@ -221,7 +221,7 @@ def test_readings_are_the_right_ones() -> None:
     assert error[2] == "presupuesto: «caro» no es válido; elige bajo (low), medio (medium) o alto (high)."
     # a label with its own brackets takes the value inside them, not a second pair after
     error = _library("stack", "rápido")
-    assert error[2].endswith("elige típico (typical, Hugging Face + PEFT) o optimizado (tuned, empaquetado, compilado).")
+    assert error[2].endswith("elige típico (typical, Trainer de Hugging Face) o optimizado (tuned, empaquetado, compilado).")
 
 
 def test_what_cannot_be_read_one_way_is_refused_not_guessed() -> None:

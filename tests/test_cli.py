@@ -43,21 +43,38 @@ def test_every_flag_reaches_the_profile() -> None:
 
 
 def test_text_output_reads_at_a_glance() -> None:
+    # issue 49: the memory the options are sized from (ours, the guide's beside it), the pick with its
+    # recipe and reasons, the options as a table, time and cost, the cards left out by name
     done = invoke("advise", "--model-size", "8", "--method", "lora")
     assert done.exit_code == 0
     lines = done.stdout.splitlines()
-    assert lines[0].startswith("A model of 8B with LoRA needs about 16 GB")
-    assert lines[lines.index("Recommendation") + 1].startswith("  1 × NVIDIA RTX 4090 with a 16-bit base: about 21.4 GB of its 24 GB")
+    assert lines[0].startswith("A model of 8B with LoRA needs about 18.6 GB of VRAM on one GPU")
+    assert "the guide's figure: 16 GB" in done.stdout
+    assert "Recommendation: 1 × NVIDIA RTX 4090" in lines
+    assert "  1.  1 × NVIDIA RTX 4090    21.4 of 24 GB  1.5 hr  $0.69  RunPod 2026-09-25" in lines
+    assert "Not recommended: AMD Instinct MI210 and AMD Instinct MI250." in lines
+    for said_once_in_the_docs in ("Weights & Biases", "hyperscaler", "No provider of the price bases"):
+        assert said_once_in_the_docs not in done.stdout
+    assert len(lines) <= 40 and all(len(line) <= 80 for line in lines)
+    # --verbose: the long form, each option in full, every card left out with its reason
+    verbose = invoke("advise", "--model-size", "8", "--method", "lora", "--verbose").stdout.splitlines()
+    assert verbose[verbose.index("Recommendation") + 1].startswith(
+        "  1 × NVIDIA RTX 4090 with a 16-bit base: about 21.4 GB of its 24 GB")
     for heading in ("Alternatives", "Advice", "Not recommended"):
-        assert heading in lines
-    assert all(len(line) <= 80 for line in lines)
+        assert heading in verbose
+    assert len(verbose) > 60 and all(len(line) <= 80 for line in verbose)
 
 
 def test_markdown_output_leads_with_the_answer() -> None:
     done = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es")
     assert done.exit_code == 0
-    assert done.stdout.startswith("**Recomendación:** 4 × NVIDIA H100 80 GB con una base de 16 bits")
-    assert "### Descartadas" in done.stdout
+    assert done.stdout.startswith("**Recomendación:** 4 × NVIDIA H100 80 GB. Con una base de 16 bits")
+    assert "| 1 | 4 × NVIDIA H100 80 GB | 60,9 de 80 GB |" in done.stdout
+    assert "Descartadas: NVIDIA RTX 4090, AMD Instinct MI210 y AMD Instinct MI250." in done.stdout
+    assert len(done.stdout.splitlines()) <= 40
+    verbose = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es", "-v")
+    assert verbose.stdout.startswith("**Recomendación:** 4 × NVIDIA H100 80 GB con una base de 16 bits")
+    assert "### Descartadas" in verbose.stdout
 
 
 def test_language_from_the_environment() -> None:

@@ -167,7 +167,7 @@ def test_cli_ask_answers_why_and_back() -> None:
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
     assert "About how many tokens long is one training example?" in out
     assert "Which training software will you run" in out
-    assert "Recommendation\n  4 × NVIDIA H100 80 GB with a 16-bit base" in out
+    assert "Recommendation: 4 × NVIDIA H100 80 GB\n  With a 16-bit base" in out
     assert "Show the full reasoning?" in out and "How the answer was reached" not in out
 
 
@@ -323,3 +323,17 @@ def test_a_question_whose_condition_the_answers_settle_runs_no_rules(monkeypatch
     with_deadline.answer("stack", "typical")
     assert with_deadline.next_question() is None and runs == []
     assert without.next_question().id == "deadline_h" and len(runs) == 1    # the pick's hours read
+
+
+@pytest.mark.parametrize("lang, label", [("en", "50,000"), ("es", "50.000")])
+def test_back_makes_the_answer_taken_back_the_default(lang: str, label: str) -> None:
+    # issue 49: 50k, back, Enter keeps 50,000 (and the answer is given, not assumed)
+    c = Consultation(lang=lang, model_size_b=8, method="lora", vram_gb="no")
+    assert c.next_question().id == "dataset_examples"
+    c.answer("dataset_examples", "50k")
+    assert c.back() == "dataset_examples" and "dataset_examples" not in c.answers
+    question = c.next_question()
+    assert (question.id, question.default, question.default_label) == ("dataset_examples", 50_000, label)
+    c.answer(question.id, question.default)
+    assert c.answers["dataset_examples"] == 50_000 and not c.earlier
+    assert c.next_question().default_label == ("1,024" if lang == "en" else "1.024")   # the next one keeps its own

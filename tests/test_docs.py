@@ -144,3 +144,28 @@ def test_the_man_page_is_generated_from_the_click_group() -> None:
     for name in ("advise", "explain", "ask", "models", "rules", "catalogs", "check", "estimate", "schema", "mcp"):
         assert f".SS expert {name}" in current
     assert "\\fB\\-s, \\-m, \\-\\-model\\-size, \\-\\-model SIZE\\fR" in current
+
+
+def test_the_docs_example_answers_fit_one_screen() -> None:
+    """Issue 49: a simple question's answer, as the README and docs/cli.md show
+    it, fits in 40 lines, in English and in Spanish; so do the issue's two
+    questions, whose answers were 81 and 97 lines long."""
+    from click.testing import CliRunner
+
+    from expert.interfaces.cli.main import main
+
+    block = re.compile(r"```\n\$ (expert advise [^\n]*)\n(.*?)```", re.DOTALL)
+    shown = {command: output for path in [ROOT / "README.md", *sorted(DOCS.glob("*.md"))]
+             for command, output in block.findall(path.read_text(encoding="utf-8"))
+             if "\n...\n" not in f"\n{output}" and "--verbose" not in command and "Error:" not in output}
+    assert "expert advise --model-size 8 --method lora" in shown                       # the README's, English
+    assert "expert advise --model-size 70 --method lora --deadline 8 --lang es" in shown  # docs/cli.md's, Spanish
+    for command, output in shown.items():
+        assert len(output.splitlines()) <= 40, command
+    for args in (["--model-size", "8", "--method", "lora"], ["--model-size", "13", "--method", "full", "--budget", "low"]):
+        for lang in ("en", "es"):
+            done = CliRunner().invoke(main, ["advise", *args, "--lang", lang], env={"COLUMNS": "80", "NO_COLOR": "1"})
+            assert done.exit_code == 0 and len(done.output.splitlines()) <= 40, (args, lang, done.output)
+            verbose = CliRunner().invoke(main, ["advise", *args, "--lang", lang, "--verbose"],
+                                         env={"COLUMNS": "80", "NO_COLOR": "1"})
+            assert len(verbose.output.splitlines()) > 60       # everything else is one flag away

@@ -22,7 +22,7 @@ def expert(*args: str, encoding: str = "utf-8", **extra: object) -> subprocess.C
 
 @pytest.mark.parametrize("encoding, times", [("cp1252", "×"), ("ascii", "x")])
 def test_output_falls_back_to_what_the_encoding_can_show(encoding: str, times: str) -> None:
-    done = expert("advise", "--model-size", "8", "--lang", "es", encoding=encoding)
+    done = expert("advise", "--model-size", "8", "--lang", "es", "--verbose", encoding=encoding)
     assert done.returncode == 0 and b"Internal error" not in done.stderr
     text = done.stdout.decode(encoding)
     assert f"1 {times} NVIDIA RTX 4090" in text and "~ " in text and "≈" not in text

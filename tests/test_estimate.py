@@ -131,7 +131,7 @@ def test_basis_estimate_drives_the_choice() -> None:
     assert guide.recommendations[0].count > 1 and "guide-basis" in {w.id for w in guide.warnings}
     assert all(r.per_device_gb <= r.vram_gb for r in guide.recommendations)
     assert estimated.requirement["vram_gb"] == pytest.approx(146.5)
-    assert "first-principles estimate" in estimated.requirement["text"]
+    assert "146.5 GB of VRAM on one GPU with its usual recipe" in estimated.requirement["text"]
     top = estimated.recommendations[0]
     assert top.count * top.vram_gb >= 146.5 and top.count > 1
     assert not any(w.id.startswith("guide-figure") for w in estimated.warnings)

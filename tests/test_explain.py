@@ -97,7 +97,7 @@ def test_why_not_a_lower_ranked_card_contrasts_it_with_the_pick() -> None:
     assert w.status == "ranked-lower"
     # The numbers of both, in hours and money.
     assert w.reasons[0].rule == "rank-options" and w.reasons[0].text == (
-        "1 × NVIDIA RTX 4090: about 1.5 hr, $0.69 in all; 1 × NVIDIA H100 80 GB: about 0.4 hr, $2.32 in all.")
+        "1 × NVIDIA RTX 4090: about 1.5 hr, $0.69 in all; 1 × NVIDIA H100 80 GB: about 22 min, $2.32 in all.")
     assert {"cheap-card-for-short-experiments", "table-ideal-use"} <= {r.rule for r in w.reasons}
     # For a high budget time weighs more than money, and the H100's 23 minutes win.
     assert w.change["fields"] == {"budget": "high"} and w.change["rank"] == 1

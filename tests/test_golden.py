@@ -58,6 +58,9 @@ NOT_IN_A_GOLDEN = {"tuned-stack-needs-fewer-cards", "faster-recipe-on-more-cards
                    "own-gpu-fits-on-a-tuned-stack", "own-gpu-fits-shorter-sequences", "own-gpu-fits-its-examples",
                    "mixed-precision-for-production", "more-cards-for-mixed-precision", "mixed-precision-on-one-node",
                    "mixed-precision-needs-more-than-a-node", "mixed-precision-chosen",
+                   # a mixture of experts sharded over devices (issue 49): the golden Mixtral case, QLoRA, runs
+                   # on one; tests/test_rules.py's scenarios show them firing
+                   "moe-typical-stack-slower", "moe-tuned-stack-faster",
                    # a model read from the Hugging Face Hub (issue 49): the goldens run without a Hub;
                    # tests/test_hub.py shows it firing through its loopback Hub, and not for a table name
                    "model-read-from-hub"}
@@ -113,8 +116,10 @@ def test_goldens_show_none_of_the_quoted_internals(path: Path) -> None:
     flat = " ".join(text.split())
     for phrase in QUOTED:
         assert phrase not in flat, f"{path.name}: {phrase!r}"
-    for sentence in re.split(r"[.;!?:]\s|\s←\s|_\(|\[", flat):   # one unit of time per sentence
-        assert not (re.search(r"\d min\b", sentence) and re.search(r"\d hr\b", sentence)), f"{path.name}: {sentence}"
+    # One rounding of a duration everywhere (issue 49): whole minutes under an hour, hours from there, so that
+    # a run reads the same in an option, the chart, WHY NOT and WHAT IF (it once read "0.6 hr" and "35 min")
+    assert not re.search(r"(?<![\d.,])0[.,]\d h(r)?\b", flat), path.name
+    assert not re.search(r"(?<![\d.,])([6-9]\d|\d{3,}) min\b", flat), path.name
 
 
 @pytest.mark.parametrize("path", sorted(GOLDEN.glob("*.en.txt")) + sorted(GOLDEN.glob("*.en.md")),

@@ -70,11 +70,15 @@ def test_numbers_and_units_follow_the_language() -> None:
 
 
 def test_spanish_output_is_spanish_throughout() -> None:
-    text = advise(model_size_b=8, method="full", lang="es").render("text")
+    result = advise(model_size_b=8, method="full", lang="es")
+    text = result.render("text", verbose=True)
     flat = " ".join(text.split())
     assert "Recomendación" in flat and "Consejos" in flat and "en torno a 1,1 h" in flat and "US$ bajo demanda" in flat
-    for english in ("Recommendation", "needed", "Advice", "rented", "cost", "about"):
+    brief = result.render("text")
+    assert "Recomendación:" in brief and "Memoria usada" in brief and "Descartadas:" in brief
+    for english in ("Recommendation", "needed", "Advice", "rented", "cost", "about", "Memory", "Option", "of"):
         assert not re.search(rf"\b{english}\b", text), english
+        assert not re.search(rf"\b{english}\b", brief), english
 
 
 @pytest.mark.parametrize("explicit, env, expected", [

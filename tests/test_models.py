@@ -119,15 +119,17 @@ def test_mixture_of_experts_memory_counts_every_expert() -> None:
     assert mixtral.requirement["vram_gb"] > advise(model_size_b=7, method="lora").requirement["vram_gb"] * 3
     note = next(a for a in mixtral.advice if a.id == "mixture-of-experts-memory")
     assert "46.7B parameters are held in memory, 12.9B of them active per token" in note.text
-    # compute counts the active parameters at the stack's MoE efficiency (timing.toml [stack]):
-    # on a tuned stack (grouped kernels) 0.4 of a 12.9B dense model's speed, faster than a dense
-    # model of its total size; on a typical one (experts one by one) no faster than that dense model
+    # compute counts the active parameters at the stack's MoE efficiency (timing.toml [stack]); the
+    # reference run is on one device, where no expert is gathered (moe_efficiency_unsharded): on a tuned
+    # stack (grouped kernels) 0.4 of a 12.9B dense model's speed, faster than a dense model of its total
+    # size; on a typical one (experts one by one, issue 49) 0.3, about as slow as that dense model
     kb = knowledge_base()
     tuned = advise(model_size_b="Mixtral 8x7B", method="lora", stack="tuned").requirement["ref_hours"]
     dense = advise(model_size_b=12.9, method="lora", stack="tuned").requirement["ref_hours"]
-    assert tuned == pytest.approx(dense / kb.timing["stack"]["tuned"]["moe_efficiency"], rel=0.1)
+    assert tuned == pytest.approx(dense / kb.timing["stack"]["tuned"]["moe_efficiency_unsharded"], rel=0.1)
     assert tuned < advise(model_size_b=46.7, method="lora", stack="tuned").requirement["ref_hours"]
-    assert mixtral.requirement["ref_hours"] > advise(model_size_b=46.7, method="lora").requirement["ref_hours"]
+    typical = mixtral.requirement["ref_hours"]
+    assert typical == pytest.approx(advise(model_size_b=46.7, method="lora").requirement["ref_hours"], rel=0.25)
     # the weights the estimate holds are the total's
     data = mixtral.to_dict()
     assert data["profile"]["model_experts"] == 8 and data["profile"]["model_experts_per_token"] == 2

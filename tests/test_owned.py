@@ -30,7 +30,8 @@ def test_a_card_named_as_people_write_it(typed: str, card: str, vram: float) -> 
     assert "vram_gb" not in result.assumed
     if vram >= 24:          # an 8B LoRA run fits: the card named comes first, by its name
         assert result.recommendations[0].gpu == "own"
-        assert result.render("text").split("Recommendation\n  ")[1].startswith("Your NVIDIA ")
+        assert "\nRecommendation: Your NVIDIA " in result.render("text")
+        assert result.render("text", verbose=True).split("Recommendation\n  ")[1].startswith("Your NVIDIA ")
 
 
 def test_a_figure_is_still_a_figure_and_names_no_card() -> None:
@@ -186,7 +187,7 @@ def test_cli_piped_yes_then_a_card() -> None:
                               env={"NO_COLOR": "1"})
     assert done.exit_code == 0, done.output
     assert "Which GPU do you have?" in done.stdout
-    assert "Recommendation\n  Your NVIDIA GeForce RTX 3090 (24 GB)" in done.stdout
+    assert "Recommendation: Your NVIDIA GeForce RTX 3090 (24 GB)\n  With a 16-bit base" in done.stdout
 
 
 def test_cli_vram_flag_takes_a_name() -> None:
@@ -309,4 +310,4 @@ def test_why_not_ones_own_card_finds_the_tuned_stack_the_advice_names() -> None:
     data = explain(model_size_b="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060", why_not="own", lang="en").to_dict()
     text = json.dumps(data, ensure_ascii=False)
     assert "No single change would make it the answer" not in text
-    assert "software stack: typical (Hugging Face + PEFT) → tuned" in text
+    assert "software stack: typical (Hugging Face Trainer) → tuned" in text

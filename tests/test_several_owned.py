@@ -42,7 +42,8 @@ def test_two_cards_are_weighed_as_one_machine_of_two_devices() -> None:
     assert result.recommendations[0] is mine
     assert (mine.devices, mine.vram_gb, mine.total_vram_gb) == (2, 48, 48)
     assert mine.per_device_gb <= 24
-    assert "Your 2 × NVIDIA GeForce RTX 3090 (24 GB) with a 4-bit base" in result.render("text")
+    assert "Your 2 × NVIDIA GeForce RTX 3090 (24 GB) with a 4-bit base" in result.render("text", verbose=True)
+    assert "Recommendation: Your 2 × NVIDIA GeForce RTX 3090 (24 GB)\n" in result.render("text")
     # one card of them alone is weighed as one device
     assert own(advise(model_size_b=8, method="qlora", vram_gb="RTX 3090", lang="en")).devices == 1
 

@@ -122,3 +122,30 @@ def test_ctrl_backslash_restores_the_terminal_and_exits_131() -> None:
     assert child.exitstatus == 131 and child.signalstatus is None
     assert modes[3] & termios.ECHO and modes[3] & termios.ICANON
     assert "Traceback" not in (child.before or "")
+
+
+def test_back_keeps_the_earlier_answer_as_the_default() -> None:
+    # issue 49: 50k examples, back at the next question, Enter: 50,000 is kept, and the
+    # explanation lists it among the answers given, not the assumptions
+    child = spawn("ask", "--model-size", "8", "--method", "lora", "--vram", "no", lang="en")
+    child.expect_exact("How many training examples does your dataset have?")
+    child.expect_exact("[10,000] > ")
+    child.sendline("50k")
+    child.expect_exact("About how many tokens long is one training example?")
+    child.sendline("back")
+    child.expect_exact("How many training examples does your dataset have?")
+    child.expect_exact("[50,000] > ")
+    child.sendline("")
+    child.expect_exact("About how many tokens long is one training example?")
+    for _ in range(10):  # the defaults for the rest
+        if child.expect([r"\[[^\]]*\] > ", "Show the full reasoning"]) == 1:
+            break
+        child.sendline("")
+    child.sendline("yes")
+    child.expect(pexpect.EOF)
+    child.close()
+    assert child.exitstatus == 0
+    said = " ".join(child.before.split())
+    given = said[said.index("Your answers:"):said.index("Assumed:")]
+    assert "training examples: 50,000" in given
+    assert "training examples" not in said[said.index("Assumed:"):said.index("Assumed:") + 400].split(".")[0]

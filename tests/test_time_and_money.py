@@ -152,14 +152,18 @@ def test_a_deadline_can_take_more_than_one_node() -> None:
 
 def test_the_chart_shows_every_option_with_the_deadline() -> None:
     result = run(model_size_b=13, method="lora", deadline_h=1)
-    text = result.render("text")
+    text = result.render("text", verbose=True)
     chart = text[text.index("Time and cost"):text.index("Advice")]
     for rec in result.recommendations[:6]:
         assert f"{rec.rank}.  {rec.count} × {rec.name}" in chart
     assert "┆ deadline: 1 hr" in chart and "the total cost weighed against the training time" in " ".join(chart.split())
     assert "^" not in chart   # the ranking in words, not a formula
-    markdown = result.render("markdown")
+    markdown = result.render("markdown", verbose=True)
     assert "| # | Option | Training | Total cost | Meets the deadline (1 hr) |" in markdown
+    # the one-screen answer: the same chart, and the deadline a column of the options' table
+    brief = result.render("text")
+    assert chart.split("\n")[:len(result.shown()) + 2] == brief[brief.index("Time and cost"):].split("\n")[:len(result.shown()) + 2]
+    assert "| # | Option | Memory used | Time | Cost | Price from | Meets the deadline (1 hr) |" in result.render("markdown")
     assert "Tiempo y coste" in run(model_size_b=13, method="lora", lang="es").render("text")
 
 
@@ -206,7 +210,7 @@ def test_a_dearer_and_slower_option_never_ranks_first() -> None:
     for i, rec in enumerate(recs):
         for later in recs[i + 1:]:
             assert not (later.cost["total"] < rec.cost["total"] and later.hours < rec.hours), (rec.gpu, later.gpu)
-    assert "an option beaten on both money and time after it" in " ".join(result.render("text").split())
+    assert "an option beaten on both money and time after it" in " ".join(result.render("text", verbose=True).split())
 
 
 def test_an_unreachable_deadline_gets_the_fastest_option() -> None:
@@ -240,7 +244,8 @@ def test_ones_own_card_is_shown_even_when_it_ranks_low() -> None:
     result = run(model_size_b=8, method="lora", vram_gb="RTX 3090", deadline_h=3, catalog="current")
     own = next(r for r in result.recommendations if r.gpu == "own")
     assert own.rank > 4 and own in result.shown()
-    assert "misses your deadline" in result.render("text").replace("\n    ", " ")
+    assert "misses your deadline" in result.render("text", verbose=True).replace("\n    ", " ")
+    assert "Your GPU" in result.render("text")     # a row of the options' table
 
 
 # --- The software stack, the micro-batch, scaling and mixtures of experts (issue 20) ---------------

@@ -121,7 +121,7 @@ def option_text(kb: KnowledgeBase, run: Run, w: Writer, option: Mapping[str, Any
         "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
         "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
         "strategy": w.label("strategy", option["strategy"]),
-        "hours": tr.hours(option["hours"], like=option.get("billed_hours")),
+        "hours": tr.hours(option["hours"]),
         "money": w.money(option),
     }
     if run.basis == "guide" and option["devices"] == 1 and not own and params["device"] not in w.name(gpu):

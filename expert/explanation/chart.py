@@ -11,6 +11,7 @@ from typing import Any
 
 from ..escape import one_line
 from ..i18n import Localizer
+from .wording import own_label, sentence
 
 LABEL_MAX = 42
 DEADLINE_MARK = "┆"
@@ -33,6 +34,7 @@ class Chart:
     lines: list[str]         # the terminal's lines: one per option, and the deadline's mark under the bars
     deadline: str | None     # "8 hr"
     budget: str              # how the budget weighs cost against time
+    ranked: str              # the same in a line (the one-screen answer)
 
 
 def _bar(value: float, largest: float, width: int) -> str:
@@ -55,8 +57,7 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
     _ = tr.gettext
     deadline = result.profile.get("deadline_h")
     labels = [_short(_("your GPU") if rec.gpu == "own" else f"{rec.count} × {rec.name}") for rec in recs]
-    # in one unit with the setup's hours, as each option's own sentence writes them
-    hours = [tr.hours(rec.hours, like=rec.cost["billed_hours"]) for rec in recs]
+    hours = [tr.hours(rec.hours) for rec in recs]
     costs = [_("nothing to rent") if rec.cost["pricing"] is None else tr.money(rec.cost["total"]) for rec in recs]
     label_width = max(len(label) for label in labels)
     hours_width = max(len(text) for text in hours)
@@ -84,7 +85,72 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
                "guide's preferences (the + lines); the best first, and an option beaten on both money and time "
                "after it (expert explain shows how each one ranks).") % {
         "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
+    ranked = _("Ranked for a %(budget)s budget, the total cost weighed against the training time.") % {
+        "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
     if deadline:
         lines.append(" " * (6 + label_width + 2 + hours_width + 1 + min(deadline_at or 0, bar_width - 1))
                      + DEADLINE_MARK + " " + _("deadline: %(deadline)s") % {"deadline": tr.hours(deadline)})
-    return Chart(rows, lines, tr.hours(deadline) if deadline else None, budget)
+    return Chart(rows, lines, tr.hours(deadline) if deadline else None, budget, ranked)
+
+
+@dataclass(frozen=True)
+class OptionRow:
+    rank: int
+    label: str     # "1 × <card>": the count and the card
+    memory: str    # "21.4 of 24 GB": what the recipe uses of each device
+    hours: str     # the training, without the setup
+    cost: str      # "$0.69" (on spot: "$0.45 on spot"); "—" for one's own card
+    price: str     # whose price and when it was read: "RunPod 2026-09-25"; nothing to rent
+
+
+@dataclass(frozen=True)
+class Options:
+    """The options side by side, a row each, as the one-screen answer shows them."""
+
+    rows: list[OptionRow]
+    pick: str              # the pick as the answer names it: one's own card by its name
+    headings: tuple[str, str, str, str, str]
+    lines: list[str]       # the terminal's lines: the headings, then a row per option
+
+
+def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
+    """The shown recommendations as a compact table: cards × count, the
+    memory each device uses of what it has, the training hours, the cost
+    with the provider and the date of its price."""
+    _ = tr.gettext
+    rows = []
+    for rec in result.shown():
+        per_device_vram = rec.vram_gb * rec.count / max(rec.devices, 1)
+        memory = _("%(used)s of %(total)s") % {"used": tr.number(rec.per_device_gb, 1),
+                                               "total": tr.gb(per_device_vram)}
+        cost, price = "—", _("nothing to rent")
+        if rec.cost["pricing"] is not None:
+            cost = tr.money(rec.cost["total"])
+            if rec.cost["pricing"] == "spot":
+                cost = _("%(cost)s on spot") % {"cost": cost}
+            if rec.cost["price_assumed"]:
+                price = _("assumed from its cost class")
+            elif rec.cost.get("provider"):
+                price = f"{one_line(rec.cost['provider'])} {rec.cost['price_date']}"
+            else:
+                price = _("your price")
+        label = sentence(_("your GPU")) if rec.gpu == "own" else _short(f"{rec.count} × {rec.name}")
+        rows.append(OptionRow(rec.rank, label, memory, tr.hours(rec.hours), cost, price))
+    headings = (_("Option"), _("Memory used"), _("Time"), _("Cost"), _("Price from"))
+    widths = [max([len(headings[i])] + [len(getattr(r, name)) for r in rows])
+              for i, name in enumerate(("label", "memory", "hours", "cost", "price"))]
+    # the labels give way to the width: "  1.  label  memory  time  cost  price"
+    widths[0] = max(min(widths[0], max(width, 40) - 6 - 8 - sum(widths[1:])), len(headings[0]), 12)
+
+    def line(rank: str, cells: tuple[str, str, str, str, str]) -> str:
+        label = cells[0] if len(cells[0]) <= widths[0] else cells[0][:widths[0] - 1] + "…"
+        return (f"  {rank:<3} {label:<{widths[0]}}  {cells[1]:>{widths[1]}}  {cells[2]:>{widths[2]}}  "
+                f"{cells[3]:>{widths[3]}}  {cells[4]}").rstrip()
+
+    lines = [line("", headings)]
+    lines += [line(f"{r.rank}.", (r.label, r.memory, r.hours, r.cost, r.price)) for r in rows]
+    pick = ""
+    if rows:
+        top = result.recommendations[0]
+        pick = sentence(own_label(kb, tr, result.profile, top.total_vram_gb)) if top.gpu == "own" else rows[0].label
+    return Options(rows, pick, headings, lines)

@@ -270,16 +270,60 @@ class Result:
                 break
         return chosen
 
-    def render(self, fmt: str = "text", width: int = 80, detail: str = "full") -> str:
-        """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``;
-        ``detail="summary"`` leaves out the trace (json), and the reasons, the
-        cards not recommended and the assumptions (markdown, text): a short form
-        for chat, of what :meth:`summary_selection` keeps."""
+    def render(self, fmt: str = "text", width: int = 80, detail: str = "full", verbose: bool = False) -> str:
+        """The result as ``text`` (terminal), ``markdown`` (chat) or ``json``.
+        Text and markdown give the answer at a glance, on one screen: the
+        memory, the pick with its recipe and reasons, the options as a table,
+        time and cost, the advice and warnings meant for it (rules.toml
+        ``brief``), the cards left out by name; ``verbose=True``, everything:
+        each option in full, all the advice, why each card was left out, what
+        was assumed. ``detail="summary"`` leaves out the trace (json), and the
+        reasons, the cards not recommended and the assumptions (markdown,
+        text): a short form for chat, of what :meth:`summary_selection` keeps."""
         check_format(fmt, self.lang)
         check_detail(detail, self.lang)
+        if not isinstance(verbose, bool):
+            raise InputError("verbose", Localizer(self.lang).gettext("verbose: true or false is expected."))
         if fmt == "json":
             return json_text(self.to_dict(detail))
-        return self._rendered(fmt, width, self.summary_selection("markdown") if detail == "summary" else None)
+        if detail == "summary":
+            return self._rendered(fmt, width, self.summary_selection("markdown"))
+        return self._rendered(fmt, width, None) if verbose else self._brief(fmt, width)
+
+    def _brief(self, fmt: str, width: int) -> str:
+        """The one-screen answer (:meth:`render`)."""
+        from .chart import options_table, time_and_cost
+        from .wording import recipe_in_words
+
+        tr = Localizer(self.lang)
+        _ = tr.gettext
+        kb = self.kb or load()
+        brief = {rule.id for rule in kb.rules if rule.in_brief}
+        advice = [n for n in self.advice if all(rule in brief for rule in n.rules)]
+        warnings = [n for n in self.warnings if all(rule in brief for rule in n.rules)]
+        names = [rej.name for rej in self.rejected]
+        rejected = _("Not recommended: %(cards)s.") % {"cards": tr.list(names)} if names else ""
+        left = []
+        if len(self.advice) > len(advice):
+            count = len(self.advice) - len(advice)
+            left.append(tr.ngettext("%(count)s more piece of advice", "%(count)s more pieces of advice", count)
+                        % {"count": count})
+        if len(self.warnings) > len(warnings):
+            count = len(self.warnings) - len(warnings)
+            left.append(tr.ngettext("%(count)s more warning", "%(count)s more warnings", count) % {"count": count})
+        if names:
+            left.append(_("why each card was left out"))
+        if self.assumed:
+            left.append(_("what was assumed"))
+        more = (_("--verbose adds %(what)s; expert explain shows the reasoning.") % {
+            "what": tr.list(left)} if left else "")
+        template = environment(self.lang).get_template(f"advise.brief.{'md' if fmt == 'markdown' else 'txt'}.j2")
+        chart = time_and_cost(self, kb, tr, width)
+        top = self.recommendations[0] if self.recommendations else None
+        return template.render(r=self, width=width, table=options_table(self, kb, tr, width), chart=chart,
+                               ranked=chart.ranked if chart else "",
+                               recipe=recipe_in_words(kb, tr, self.profile.get("method"), top) if top else "",
+                               advice=advice, warnings=warnings, rejected=rejected, more=more)
 
     def _rendered(self, fmt: str, width: int, chosen: SummaryChoice | None) -> str:
         from .chart import time_and_cost

@@ -170,9 +170,9 @@ class WhyNotSearch(Reasoning):
         reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.then == "rank")), [],
                           _("%(pick)s: about %(pick_hours)s, %(pick_cost)s in all; %(this)s: about %(hours)s, "
                             "%(cost)s in all.") % {
-                              "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"], like=mine["hours"]),
+                              "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"]),
                               "pick_cost": tr.money(theirs["total_cost"]), "this": self.w.option_label(mine),
-                              "hours": tr.hours(mine["hours"], like=theirs["hours"]),
+                              "hours": tr.hours(mine["hours"]),
                               "cost": tr.money(mine["total_cost"])})]
         on_pick = {f.rule.id: f for f in self.firings if f.gpu == pick_gpu and f.rule.kind in ("prefer", "demote")}
         on_mine = {f.rule.id: f for f in self.firings if f.gpu == gpu and f.rule.kind in ("prefer", "demote")}

@@ -5,7 +5,6 @@ localized text (:class:`Writer`), each fact's value as a person reads it
 
 from __future__ import annotations
 
-import re
 from collections.abc import Iterator, Mapping
 from typing import Any
 
@@ -16,7 +15,6 @@ from ..knowledge import KnowledgeBase, RuleDef, find_cards
 from ..knowledge.conditions import COMPARED
 from ..knowledge.records import EXTRA_PLACEHOLDERS, RANKED
 
-_PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 _HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours", "other_stack_hours",
                  "cheap_qlora_hours"}
                 | {f"{which}_hours" for which in COMPARED})
@@ -98,20 +96,7 @@ class Writer:
 
     def option_label(self, option: Mapping[str, Any]) -> str:
         if option["where"] == "own":
-            named = self.run.profile.get("own_gpu")
-            found = find_cards(self.kb, named) if named else []
-            count = int(self.run.profile.get("own_gpu_count") or 1)
-            device = self.tr.gb(option["total_vram_gb"] / count)
-            if found:      # the card the person named (with its memory, unless its name says it)
-                card = one_line(found[0][1])
-                if count > 1:
-                    card = f"{count} × {card}"
-                if device.replace("\u00a0", " ") in card or self.tr.gb(found[0][2]) in card:
-                    return self._("your %(card)s") % {"card": card}
-                return self._("your %(card)s (%(vram)s)") % {"card": card, "vram": device}
-            if count > 1:
-                return self._("your %(count)s GPUs (%(vram)s each)") % {"count": count, "vram": device}
-            return self._("your GPU (%(vram)s)") % {"vram": self.tr.gb(option["total_vram_gb"])}
+            return own_label(self.kb, self.tr, self.run.profile, option["total_vram_gb"])
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
 
     def money(self, option: Mapping[str, Any]) -> str:
@@ -121,7 +106,7 @@ class Writer:
             return _("nothing to rent")
         params = {"on_demand": tr.money(option["on_demand_cost"]),
                   "spot": None if option["spot_cost"] is None else tr.money(option["spot_cost"]),
-                  "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"], like=option["hours"])}
+                  "per_hour": tr.money(option["per_hour"]), "billed": tr.hours(option["billed_hours"])}
         # whose rate it is and when it was read (rules/prices), before the rate
         provider, date = price_provenance(self.run.cards.get(option["gpu"]), option["pricing"])
         if provider:
@@ -181,23 +166,9 @@ class Writer:
     def batch_and_stack(self, option: Mapping[str, Any]) -> str:
         """The micro-batch an option runs and the stack its hours assume, with
         the hours on the other stack."""
-        tr, _ = self.tr, self._
-        other = option["other_stack_hours"]
-        params = {"micro": option["micro_batch"], "steps": option["gradient_accumulation_steps"],
-                  "global": option["global_batch"], "other": None if other is None else tr.hours(other)}
-        batch = (_("Micro-batch %(micro)s per device, without gradient accumulation") if params["steps"] == 1 else
-                 _("Micro-batch %(micro)s × %(steps)s accumulation steps")) % params
-        if other is None:  # the recipe runs on one framework only, and the hours are on its stack
-            framework = self.kb.recipes["recipe"][option["recipe"]].get("framework", "")
-            stack = _("hours with %(framework)s, the one framework that runs this recipe (a tuned stack)") % {
-                "framework": framework}
-        elif option["stack"] == "tuned":
-            stack = _("hours on a tuned stack (packed, compiled), about %(other)s on a typical one") % params
-        elif self.run.profile.get("method") == "full":     # no adapters: no PEFT
-            stack = _("hours on a typical stack (Hugging Face Trainer), about %(other)s on a tuned one") % params
-        else:
-            stack = _("hours on a typical stack (Hugging Face Trainer + PEFT), about %(other)s on a tuned one") % params
-        return _("%(batch)s; %(stack)s.") % {"batch": batch, "stack": stack}
+        return batch_and_stack(self.kb, self.tr, self.run.profile.get("method"), option["micro_batch"],
+                               option["gradient_accumulation_steps"], option["stack"], option["other_stack_hours"],
+                               option["recipe"])
 
     def value(self, namespace: str, name: str, value: Any) -> str:
         return format_value(self.kb, self.tr, namespace, name, value)
@@ -209,11 +180,7 @@ class Writer:
         return Context(self, env)
 
     def message(self, rule: RuleDef, env: dict[str, Any]) -> str:
-        context = self.context(env)
-        hours = [context.raw(key) for key in _PLACEHOLDER.findall(rule.message)
-                 if key.partition("_")[2] in _HOUR_FIELDS]
-        context.like = max((h for h in hours if isinstance(h, (int, float))), default=None)  # one unit of time
-        return sentence(self._(rule.message) % context)
+        return sentence(self._(rule.message) % self.context(env))
 
     def cites(self, rule: RuleDef) -> dict[str, str]:
         number = list(self.kb.sections).index(rule.section) + 1
@@ -226,11 +193,6 @@ class Context(Mapping[str, str]):
 
     def __init__(self, writer: Writer, env: dict[str, Any]) -> None:
         self.writer, self.env = writer, env
-        self.like: float | None = None     # the longest duration in the message: all of them in its unit
-
-    def raw(self, key: str) -> Any:
-        namespace, _, name = key.partition("_")
-        return (self.env.get(namespace) or {}).get(name)
 
     def __getitem__(self, key: str) -> str:
         namespace, _, name = key.partition("_")
@@ -263,7 +225,7 @@ class Context(Mapping[str, str]):
         if name not in values:
             raise KeyError(key)
         if name in _HOUR_FIELDS and isinstance(values[name], (int, float)) and not isinstance(values[name], bool):
-            return self.writer.tr.hours(values[name], like=self.like)
+            return self.writer.tr.hours(values[name])
         return self.writer.value(namespace, name, values[name])
 
     def __iter__(self) -> Iterator[str]:
@@ -271,6 +233,64 @@ class Context(Mapping[str, str]):
 
     def __len__(self) -> int:
         return sum(len(values) for values in self.env.values())
+
+
+def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], total_vram_gb: float) -> str:
+    """One's own card (or cards) as the answer names it: the card named, with
+    its memory unless its name says it, or "your GPU (24 GB)"."""
+    _ = tr.gettext
+    named = profile.get("own_gpu")
+    found = find_cards(kb, named) if named else []
+    count = int(profile.get("own_gpu_count") or 1)
+    device = tr.gb(total_vram_gb / count)
+    if found:      # the card the person named (with its memory, unless its name says it)
+        card = one_line(found[0][1])
+        if count > 1:
+            card = f"{count} × {card}"
+        if device.replace("\u00a0", " ") in card or tr.gb(found[0][2]) in card:
+            return _("your %(card)s") % {"card": card}
+        return _("your %(card)s (%(vram)s)") % {"card": card, "vram": device}
+    if count > 1:
+        return _("your %(count)s GPUs (%(vram)s each)") % {"count": count, "vram": device}
+    return _("your GPU (%(vram)s)") % {"vram": tr.gb(total_vram_gb)}
+
+
+def batch_and_stack(kb: KnowledgeBase, tr: Localizer, method: Any, micro: int, steps: int, stack: str,
+                    other: float | None, recipe: str) -> str:
+    """The micro-batch a configuration runs and the stack its hours assume,
+    with the hours on the other stack: "Micro-batch 4 × 8 accumulation steps;
+    hours on a typical stack (...), about 1.1 hr on a tuned one."."""
+    _ = tr.gettext
+    params = {"micro": micro, "steps": steps, "other": None if other is None else tr.hours(other)}
+    batch = (_("Micro-batch %(micro)s per device, without gradient accumulation") if steps == 1 else
+             _("Micro-batch %(micro)s × %(steps)s accumulation steps")) % params
+    if other is None:  # the recipe runs on one framework only, and the hours are on its stack
+        framework = kb.recipes["recipe"][recipe].get("framework", "")
+        words = _("hours with %(framework)s, the one framework that runs this recipe (a tuned stack)") % {
+            "framework": framework}
+    elif stack == "tuned":
+        words = _("hours on a tuned stack (packed, compiled), about %(other)s on a typical one") % params
+    elif method == "full":     # no adapters: no PEFT
+        words = _("hours on a typical stack (Hugging Face Trainer), about %(other)s on a tuned one") % params
+    else:
+        words = _("hours on a typical stack (Hugging Face Trainer + PEFT), about %(other)s on a tuned one") % params
+    return _("%(batch)s; %(stack)s.") % {"batch": batch, "stack": words}
+
+
+def recipe_in_words(kb: KnowledgeBase, tr: Localizer, method: Any, rec: Any) -> str:
+    """A recommendation's recipe in a sentence, from its data: the setup,
+    the strategy over its devices, the micro-batch and the stack its hours
+    assume (the one-screen answer's line under the pick)."""
+    recipe = rec.recipe
+    setup = _translated(tr, kb.labels.get("recipe", {}), recipe["id"])
+    if rec.devices > 1:
+        setup = tr.gettext("%(setup)s, %(strategy)s over %(devices)s devices") % {
+            "setup": setup, "strategy": _translated(tr, kb.labels.get("strategy", {}), recipe["strategy"]),
+            "devices": rec.devices}
+    other = rec.time["other_stack"]
+    return tr.gettext("With %(setup)s.") % {"setup": setup} + " " + batch_and_stack(kb, tr, method, recipe["micro_batch"],
+                                                    recipe["gradient_accumulation_steps"], rec.time["stack"],
+                                                    None if other is None else other["hours"], recipe["id"])
 
 
 def total_in_words(tr: Localizer, cost: Mapping[str, Any], pricing_labels: Mapping[str, str] | None = None) -> str:

@@ -116,8 +116,10 @@ def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: 
     efficiency; sharded weights are gathered whole."""
     spec = kb.timing["stack"][stack]
     per_token = flops_per_token(kb, shape, active_b, method, checkpointing, seq)
-    # A mixture of experts computes its active parameters' FLOPs at a share of the dense speed.
-    efficiency = float(spec["moe_efficiency"]) if active_b < total_b * 0.99 else 1.0
+    # A mixture of experts computes its active parameters' FLOPs at a share of the dense speed: less
+    # with its weights sharded over the devices, each expert gathered whole whatever is active.
+    moe = spec["moe_efficiency"] if sharded and devices > 1 else spec["moe_efficiency_unsharded"]
+    efficiency = float(moe) if active_b < total_b * 0.99 else 1.0
     card_devices = max(int(card["devices"]), 1)
     peak = float(card["bf16_tflops"]) * 1e12 / card_devices
     utilization = (float(spec["utilization"][method]) * bandwidth_share(kb, card)

@@ -137,6 +137,9 @@ class Consultation:
         # Values a message seemed to mean ("qlroa": qlora): the field's question asks "did you mean?";
         # "yes" takes the value.
         self.guess: dict[str, Any] = {}
+        # Answers taken back (back()): each is its question's default until the question is answered again,
+        # so that going back and pressing Enter keeps what was said.
+        self.earlier: dict[str, Any] = {}
 
     # --- the conversation -----------------------------------------------------
 
@@ -176,6 +179,7 @@ class Consultation:
             self.which = None
         self.answers[question_id] = value
         self.guess.pop(question_id, None)
+        self.earlier.pop(question_id, None)
         if question_id in self.history:
             self.history.remove(question_id)
         self.history.append(question_id)
@@ -275,14 +279,16 @@ class Consultation:
         return profile_value(self._kb, self._tr, name, value)
 
     def back(self) -> str | None:
-        """Undo the last answer; returns the id of the question it answered, or None."""
+        """Undo the last answer; returns the id of the question it answered, or
+        None. The answer taken back is that question's default when it is
+        asked again (:attr:`Question.default`): Enter keeps it."""
         if self.which is not None:       # back from "which card?" to "do you have one?"
             field_name, self.which = self.which, None
             return field_name
         if not self.history:
             return None
         last = self.history.pop()
-        del self.answers[last]
+        self.earlier[last] = self.answers.pop(last)
         return last
 
     def done(self) -> bool:
@@ -492,7 +498,11 @@ class Consultation:
                  or rule.id in self._read_by_helpers().get(spec.field, ())]
         why = _(spec.why)      # in plain words: the rule ids stay in ``rules`` (and `expert explain`)
         default = field_spec.default
-        if default is None:
+        optional = default is None
+        if spec.field in self.earlier and not which:    # taken back: what was said is the default
+            default = self.earlier[spec.field]
+            default_label = self._said(spec.field, default)
+        elif default is None:
             default_label = _(field_spec.none_label or "none")
         elif field_spec.type == "bool":
             default_label = _("yes") if default else _("no")
@@ -508,7 +518,7 @@ class Consultation:
             asked = _("Did you mean %(value)s?") % {"value": self._said(spec.field, self.guess[spec.field])} + " " + asked
         return Question(spec.field, asked, _(hint) if hint else None, field_spec.type,
                         self._choices(spec.field), _UNITS.get(field_spec.type), default, default_label,
-                        default is None, why, rules)
+                        optional, why, rules)
 
 
 def _upper_first(text: str) -> str:

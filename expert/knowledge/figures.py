@@ -188,6 +188,7 @@ def checked_timing(path: Path, doc: dict[str, Any], text: str, problems: Problem
             positive(value, f"stack.{stack}.utilization.{method}", 1)
         positive(spec["dequantize_s_per_b"], f"stack.{stack}.dequantize_s_per_b", 10)
         positive(spec["moe_efficiency"], f"stack.{stack}.moe_efficiency", 1)
+        positive(spec["moe_efficiency_unsharded"], f"stack.{stack}.moe_efficiency_unsharded", 1)
         # fixed times may be nil (a stack whose micro-step costs nothing per layer), never negative
         for key in ("overhead_per_step_s", "overhead_per_layer_s", "sharded_overhead_per_layer_s", "padding_waste",
                     "overlap"):

@@ -328,6 +328,7 @@ class RuleDef:
     rank: int = 0                # its stage's place in the stage list: stages fire in that order
     scope: tuple[str, ...] = ()  # the facts it may see: its stage's
     trials: str | None = None    # a rule of a stage that settles trials: their kind
+    in_brief: bool = False       # its note is in the default, one-screen answer (rules.toml `brief`; warnings by default)
 
     @cached_property
     def placeholders(self) -> frozenset[tuple[str, str]]:

@@ -147,7 +147,7 @@ def assert_markdown_safe(text: str, harmless: str) -> None:
     def cells(markdown: str) -> list[int]:
         return [len(re.findall(r"(?<!\\)\|", line)) for line in markdown.splitlines() if line.startswith("|")]
 
-    assert cells(text) == cells(harmless) and all(n in (5, 6) for n in cells(text))
+    assert cells(text) == cells(harmless) and all(n in (5, 6, 7, 8) for n in cells(text))
     prose = "\n".join(line for line in text.splitlines() if not line.startswith("|"))
     # Nothing of the name is markup: every markdown character it brought is escaped.
     for pattern in (r"(?<!\\)<", r"(?<!\\)[\[\]]", r"(?<!\\)@", r"(?<!\\)://", r"(?<!\\)~", r"(?<!\\)\$",
@@ -165,7 +165,8 @@ def test_advise_markdown_escapes_a_hostile_card_name(base: KnowledgeBase, case: 
     hostile = result(named(base, NAMES[case]), lang)
     harmless = harmless_result(base, lang)
     assert any(r.gpu == "x" for r in hostile.recommendations) and any(r.gpu == "y" for r in hostile.rejected)
-    assert_markdown_safe(hostile.render("markdown"), harmless.render("markdown"))
+    for verbose in (False, True):     # the one-screen answer (its options a table) and the full one
+        assert_markdown_safe(hostile.render("markdown", verbose=verbose), harmless.render("markdown", verbose=verbose))
 
 
 @pytest.mark.parametrize("case", sorted(NAMES))
@@ -190,7 +191,12 @@ def test_advise_json_keeps_the_data_parseable_and_writes_no_raw_control_characte
 
 
 def test_the_forged_recommendation_stays_inside_its_line(base: KnowledgeBase) -> None:
-    out = result(named(base, FORGED)).render("markdown")
+    brief = result(named(base, FORGED)).render("markdown")
+    # In the one-screen answer, a cell of the options' table (cut short), every markdown character escaped.
+    row = next(line for line in brief.splitlines() if line.startswith("| ") and "Card" in line)
+    assert re.match(r"\| [2-9] \| 1 × Card \\\*\\\*Recommendation:\\\*\\\* Buy from ", row), row
+    assert brief.splitlines()[0].startswith("**Recommendation:** 1 × NVIDIA RTX 4090")
+    out = result(named(base, FORGED)).render("markdown", verbose=True)
     line = next(line for line in out.splitlines() if "evil.example" in line)
     # Its own numbered line of the alternatives, every markdown character escaped.
     assert re.match(r"[2-9]\. 1 × Card \\\*\\\*Recommendation:\\\*\\\* Buy from http\\://evil\.example \\#\\#\\# Injected",

@@ -16,6 +16,7 @@ from .options import (
     COLOR_OPTION,
     OUTPUT_OPTIONS,
     PROFILE_OPTIONS,
+    VERBOSE_OPTION,
     Command,
     given_catalogs,
     options,
@@ -130,9 +131,9 @@ class _Input:
 
 
 @click.command(cls=Command)
-@options(PROFILE_OPTIONS + [CATALOG_OPTION, OUTPUT_OPTIONS[1], COLOR_OPTION])
-def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no_color: bool | None = None,
-        **known: Any) -> None:
+@options(PROFILE_OPTIONS + [CATALOG_OPTION, OUTPUT_OPTIONS[1], VERBOSE_OPTION, COLOR_OPTION])
+def ask(lang: str | None, catalog: tuple[str, ...], verbose: bool = False, color: str | None = None,
+        no_color: bool | None = None, **known: Any) -> None:
     """Answer a few questions and get a recommendation (interactive).
 
     At any question: ? or why (por qué) says why it is asked, back (atrás)
@@ -198,7 +199,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                         "error": error, "question": question.text}, 2)
                 echo(_wrap(str(error), width), err=True)     # (wrap keeps no escape sequence)
         echo()
-        echo(consultation.result().render("text", width=width))
+        echo(consultation.result().render("text", width=width, verbose=verbose))
         reply = ""
         while True:
             try:

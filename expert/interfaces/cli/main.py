@@ -36,6 +36,7 @@ from .options import (
     OUTPUT_OPTIONS,
     PRICE_OPTION,
     PROFILE_OPTIONS,
+    VERBOSE_OPTION,
     WHAT_IF_NAMES,
     Command,
     given_catalogs,
@@ -115,9 +116,9 @@ for _command in (ask, models, rules, catalogs, check):    # the commands of ask.
 
 @main.command()
 @options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
-          + [DETAIL_OPTION, COLOR_OPTION] + LAUNCH_OPTIONS)
+          + [DETAIL_OPTION, VERBOSE_OPTION, COLOR_OPTION] + LAUNCH_OPTIONS)
 def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, model_config: str | None,
-           prices: tuple[str, ...], detail: str, launch_dir: str | None, launch_option: str | None,
+           prices: tuple[str, ...], detail: str, verbose: bool, launch_dir: str | None, launch_option: str | None,
            launch_model: str | None, force: bool, color: str | None = None, no_color: bool | None = None,
            **profile: Any) -> None:
     """Recommend GPUs for a fine-tuning run, with the reasons.
@@ -134,6 +135,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
       expert advise --model "Mixtral 8x7B" --method qlora
       expert advise --model-config ./my-model/config.json --method lora
       expert advise --model-size 8 --format json --detail summary
+      expert advise --model-size 8 --method lora --verbose
     """
 
     lang = command_lang(lang)
@@ -146,7 +148,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
         result = run_advise(lang=cast("Lang | None", lang), catalog=given_catalogs(catalog), basis=cast("Basis", basis),
                             model_config=model_config,
                             prices=parse_prices(prices), **profile)
-        output = result.render(fmt, width=terminal_width(), detail=detail)
+        output = result.render(fmt, width=terminal_width(), detail=detail, verbose=verbose)
         if launch_dir is not None:
             _write_launch(result, launch_dir, launch_option, launch_model, force)
         elif launch_option is not None or launch_model is not None or force:

@@ -232,6 +232,12 @@ DETAIL_OPTION = click.option(
     help="full, or summary (the pick, alternatives, advice and warnings; no trace, no reasons): for chat.")
 
 
+VERBOSE_OPTION = click.option(
+    "--verbose", "-v", is_flag=True, default=False,
+    help="Text and markdown: the full answer (each option in full, all the advice, why each card was left out, "
+         "what was assumed) instead of the one-screen answer.")
+
+
 LAUNCH_OPTIONS = [
     click.option("--launch", "launch_dir", metavar="DIR",
                  help="Also write the files that run the recommended configuration into DIR (docs/launch.md)."),
