@@ -79,18 +79,32 @@ def test_the_memory_bar_is_the_estimators_breakdown_of_the_option() -> None:
     "about 57.4 GB each"): the picture is of the configuration the option was sized with."""
     from golden import CASES
 
-    from expert.interfaces.api import knowledge_base
     from expert.interfaces.web.pictures import memory_bars
 
     checked = 0
     for case in CASES.values():
         result = advise(**{k: v for k, v in case.items() if k not in ("lang", "why_not", "what_if")}, lang="en")
-        bars = memory_bars(result, result.kb or knowledge_base(), Localizer("en"))
+        bars = memory_bars(result, Localizer("en"))
         for bar, rec in zip(bars, result.recommendations, strict=True):
             total = sum(float(s.figure.split()[0].replace(",", "")) for s in bar.segments)
             assert abs(total - rec.per_device_gb) < 0.06 * len(bar.segments), (rec.gpu, bar, rec.per_device_gb)
+            assert [s.figure for s in bar.segments] == [Localizer("en").gb(gb) for gb in rec.memory.parts().values()]
             checked += 1
     assert checked > 50
+
+
+def test_the_page_reads_the_memory_from_the_result_and_derives_nothing() -> None:
+    """Issue 46 item 4: the page's pictures import no arithmetic of the inference layer (they used to rebuild
+    each option's setup from inference/estimate.py and time_model.seq_len)."""
+    import ast
+
+    import expert.interfaces.web.pictures as pictures
+
+    tree = ast.parse(Path(pictures.__file__).read_text(encoding="utf-8"))
+    imported = {(node.module or "") + ":" + ",".join(a.name for a in node.names)
+                for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not [name for name in imported if "time_model" in name or name.endswith("inference:estimate")], imported
+    assert imported >= {"inference.estimate:COMPONENTS"}
 
 
 def test_the_explain_and_estimate_apis_are_the_clis_json(client: TestClient) -> None:

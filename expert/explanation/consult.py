@@ -12,11 +12,13 @@ from typing import Any, Literal
 from ..errors import InputError, nearest
 from ..i18n import Localizer
 from ..inference import engine
+from ..inference.estimate import COMPONENTS
 from ..inference.run import Firing, Run, effective
+from ..inference.sizing import option_estimate
 from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
 from ..knowledge.prices import for_profile
-from .result import Note, Recommendation, Rejection, Result, Trace, TraceStep
+from .result import Memory, Note, Recommendation, Rejection, Result, Setup, Trace, TraceStep
 from .wording import Writer, price_provenance, sentence
 
 # How an answer is sized (advise(basis=...)).
@@ -105,6 +107,22 @@ def host_traffic_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, A
     return {"gb_per_step": option["host_traffic_gb"], "seconds_per_step": option["host_traffic_s"],
             "pcie": link["pcie"], "lanes": link["lanes"], "link_gbs": round(link["gbs"], 1),
             "link_assumed": not link["named"]}
+
+def setup_and_memory(kb: KnowledgeBase, profile: Mapping[str, Any], option: Mapping[str, Any]) -> tuple[Setup, Memory]:
+    """An option's recipe as run and each device's memory, part by part: the
+    estimator's figures for the very setup the option was sized with
+    (:func:`expert.inference.sizing.option_estimate`)."""
+    sized = option_estimate(kb, profile, option)
+    setup, parts = sized.setup, sized.breakdown
+    as_run = Setup(setup.method, setup.strategy, setup.gpus, setup.precision, setup.optimizer, setup.base_bits,
+                   None if setup.method == "full" else setup.lora_rank, setup.seq_len, setup.batch,
+                   setup.checkpointing, setup.offload, setup.stack)
+    gb = {name: round(parts[name], 3) for name in COMPONENTS}
+    memory = Memory(gb["weights"], gb["gradients"], gb["optimizer"], gb["activations"], gb["overhead"],
+                    round(sized.per_gpu_gb, 3), float(option["per_device_gb"]),
+                    round(float(option["device_vram_gb"]), 3))
+    return as_run, memory
+
 
 def _rounded(value: Any) -> Any:
     kind = type(value)
@@ -195,7 +213,8 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
             recipe_of(kb, option), option["devices"], option["per_device_gb"],
             option["host_ram_gb"], rules, text,
             [{"rule": f.rule.id, "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",
-              "text": w.message(f.rule, f.env)} for f in fired if f.rule.kind in ("reject", "demote", "prefer")]))
+              "text": w.message(f.rule, f.env)} for f in fired if f.rule.kind in ("reject", "demote", "prefer")],
+            *setup_and_memory(kb, run.profile, option)))
 
     rejected = []
     for gpu in run.options:

@@ -17,7 +17,7 @@ from typing import Any
 
 from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase
 from ..knowledge.records import PRECISION_UP
-from .estimate import estimate, typical
+from .estimate import Estimate, Setup, estimate, typical
 from .time_model import (
     accumulation,
     host_traffic,
@@ -37,6 +37,28 @@ def round_up(value: float, digits: int = 1) -> float:
     scale = 10**digits
     return math.ceil(value * scale - 1e-9) / scale
 
+
+
+def recipe_setup(kb: KnowledgeBase, profile: Mapping[str, Any], recipe: Mapping[str, Any], devices: int,
+                 strategy: str, micro_batch: int, stack: str, seq: int | None = None) -> Setup:
+    """What the estimator sizes for a recipe of recipes.toml on ``devices``
+    devices: the model of the profile, the recipe's precision, optimizer,
+    base bits, checkpointing and offload, sequences of ``seq`` tokens (by
+    default the profile's: seq_len)."""
+    return typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
+                   precision=recipe["precision"], optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
+                   checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
+                   strategy=strategy, seq_len=seq or seq_len(kb, profile), batch=micro_batch,
+                   optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=stack)
+
+
+def option_estimate(kb: KnowledgeBase, profile: Mapping[str, Any], option: Mapping[str, Any]) -> Estimate:
+    """The estimator's memory of a sized configuration (an option of the
+    run), part by part: the very setup :meth:`Sizer.configuration` sized it
+    with (its recipe, devices, strategy, micro-batch and stack)."""
+    recipe = kb.recipes["recipe"][option["recipe"]]
+    return estimate(kb, recipe_setup(kb, profile, recipe, int(option["devices"]), str(option["strategy"]),
+                                     int(option["micro_batch"]), str(option["stack"])))
 
 
 CARRIED = frozenset({"card", "previous", "base"})
@@ -132,12 +154,7 @@ class Sizer:
         runs = (card["bf16"] or not recipe.get("needs_bf16")) and (devices == 1 or not recipe.get("single_device"))
         # A recipe only one framework runs has that framework's stack, and no other.
         stack = str(recipe.get("stack") or stack_of(kb, profile))
-        setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
-                        precision=recipe["precision"],
-                        optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
-                        checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
-                        strategy=strategy, seq_len=seq or seq_len(kb, profile), batch=micro_batch,
-                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=stack)
+        setup = recipe_setup(kb, profile, recipe, devices, strategy, micro_batch, stack, seq)
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])

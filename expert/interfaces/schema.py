@@ -115,6 +115,28 @@ _RECIPE = _object(
      "optimizer_in_backward": {"type": "boolean"}, "framework": {"type": ["string", "null"]}})
 
 
+_GB = {"type": "number", "minimum": 0}
+_SETUP = _object(
+    ["method", "strategy", "devices", "precision", "optimizer", "base_bits", "lora_rank", "seq_len", "micro_batch",
+     "checkpointing", "offload", "stack", "given"],
+    {"method": _STR, "strategy": _STR, "devices": {"type": "integer", "minimum": 1}, "precision": _STR,
+     "optimizer": _STR, "base_bits": {"type": "integer"},
+     "lora_rank": {"type": ["integer", "null"], "minimum": 1, "description": "null for full fine-tuning."},
+     "seq_len": {"type": "integer", "minimum": 1, "description": "Tokens per sequence the memory is sized for."},
+     "micro_batch": {"type": "integer", "minimum": 1}, "checkpointing": {"type": "boolean"},
+     "offload": {"type": "boolean"}, "stack": _STR,
+     "given": {"type": "array", "items": {"enum": ["seq_len", "micro_batch", "lora_rank", "checkpointing"]},
+               "description": "The settings the person fixed; the rules chose the others."}})
+_MEMORY = _object(
+    ["weights_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb", "estimate_gb", "per_device_gb",
+     "device_gb"],
+    {"weights_gb": _GB, "gradients_gb": _GB, "optimizer_gb": _GB, "activations_gb": _GB, "overhead_gb": _GB,
+     "estimate_gb": {**_GB, "description": "The parts' sum, per device."},
+     "per_device_gb": {**_GB, "description": "What the option is sized by (the estimate rounded up, or the "
+                                             "guide's share under basis guide)."},
+     "device_gb": {**_GB, "description": "Each device's memory."}})
+
+
 def _recommendation(summary: bool) -> dict[str, Any]:
     properties = {
         "rank": {"type": "integer", "minimum": 1},
@@ -127,13 +149,15 @@ def _recommendation(summary: bool) -> dict[str, Any]:
         "meets_deadline": {"type": ["boolean", "null"]}, "recipe": _RECIPE,
         "devices": {"type": "integer", "minimum": 1}, "per_device_gb": _NUM,
         "host_ram_gb": _NUM_OR_NULL, "rules": _STRS, "text": _STR,
+        "setup": {**_SETUP, "description": "The recipe as run, as the memory was sized for it."},
+        "memory": {**_MEMORY, "description": "What each device holds, part by part (GB)."},
     }
     if summary:
-        del properties["recipe"]
+        del properties["recipe"], properties["setup"], properties["memory"]
         properties["recipe_id"] = {"type": "string", "description": "The recipe's id (rules/recipes.toml)."}
     required = ["gpu", "count", "vram_gb", "strategy", "text"]
     if not summary:
-        required += ["rules", "recipe", "devices", "per_device_gb", "host_ram_gb", "hours", "cost"]
+        required += ["rules", "recipe", "devices", "per_device_gb", "host_ram_gb", "hours", "cost", "setup", "memory"]
     return _object(required, properties)
 
 
