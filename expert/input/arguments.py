@@ -133,8 +133,8 @@ def with_prices(kb: KnowledgeBase, prices: Mapping[str, Any] | None, tr: Localiz
     for gpu, value in prices.items():
         if gpu not in cards:
             close = nearest(gpu, cards)
-            raise InputError("prices", _("%(label)s: '%(gpu)s' is not a card of the catalog (`expert catalogs` lists "
-                                         "them).") % {"label": argument_label(kb, tr, "prices"),
+            raise InputError("prices", _("%(label)s: '%(gpu)s' is not a card of the catalog; give a card's "
+                                         "catalog id.") % {"label": argument_label(kb, tr, "prices"),
                                                       "gpu": profile_module.shown(str(gpu))}
                              + tr.did_you_mean(close), close)
         number = profile_module.price(value)

@@ -271,7 +271,7 @@ class _Parser:
         cards = {card.id: card.aliases + (card.name,) for card in self.kb.owned}
         cards.update({gpu.id: (gpu.name,) for gpu in self.kb.catalog if gpu.id not in cards})
         raise self.error("%(label)s: '%(value)s' is neither a VRAM figure in GB (24, 24 GB) nor a GPU the knowledge "
-                         "base knows (`expert catalogs` lists them).", value,
+                         "base knows by its name or catalog id.", value,
                          suggestions=nearest(text, cards, keys=cards))
 
     def several(self, value: str, count: int, name: str) -> float:

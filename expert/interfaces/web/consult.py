@@ -85,7 +85,7 @@ def estimate_json(pairs: list[tuple[str, str]], lang: str) -> str:
                                                   "%(accepted)s.") % {"key": key[:40],
                                                                        "accepted": ", ".join(ESTIMATE_KEYS)})
         if ESTIMATE_KEYS[key] in args:
-            raise InputError(key, tr.gettext("%(option)s is given twice; give it once.") % {"option": "--" + key})
+            raise InputError(key, tr.gettext("%(option)s is given twice; give it once.") % {"option": key})
         if value.strip():
             args[ESTIMATE_KEYS[key]] = value.strip()
     args["lang"] = lang

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import nearest
 from ...escape import quoted
 from ...i18n import Localizer
 
@@ -98,6 +99,12 @@ class Form:
         return pairs
 
 
+def given(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The pairs of a query string without those left empty (a form's field not filled in): the shorter
+    address the page is shared by."""
+    return [(key, value) for key, value in pairs if value.strip()]
+
+
 def key_of(field_name: str | None) -> str:
     """The form's key of a field an InputError names."""
     if not field_name:
@@ -136,7 +143,7 @@ def read(pairs: Iterable[tuple[str, str]], lang: str, catalogs: Iterable[str],
                 form.what_if.append(value)
             continue
         if key in seen:
-            shown = "--" + key if seen[key] == name else f"--{key} ({quoted(seen[key])}, {quoted(name)})"
+            shown = key if seen[key] == name else f"{key} ({quoted(seen[key])}, {quoted(name)})"
             form.errors.setdefault(key, _("%(option)s is given twice; give it once.") % {"option": shown})
             continue
         seen[key] = name
@@ -187,12 +194,18 @@ def what_if(changes: Iterable[str], tr: Localizer) -> dict[str, str]:
     for change in changes:
         name, sep, value = change.partition("=")
         name = name.strip()
-        argument = fields.get(name, name.replace("-", "_"))
+        argument = fields.get(name, name)
         if not sep or not name:
             raise InputError("what_if", tr.gettext("what-if: '%(pair)s' is not FIELD=VALUE, such as method=qlora "
                                                    "or deadline=8.") % {"pair": quoted(change)})
+        if name not in fields:          # the page's keys, not the library's names
+            close = nearest(name, [key for key, _, _ in PROFILE_KEYS])
+            raise InputError("what_if", tr.gettext("what-if: '%(field)s' is not a field of this page; the fields "
+                                                   "are %(accepted)s.") % {
+                "field": quoted(name), "accepted": ", ".join(key for key, _, _ in PROFILE_KEYS)}
+                             + tr.did_you_mean(close), close)
         if argument in found:
-            raise InputError("what_if", tr.gettext("--what-if: %(field)s is given twice; give it once.")
+            raise InputError("what_if", tr.gettext("what-if: %(field)s is given twice; give it once.")
                              % {"field": quoted(name)})
         found[argument] = value.strip()
     return found
