@@ -41,7 +41,7 @@ _CARD_KEYS: dict[str, tuple[Any, ...]] = {
     "memory_bandwidth_gbs": ("number", 1, 1_000_000), "hardware_source": ("text", TEXT_MAX),
     "price_on_demand": ("number", 0.01, 1000), "price_spot": ("number", 0.01, 1000),
     "price_source": ("text", TEXT_MAX), "bf16": ("bool",), "chip": ("text", NAME_MAX),
-    "public_price": ("bool",),
+    "public_price": ("bool",), "memory_mib": ("number", 1, 1024 * 1024), "memory_source": ("text", TEXT_MAX),
     "ideal_methods": ("list", "methods"), "ideal_min_b": ("number", 0, MAX_SIZE_B),
     "ideal_max_b": ("number", 0, MAX_SIZE_B), "heuristics": ("list", "hids"),
 }
@@ -56,7 +56,17 @@ GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand
                                                               "bf16", "chip", "public_price"))
 # A user catalog needs only these; the rest take the defaults below, and a
 # card without bf16_tflops or prices is marked (a rule warns when it is picked).
+# A card without memory_mib has 0 there: its driver's figure is not known.
 USER_REQUIRED = ("id", "name", "vendor", "vram_gb", "cost")
+# A catalog that ships with the package (rules/catalogs) gives its cards'
+# datasheet figures and the memory their drivers report, each with its source.
+SHIPPED_REQUIRED = (*USER_REQUIRED, "segment", "interconnect", "link_gbs", "per_node", "bf16_tflops",
+                    "memory_bandwidth_gbs", "hardware_source", "memory_mib", "memory_source")
+# The memory a driver reports is what the card is sold with (vram_gb, in GiB)
+# less what ECC and the driver keep: ECC on GDDR memory takes 6.25 % of it,
+# and no driver reports more than the card has. A figure outside these
+# shares of vram_gb x 1,024 MiB is not a driver's reading of that card.
+MEMORY_SHARE = (0.9, 1.0)
 USER_OPTIONAL: dict[str, tuple[Any, ...]] = {"source": ("text", TEXT_MAX), "fast_interconnect": ("bool",)}
 USER_DEFAULTS: dict[str, Any] = {
     "devices": 1, "segment": "datacenter", "interconnect": "pcie", "link_gbs": 32, "per_node": 8,
@@ -165,8 +175,12 @@ class CardChecker:
 
 def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems, user: bool = False,
              seen: dict[str, tuple[str, int]] | None = None, room: int | None = None,
-             default_tflops: float = 0.0, class_prices: dict[str, float] | None = None) -> tuple[Card, ...]:
+             default_tflops: float = 0.0, class_prices: dict[str, float] | None = None,
+             shipped: bool = False) -> tuple[Card, ...]:
     """The cards of one catalog file; each problem goes to ``problems``.
+
+    ``user`` for a catalog of user cards, with defaults; ``shipped`` for one
+    of them that ships with the package (rules/catalogs), which gives more.
 
     ``seen`` maps the ids of the user catalogs read before to their file and
     line (an id may be defined once in all of them); ``room`` is how many
@@ -200,7 +214,7 @@ def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems
         for key in entry:
             if key not in specs:
                 card.bad(key, "unknown key '%(key)s' (known: %(known)s)", key=shown(key), known=", ".join(specs))
-        for key in (USER_REQUIRED if user else GUIDE_REQUIRED):
+        for key in ((SHIPPED_REQUIRED if shipped else USER_REQUIRED) if user else GUIDE_REQUIRED):
             if key not in entry:
                 card.bad(None, "card %(index)s: '%(key)s' is missing", key=key)
         for key, spec in specs.items():
@@ -224,6 +238,11 @@ def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems
             entry = {**USER_DEFAULTS, **{k: v for k, v in entry.items() if k in specs}}
         if entry["ideal_min_b"] > entry["ideal_max_b"]:
             card.bad("ideal_min_b", "card %(index)s: 'ideal_min_b' must not be above 'ideal_max_b'")
+            continue
+        low, high = (round(share * entry["vram_gb"] * 1024) for share in MEMORY_SHARE)
+        if "memory_mib" in entry and not low <= entry["memory_mib"] <= high:
+            card.bad("memory_mib", "card %(index)s: 'memory_mib' must be the memory its driver reports, in MiB: "
+                     "from %(min)s to %(max)s for a card of %(vram)s GB", min=low, max=high, vram=entry["vram_gb"])
             continue
         speed_assumed, price_assumed = "bf16_tflops" not in entry, "price_on_demand" not in entry
         # The shipped catalog gives no prices: the price bases (rules/prices)
@@ -253,6 +272,14 @@ def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems
             "spot_market": "price_spot" in entry}))
     seen.update({card_id: (str(path), line) for card_id, line in here.items()})
     return tuple(cards)
+
+
+def _in(path: Path, folder: Path) -> bool:
+    """``path`` is a file of ``folder``."""
+    try:
+        return path.resolve().parent == folder.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> KnowledgeBase:
@@ -287,7 +314,7 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
         if len(problems.items) == before:
             added += catalog_cards(path, doc, text, problems, user=True, seen=seen, room=MAX_USER_CARDS - len(added),
                               default_tflops=kb.timing["unknown_card"]["bf16_tflops"],
-                              class_prices=kb.ranking["class_price"])
+                              class_prices=kb.ranking["class_price"], shipped=_in(path, kb.root / "catalogs"))
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     merged = {card.id: card for card in kb.catalog}

@@ -125,9 +125,11 @@ class _Checker:
         problems = Problems()
         for path in sorted((self.kb.root / "catalogs").glob("*.toml")):
             doc, text = read_toml(path, problems)
-            for card in catalog_cards(path, doc, text, problems, user=True,
+            for card in catalog_cards(path, doc, text, problems, user=True, shipped=True,
                                       class_prices=self.kb.ranking["class_price"]) if doc else ():
                 known.setdefault(card.id, card)
+        # a shipped catalog's card without its figures (memory_mib ...) is refused
+        self.problems += [Problem(*problem) for problem in problems.items]
         # (rows per provider, "" for the prices cards bring themselves: where, line, card, on demand, spot)
         groups: dict[str, list[tuple[str, int, Any, float, float | None]]] = {}
         for basis in self.kb.prices:

@@ -221,6 +221,11 @@ class Card:
     spot_date: str = ""
     spot_source: str = ""
     price_basis: str = ""
+    # The memory the card's driver reports (nvidia-smi's or rocm-smi's total),
+    # in MiB, for all its devices: what a run may fill, smaller than vram_gb
+    # (ECC, reserved memory); 0 where it is not known (a card of one's own).
+    memory_mib: float = 0.0
+    memory_source: str = ""
 
     @cached_property
     def _fact(self) -> dict[str, Any]:
