@@ -14,7 +14,7 @@ from ..i18n import Localizer
 from ..inference import engine
 from ..inference.estimate import COMPONENTS
 from ..inference.run import Firing, Run, effective
-from ..inference.sizing import option_estimate
+from ..inference.sizing import checkpointing, option_estimate
 from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
 from ..knowledge.prices import for_profile
@@ -39,7 +39,9 @@ def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
             basis: str = "checked", model_config: Any = None,
             only: Collection[str] | None = None) -> tuple[Run, Result]:
     """Validate ``given``, run the engine, and build the result (with the run's
-    record). ``only``: the ids of the catalog cards to consider (all by default)."""
+    record). ``only``: the ids of the catalog cards to consider (all by default).
+    ``given`` may hold the settings the person fixed, already read
+    (:func:`expert.input.settings.read`); the rules choose the others."""
     basis = check_basis(basis, tr)
     profile, assumed = profile_module.build(kb, given, tr, model_config)
     kb = for_profile(kb, profile)      # the provider's prices (rules/prices)
@@ -47,10 +49,12 @@ def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
     return run, build_result(kb, run, tr, assumed)
 
 
-def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml)."""
+def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any], profile: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml), with the
+    checkpointing the person fixed (``profile``), if any."""
     recipe = kb.recipes["recipe"][option["recipe"]]
     return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS},
+            "checkpointing": checkpointing(profile or {}, recipe),
             "micro_batch": int(option["micro_batch"]),
             "gradient_accumulation_steps": int(option["gradient_accumulation_steps"]),
             "global_batch": int(option["global_batch"]),
@@ -116,7 +120,9 @@ def setup_and_memory(kb: KnowledgeBase, profile: Mapping[str, Any], option: Mapp
     setup, parts = sized.setup, sized.breakdown
     as_run = Setup(setup.method, setup.strategy, setup.gpus, setup.precision, setup.optimizer, setup.base_bits,
                    None if setup.method == "full" else setup.lora_rank, setup.seq_len, setup.batch,
-                   setup.checkpointing, setup.offload, setup.stack)
+                   setup.checkpointing, setup.offload, setup.stack,
+                   [name for name in profile_module.SETTINGS if profile.get(name) is not None
+                    and not (name == "lora_rank" and setup.method == "full")])
     gb = {name: round(parts[name], 3) for name in COMPONENTS}
     memory = Memory(gb["weights"], gb["gradients"], gb["optimizer"], gb["activations"], gb["overhead"],
                     round(sized.per_gpu_gb, 3), float(option["per_device_gb"]),
@@ -210,7 +216,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
             rank, gpu, w.name(gpu), w.origin(gpu), option["count"], option["vram_gb"], option["total_vram_gb"],
             option["strategy"], option["where"], option["pricing"], significant(option["hours"]),
             cost_of(option, run.cards.get(gpu)), option["cost"], time_of(kb, run.profile, req, option), meets,
-            recipe_of(kb, option), option["devices"], option["per_device_gb"],
+            recipe_of(kb, option, run.profile), option["devices"], option["per_device_gb"],
             option["host_ram_gb"], rules, text,
             [{"rule": f.rule.id, "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",
               "text": w.message(f.rule, f.env)} for f in fired if f.rule.kind in ("reject", "demote", "prefer")],

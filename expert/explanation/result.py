@@ -335,13 +335,16 @@ class Result:
                    for name in self.assumed]
         template = environment(self.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
         top = self.recommendations[0] if self.recommendations else None
+        # what the pick's devices hold and the settings it was sized for: in markdown always, in text when the
+        # person fixed a setting (the answer says which were given, which chosen)
         memory = (memory_sentence(tr, top.memory, top.setup)
-                  if fmt == "markdown" and chosen is None and top and top.memory and top.setup else "")
+                  if top and top.memory and top.setup and ((fmt == "markdown" and chosen is None) or top.setup.given)
+                  else "")
         if chosen is None:
             return template.render(r=self, width=width, assumed=assumed, summary=False, memory=memory,
                                    alternatives=self.shown()[1:], advice=self.advice, warnings=self.warnings,
                                    left_out="", chart=time_and_cost(self, kb, tr, width))
-        return template.render(r=self, width=width, assumed=assumed, summary=True, memory="",
+        return template.render(r=self, width=width, assumed=assumed, summary=True, memory=memory,
                                alternatives=chosen.recommendations[1:], advice=chosen.advice,
                                warnings=chosen.warnings, left_out=chosen.left_out(tr), chart=None)
 

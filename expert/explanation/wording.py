@@ -301,6 +301,13 @@ def memory_sentence(tr: Localizer, memory: Any, setup: Any) -> str:
     labels = {"weights": _("weights"), "gradients": _("gradients"), "optimizer": _("optimizer state"),
               "activations": _("activations"), "overhead": _("framework overhead")}
     parts = tr.list([f"{labels[name]} {tr.gb(gb)}" for name, gb in memory.parts().items()])
+    return _("Per device: %(parts)s; sized for %(sized)s.") % {"parts": parts, "sized": sized_for(tr, setup)}
+
+
+def sized_for(tr: Localizer, setup: Any) -> str:
+    """The settings an option was sized for, each marked as the person's value or the rules' choice
+    ("4,096-token sequences (your value), a micro-batch of 2 (chosen by the rules) ...")."""
+    _ = tr.gettext
     shown = {
         "seq_len": _("%(tokens)s-token sequences") % {"tokens": tr.number(setup.seq_len, 0)},
         "micro_batch": _("a micro-batch of %(count)s") % {"count": tr.number(setup.micro_batch, 0)},
@@ -310,8 +317,6 @@ def memory_sentence(tr: Localizer, memory: Any, setup: Any) -> str:
     }
     settings = [name for name in SETTINGS if shown[name]]
     if not setup.given:
-        sized = _("%(settings)s, all chosen by the rules") % {"settings": tr.list([shown[n] for n in settings])}
-    else:
-        sized = tr.list([shown[n] + " (" + (_("your value") if n in setup.given else _("chosen by the rules")) + ")"
-                         for n in settings])
-    return _("Per device: %(parts)s; sized for %(sized)s.") % {"parts": parts, "sized": sized}
+        return _("%(settings)s, all chosen by the rules") % {"settings": tr.list([shown[n] for n in settings])}
+    return tr.list([shown[n] + " (" + (_("your value") if n in setup.given else _("chosen by the rules")) + ")"
+                    for n in settings])

@@ -32,7 +32,8 @@ def check_paths(rules_dir: Any, catalog: Any, tr: Localizer) -> None:
 
 
 # The arguments advise() declares besides the profile fields (for the error that lists them).
-ADVISE_ARGUMENTS = ("lang", "rules_dir", "catalog", "basis", "prices", "model", "model_config")
+ADVISE_ARGUMENTS = ("lang", "rules_dir", "catalog", "basis", "prices", "model", "model_config", "seq_len", "batch",
+                    "lora_rank", "checkpointing")
 
 
 def field_alias(name: str, declared: Sequence[str], kb: KnowledgeBase | None = None) -> str:

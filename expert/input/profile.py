@@ -43,6 +43,9 @@ _UNIT_HOURS = {"d": 24.0, "da": 24.0, "dí": 24.0, "di": 24.0, "mi": 1 / 60}
 # suffixes fits; a chat message pasted into a field does not. Every pattern
 # below runs on at most this much text.
 MAX_TEXT = 100
+# The settings a person may fix instead of the rules, as the profile holds them once read
+# (expert.input.settings): the sequence length, the micro-batch, the LoRA rank, activation checkpointing.
+SETTINGS = ("seq_len", "micro_batch", "lora_rank", "checkpointing")
 
 
 # Words that answer "none" for the optional fields (no own GPU, no deadline):
@@ -408,6 +411,8 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,
     profile[OWN_GPU] = own_gpu
     profile[OWN_GPU_COUNT] = own_count if profile.get("vram_gb") else None
     profile[OWN_VRAM] = own_count * profile["vram_gb"] if profile.get("vram_gb") else None
+    for name in SETTINGS:       # read already (expert.input.settings); None: the rules choose it
+        profile[name] = given.get(name)
     return profile, assumed
 
 

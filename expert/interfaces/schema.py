@@ -246,17 +246,30 @@ def _params(properties: dict[str, Any], required: list[str] | None = None) -> di
     return schema
 
 
+def _settings() -> dict[str, Any]:
+    """The settings a person may fix instead of the rules, as parameters (bounds: expert/input/settings.py)."""
+    from ..input.settings import BOUNDS
+
+    found: dict[str, Any] = {name: {"type": "integer", "minimum": low, "maximum": high}
+                             for name, (low, high) in BOUNDS.items()}
+    found["checkpointing"] = {"type": "boolean"}
+    return found
+
+
 def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     """The tools of `expert mcp`, neutral: name, description, JSON Schema of the parameters."""
     profile = profile_properties(kb)
     # explain, estimate, consultation_start and launch take the same fields: described once, in advise
     bare = {name: {k: v for k, v in schema.items() if k != "description"} for name, schema in profile.items()}
     consultation = {"type": "string", "minLength": 1, "maxLength": 64, "description": "From consultation_start."}
+    settings = _settings()      # what the person may fix instead of the rules (expert/input/settings.py)
+    plain = settings
     return [
         {"name": "advise",
          "description": "Recommend GPUs for fine-tuning an LLM, with reasons (rules citing a practical "
-                        "guide). All fields optional; model, vram, gpu, deadline are aliases.",
-         "parameters": _params({**profile, "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
+                        "guide). All fields optional; model, vram, gpu, deadline are aliases; seq_len, batch, "
+                        "lora_rank, checkpointing: fixed instead of chosen.",
+         "parameters": _params({**profile, **settings, "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "explain",
          "description": "Explain a recommendation: how it was reached, why not a card (why_not), what if "
                         "answers changed (what_if). Fields as in advise.",
@@ -271,13 +284,12 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
              "model_size_b": bare["model_size_b"], "method": bare["method"],
              "gpus": {"type": "integer", "minimum": 1, "maximum": 4096},
              "strategy": {"enum": list(STRATEGIES)},
-             "offload": {"type": "boolean"}, "checkpointing": {"type": "boolean"},
-             "seq_len": {"type": "integer", "minimum": 1, "maximum": 1000000},
-             "batch": {"type": "integer", "minimum": 1, "maximum": 4096},
+             "offload": {"type": "boolean"}, "checkpointing": plain["checkpointing"],
+             "seq_len": plain["seq_len"], "batch": plain["batch"],
              "optimizer": {"type": "string", "maxLength": 40},
              "precision": {"enum": list(PRECISIONS)},
              "base_bits": {"enum": [16, 8, 4]},
-             "lora_rank": {"type": "integer", "minimum": 1, "maximum": 4096},
+             "lora_rank": plain["lora_rank"],
              "gpu": _gpu(kb), "dataset_examples": bare["dataset_examples"],
              "tokens_per_example": bare["tokens_per_example"], "epochs": bare["epochs"],
              "stack": bare["stack"], "lang": LANG})},

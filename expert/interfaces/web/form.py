@@ -38,12 +38,20 @@ PROFILE_KEYS: tuple[tuple[str, str, str], ...] = (
     ("stack", "stack", "choice"),
     ("provider", "provider", "choice"),
 )
+# The settings a person may fix instead of the rules (expert/input/settings.py), under `expert advise`'s
+# names: (key, the library's argument, kind).
+SETTING_KEYS: tuple[tuple[str, str, str], ...] = (
+    ("seq-len", "seq_len", "text"),
+    ("batch", "batch", "text"),
+    ("lora-rank", "lora_rank", "text"),
+    ("checkpointing", "checkpointing", "yesno"),
+)
 # The consultation's other options of `expert advise`: a shipped catalog by
 # name (never a path: the page opens no file a visitor names), the basis and
 # prices (CARD=USD, several separated by commas).
 OPTION_KEYS = ("catalog", "basis", "price")
 # The other long names of the CLI's options.
-ALIASES = {"model": "model-size", "own-gpu": "vram", "seq-len": "tokens-per-example"}
+ALIASES = {"model": "model-size", "own-gpu": "vram"}
 # Keys that are not the profile, by where they are read: the language;
 # explain's --why-not and --what-if (FIELD=VALUE, repeatable); the API's
 # --detail; the option a launch .zip is made of.
@@ -53,7 +61,7 @@ EXPLAIN_KEYS = ("lang", "why-not", "what-if", "detail")
 LAUNCH_KEYS = ("lang", "option")
 REPEATABLE = ("what-if", "price")
 
-FIELD_KEYS = {argument: key for key, argument, _ in PROFILE_KEYS} | {"prices": "price", "catalog": "catalog",
+FIELD_KEYS = {argument: key for key, argument, _ in PROFILE_KEYS + SETTING_KEYS} | {"prices": "price", "catalog": "catalog",
                                                                       "basis": "basis", "why_not": "why-not",
                                                                       "what_if": "what-if", "model": "model-size",
                                                                       "model_config": "model-size",
@@ -77,11 +85,13 @@ class Form:
     @property
     def asked(self) -> bool:
         """Whether anything of a consultation was given (else the page shows the form alone)."""
-        return any(key in self.values for key, _, _ in PROFILE_KEYS) or any(key in self.values for key in OPTION_KEYS)
+        return (any(key in self.values for key, _, _ in PROFILE_KEYS + SETTING_KEYS)
+                or any(key in self.values for key in OPTION_KEYS))
 
     def arguments(self) -> dict[str, Any]:
         """advise()'s keyword arguments: the profile as typed (the library reads it), and the options."""
-        args: dict[str, Any] = {argument: self.values[key] for key, argument, _ in PROFILE_KEYS if key in self.values}
+        args: dict[str, Any] = {argument: self.values[key] for key, argument, _ in PROFILE_KEYS + SETTING_KEYS
+                                if key in self.values}
         if "catalog" in self.values:
             args["catalog"] = [self.values["catalog"]]
         if "basis" in self.values:
@@ -119,7 +129,7 @@ def read(pairs: Iterable[tuple[str, str]], lang: str, catalogs: Iterable[str],
     tr = Localizer(lang)
     _ = tr.gettext
     form = Form(lang)
-    known = [key for key, _arg, _kind in PROFILE_KEYS] + list(OPTION_KEYS)
+    known = [key for key, _arg, _kind in PROFILE_KEYS + SETTING_KEYS] + list(OPTION_KEYS)
     accepted = known + list(others)
     seen: dict[str, str] = {}
     for count, (name, value) in enumerate(pairs):

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...explanation.chart import time_and_cost
+from ...explanation.wording import sized_for
 from ...i18n import Localizer
 from ...inference.estimate import COMPONENTS  # weights, gradients, optimizer, activations, overhead
 from ...knowledge import KnowledgeBase
@@ -44,6 +45,7 @@ class MemoryBar:
     vram_x: float       # where the device's memory line is
     need_x: float
     fits: bool
+    sized: str          # the settings it was sized for, the person's and the rules' ("4,096-token sequences ...")
 
 
 @dataclass(frozen=True)
@@ -88,7 +90,8 @@ def memory_bars(result: Any, tr: Localizer) -> list[MemoryBar]:
             "option": _option(rec, tr), "need": tr.gb(rec.per_device_gb), "vram": tr.gb(device_gb)}
         bars.append(MemoryBar(rec.rank, title, segments, tr.gb(rec.per_device_gb), tr.gb(device_gb),
                               round(BAR_X + device_gb * scale, 1), round(BAR_X + rec.per_device_gb * scale, 1),
-                              rec.per_device_gb <= device_gb))
+                              rec.per_device_gb <= device_gb,
+                              sized_for(tr, rec.setup) if rec.setup is not None else ""))
     return bars
 
 
