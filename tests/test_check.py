@@ -20,6 +20,7 @@ NEW_RULE = '''
 [[rule]]
 id = "probe"
 kind = "%(kind)s"
+stage = "%(kind)s"
 section = "vram"
 heuristics = ["H1"]
 when = "%(when)s"

@@ -276,8 +276,8 @@ def test_the_ranking_and_the_pick_are_rules_over_facts() -> None:
     # Nothing stands: no-option-stands declares that there is no pick.
     none = run(model_size_b=2000, method="full")
     assert none.ranking == [] and none.pick == {"gpu": None, "count": None, "hours": None, "found": False}
-    assert [f.rule.id for f in none.firings if f.rule.derive in ("pick", "no-pick")] == ["no-option-stands"]
-    assert not any(f.rule.derive in ("market", "beaten", "order") for f in none.firings)
+    assert [f.rule.id for f in none.firings if f.rule.then in ("pick", "no-pick")] == ["no-option-stands"]
+    assert not any(f.rule.then in ("market", "beaten", "order") for f in none.firings)
 
 
 def test_the_sweeps_find_what_every_pair_would(kb) -> None:  # type: ignore[no-untyped-def]

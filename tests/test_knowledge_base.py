@@ -49,31 +49,23 @@ def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-un
 
 
 def test_the_vocabulary_is_the_one_the_files_and_the_engine_use(kb) -> None:  # type: ignore[no-untyped-def]
-    from expert.inference.facts import DECLARES, SALIENCE, SCALE_TRIAL, SPEED_TRIAL
-    from expert.inference.patterns import HELPER_NEEDS
-    from expert.knowledge.records import (
-        COSTS,
-        DERIVES,
-        HELPERS,
-        KINDS,
-        METHODS,
-        OFF_LADDER,
-        SCALE_OUT,
-        SCOPES,
-        TRIAL_STEPS,
-        VENDORS,
-    )
+    from expert.inference.actions import ACTIONS as REGISTERED
+    from expert.inference.actions import registry_problems
+    from expert.knowledge.records import ACTIONS, COSTS, METHODS, NAMESPACES, OFF_LADDER, SCALE_OUT, TRIAL_KINDS, VENDORS
 
     assert kb.fields["method"].choices == METHODS == tuple(kb.recipes["ladder"])
     assert set(VENDORS) <= set(kb.labels["vendor"]) and set(COSTS) <= set(kb.labels["cost"])
     steps = {entry["step"] for ladder in kb.recipes["ladder"].values() for entry in ladder}
     assert steps | set(OFF_LADDER) <= set(kb.labels["step"]) and SCALE_OUT in OFF_LADDER
-    # The stages: the helpers, proposing and configuring, and the other kinds of rule.
-    assert set(SCOPES) == set(HELPERS) | {"propose", "configure", "trial"} | (set(KINDS) - {"derive", "configure"})
-    assert set(SALIENCE) == set(SCOPES) | set(OFF_LADDER) - set(TRIAL_STEPS) | {SCALE_TRIAL, SPEED_TRIAL}
-    assert set(HELPER_NEEDS) == (set(HELPERS) | {"propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL}
-                                        | set(OFF_LADDER) - set(TRIAL_STEPS))
-    assert DERIVES.items() <= DECLARES.items()
+    # The actions the loader accepts are the engine's, each declaring what the loader says it declares.
+    assert registry_problems() == [] and list(REGISTERED) == list(ACTIONS)
+    # Every stage is named by a rule, every kind of trial an action declares is settled by one stage,
+    # and every fact an action reads is one a stage may see.
+    assert [stage.id for stage in kb.stages] == list(dict.fromkeys(rule.stage for rule in
+                                                                   sorted(kb.rules, key=lambda r: r.rank)))
+    assert sorted(stage.trials for stage in kb.stages if stage.trials) == sorted(TRIAL_KINDS)
+    assert {act.trial for act in REGISTERED.values() if act.trial} == set(TRIAL_KINDS)
+    assert {ns for act in REGISTERED.values() for ns in act.reads} <= set(NAMESPACES)
 
 
 def test_the_library_types_name_the_values_the_library_accepts() -> None:
@@ -169,7 +161,14 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
     ("rules.toml", 'kind = "advice"', 'kind = "prefer"', "needs a factor"),
     ("rules.toml", "%(pick_count)s cards, the link", "%(pick_cards)s cards, the link", "placeholder 'pick_cards'"),
     ("rules.toml", 'kind = "warning"', 'kind = "hint"', "kind must be one of"),
-    ("rules.toml", 'derive = "pick"', 'derive = "choose"', "names one helper"),
+    ("rules.toml", 'then = "pick"', 'then = "choose"', "then = 'choose' is not an action"),
+    ("rules.toml", 'stage = "propose"\nthen = "first-step"\n', 'stage = "propose"\n', "names its action (then = "),
+    ("rules.toml", 'then = "step-impossible"', 'then = "step-settled"', "action 'step-impossible' is named by no rule"),
+    ("rules.toml", 'kind = "reject"\nstage = "reject"\n', 'kind = "reject"\nstage = "reject"\nthen = "option"\n',
+     "a rule of another kind names none"),
+    ("rules.toml", 'stage = "prefer"\nfactor', 'stage = "preference"\nfactor', "is not a [[stage]] of this file"),
+    ("rules.toml", 'trials = "speed"\n', "", "a stage that sees trials settles one kind of them"),
+    ("rules.toml", 'sees = ["profile", "weight"]', 'sees = ["profile", "weights"]', "sees must list facts of"),
     ("rules.toml", 'message = "Reach the batch size', 'mesage = "Reach the batch size', ".mesage' (known: "),
     ("catalog.toml", "vram_gb = 24\n", 'vram_gb = "24 GB"\n', "'vram_gb' must be a positive number"),
     ("catalog.toml", 'vendor = "amd"', 'vendor = "intel"', "vendor must be one of"),

@@ -149,7 +149,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
     for firing in firings:
         if firing.gpu is not None:
             by_gpu.setdefault(firing.gpu, []).append(firing)
-    derive_rules = {f.rule.kind == "derive" and f.rule.derive: f.rule.id for f in firings}
+    derive_rules = {f.rule.kind == "derive" and f.rule.then: f.rule.id for f in firings}
     req = run.req or {}
     deadline = run.profile["deadline_h"]
 
@@ -237,7 +237,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         if firing.rule.kind in notes and (firing.rule.id, firing.gpu) in standing:
             notes[firing.rule.kind].append(Note(firing.rule.id, [firing.rule.id], w.message(firing.rule, firing.env)))
 
-    requirement_firing = next((f for f in firings if f.rule.derive == "requirement"), None)
+    requirement_firing = next((f for f in firings if f.rule.then == "requirement"), None)
     requirement = {
         **_rounded(req),
         "method": run.profile["method"],

@@ -105,7 +105,7 @@ class Reasoning:
         steps = []
         for firing in self.firings:
             rule = firing.rule
-            if rule.derive == "rank":
+            if rule.then == "rank":
                 if firing.gpu != gpu:
                     continue
                 left = len(self.run.ranking)
@@ -113,7 +113,7 @@ class Reasoning:
                                         "Ranked %(rank)s of %(n)s options left. %(why)s", left) % {
                     "rank": rank, "n": left, "why": self.w.message(rule, firing.env)}
                 steps.append(self.step(firing, text))
-            elif rule.derive == "requirement" or (firing.gpu == gpu and rule.derive != "standing"):
+            elif rule.then == "requirement" or (firing.gpu == gpu and rule.then != "standing"):
                 # (that the option stands is plain from its rank: the rules that ruled others out are WHY NOT's)
                 steps.append(self.step(firing))
             elif rank == 1 and (rule.kind == "warning" or (rule.kind == "advice" and self.about_configuration(firing))):

@@ -13,34 +13,39 @@ from typing import Any
 
 from ..errors import InputError, nearest
 from ..i18n import Localizer
-from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
-from ..knowledge.records import (
-    DEADLINE_MET,
-    DEADLINE_MISSED,
-    DEADLINE_NEXT,
-    FEWEST_CARDS,
-    MORE_CARDS,
-    NO_COUNT_FITS,
-    NO_FAST_LINK,
-    PRECISION_FOUND,
-    PRECISION_KEPT,
-    PRECISION_NEXT,
-    PRECISION_NONE,
-    PRECISION_UP,
-    SPEED_FOUND,
-    SPEED_NEXT,
-    SPEED_NONE,
-)
+from ..knowledge import KnowledgeBase, RuleDef
 
 _PLACEHOLDER = re.compile(r"%\((\w+)\)s")
 
 
 def concludes(rule: RuleDef, tr: Localizer) -> str:
+    """What a rule concludes, in words: what its action does (rules.toml
+    ``then``), or the verdict or note of its kind."""
     _ = tr.gettext
-    if rule.kind == "derive":
-        return {
+    if rule.then is not None:
+        does = {
             "requirement": _("declares the VRAM requirement"),
             "own-card": _("declares your own GPU as a card"),
+            "first-step": _("proposes a first configuration for every card (step %(step)s)"),
+            "next-step": _("proposes the next configuration of the ladder (step %(step)s)"),
+            "next-count-to-fit": _("tries the same step on the next count of cards"),
+            "step-settled": _("settles the count of cards a step takes"),
+            "step-impossible": _("marks a step that would need several cards without a fast link as impossible"),
+            "larger-micro-batch": _("proposes the same configuration with a larger micro-batch, when memory "
+                                    "allows and it is faster"),
+            "first-speed-trial": _("proposes a faster recipe on more cards, when it costs no more"),
+            "next-speed-trial": _("tries a faster recipe on the next count of cards"),
+            "faster-recipe-found": _("settles whether a faster recipe on more cards pays"),
+            "slower-recipe-stands": _("settles whether a faster recipe on more cards pays"),
+            "first-precision-trial": _("proposes mixed precision on more cards of one node"),
+            "leaner-recipe-kept": _("keeps the leaner recipe, mixed precision weighed"),
+            "next-precision-trial": _("tries mixed precision on the next count of cards"),
+            "mixed-precision-found": _("settles whether mixed precision fits on one node"),
+            "leaner-recipe-stands": _("settles whether mixed precision fits on one node"),
+            "first-scale-trial": _("proposes the same configuration on more cards"),
+            "next-scale-trial": _("tries the next count of cards for the deadline"),
+            "deadline-met": _("settles the count of cards that scaling out takes"),
+            "fastest-tried-stands": _("settles the count of cards that scaling out takes"),
             "option": _("declares the configuration that stands for the card"),
             "standing": _("declares an option no rule ruled out, to weigh against the others"),
             "market": _("declares the cheapest rented option, the mark a low budget holds the others to "
@@ -50,39 +55,8 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             "order": _("puts the weighed options in one order, by its keys (once, over every option)"),
             "pick": _("declares the first in the ranking the pick"),
             "no-pick": _("declares that there is no pick"),
-        }[rule.derive or ""]
-    if rule.kind == "configure":
-        if rule.step == SCALE_OUT:
-            return _("proposes the same configuration on more cards")
-        if rule.step == LARGER_BATCH:
-            return _("proposes the same configuration with a larger micro-batch, when memory allows and it is faster")
-        if rule.step == SPEED_UP:
-            return _("proposes a faster recipe on more cards, when it costs no more")
-        if rule.step == PRECISION_UP:
-            return _("proposes mixed precision on more cards of one node")
-        if rule.step == PRECISION_KEPT:
-            return _("keeps the leaner recipe, mixed precision weighed")
-        if rule.step == PRECISION_NEXT:
-            return _("tries mixed precision on the next count of cards")
-        if rule.step in (PRECISION_FOUND, PRECISION_NONE):
-            return _("settles whether mixed precision fits on one node")
-        if rule.step == MORE_CARDS:
-            return _("tries the same step on the next count of cards")
-        if rule.step in (FEWEST_CARDS, NO_COUNT_FITS):
-            return _("settles the count of cards a step takes")
-        if rule.step == DEADLINE_NEXT:
-            return _("tries the next count of cards for the deadline")
-        if rule.step in (DEADLINE_MET, DEADLINE_MISSED):
-            return _("settles the count of cards that scaling out takes")
-        if rule.step == SPEED_NEXT:
-            return _("tries a faster recipe on the next count of cards")
-        if rule.step in (SPEED_FOUND, SPEED_NONE):
-            return _("settles whether a faster recipe on more cards pays")
-        if rule.step == NO_FAST_LINK:
-            return _("marks a step that would need several cards without a fast link as impossible")
-        if rule.proposes:
-            return _("proposes a first configuration for every card (step %(step)s)") % {"step": rule.step}
-        return _("proposes the next configuration of the ladder (step %(step)s)") % {"step": rule.step}
+        }
+        return does[rule.then] % {"step": rule.step} if "%(step)s" in does[rule.then] else does[rule.then]
     if rule.kind == "prefer":
         factor = tr.number(rule.factor or 0, 2)
         if rule.factor == 0:
@@ -117,6 +91,8 @@ def describe(kb: KnowledgeBase, tr: Localizer, ids: Iterable[str] = ()) -> list[
             "id": rule.id,
             "kind": rule.kind,
             "concludes": concludes(rule, tr),
+            "stage": rule.stage,
+            "then": rule.then,
             "cites": section.cited(f"S{sections.index(rule.section) + 1}", tr.gettext),
             "heuristics": list(rule.heuristics),
             "gaps": list(rule.gaps),

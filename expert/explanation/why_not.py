@@ -161,7 +161,7 @@ class WhyNotSearch(Reasoning):
         tr, _ = self.tr, self._
         pick_gpu = self.run.ranking[0]
         mine, theirs = self.run.options[gpu], self.run.options[pick_gpu]
-        reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.derive == "rank")), [],
+        reasons = [Reason("rank-options", self.cites(next(f for f in self.firings if f.rule.then == "rank")), [],
                           _("%(pick)s: about %(pick_hours)s, %(pick_cost)s in all; %(this)s: about %(hours)s, "
                             "%(cost)s in all.") % {
                               "pick": self.w.option_label(theirs), "pick_hours": tr.hours(theirs["hours"], like=mine["hours"]),

@@ -17,16 +17,21 @@ through its patterns (a candidate or option with the card of the same
 ``gpu``), and its compiled ``when`` is an experta test over exactly those
 facts.
 
-Configuration works as R1/XCON did: ``propose`` a configuration for every
-card, then climb the ladder of ``rules/recipes.toml`` one rule at a time —
-each configure rule matches the candidate whose ``next_step`` it is and that
-does not fit — until one fits; then scale out for a deadline, and settle the
-card's option. Ranking: the rules that collect (``market``, ``beaten``,
-``order``) fire once, after every fact they read is declared (their
-salience), and read those their ``when`` holds for in the order of their
-``by`` keys — a sweep (:mod:`.sweep`), not a join of every pair; the first
-of the order is the pick. Saliences order the stages; within a stage
-results never depend on firing order, which changes with ``PYTHONHASHSEED``.
+Configuration works as R1/XCON did: a rule proposes a configuration for
+every card (``first-step``), then the rules of ``rules/recipes.toml``'s ladder
+climb it one step at a time — each matches the candidate whose ``next_step``
+it is and that does not fit — until one fits; then scale out for a deadline,
+and settle the card's option. Ranking: the rules that collect (``market``,
+``beaten``, ``order``) fire once, after every fact they read is declared
+(their stage), and read those their ``when`` holds for in the order of their
+``by`` keys — a sweep (:mod:`.sweep`), not a join of every pair; the first of
+the order is the pick.
+
+What a rule does is its action (rules.toml ``then``, :mod:`.actions`): the
+engine hands it the facts its patterns matched and declares what it returns.
+Rules fire stage by stage, in the order rules.toml lists the stages, and
+within a stage in the file's order (:func:`.patterns.salience`), so no hash
+seed moves the order of firing.
 
 Provenance comes from the activations themselves: a rule's action receives
 the facts its patterns matched, and every fact it declares is recorded with
@@ -34,46 +39,27 @@ the rule that declared it. The engine class is built once per set of rules
 and each thread keeps its own instance (a shared experta engine gives wrong
 answers under threads).
 
-The facts' classes and the stages are in :mod:`.facts`, each rule's joins,
-patterns and test in :mod:`.patterns`, the record of a run in :mod:`.run`;
-this module holds the engine class, its actions and ``infer()``.
+The facts' classes are in :mod:`.facts`, the actions in :mod:`.actions`, each
+rule's joins, patterns, test and salience in :mod:`.patterns`, the record of
+a run in :mod:`.run`; this module holds the engine class and ``infer()``.
 """
 
 from __future__ import annotations
 
 import threading
 from collections import OrderedDict
-from collections.abc import Callable, Collection, Iterator, Mapping
+from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
 from typing import Any
 
 from .._vendor import experta
-from ..knowledge import COLLECTS, LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase, RuleDef
-from ..knowledge.conditions import COMPARED_FIELDS
-from ..knowledge.records import (
-    DEADLINE_MET,
-    DEADLINE_NEXT,
-    FEWEST_CARDS,
-    MORE_CARDS,
-    NO_COUNT_FITS,
-    NO_FAST_LINK,
-    PRECISION_FOUND,
-    PRECISION_KEPT,
-    PRECISION_NEXT,
-    PRECISION_NONE,
-    PRECISION_UP,
-    SPEED_FOUND,
-    SPEED_NEXT,
-)
-from . import requirement, sizing, sweep
+from ..knowledge import COLLECTS, KnowledgeBase, RuleDef
+from . import requirement, sizing
+from .actions import ACTIONS, Action, Context
 from .facts import (
     FACT_CLASSES,
     INPUT,
-    SCALE_TRIAL,
-    SPEED_TRIAL,
-    STANDING_FIELDS,
     VERDICTS,
-    WEIGHT_FIELDS,
     Candidate,
     Card,
     Option,
@@ -82,10 +68,8 @@ from .facts import (
     Ranking,
     Requirement,
     Verdict,
-    salience,
-    stage,
 )
-from .patterns import carrier, joined, patterns
+from .patterns import carrier, joined, patterns, salience
 from .run import Firing, Run
 from .sweep import Keyed
 
@@ -100,45 +84,69 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
     card_fields: tuple[str, ...] = ("id",)   # the card fields a configuration carries (engine_class)
 
     def fire(self, rule: RuleDef, bound: dict[str, Any]) -> None:
+        """Take the rule's action on the facts an activation bound, declare
+        what it declares (or, for a verdict or a note, record the
+        conclusion), and record the firing with what it matched and read."""
+        facts, env, gpu = self.bound_facts(rule, bound)
+        reads: dict[str, set[str]] = {ns: set() for ns in env}
+        seen = {ns: sizing.Reads(values, reads[ns]) for ns, values in env.items()}
+        action = ACTIONS[rule.then] if rule.then else None
+        collected = self.collect(rule, env) if rule.then in COLLECTS else []
+        declared = action(Context(rule, self.consultation, self.facts, seen, collected)) if action else []
+        if rule.then in COLLECTS:
+            if not declared:
+                return   # (it collected nothing to conclude from: as if it had not matched)
+            facts[COLLECTS[str(rule.then)]] = [values for _, values in collected]   # what it read, in its order
+            env.setdefault(COLLECTS[str(rule.then)], collected[0][1])            # (its message names the first)
+        derived = []
+        for namespace, values in declared:
+            derived.append(self.derive(rule, action, namespace, values))
+            if rule.then not in COLLECTS:   # (a rule that collects is about all the options it read, not one card)
+                gpu = gpu or values.get("gpu") or (values.get("id") if namespace == "card" else None)
+            env.setdefault("proposal" if namespace in ("candidate", "trial") else namespace, values)
+        if not declared:
+            derived.append(self.conclude(rule, gpu))
+        self.consultation.firings.append(Firing(rule, gpu, self.matched(rule, facts, env, reads), derived, env))
+
+    def bound_facts(self, rule: RuleDef, bound: dict[str, Any]) -> tuple[dict[str, Any], dict[str, Any], str | None]:
+        """The facts an activation bound, their values, and the card they are
+        about; a configuration brings the card it carries."""
         run = self.consultation
         facts = {ns: bound[ns] for ns in rule.scope if ns in bound}
         env = {ns: run.plain(fact) for ns, fact in facts.items()}
         held_by = carrier(tuple(facts))
         if held_by and "card" in joined(rule) and "card" not in facts:  # the card its configuration carries
-            gpu_id = env[held_by]["gpu"]
-            facts["card"] = self.facts[run.card_ids[gpu_id]]
+            facts["card"] = self.facts[run.card_ids[env[held_by]["gpu"]]]
             env["card"] = run.plain(facts["card"])
-        reads: dict[str, set[str]] = {ns: set() for ns in env}
-        seen = {ns: sizing.Reads(values, reads[ns]) for ns, values in env.items()}
-        collected = self.collect(rule, env) if stage(rule) in COLLECTS else []
-        declared = list(self.conclude(rule, seen, collected))
-        if stage(rule) in COLLECTS and not declared:
-            return   # (it collected nothing to conclude from: as if it had not matched)
-        gpu = env[held_by]["gpu"] if held_by else None
-        derived = []
-        for namespace, values in declared:
-            fact = self.declare(FACT_CLASSES[namespace](**values))
-            if fact is not None:
-                run.plains[fact["__factid__"]] = values   # (what the fact was made of: read without thawing it)
-                self.record(("card", values["id"]) if namespace == "card" else (namespace, values.get("gpu")),
-                            fact, rule)
-            derived.append({"fact": namespace, "values": {k: v for k, v in values.items() if k not in sizing.CARRIED}})
-            if not collected:   # (a rule that collects is about all the options it read, not one card)
-                gpu = gpu or values.get("gpu") or (values.get("id") if namespace == "card" else None)
-            env.setdefault("proposal" if namespace in ("candidate", "trial") else namespace, values)
-        if collected:    # what it read: each fact it collected, in its order (its message names the first)
-            facts[COLLECTS[stage(rule)]] = [values for _, values in collected]
-            env.setdefault(COLLECTS[stage(rule)], collected[0][1])
-        if not declared:
-            run.conclusions.append((rule, gpu))
-            run.fired.add((rule.id, gpu))
-            if rule.kind in VERDICTS:  # the ranking consumes it from working memory
-                verdict = {"rule": rule.id, "kind": rule.kind, "gpu": gpu}
-                derived.append({"fact": "verdict", "values": verdict})
-                self.rule_on(rule, gpu, verdict)
-            else:  # advice and warnings: no rule consumes them, so they are recorded only
-                derived.append({"fact": rule.kind, "values": {"gpu": gpu} if gpu else {}})
-        run.firings.append(Firing(rule, gpu, self.matched(rule, facts, env, reads), derived, env))
+        return facts, env, env[held_by]["gpu"] if held_by else None
+
+    def derive(self, rule: RuleDef, action: Action | None, namespace: str, values: dict[str, Any]) -> dict[str, Any]:
+        """Declare one fact an action declared, and index it. A configuration
+        carries the fields of its card the rules read, a trial its kind."""
+        run = self.consultation
+        if namespace in ("candidate", "trial"):
+            card_fact = run.plain(self.facts[run.card_ids[values["gpu"]]])
+            values["card"] = {name: card_fact[name] for name in self.card_fields}
+            if namespace == "trial":
+                values["trial_kind"] = action.trial if action else None
+        fact = self.declare(FACT_CLASSES[namespace](**values))
+        if fact is not None:
+            run.plains[fact["__factid__"]] = values   # (what the fact was made of: read without thawing it)
+            self.record(("card", values["id"]) if namespace == "card" else (namespace, values.get("gpu")), fact, rule)
+        return {"fact": namespace, "values": {k: v for k, v in values.items() if k not in sizing.CARRIED}}
+
+    def conclude(self, rule: RuleDef, gpu: str | None) -> dict[str, Any]:
+        """A rule that declares nothing concludes: a verdict on the card's
+        option (the ranking consumes it from working memory), or a note
+        (advice, a warning: no rule consumes them, so they are recorded only)."""
+        run = self.consultation
+        run.conclusions.append((rule, gpu))
+        run.fired.add((rule.id, gpu))
+        if rule.kind in VERDICTS:
+            verdict = {"rule": rule.id, "kind": rule.kind, "gpu": gpu}
+            self.rule_on(rule, gpu, verdict)
+            return {"fact": "verdict", "values": verdict}
+        return {"fact": rule.kind, "values": {"gpu": gpu} if gpu else {}}
 
     def declare(self, *facts: Any) -> Any:
         self.consultation.declared += len(facts)   # (counted: the work a run does, tests/test_scaling.py)
@@ -168,7 +176,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         """The facts a rule that collects reads: those of its kind (``standing``
         or ``weight``) its ``when`` holds for, sorted by its ``by`` keys (with
         the values of the keys)."""
-        run, namespace = self.consultation, COLLECTS[stage(rule)]
+        run, namespace = self.consultation, COLLECTS[str(rule.then)]
         cls = FACT_CLASSES[namespace]
         keyed = []
         for fact in self.facts.values():
@@ -178,121 +186,6 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                     keyed.append(([key(item) for key in rule.by], item[namespace]))
         keyed.sort(key=lambda pair: pair[0])
         return keyed
-
-    def weighed(self, option: Mapping[str, Any], rules: list[str], gpu: str | None) -> dict[str, Any]:
-        """What the ranking compares of an option (rules.toml ``order-options``):
-        ``demotion`` adds a power of two for each demote rule that stands on it
-        (an earlier rule a larger one), ``score`` is the pure evaluation's with
-        the factors of the prefer rules that stand on it."""
-        run = self.consultation
-        standing = [r for r in map(run.kb.rule, rules) if not run.overridden(r.id, gpu)]
-        stands = {r.id for r in standing}
-        factors = sorted(float(r.factor) for r in standing if r.kind == "prefer" and r.factor is not None)
-        demotions = run.demotions
-        return {"rules": list(rules), "factors": factors,
-                "demotion": sum(2 ** (len(demotions) - 1 - i) for i, d in enumerate(demotions) if d in stands),
-                "score": sizing.score(run.kb, run.profile, option, factors)}
-
-    def conclude(self, rule: RuleDef, seen: dict[str, Any], collected: Keyed) -> Iterator[tuple[str, dict[str, Any]]]:
-        """What a rule declares: a derived fact through its helper, or nothing
-        (a verdict or a note, recorded in the run). ``collected``: what a rule
-        that collects read, in its order."""
-        run = self.consultation
-        what = stage(rule)
-        if what == "requirement":
-            req = requirement.requirement(run.kb, seen["profile"], run.basis)
-            yield "req", {k: v for k, v in req.items() if k != "anchors"}
-        elif what == "own-card":
-            yield "card", requirement.own_card(run.kb, seen["profile"]).fact()
-        elif what in ("propose", "configure", "trial", SCALE_TRIAL, SPEED_TRIAL, LARGER_BATCH, SCALE_OUT, SPEED_UP,
-                      PRECISION_UP, PRECISION_KEPT):
-            sizer = sizing.Sizer(run.kb, seen["profile"], seen["req"], run.basis, run.sized)
-            namespace = "candidate"
-            if what == LARGER_BATCH:
-                candidate = sizer.larger_batch(seen["card"], seen["candidate"])
-            elif what == SCALE_OUT:  # its first count is a trial
-                namespace = "trial"
-                candidate = sizer.first_scale_trial(seen["card"], dict(seen["candidate"].plain))
-            elif what == SPEED_UP:  # its first count is a trial (none: the slow recipe stands)
-                candidate = sizer.first_speed_trial(seen["card"], dict(seen["candidate"].plain))
-                namespace = "candidate" if candidate.get("sped_up") else "trial"
-            elif what == PRECISION_UP:  # its first count is a trial (none: the leaner recipe stands)
-                candidate = sizer.first_precision_trial(seen["card"], dict(seen["candidate"].plain))
-                namespace = "trial" if "next_count" in candidate else "candidate"
-            elif what == PRECISION_KEPT:  # the leaner recipe stands, weighed
-                candidate = {**sizing.bare(seen["candidate"].plain), "step": PRECISION_KEPT, "precision_weighed": True}
-            elif rule.step == PRECISION_NEXT:
-                namespace = "trial"
-                candidate = sizer.next_precision_trial(seen["card"], seen["trial"])
-            elif rule.step in (PRECISION_FOUND, PRECISION_NONE):   # the trial's verdict settles the candidate
-                candidate = sizer.precision_weighed(seen["trial"], found=rule.step == PRECISION_FOUND)
-            elif rule.step == SPEED_NEXT:
-                namespace = "trial"
-                candidate = sizer.next_speed_trial(seen["card"], seen["trial"])
-            elif what == SPEED_TRIAL:      # found or none: the trial's verdict settles the candidate
-                candidate = sizer.sped_up(seen["trial"], pays=rule.step == SPEED_FOUND)
-            elif rule.step == MORE_CARDS:
-                namespace = "trial"
-                candidate = sizer.trial(seen["card"], seen["trial"]["step"], int(seen["trial"]["next_count"]))
-            elif rule.step in (FEWEST_CARDS, NO_COUNT_FITS):
-                candidate = sizer.tried(seen["card"], seen["trial"])
-            elif rule.step == NO_FAST_LINK:
-                candidate = sizer.impossible(seen["trial"])
-            elif rule.step == DEADLINE_NEXT:
-                namespace = "trial"
-                candidate = sizer.next_scale_trial(seen["card"], seen["trial"])
-            elif what == SCALE_TRIAL:      # met or missed: the trial's verdict settles the candidate
-                candidate = sizer.scaled(seen["trial"], meets=rule.step == DEADLINE_MET)
-            elif sizing.ladder_step(run.kb, seen["profile"]["method"], str(rule.step))["spread"] == "card":
-                candidate = sizer.step(seen["card"], str(rule.step))
-            else:  # a step over several devices: its first count is a trial
-                namespace = "trial"
-                previous = seen.get("candidate")
-                candidate = sizer.first_trial(seen["card"], str(rule.step),
-                                              dict(previous.plain) if previous is not None else None)
-            card_fact = run.plain(self.facts[run.card_ids[candidate["gpu"]]])
-            candidate["card"] = {name: card_fact[name] for name in self.card_fields}
-            yield namespace, candidate
-        elif what == "option":
-            yield "option", dict(seen["candidate"].plain)
-        elif what == "standing":
-            option = seen["option"].plain
-            yield "standing", {name: option[name] for name in STANDING_FIELDS} | {"order": run.order(option["gpu"])}
-        elif what == "market" and collected:   # the first of the rented options in the rule's order
-            cheapest = collected[0][1]
-            yield "market", {"cheapest_gpu": cheapest["gpu"], "cheapest_total_cost": cheapest["total_cost"]}
-        elif what == "beaten":
-            yield from (("beaten", beaten) for beaten in sweep.beaten(collected))
-        elif what == "rank":   # every verdict is on it: what the ranking compares
-            standing = seen["standing"].plain
-            ruled = [r.id for r in run.kb.rules if r.kind in ("demote", "prefer") and (r.id, standing["gpu"]) in run.fired]
-            weight = {name: standing[name] for name in WEIGHT_FIELDS}
-            beaten = run.ids.get(("beaten", standing["gpu"]))   # (how deep in the sweep's chains it is)
-            yield "weight", weight | self.weighed(weight, ruled, standing["gpu"]) | {
-                "beaten": 0 if beaten is None else self.facts[beaten]["depth"]}
-        elif what == "order" and collected:
-            yield "ranking", sweep.ranking(collected)
-        elif what == "pick":
-            option = dict(seen["option"].plain)
-            yield "pick", {**option, "found": True, **self.compared(option["gpu"])}
-        elif what == "no-pick":
-            yield "pick", dict.fromkeys(("gpu", "count", "hours")) | {"found": False}
-
-    def compared(self, pick: str) -> dict[str, Any]:
-        """The rented options the pick is weighed against, as pick fields
-        (conditions.COMPARED): the next in the ranking, the fastest, and the
-        cheapest in all (the cheaper per hour of two that cost the same); None
-        when there is none. A summary of the ranking the rules declared, for
-        the advice rules to read (experta has no pattern that collects facts)."""
-        run = self.consultation
-        order = self.facts[run.ids["ranking", None]]["order"]
-        options = [run.plain(self.facts[run.ids["standing", gpu]]) for gpu in order if gpu != pick]
-        others = [option for option in options if option["where"] == "cloud"]
-        chosen = {"next": others[0] if others else None,
-                  "fastest": min(others, key=lambda o: o["hours"], default=None),
-                  "cheap": min(others, key=lambda o: (o["total_cost"], o["per_hour"]), default=None)}
-        return {f"{which}_{name}": (option[name] if option else None)
-                for which, option in chosen.items() for name in COMPARED_FIELDS}
 
     def matched(self, rule: RuleDef, facts: dict[str, Any], env: dict[str, Any],
                 reads: dict[str, set[str]]) -> list[dict[str, Any]]:
@@ -358,7 +251,7 @@ def _built(kb: KnowledgeBase) -> _Built:
         if built is not None and built.rules is kb.rules:
             _BUILT.move_to_end(id(kb.rules))
             return built
-        attrs: dict[str, Any] = {f"rule_{rule.index}": Rule(*patterns(rule), salience=salience(rule))(
+        attrs: dict[str, Any] = {f"rule_{rule.index}": Rule(*patterns(rule), salience=salience(rule, len(kb.rules)))(
             _action(rule)) for rule in kb.rules}
         # A configuration carries the fields of its card that the rules' conditions read.
         attrs["card_fields"] = ("id",) + tuple(sorted(

@@ -1,7 +1,8 @@
 """The knowledge base's rules compiled into experta patterns: the facts each
-rule joins (those its condition, message and helper read, in an order that
-starts from the fact it is about), the patterns that bind them, and the
-test its ``when`` becomes. :mod:`.engine` builds the engine class from them.
+rule joins (those its condition, message and action read, in an order that
+starts from the fact it is about), the patterns that bind them, the test its
+``when`` becomes, and its salience (from its stage's place in rules.toml and
+its own). :mod:`.engine` builds the engine class from them.
 """
 
 from __future__ import annotations
@@ -11,27 +12,12 @@ from collections.abc import Callable
 from typing import Any
 
 from .._vendor import experta
-from ..knowledge import COLLECTS, LARGER_BATCH, SCALE_OUT, SPEED_UP, RuleDef
-from ..knowledge.records import PRECISION_KEPT, PRECISION_UP
-from .facts import FACT_CLASSES, SCALE_TRIAL, SPEED_TRIAL, Standing, Verdict, stage
+from ..knowledge import COLLECTS, RuleDef
+from .actions import ACTIONS
+from .facts import FACT_CLASSES
 
 AS, MATCH, TEST = experta.AS, experta.MATCH, experta.TEST
 
-# The fact a stage's rules match none of, as well as their patterns: an option
-# stands when no reject verdict is on it; no option stands when there is none.
-_ABSENT = {"standing": lambda: Verdict(kind="reject", gpu=MATCH.gpu),
-           "no-pick": lambda: Standing()}
-# The facts each stage's helper reads, besides what the rule's condition and
-# message name: a rule joins exactly the facts it reasons about.
-HELPER_NEEDS = {"requirement": ("profile",), "own-card": ("profile",), "propose": ("profile", "req", "card"),
-                "configure": ("profile", "req", "candidate", "card"), "trial": ("profile", "req", "trial", "card"),
-                SCALE_TRIAL: ("profile", "req", "trial", "card"), SPEED_TRIAL: ("profile", "req", "trial", "card"), SCALE_OUT: ("profile", "req", "candidate", "card"),
-                SPEED_UP: ("profile", "req", "candidate", "card"), PRECISION_UP: ("profile", "req", "candidate", "card"),
-                PRECISION_KEPT: ("profile", "req", "candidate", "card"),
-                LARGER_BATCH: ("profile", "req", "candidate", "card"),
-                "option": ("profile", "candidate"), "standing": ("option", "profile"),
-                "market": ("profile",), "beaten": ("profile",), "rank": ("standing", "profile"),
-                "order": ("profile",), "pick": ("ranking", "option"), "no-pick": ("profile",)}
 # The fact a rule is about, by its scope.
 _SUBJECTS = ("candidate", "trial", "option", "market", "pick", "card", "req", "profile")
 
@@ -41,8 +27,9 @@ def joined(rule: RuleDef) -> tuple[str, ...]:
     collects binds none of the facts it collects: its action reads them."""
     named = {ns for ns, _ in rule.condition.fields} | {ns for ns, _ in rule.placeholders}
     named |= {ns for key in rule.by for ns, _ in key.fields}
-    wanted = set(HELPER_NEEDS.get(stage(rule), ())) | (named & set(rule.scope))
-    wanted.discard(COLLECTS.get(stage(rule), ""))
+    action = ACTIONS[rule.then] if rule.then else None
+    wanted = set(action.reads if action else ()) | (named & set(rule.scope))
+    wanted.discard(COLLECTS.get(rule.then or "", ""))
     if rule.kind in ("reject", "demote", "prefer"):  # a conclusion about one card's option
         wanted.add("option")
     if rule.kind in ("reject", "demote", "prefer", "advice", "warning"):
@@ -51,7 +38,7 @@ def joined(rule: RuleDef) -> tuple[str, ...]:
         wanted |= {"req", "profile"} & set(rule.scope)
     if not wanted:
         wanted.add(next(ns for ns in _SUBJECTS if ns in rule.scope))
-    if "card" in wanted and not wanted & {"candidate", "trial", "option"} and stage(rule) != "propose":
+    if "card" in wanted and not wanted & {"candidate", "trial", "option"} and not (action and "card" in action.reads):
         wanted.add("option")
     # The fact the rule is about comes first: a join then starts from the few
     # facts that can match it, not from every card.
@@ -65,18 +52,21 @@ _JOIN_ORDER = ("candidate", "trial", "option", "standing", "weight", "ranking", 
 def patterns(rule: RuleDef) -> list[Any]:
     """The facts a rule joins: those its condition, message and helper read.
     A candidate or option is joined with the card of the same ``gpu``; a
-    configure rule matches the candidate whose next step it is."""
-    what = stage(rule)
+    rule whose action takes the next step matches the candidate whose next
+    step it is; a rule of a stage that settles trials, the trials of its kind."""
+    action = ACTIONS[rule.then] if rule.then else None
     names = bound(rule)
     patterns = []
     for namespace in names:
         cls = FACT_CLASSES[namespace]
         if namespace == "candidate":
-            fields = {"next_step": rule.step} if what == "configure" else {}
+            fields = {"next_step": rule.step} if action and action.next_step else {}
             fact = cls(gpu=MATCH.gpu, **fields)
+        elif namespace == "trial":
+            fact = cls(gpu=MATCH.gpu, trial_kind=rule.trials)
         elif namespace == "ranking":   # the pick: the first of the order
             fact = cls(first_gpu=MATCH.gpu)
-        elif namespace in ("trial", "standing", "weight", "beaten"):
+        elif namespace in ("standing", "weight", "beaten"):
             fact = cls(gpu=MATCH.gpu)
         elif namespace == "option":
             # Ranking an option that does not fit would only add noise: prefer
@@ -85,9 +75,9 @@ def patterns(rule: RuleDef) -> list[Any]:
         else:
             fact = cls()
         patterns.append(getattr(AS, namespace) << fact)
-    if what in _ABSENT:
-        patterns.append(experta.NOT(_ABSENT[what]()))
-    if rule.condition.source != "true" and what not in COLLECTS:  # (a rule that collects tests each fact it reads)
+    if action and action.unless:   # the fact its activations may not be matched with
+        patterns.append(experta.NOT(action.unless()))
+    if rule.condition.source != "true" and rule.then not in COLLECTS:  # (a rule that collects tests each fact it reads)
         patterns.append(TEST(_test(rule, names)))
     return patterns
 
@@ -123,3 +113,11 @@ def _test(rule: RuleDef, names: tuple[str, ...]) -> Callable[..., bool]:
         [inspect.Parameter(name, inspect.Parameter.POSITIONAL_OR_KEYWORD) for name in names])
     test.__name__ = f"test_{rule.id.replace('-', '_')}"
     return test
+
+
+def salience(rule: RuleDef, rules: int) -> int:
+    """The rule's salience among ``rules`` rules: every rule of an earlier
+    stage fires first, and within a stage the rule earlier in the file, so
+    the order of firing never depends on a hash seed. (experta fires the
+    activation of the highest salience first.)"""
+    return -(rule.rank * rules + rule.index)

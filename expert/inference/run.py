@@ -12,7 +12,6 @@ from typing import Any
 
 from ..knowledge import Card as CardDef
 from ..knowledge import KnowledgeBase, RuleDef
-from .facts import salience
 
 
 @dataclass
@@ -84,7 +83,7 @@ class Run:
 
     def sorted_firings(self) -> list[Firing]:
         # (a rule that compares two options fires once per pair: the other card orders those)
-        return sorted(self.firings, key=lambda f: (-salience(f.rule), f.rule.index, self.order(f.gpu), [
+        return sorted(self.firings, key=lambda f: (f.rule.rank, f.rule.index, self.order(f.gpu), [
             self.order(m["values"]["gpu"]) for m in f.matched if "gpu" in m["values"]]))
 
 

@@ -74,7 +74,9 @@ def option_estimate(kb: KnowledgeBase, profile: Mapping[str, Any], option: Mappi
                                      int(option["micro_batch"]), str(option["stack"])))
 
 
-CARRIED = frozenset({"card", "previous", "base"})
+# What a configuration carries besides its own fields: its card's fields, the
+# configurations a trial is weighed against, and a trial's kind (the stage that settles it).
+CARRIED = frozenset({"card", "previous", "base", "trial_kind"})
 
 
 def bare(values: Mapping[str, Any]) -> dict[str, Any]:

@@ -19,6 +19,7 @@ from .catalog import with_catalogs
 from .load import load
 from .owned import find_cards, find_unsupported
 from .records import (
+           ACTIONS,
            COLLECTS,
            COSTS,
            LARGER_BATCH,
@@ -34,11 +35,13 @@ from .records import (
            ModelDef,
            ProfileField,
            RuleDef,
+           StageDef,
 )
 from .source import MAX_BYTES, Unreadable, read_regular
 
 # What the rest of the package imports from here; everything else is in the submodules.
 __all__ = [
+           "ACTIONS",
            "COLLECTS",
            "COSTS",
            "LARGER_BATCH",
@@ -55,6 +58,7 @@ __all__ = [
            "ModelDef",
            "ProfileField",
            "RuleDef",
+           "StageDef",
            "Unreadable",
            "find_cards",
            "find_unsupported",

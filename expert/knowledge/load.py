@@ -71,7 +71,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     labels = checked_labels(base / "labels.toml", *data["labels"], problems)
     estimator_doc = data["estimator"][0]
     recipes = checked_recipes(base / "recipes.toml", *data["recipes"], estimator_doc, tuple(timing["stack"]), problems)
-    rules = checked_rules(base / "rules.toml", *data["rules"], sections, recipes, problems)
+    stages, rules = checked_rules(base / "rules.toml", *data["rules"], sections, recipes, problems)
     if not problems.items:
         _consistency(base, {name: text for name, (_, text) in data.items()}, fields, requirements, timing, ranking,
                      problems)
@@ -95,7 +95,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
                          questions, estimator, recipes, models=models, model_names=models_doc["names"],
                          model_config=models_doc["config"], owned=owned, owned_ignore=owned_ignore,
-                         owned_examples=owned_examples, unsupported=unsupported, prices=bases)
+                         owned_examples=owned_examples, unsupported=unsupported, prices=bases, stages=stages)
 
 
 def _calibration_models(path: Path, text: str, calibration: dict[str, Any], models: tuple[ModelDef, ...],

@@ -30,50 +30,82 @@ METHODS = ("full", "lora", "qlora")
 VENDORS = ("nvidia", "amd")
 COSTS = ("low", "medium", "medium-high", "high")
 SEGMENTS = ("consumer", "datacenter")
-# Rule kinds, and the helpers a derive rule names.
+# Rule kinds.
 KINDS = ("derive", "configure", "reject", "demote", "prefer", "advice", "warning")
-HELPERS = ("requirement", "own-card", "option", "standing", "market", "beaten", "rank", "order", "pick", "no-pick")
-# The helpers of the rules that collect: such a rule fires once, after every
+# The kinds whose rules take an action (`then`): they declare facts. The others
+# conclude a verdict on an option (reject, demote, prefer) or a note (advice,
+# warning), which the engine records.
+ACTING = ("derive", "configure")
+# The actions a rule may name as its `then`, and the facts each declares: the
+# functions of expert/inference/actions.py, which also declare the facts each
+# reads (tests/test_actions.py holds the two lists to the same names). A
+# derive rule's message may name what its action declares.
+ACTIONS: dict[str, tuple[str, ...]] = {
+    "requirement": ("req",),
+    "own-card": ("card",),
+    "first-step": ("candidate", "trial"),
+    "next-step": ("candidate", "trial"),
+    "next-count-to-fit": ("trial",),
+    "step-settled": ("candidate",),
+    "step-impossible": ("candidate",),
+    "larger-micro-batch": ("candidate",),
+    "first-speed-trial": ("candidate", "trial"),
+    "next-speed-trial": ("trial",),
+    "faster-recipe-found": ("candidate",),
+    "slower-recipe-stands": ("candidate",),
+    "first-precision-trial": ("candidate", "trial"),
+    "leaner-recipe-kept": ("candidate",),
+    "next-precision-trial": ("trial",),
+    "mixed-precision-found": ("candidate",),
+    "leaner-recipe-stands": ("candidate",),
+    "first-scale-trial": ("trial",),
+    "next-scale-trial": ("trial",),
+    "deadline-met": ("candidate",),
+    "fastest-tried-stands": ("candidate",),
+    "option": ("option",),
+    "standing": ("standing",),
+    "market": ("market",),
+    "beaten": ("beaten",),
+    "rank": ("weight",),
+    "order": ("ranking",),
+    "pick": ("pick",),
+    "no-pick": ("pick",),
+}
+# The actions of the rules that collect: such a rule fires once, after every
 # fact of the kind it collects is declared, and reads all those its `when`
 # holds for (each in turn, as `standing` or `weight`), in the order its `by`
 # keys give (rules.toml) -- a sweep, not a join of every pair.
 COLLECTS = {"market": "standing", "beaten": "standing", "order": "weight"}
-# The configuration step that is not on a ladder: more cards for a deadline.
+# The kinds of trial (a configuration tried on one count of cards): each is
+# settled by the rules of the one stage that names it (rules.toml [[stage]] trials).
+TRIAL_KINDS = ("cards", "speed", "precision", "deadline")
+# The configuration steps that are not on a ladder: more cards for a deadline,
 SCALE_OUT = "scale-out"
-# The other: a faster recipe on more cards, when the one that fits is slow.
+# a faster recipe on more cards, when the one that fits is slow,
 SPEED_UP = "speed-up"
-# And one that keeps the cards: a larger micro-batch where memory allows.
+# one that keeps the cards: a larger micro-batch where memory allows,
 LARGER_BATCH = "larger-micro-batch"
-# And one for a production run or a high budget: mixed precision (an fp32
-# master copy and full AdamW states) sharded over more cards of one node,
-# when what fits is a leaner recipe.
+# one for a production run or a high budget: mixed precision (an fp32 master
+# copy and full AdamW states) sharded over more cards of one node, when what
+# fits is a leaner recipe,
 PRECISION_UP = "precision-up"
-# ... and, for an experiment on a budget that is not high, the leaner recipe kept.
+# and, for an experiment on a budget that is not high, the leaner recipe kept.
 PRECISION_KEPT = "precision-kept"
-# The steps that settle how many cards a ladder step takes (a step that
-# spreads over devices proposes a trial at its fewest cards): a trial that
-# does not fit is tried again on the next count of ranking.toml; the first
-# that fits, or the last, becomes the step's candidate; several cards without
-# a fast link leave the step impossible.
+# The steps of the rules that settle how many cards a step takes (a step that
+# spreads over devices proposes a trial at its fewest cards), that scale out
+# for a deadline, speed up a slow recipe or weigh mixed precision, one count
+# at a time: each names the configuration it proposes (rules.toml `step`).
 MORE_CARDS = "more-cards"
 FEWEST_CARDS = "fewest-cards"
 NO_COUNT_FITS = "no-count-fits"
 NO_FAST_LINK = "no-fast-link"
-# Scaling out for a deadline tries counts the same way: a trial that misses
-# the deadline is tried again on the next count; the first that meets it, or
-# the fastest of all when none does, becomes the card's candidate.
 DEADLINE_NEXT = "next-count-for-deadline"
 DEADLINE_MET = "deadline-met"
 DEADLINE_MISSED = "deadline-missed"
-# Speeding up a slow recipe tries counts too, within one node: a trial whose
-# faster recipe is not both quicker and no dearer is tried again on the next
-# count; the first that is becomes the card's candidate, else the slow one stands.
 SPEED_NEXT = "next-count-for-speed"
 SPEED_FOUND = "speed-found"
 SPEED_NONE = "speed-none"
 SCALE_TRIAL_STEPS = (DEADLINE_NEXT, DEADLINE_MET, DEADLINE_MISSED)
-# Weighing mixed precision tries counts within one node the same way: the
-# first that holds it becomes the card's candidate, else the leaner one stands.
 PRECISION_NEXT = "next-count-for-precision"
 PRECISION_FOUND = "precision-found"
 PRECISION_NONE = "precision-none"
@@ -81,39 +113,9 @@ SPEED_TRIAL_STEPS = (SPEED_NEXT, SPEED_FOUND, SPEED_NONE, PRECISION_NEXT, PRECIS
 TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK, *SCALE_TRIAL_STEPS, *SPEED_TRIAL_STEPS)
 OFF_LADDER = (LARGER_BATCH, SPEED_UP, PRECISION_UP, PRECISION_KEPT, SCALE_OUT, *TRIAL_STEPS)
 SPREADS = ("card", "shard", "fewest")
-
-# The stages rules run in (the helpers, proposing and configuring, and the
-# other kinds) and the facts a rule of each can see (and so name in `when`
-# and `message`). The engine's stage tables use these names.
-SCOPES: dict[str, tuple[str, ...]] = {
-    "requirement": ("profile",),
-    "own-card": ("profile",),
-    "propose": ("profile", "req", "card"),
-    "configure": ("profile", "req", "candidate", "card"),
-    "trial": ("profile", "req", "trial", "card"),
-    "option": ("profile", "req", "candidate", "card"),
-    # Weighing the options no reject verdict ruled out: each that stands; one
-    # sweep over them finds the cheapest rented one (low budget), another
-    # those another beats on money and time (each `standing` in turn).
-    "standing": ("profile", "option"),
-    "market": ("profile", "standing"),
-    "beaten": ("profile", "standing"),
-    # Ranking: once the verdicts are on it, each standing option's `weight`;
-    # one ordering rule sorts the weights (each `weight` in turn) into the
-    # `ranking`; its first is the pick.
-    "rank": ("profile", "standing"),
-    "order": ("profile", "weight"),
-    "pick": ("profile", "req", "ranking", "option"),
-    "no-pick": ("profile", "req"),
-    "reject": ("profile", "req", "option", "card"),
-    "demote": ("profile", "req", "option", "card", "market", "beaten"),
-    "prefer": ("profile", "req", "option", "card"),
-    "advice": ("profile", "req", "pick"),
-    "warning": ("profile", "req", "pick"),
-}
-# The fact each helper declares: a derive rule's message may also name it.
-DERIVES = {"requirement": "req", "pick": "pick", "no-pick": "pick", "option": "option", "market": "market",
-           "standing": "standing", "beaten": "beaten", "rank": "weight", "order": "ranking"}
+# The facts a stage may see (rules.toml [[stage]] sees).
+NAMESPACES = ("profile", "req", "card", "candidate", "trial", "option", "standing", "market", "beaten", "weight",
+              "ranking", "pick")
 # Placeholders a message may use besides the fact fields.
 EXTRA_PLACEHOLDERS = {ns: {"label", "name", "setup", "summary"} for ns in ("option", "candidate", "proposal", "pick",
                                                                        "trial")}
@@ -290,6 +292,17 @@ class ModelDef:
 
 
 @dataclass(frozen=True)
+class StageDef:
+    """One stage of ``rules/rules.toml``: its rules fire before those of any later stage."""
+
+    id: str
+    rank: int                    # its place in the list, from 0
+    sees: tuple[str, ...]        # the facts its rules may see
+    trials: str | None = None    # the kind of trial its rules settle (TRIAL_KINDS)
+    line: int = 0
+
+
+@dataclass(frozen=True)
 class RuleDef:
     """One rule of ``rules/rules.toml``, validated, with its compiled condition."""
 
@@ -301,7 +314,7 @@ class RuleDef:
     condition: Condition
     message: str
     factor: float | None
-    derive: str | None
+    then: str | None             # derive and configure rules: the action it takes (inference/actions.py)
     index: int
     file: str
     line: int
@@ -311,25 +324,15 @@ class RuleDef:
     proposes: bool = False       # configure rules: the first step of every ladder (no candidate yet)
     in_summary: bool = True      # its note is in the summary form (rules.toml `summary = false`: full form only)
     by: tuple[Key, ...] = ()     # a rule that collects: the keys it sorts what it collects by
-
-    @property
-    def scope(self) -> tuple[str, ...]:
-        return SCOPES[scope_key(self.kind, self.derive, self.proposes, self.step)]
+    stage: str = ""              # the [[stage]] it runs in
+    rank: int = 0                # its stage's place in the stage list: stages fire in that order
+    scope: tuple[str, ...] = ()  # the facts it may see: its stage's
+    trials: str | None = None    # a rule of a stage that settles trials: their kind
 
     @cached_property
     def placeholders(self) -> frozenset[tuple[str, str]]:
         """The (namespace, field) pairs its message names."""
         return frozenset(tuple(name.partition("_")[::2]) for name in PLACEHOLDER_RE.findall(self.message))
-
-
-def scope_key(kind: str, derive: str | None, proposes: bool, step: str | None = None) -> str:
-    if kind == "derive":
-        return str(derive)
-    if kind == "configure":
-        if step in TRIAL_STEPS:
-            return "trial"
-        return "propose" if proposes else "configure"
-    return kind
 
 
 @dataclass(frozen=True)
@@ -421,6 +424,7 @@ class KnowledgeBase:
     owned_examples: tuple[str, ...] = ()    # card names messages give as examples
     unsupported: tuple[UnsupportedDevice, ...] = ()   # devices named that no recipe runs on (Apple silicon)
     prices: tuple[Any, ...] = ()   # the price bases of rules/prices (prices.Basis), in file-name order
+    stages: tuple[StageDef, ...] = ()   # rules.toml [[stage]], in firing order
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)

@@ -1,6 +1,8 @@
-"""``rules.toml`` checked beyond its shape: each rule's id, kind, step,
-citations, condition (compiled, against the fields its scope may read) and
-message placeholders, made into :class:`~expert.knowledge.records.RuleDef` records.
+"""``rules.toml`` checked beyond its shape: the stages, in order, and each
+rule's id, kind, stage, action, step, citations, condition (compiled, against
+the fields its stage may see) and message placeholders, made into
+:class:`~expert.knowledge.records.StageDef` and
+:class:`~expert.knowledge.records.RuleDef` records.
 """
 
 from __future__ import annotations
@@ -11,31 +13,60 @@ from typing import Any
 
 from .conditions import FIELDS, TRUE, ConditionError, Key, compile_condition, compile_key
 from .records import (
+    ACTING,
+    ACTIONS,
     COLLECTS,
-    DERIVES,
     EXTRA_PLACEHOLDERS,
     H_RE,
-    HELPERS,
     ID_RE,
     KINDS,
+    NAMESPACES,
     OFF_LADDER,
     PLACEHOLDER_RE,
-    SCOPES,
+    TRIAL_KINDS,
     RuleDef,
     Section,
-    scope_key,
+    StageDef,
 )
 from .source import Problems, is_number, line_at
 
 G_RE = re.compile(r"^G[1-9]\Z")
 
 
-_RULE_KEYS = ("id", "kind", "derive", "step", "section", "heuristics", "gaps", "when", "by", "message", "factor",
-              "opposes", "overrides", "summary")
+_RULE_KEYS = ("id", "kind", "stage", "then", "step", "section", "heuristics", "gaps", "when", "by", "message",
+              "factor", "opposes", "overrides", "summary")
+
+
+def checked_stages(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, StageDef]:
+    """The [[stage]] list, in firing order, by id."""
+    stages: dict[str, StageDef] = {}
+    for index, entry in enumerate(doc.get("stage", [])):
+        line = line_at(text, f"stage[{index + 1}]")
+        stage_id = entry["id"]
+        if not ID_RE.match(stage_id) or stage_id in stages:
+            problems.add(str(path), line, "stage '%(stage)s': id must be kebab-case and unique", stage=stage_id)
+            continue
+        unknown = [ns for ns in entry["sees"] if ns not in NAMESPACES]
+        if unknown or not entry["sees"]:
+            problems.add(str(path), line_at(text, f"stage[{index + 1}].sees"),
+                         "stage '%(stage)s': sees must list facts of %(known)s", stage=stage_id,
+                         known=", ".join(NAMESPACES))
+        trials = entry.get("trials")
+        if (trials is not None) != ("trial" in entry["sees"]) or (trials is not None and trials not in TRIAL_KINDS):
+            problems.add(str(path), line_at(text, f"stage[{index + 1}].trials"),
+                         "stage '%(stage)s': a stage that sees trials settles one kind of them (trials = one of "
+                         "%(known)s); other stages name none", stage=stage_id, known=", ".join(TRIAL_KINDS))
+            trials = None
+        sees = tuple(ns for ns in entry["sees"] if ns in NAMESPACES)
+        stages[stage_id] = StageDef(stage_id, len(stages), sees, trials, line)
+    if not stages:
+        problems.add(str(path), line_at(text, "stage"), "no [[stage]] tables")
+    return stages
 
 
 def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Section], recipes: dict[str, Any],
-           problems: Problems) -> tuple[RuleDef, ...]:
+           problems: Problems) -> tuple[tuple[StageDef, ...], tuple[RuleDef, ...]]:
+    stages = checked_stages(path, doc, text, problems)
     rules: list[RuleDef] = []
     seen: set[str] = set()
     ladders = recipes.get("ladder", {})
@@ -61,9 +92,18 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
         if kind not in KINDS:
             bad("kind", "kind must be one of %(known)s", known=", ".join(KINDS))
             continue
-        derive = entry.get("derive")
-        if (kind == "derive") != (derive is not None) or (derive is not None and derive not in HELPERS):
-            bad("derive", "a derive rule names one helper of %(known)s; other kinds name none", known=", ".join(HELPERS))
+        stage = stages.get(str(entry.get("stage")))
+        if stage is None:
+            bad("stage", "stage '%(stage)s' is not a [[stage]] of this file (known: %(known)s)",
+                stage=entry.get("stage"), known=", ".join(stages))
+            continue
+        then = entry.get("then")
+        if (kind in ACTING) != (then is not None):
+            bad("then", "a %(kind)s rule names its action (then = one of %(known)s); a rule of another kind names "
+                "none: its verdict or note is its conclusion", kind=kind, known=", ".join(ACTIONS))
+            continue
+        if then is not None and then not in ACTIONS:
+            bad("then", "then = '%(then)s' is not an action (known: %(known)s)", then=then, known=", ".join(ACTIONS))
             continue
         step = entry.get("step")
         if (kind == "configure") != (step is not None) or (step is not None and step not in steps):
@@ -85,7 +125,7 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
             bad("heuristics", "heuristics must list H-ids from H1 to H39")
         if not all(isinstance(g, str) and G_RE.match(g) for g in gaps):
             bad("gaps", "gaps must list G-ids")
-        scope = SCOPES[scope_key(kind, derive, proposes, step)]
+        scope = stage.sees
         condition = TRUE
         if "when" in entry:
             try:
@@ -93,10 +133,10 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
             except ConditionError as error:
                 bad("when", "%(error)s", error=str(error))
         by: list[Key] = []
-        if (derive in COLLECTS) != ("by" in entry):
-            bad("by", "a rule that collects (derive = %(known)s) sorts what it collects by its `by` keys; "
+        if (then in COLLECTS) != ("by" in entry):
+            bad("by", "a rule that collects (then = %(known)s) sorts what it collects by its `by` keys; "
                 "other rules have none", known=", ".join(COLLECTS))
-        for key_source in entry.get("by", []) if derive in COLLECTS else []:
+        for key_source in entry.get("by", []) if then in COLLECTS else []:
             try:
                 by.append(compile_key(str(key_source), {ns: FIELDS[ns] for ns in scope}))
             except ConditionError as error:
@@ -105,7 +145,7 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
         if not isinstance(message, str) or not message.strip():
             bad("message", "message is missing")
             continue
-        visible = scope + ((DERIVES[derive],) if derive in DERIVES else ()) + (
+        visible = scope + (ACTIONS[then] if kind == "derive" and then else ()) + (
             ("proposal",) if kind == "configure" else ())
         for name in PLACEHOLDER_RE.findall(message):
             namespace, _, attr = name.partition("_")
@@ -124,8 +164,9 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
             bad("summary", "summary = false is for advice and warnings only (their note is left out of the summary form)")
             in_summary = True
         rules.append(RuleDef(str(rule_id), kind, str(section), tuple(heuristics), tuple(gaps), condition,
-                             message, None if factor is None else float(factor), derive, index, str(path), line,
-                             links["opposes"], links["overrides"], step, proposes, in_summary, tuple(by)))
+                             message, None if factor is None else float(factor), then, index, str(path), line,
+                             links["opposes"], links["overrides"], step, proposes, in_summary, tuple(by),
+                             stage.id, stage.rank, stage.sees, stage.trials))
     if not rules:
         problems.add(str(path), line_at(text, "rule"), "no [[rule]] tables")
     ids = {rule.id for rule in rules}
@@ -136,6 +177,13 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
             second = [rule for rule in rules if rule.step == step][1:2]
             problems.add(str(path), line_at(text, f"rule[{second[0].index + 1}].step") if second else 0,
                          "step '%(step)s' of recipes.toml needs exactly one configure rule", step=step)
+    named = {rule.then for rule in rules}
+    for action in ACTIONS:
+        if action not in named:
+            problems.add(str(path), 0, "action '%(action)s' is named by no rule (then = '%(action)s')", action=action)
+    for stage in stages.values():
+        if not any(rule.stage == stage.id for rule in rules):
+            problems.add(str(path), stage.line, "stage '%(stage)s': no rule runs in it", stage=stage.id)
     kinds = {rule.id: rule.kind for rule in rules}
     for rule in rules:
         for key in ("opposes", "overrides"):
@@ -148,4 +196,4 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
                     problems.add(str(path), line_at(text, f"rule[{rule.index + 1}].{key}"),
                                  "rule '%(rule)s': only a reject rule may override a reject rule ('%(other)s')",
                                  rule=rule.id, other=other)
-    return tuple(rules)
+    return tuple(stages.values()), tuple(rules)
