@@ -285,9 +285,10 @@ def explain(
         if len(cards) != 1:
             close = nearest(why_not, run.options, keys={gpu: (card.name,) if (card := kb.card(gpu)) else ()
                                                         for gpu in run.options})
-            raise InputError("why_not", tr.gettext("why-not: '%(gpu)s' is not a card of this consultation; "
-                                                   "choose %(accepted)s.") % {
-                "gpu": shown(why_not), "accepted": tr.list(sorted(run.options), style="or")}
+            raise InputError("why_not", tr.gettext("why-not: '%(gpu)s' is not a card of this consultation; choose "
+                                                   "one of the %(count)s cards it weighed (its options and the "
+                                                   "cards not recommended), by catalog id.") % {
+                "gpu": shown(why_not), "count": len(run.options)}
                              + tr.did_you_mean(close), close)
         why_not = cards[0]
     rejected = [r.gpu for r in result.rejected]
