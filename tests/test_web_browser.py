@@ -294,6 +294,26 @@ def test_the_plain_form_works_without_javascript(server: str, downloads: Path) -
         d.quit()
 
 
+def test_a_person_sets_the_sequence_length_and_the_micro_batch(browser: Any, server: str) -> None:
+    """Issue 49 item 4 on the page: the settings under *More*, and the answer says they are the person's."""
+    d = browser
+    d.get(server + "/?lang=en")
+    typed(d, "model-size", "70")
+    choose(d, "method", "lora")
+    css(d, "details.more summary")[0].click()
+    until(lambda: by_id(d, "f-seq-len").is_displayed(), "the settings")
+    typed(d, "seq-len", "4096")
+    typed(d, "batch", "2")
+    by_id(d, "consultation").submit()
+    until(lambda: "seq-len=4096" in d.current_url and by_id(d, "option-1-heading").text, "the answer")
+    sized = css(d, "#option-1 .sized")[0].text
+    assert sized.startswith("Sized for 4,096-token sequences (your value), a micro-batch of 2 (your value), LoRA "
+                            "rank 16 (chosen by the rules)"), sized
+    assert "lora-rank=" not in d.current_url and "batch=2" in d.current_url
+    expected = advise(model_size_b="70", method="lora", seq_len="4096", batch="2", lang="en").recommendations[0]
+    assert by_id(d, "option-1").find_element("css selector", ".option-text").text == plain(expected.text)
+
+
 THREE_PAGES = [
     {"model-size": "70", "method": "lora", "deadline": "8"},
     {"model-size": "70", "method": "lora", "deadline": "8", "why-not": "rtx-4090"},
