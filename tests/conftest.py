@@ -27,6 +27,18 @@ def pytest_configure(config: pytest.Config) -> None:
     again into it, 2-3 s of CPU for each process that starts before the
     prefix is filled (docs/development.md, "Tests")."""
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
+    # No test touches the Hugging Face Hub or the person's own cache and token: the Hub is a closed port of
+    # the loopback (tests/test_hub.py points HF_ENDPOINT at its own server), its cache and token file a
+    # folder of this run; the processes the tests start inherit all three.
+    import tempfile
+
+    home = tempfile.mkdtemp(prefix="expert-test-hf-")
+    config.add_cleanup(lambda: shutil.rmtree(home, ignore_errors=True))
+    os.environ["HF_HOME"] = home
+    os.environ["HF_ENDPOINT"] = "http://127.0.0.1:9"
+    os.environ["HF_HUB_DISABLE_TELEMETRY"] = "1"
+    for name in ("HF_TOKEN", "HUGGING_FACE_HUB_TOKEN", "HF_HUB_OFFLINE", "HF_HUB_CACHE", "HF_TOKEN_PATH"):
+        os.environ.pop(name, None)
 
 
 def edited_rules(tmp_path: Path, *edits: tuple[str, str, str]) -> Path:

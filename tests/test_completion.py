@@ -49,6 +49,7 @@ def values(shell: str, line: str) -> list[str]:
     ("expert explain --catalog current --why-not h", ["h100-80gb", "h200-141gb"]),
     ("expert advise --vram rtx-308", ["rtx-3080", "rtx-3080-12gb", "rtx-3080-ti"]),
     ("expert advise --vram v", ["v100-16gb", "v100-32gb"]),
+    ("expert advise --own-gpu au", ["auto"]),
     ("expert rules misses", ["misses-deadline"]),
     ("expert explain --what-if dead", ["deadline="]),
     ("expert explain --what-if method=q", ["method=qlora"]),

@@ -394,3 +394,38 @@ def _screenshot(driver: Any, name: str, at: str | None = None, height: int = 170
             "format": "png", "captureBeyondViewport": True,
             "clip": {"x": 0, "y": top, "width": width, "height": height, "scale": 0.6 if width > 400 else 1.0}})
         (Path(folder) / name).write_bytes(base64.b64decode(shot["data"]))
+
+
+def test_a_hub_id_in_the_model_field_is_read_through_the_loopback_hub(browser: Any, server: str,
+                                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    """Issue 49, item 3: a model's Hugging Face Hub id typed in the page's model field is read through
+    the loopback Hub of tests/test_hub.py (HF_ENDPOINT; the server runs in this process), and one it
+    cannot read is the field's error in the page's language."""
+    pytest.importorskip("huggingface_hub")
+    import html
+
+    from test_hub import GPT_OSS_20B, LoopbackHub
+
+    from expert.knowledge import hub
+
+    served = LoopbackHub()
+    served.repos["openai/gpt-oss-20b"] = GPT_OSS_20B
+    threading.Thread(target=served.server.serve_forever, daemon=True).start()
+    monkeypatch.setenv("HF_ENDPOINT", served.endpoint)
+    hub.forget()
+    try:
+        browser.get(server + "/?lang=en")
+        typed(browser, "model-size", "openai/gpt-oss-20b")
+        choose(browser, "method", "lora")
+        by_id(browser, "f-model-size").submit()
+        until(lambda: by_id(browser, "option-1-heading").text, "the answer for a Hub id")
+        page = html.unescape(browser.page_source)
+        assert "openai/gpt-oss-20b was read from the Hugging Face Hub" in page
+        assert "20.91B" in page and served.asked("openai/gpt-oss-20b") == 1
+        browser.get(server + "/?" + urlencode({"lang": "es", "model-size": "nobody/nada"}))
+        said = until(lambda: by_id(browser, "e-model-size").text, "the model field's error")
+        assert "el Hugging Face Hub no tiene ningún modelo «nobody/nada»" in said
+    finally:
+        hub.forget()
+        served.server.shutdown()
+        served.server.server_close()

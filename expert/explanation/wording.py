@@ -27,7 +27,10 @@ _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where
              "next_step": "step"}
 
 def sentence(text: str) -> str:
-    """A message that may start with a placeholder ("your GPU …") starts with a capital."""
+    """A message that may start with a placeholder ("your GPU …") starts with a capital; a model's Hub id
+    ("openai/gpt-oss-20b …") keeps its own case."""
+    if "/" in text.split(" ", 1)[0]:
+        return text
     return text[:1].upper() + text[1:]
 
 def _translated(tr: Localizer, labels: Mapping[str, str], code: Any) -> str:

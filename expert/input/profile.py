@@ -17,7 +17,7 @@ from typing import Any
 from ..errors import InputError, nearest
 from ..escape import quoted
 from ..i18n import Localizer
-from ..knowledge import KnowledgeBase, ProfileField, find_cards, find_unsupported, models
+from ..knowledge import KnowledgeBase, ProfileField, find_cards, find_unsupported, hub, models
 from ..knowledge.source import N_
 from ..knowledge.vocabulary import fold
 from . import values
@@ -294,6 +294,10 @@ class _Parser:
     def size(self, value: Any) -> float:
         """A size or a model name, through the one resolver (expert/knowledge/models.py)."""
         assert self.kb is not None
+        if isinstance(value, str) and hub.is_hub_id(value.strip()) and models.lookup(self.kb, value) is None:
+            # "org/name" the table does not know: the model's config.json on the Hugging Face Hub.
+            self.resolved = models.read_hub(self.kb, value.strip(), self.tr)
+            return self.resolved.total_b
         resolved = models.resolve_name(self.kb, value)
         if resolved is None and isinstance(value, str) and value.strip():
             close = models.suggestions(self.kb, value)

@@ -28,6 +28,8 @@ from ..input.arguments import (
     with_aliases,
     with_prices,
 )
+from ..input.local_gpus import LocalCards as LocalCards  # local_gpus() returns it: re-exported
+from ..input.local_gpus import detect as detect_local_gpus
 from ..knowledge import PROFILE_FIELDS
 from ..knowledge.bases import Catalogs as Catalogs
 from ..knowledge.bases import file_digest, shipped_catalogs
@@ -177,6 +179,19 @@ def advise(
     given.update(settings.given(kb, tr, {"seq_len": seq_len, "batch": batch, "lora_rank": lora_rank,
                                          "checkpointing": checkpointing}))
     return consult(kb, given, tr, basis, model_config)[1]
+
+
+def local_gpus(lang: Lang | None = None, catalog: Catalogs = None) -> LocalCards:
+    """The GPUs of this machine, for ``--own-gpu auto``: read from ``nvidia-smi``
+    or ``rocm-smi`` (whichever is on PATH; a timeout, a bounded output) and
+    matched to the knowledge base's cards. ``.answer`` is the own-GPU field's
+    value (``"2x <card id>"``, or a VRAM figure for a card it does not know),
+    ``.note`` says what was found in ``lang``. Raises :class:`InputError`
+    naming ``vram_gb`` when no GPU is found or a tool's output cannot be
+    read. A server must not call it for its visitors: it reads its own cards."""
+    tr = Localizer(resolve_lang(lang))
+    check_paths(None, catalog, tr)
+    return detect_local_gpus(knowledge_base(None, catalog), tr)
 
 
 def estimate(

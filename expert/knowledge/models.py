@@ -15,6 +15,10 @@ through :func:`resolve`, so a name reads the same everywhere:
 3. another name with a size in it (``MyModel-13B``, ``Foo-30B-A3B``,
    ``Bar-8x7B``) is read by the pattern, and the answer says so;
 4. anything else is an error that suggests the closest names.
+
+A Hugging Face Hub id the table does not know (``openai/gpt-oss-20b``) is
+read instead from the Hub by the input layer (:func:`read_hub`, through
+``expert/knowledge/hub.py``), before any pattern.
 """
 
 from __future__ import annotations
@@ -31,6 +35,7 @@ from ..errors import InputError
 from ..escape import one_line
 from . import KnowledgeBase, ModelDef, Unreadable, read_regular
 from .records import name_key
+from .source import N_
 
 _NUMBER = r"(\d+(?:[.,]\d+)?)"
 _TOKEN_SPLIT = re.compile(r"[\s_\-]+")
@@ -44,7 +49,7 @@ _MILLIONS = re.compile(r"(?<![a-z0-9.])" + _NUMBER + r"\s*m(?![a-z])", re.IGNORE
 _PLAIN = re.compile(r"^" + _NUMBER + r"\s*([bm])$", re.IGNORECASE)    # "70B", "350M": a size, not a name
 _EXPONENT = re.compile(r"^(\d+(?:\.\d+)?e[+-]?\d+)\s*b?$", re.IGNORECASE)
 
-READ_AS = ("number", "table", "pattern", "config")
+READ_AS = ("number", "table", "pattern", "config", "hub")
 
 
 @dataclass(frozen=True)
@@ -53,7 +58,7 @@ class Resolved:
 
     total_b: float                       # memory: every parameter, every expert
     active_b: float                      # compute: the parameters used per token
-    read_as: str                         # number, table, pattern or config
+    read_as: str                         # number, table, pattern, config (a local file) or hub
     name: str | None = None              # the model as named (None for a bare number)
     model: ModelDef | None = None        # the table's row
     experts: int | None = None
@@ -287,8 +292,9 @@ def _no_constant(name: str) -> Any:
     raise ValueError(name)
 
 
-def config_model(kb: KnowledgeBase, data: Mapping[str, Any], file: Path, tr: Any) -> Resolved:
-    """A Resolved from the fields of a parsed config.json."""
+def config_model(kb: KnowledgeBase, data: Mapping[str, Any], file: Path, tr: Any, hub_id: str | None = None) -> Resolved:
+    """A Resolved from the fields of a parsed config.json (of the Hub's
+    ``hub_id`` when given: read as ``hub``, named by that id)."""
     spec = kb.model_config
     keys: Mapping[str, list[str]] = spec["keys"]
     model_type = data.get("model_type") if isinstance(data.get("model_type"), str) else ""
@@ -361,16 +367,80 @@ def config_model(kb: KnowledgeBase, data: Mapping[str, Any], file: Path, tr: Any
                             kv=kv_heads, heads=heads)
     total, active = (round(n, 3) for n in count_params(shape))   # to the million, as model cards give them
     names = [data.get(k) for k in keys.get("name", [])]
-    name = next((n for n in names if isinstance(n, str) and 0 < len(n) <= 100), None) or file.parent.name or file.name
+    name = hub_id or next((n for n in names if isinstance(n, str) and 0 < len(n) <= 100), None) or file.parent.name \
+        or file.name
     from ..escape import quoted
     name = quoted(name)
     shape.update(name=name, size_b=total, active_b=active)
     model = lookup(kb, name)
     experts_n = shape["experts"]
-    return Resolved(total, active, "config", name, model if model and abs(model.params_b - total) <= 0.02 * total
+    return Resolved(total, active, "hub" if hub_id else "config", name, model if model and abs(model.params_b - total) <= 0.02 * total
                     else None, experts_n, shape["experts_per_token"], shape)
 
 
 def _short(value: Any) -> str:
     from ..escape import quoted
     return quoted(json.dumps(value)[:40])
+
+
+# --- a config.json on the Hugging Face Hub -------------------------------------
+
+# What could not be read, by hub.HubUnreadable's reason; each says how else to give the model.
+_HUB_MESSAGES = {
+    "no-library": N_("%(label)s: '%(id)s' looks like a model's id on the Hugging Face Hub; reading it needs the "
+                  "huggingface_hub package (pip install 'expert[hub]'). Or download its config.json and give it "
+                  "(--model-config FILE), or give the size in billions (7, 70B)."),
+    "offline": N_("%(label)s: the config.json of '%(id)s' is not in the Hugging Face cache and the Hub cannot be "
+               "reached (offline mode, HF_HUB_OFFLINE, or no network). Read it once while online, give its "
+               "config.json (--model-config FILE), or give the size in billions (7, 70B)."),
+    "missing": N_("%(label)s: the Hugging Face Hub has no model '%(id)s', or it is private (set HF_TOKEN to a token "
+               "that can read it). Check the id, give its config.json (--model-config FILE), or give the size in "
+               "billions (7, 70B)."),
+    "gated": N_("%(label)s: '%(id)s' is a gated model: reading its config.json needs the Hugging Face token of an "
+             "account that has accepted its terms (set HF_TOKEN, or run hf auth login). Or give its config.json "
+             "(--model-config FILE), or the size in billions (7, 70B)."),
+    "no-config": N_("%(label)s: the Hub's '%(id)s' has no config.json (its weights may be in another format, such as "
+                 "GGUF). Give the id of the model it was made from, its config.json (--model-config FILE), or the "
+                 "size in billions (7, 70B)."),
+    "too-large": N_("%(label)s: the config.json of '%(id)s' is larger than %(most)s bytes, so it was not read; a "
+                 "config.json is a few kilobytes."),
+    "unreachable": N_("%(label)s: the config.json of '%(id)s' could not be read from the Hugging Face Hub "
+                   "(%(detail)s). Try again later, give its config.json (--model-config FILE), or give the size in "
+                   "billions (7, 70B)."),
+}
+
+
+def read_hub(kb: KnowledgeBase, repo_id: str, tr: Any) -> Resolved:
+    """The model of ``repo_id`` (``org/name``) on the Hugging Face Hub: its
+    ``config.json`` (expert/knowledge/hub.py) counted as a local one is.
+    Raises InputError naming ``model_size_b`` when it cannot be read or counted."""
+    from ..escape import quoted
+    from .hub import HubUnreadable, read_config_bytes
+
+    spec = kb.model_config
+    label = tr.gettext(kb.fields["model_size_b"].label) if "model_size_b" in kb.fields else "model_size_b"
+    shown = quoted(repo_id)
+    try:
+        raw = read_config_bytes(repo_id, spec["max_bytes"])
+    except HubUnreadable as error:
+        raise InputError("model_size_b", tr.gettext(_HUB_MESSAGES[error.reason]) % {
+            "label": label, "id": shown, "most": tr.number(spec["max_bytes"], 0),
+            "detail": quoted(one_line(error.detail)) or error.reason}) from None
+    try:
+        data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
+    except (UnicodeDecodeError, ValueError, RecursionError):
+        data = None
+    if not isinstance(data, dict):
+        raise InputError("model_size_b", tr.gettext(
+            "%(label)s: the config.json of '%(id)s' on the Hugging Face Hub is not a JSON object in UTF-8.")
+            % {"label": label, "id": shown})
+    try:
+        return config_model(kb, data, Path(CONFIG_NAME), tr, hub_id=repo_id)
+    except InputError as error:       # a field of the file: said of the Hub's file, not of --model-config
+        reason = str(error).split(": ", 1)[-1]
+        raise InputError("model_size_b", tr.gettext(
+            "%(label)s: the config.json of '%(id)s' on the Hugging Face Hub cannot be counted: %(reason)s")
+            % {"label": label, "id": shown, "reason": reason}) from None
+
+
+CONFIG_NAME = "config.json"

@@ -11,7 +11,16 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from ...escape import terminal
-from .options import CATALOG_OPTION, COLOR_OPTION, OUTPUT_OPTIONS, PROFILE_OPTIONS, Command, given_catalogs, options
+from .options import (
+    CATALOG_OPTION,
+    COLOR_OPTION,
+    OUTPUT_OPTIONS,
+    PROFILE_OPTIONS,
+    Command,
+    given_catalogs,
+    options,
+    own_gpu_auto,
+)
 from .output import OutputError, command_lang, echo, fail, render_kb_error, terminal_width, use_color
 
 if TYPE_CHECKING:     # the library is imported when a command runs (``expert --help`` stays fast)
@@ -137,6 +146,7 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
     from ..consultation import AnswerError, Consultation
 
     try:
+        own_gpu_auto(known, command_lang(lang), given_catalogs(catalog))     # --own-gpu auto
         # --lang as typed: the library is its one reader, and refuses what its type does not name
         consultation = Consultation(lang=cast("Lang | None", command_lang(lang)), catalog=given_catalogs(catalog), **known)
     except InputError as error:
@@ -175,9 +185,13 @@ def ask(lang: str | None, catalog: tuple[str, ...], color: str | None = None, no
                     echo(_("This is the first question."))
                 continue
             try:
+                if word == "auto" and question.id == "vram_gb":     # this machine's cards, as --own-gpu auto
+                    answers = {"vram_gb": word}
+                    own_gpu_auto(answers, consultation.lang, given_catalogs(catalog))
+                    line = answers["vram_gb"]
                 consultation.answer(question.id, line if word else (
                     "no" if question.default is None else question.default))
-            except AnswerError as error:
+            except (AnswerError, InputError) as error:
                 sys.stdout.flush()
                 if not source.interactive:   # asking again would read the next answer as this one's
                     fail(_("Error: %(error)s (the question: %(question)s)") % {

@@ -99,8 +99,8 @@ def catalog_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]
 
 
 def own_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
-    """--vram: the ids of the cards people own, then the catalog's."""
-    names = dict(_index().get("owned", {}))
+    """--vram: auto (this machine's cards), the ids of the cards people own, then the catalog's."""
+    names = {"auto": "this machine's cards (nvidia-smi or rocm-smi)", **_index().get("owned", {})}
     names.update({gpu: name for gpu, name in _catalog_cards(ctx).items() if gpu not in names})
     return _matching(names, incomplete, names.get)
 

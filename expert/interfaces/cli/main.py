@@ -41,6 +41,7 @@ from .options import (
     Command,
     given_catalogs,
     options,
+    own_gpu_auto,
     parse_prices,
     parse_what_if,
 )
@@ -142,6 +143,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
     def action() -> str:
         from ..api import advise as run_advise
 
+        own_gpu_auto(profile, lang, given_catalogs(catalog))
         # --lang and --basis as typed: the library is their one reader, and refuses what its types do not name
         result = run_advise(lang=cast("Lang | None", lang), catalog=given_catalogs(catalog), basis=cast("Basis", basis),
                             model_config=model_config,
@@ -206,6 +208,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
     def action() -> str:
         from ...explanation.explain import explain as run_explain
 
+        own_gpu_auto(profile, lang, given_catalogs(catalog))
         # --lang and --basis as typed: the library is their one reader, and refuses what its types do not name
         explanation = run_explain(lang=cast("Lang | None", lang), why_not=why_not, what_if=parse_what_if(what_if),
                                   catalog=given_catalogs(catalog), basis=cast("Basis", basis), model_config=model_config, prices=parse_prices(prices), detail=detail,

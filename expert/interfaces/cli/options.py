@@ -23,14 +23,14 @@ LANGS = complete.names_in("i18n", "SUPPORTED")
 PROFILE_OPTIONS = [
     click.option("-s", "--model-size", "-m", "--model", "model_size_b", metavar="SIZE",
                  help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B "
-                      "(expert models lists the names known)."),
+                      "(expert models lists the names known), or its Hugging Face Hub id: openai/gpt-oss-20b."),
     click.option("-M", "--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method")),
     click.option("--budget", metavar="BUDGET", help="low, medium or high.",
                  shell_complete=complete.field_choices("budget")),
     click.option("--rocm-ok/--no-rocm", "rocm_ok", default=None,
                  help="Willing (or not) to set up and debug ROCm for AMD cards."),
     click.option("--deadline", "deadline_h", metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
-    click.option("--vram", "--own-gpu", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090), several with their count (2x RTX 3090); no for none.",
+    click.option("--vram", "--own-gpu", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090), several with their count (2x RTX 3090); auto to read this machine's cards (nvidia-smi or rocm-smi); no for none.",
                  shell_complete=complete.own_cards),
     click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
     click.option("--tokens-per-example", "tokens_per_example", metavar="N",
@@ -223,6 +223,19 @@ def given_catalogs(catalog: tuple[str, ...]) -> list[str]:
     root = context.find_root() if context is not None else None
     before = root.params.get("catalog") or () if root is not None and root is not context else ()
     return [*before, *catalog]
+
+
+def own_gpu_auto(profile: dict[str, Any], lang: str | None, catalog: list[str]) -> None:
+    """``--own-gpu auto``: the library reads this machine's cards (``local_gpus()``) and its answer
+    stands for the flag; a line on stderr says what was found (stdout keeps the answer)."""
+    value = profile.get("vram_gb")
+    if isinstance(value, str) and value.strip().casefold() == "auto":
+        from ...escape import terminal
+        from ..api import local_gpus
+
+        found = local_gpus(lang=lang, catalog=catalog)   # type: ignore[arg-type]  # --lang as typed: the library reads it
+        profile["vram_gb"] = found.answer
+        click.echo(terminal(found.note), err=True)
 
 
 DETAIL_OPTION = click.option(
