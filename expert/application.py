@@ -23,7 +23,7 @@ from .i18n import Lang, Localizer, resolve_lang
 from .inference import engine
 from .inference.run import Run
 from .input import profile as profile_module
-from .input import profile_types
+from .input import profile_types, settings
 from .input.arguments import (
     ADVISE_ARGUMENTS,
     check_bounds,
@@ -33,7 +33,7 @@ from .input.arguments import (
     with_aliases,
     with_prices,
 )
-from .input.profile import MAX_TEXT, shown
+from .input.profile import MAX_TEXT, SETTINGS, shown
 from .knowledge import PROFILE_FIELDS, KnowledgeBase, find_cards  # the fields: declared once, in rules/profile.toml
 from .knowledge.bases import Catalogs, knowledge_base
 from .knowledge.prices import for_profile
@@ -61,7 +61,9 @@ def consult(kb: KnowledgeBase, given: dict[str, Any], tr: Localizer,
             basis: str = "checked", model_config: Any = None,
             only: Collection[str] | None = None) -> tuple[Run, Result]:
     """Validate ``given``, run the engine, and build the result (with the run's
-    record). ``only``: the ids of the catalog cards to consider (all by default)."""
+    record). ``only``: the ids of the catalog cards to consider (all by default).
+    ``given`` may hold the settings the person fixed, already read
+    (:func:`expert.input.settings.read`); the rules choose the others."""
     basis = check_basis(basis, tr)
     profile, assumed = profile_module.build(kb, given, tr, model_config)
     kb = for_profile(kb, profile)      # the provider's prices (rules/prices)
@@ -124,6 +126,10 @@ def explain(
     prices: Mapping[str, Any] | None = None,
     model: Any = None,
     model_config: Any = None,
+    seq_len: int | str | None = None,
+    batch: int | str | None = None,
+    lora_rank: int | str | None = None,
+    checkpointing: bool | str | None = None,
     detail: str = "full",
     **unknown: Any,
 ) -> Explanation:
@@ -133,8 +139,9 @@ def explain(
     ``"summary"`` (the compact form for chats, at most SUMMARY_BYTES of JSON,
     in ``to_dict()`` and ``render()``).
 
-    The profile fields are advise()'s; ``model``, ``model_config`` and
-    ``prices`` are as in advise(). Raises :class:`InputError` on a bad value,
+    The profile fields are advise()'s; ``model``, ``model_config``,
+    ``prices`` and the settings (``seq_len``, ``batch``, ``lora_rank``,
+    ``checkpointing``) are as in advise(). Raises :class:`InputError` on a bad value,
     an unknown field (in the arguments or in ``what_if``), or an unknown card
     in ``why_not``.
     """
@@ -156,6 +163,8 @@ def explain(
     fields = {name: arguments[name] for name in PROFILE_FIELDS}
     fields = with_aliases(fields, unknown, tr, ("why_not", "what_if", "detail") + ADVISE_ARGUMENTS)
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
+    fields.update(settings.given(kb, tr, {"seq_len": seq_len, "batch": batch, "lora_rank": lora_rank,
+                                          "checkpointing": checkpointing}))
     if what_if:
         changes: dict[str, Any] = {}
         named: dict[str, str] = {}      # the name each change was given under
@@ -173,7 +182,7 @@ def explain(
                                                               "alias": shown(str(name))})
             changes[field], named[field] = value, str(name)
         what_if = changes
-    given = {name: fields.get(name) for name in PROFILE_FIELDS}
+    given = {name: fields.get(name) for name in (*PROFILE_FIELDS, *SETTINGS)}
     given["model_size_b"] = model_argument(given["model_size_b"], model, tr)
     run, result = consult(kb, given, tr, basis, model_config)
     writer = Writer(kb, run, tr)
@@ -185,8 +194,10 @@ def explain(
         if len(cards) != 1:
             close = nearest(why_not, run.options, keys={gpu: (card.name,) if (card := kb.card(gpu)) else ()
                                                         for gpu in run.options})
-            raise InputError("why_not", tr.gettext("why_not: '%(gpu)s' is not a card of this consultation "
-                                                   "(`expert catalogs` lists the cards).") % {"gpu": shown(why_not)}
+            raise InputError("why_not", tr.gettext("why-not: '%(gpu)s' is not a card of this consultation; choose "
+                                                   "one of the %(count)s cards it weighed (its options and the "
+                                                   "cards not recommended), by catalog id.") % {
+                "gpu": shown(why_not), "count": len(run.options)}
                              + tr.did_you_mean(close), close)
         why_not = cards[0]
     rejected = [r.gpu for r in result.rejected]

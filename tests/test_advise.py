@@ -23,7 +23,9 @@ def test_result_has_the_contract_keys() -> None:
                                     # the model as named and its resolved sizes (expert/knowledge/models.py)
                                     "model_name", "model_id", "model_label", "model_read_as", "model_active_b",
                                     "model_experts", "model_experts_per_token", "model_shape", "own_gpu",
-                                    "own_gpu_count", "own_vram_gb"}
+                                    "own_gpu_count", "own_vram_gb",
+                                    # the settings the person may fix (null: the rules choose them)
+                                    "seq_len", "micro_batch", "lora_rank", "checkpointing"}
     assert data["profile"]["model_active_b"] == data["profile"]["model_size_b"] == 70
     assert "vram_gb" in data["requirement"]
     for rec in data["recommendations"]:

@@ -29,7 +29,8 @@ def test_every_flag_reaches_the_profile() -> None:
     done = invoke("advise", "--model-size", "13", "--method", "full", "--budget", "low", "--rocm-ok",
                   "--deadline", "2 days", "--vram", "24", "--dataset", "5000", "--tokens-per-example", "2k",
                   "--epochs", "2.5", "--purpose", "production", "--interruptible", "--stack", "tuned",
-                  "--provider", "Lambda", "--format", "json")
+                  "--provider", "Lambda", "--seq-len", "4096", "--batch", "2", "--lora-rank", "32",
+                  "--no-checkpointing", "--format", "json")
     assert done.exit_code == 0, done.output
     assert json.loads(done.stdout)["profile"] == {
         "model_size_b": 13, "method": "full", "budget": "low", "rocm_ok": True, "deadline_h": 48, "vram_gb": 24,
@@ -37,7 +38,8 @@ def test_every_flag_reaches_the_profile() -> None:
         "interruptible": True, "stack": "tuned", "provider": "lambda",
         "model_name": None, "model_id": None, "model_label": None, "model_read_as": "number", "model_active_b": 13,
         "model_experts": None, "model_experts_per_token": None, "model_shape": None, "own_gpu": None,
-        "own_gpu_count": 1, "own_vram_gb": 24.0}
+        "own_gpu_count": 1, "own_vram_gb": 24.0,
+        "seq_len": 4096, "micro_batch": 2, "lora_rank": 32, "checkpointing": False}
     negatives = json.loads(invoke("advise", "--no-rocm", "--no-interruptible", "--format", "json").stdout)
     assert negatives["profile"]["rocm_ok"] is False and negatives["assumed"].count("rocm_ok") == 0
 

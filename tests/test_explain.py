@@ -122,7 +122,11 @@ def test_why_not_the_pick_itself() -> None:
 def test_why_not_an_unknown_card_is_an_input_error() -> None:
     with pytest.raises(InputError) as caught:
         explain(why_not="h200", lang="es")
-    assert caught.value.field == "why_not" and "`expert catalogs` enumera las tarjetas" in str(caught.value)
+    # which card, and what is accepted: a card the consultation weighed (how many), the nearest suggested
+    result = explain(lang="es").result
+    weighed = len(result.recommendations) + len(result.rejected)
+    assert caught.value.field == "why_not" and str(caught.value).startswith(
+        f"why-not: «h200» no es una tarjeta de esta consulta; elige una de las {weighed} tarjetas que ha sopesado")
     assert caught.value.suggestions == ("h100-80gb",) and str(caught.value).endswith("¿Quisiste decir h100-80gb?")
 
 

@@ -69,12 +69,12 @@ def test_an_unknown_name_suggests_at_most_three_cards() -> None:
     with pytest.raises(InputError) as caught:
         advise(vram_gb="RTX 4099", lang="en")
     assert str(caught.value) == ("VRAM of your own GPU: 'RTX 4099' is neither a VRAM figure in GB (24, 24 GB) nor a "
-                                 "GPU the knowledge base knows (`expert catalogs` lists them). Did you mean rtx-4090, "
+                                 "GPU the knowledge base knows by its name or catalog id. Did you mean rtx-4090, "
                                  "rtx-3090, or rtx-4070?")
     assert caught.value.suggestions == ("rtx-4090", "rtx-3090", "rtx-4070")
     with pytest.raises(InputError) as caught:
         advise(vram_gb="Radeon 9999 XTX", lang="es")
-    assert str(caught.value).endswith("(`expert catalogs` las enumera).") and caught.value.suggestions == ()
+    assert str(caught.value).endswith("por su nombre o su id de catálogo.") and caught.value.suggestions == ()
 
 
 @pytest.mark.parametrize("typed, card", [("4090 24gb", "rtx-4090"), ("RTX 3090 24 GB", "rtx-3090"),

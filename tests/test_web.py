@@ -79,18 +79,32 @@ def test_the_memory_bar_is_the_estimators_breakdown_of_the_option() -> None:
     "about 57.4 GB each"): the picture is of the configuration the option was sized with."""
     from golden import CASES
 
-    from expert.interfaces.api import knowledge_base
     from expert.interfaces.web.pictures import memory_bars
 
     checked = 0
     for case in CASES.values():
         result = advise(**{k: v for k, v in case.items() if k not in ("lang", "why_not", "what_if")}, lang="en")
-        bars = memory_bars(result, result.kb or knowledge_base(), Localizer("en"))
+        bars = memory_bars(result, Localizer("en"))
         for bar, rec in zip(bars, result.recommendations, strict=True):
             total = sum(float(s.figure.split()[0].replace(",", "")) for s in bar.segments)
             assert abs(total - rec.per_device_gb) < 0.06 * len(bar.segments), (rec.gpu, bar, rec.per_device_gb)
+            assert [s.figure for s in bar.segments] == [Localizer("en").gb(gb) for gb in rec.memory.parts().values()]
             checked += 1
     assert checked > 50
+
+
+def test_the_page_reads_the_memory_from_the_result_and_derives_nothing() -> None:
+    """Issue 46 item 4: the page's pictures import no arithmetic of the inference layer (they used to rebuild
+    each option's setup from inference/estimate.py and time_model.seq_len)."""
+    import ast
+
+    import expert.interfaces.web.pictures as pictures
+
+    tree = ast.parse(Path(pictures.__file__).read_text(encoding="utf-8"))
+    imported = {(node.module or "") + ":" + ",".join(a.name for a in node.names)
+                for node in ast.walk(tree) if isinstance(node, ast.ImportFrom)}
+    assert not [name for name in imported if "time_model" in name or name.endswith("inference:estimate")], imported
+    assert imported >= {"inference.estimate:COMPONENTS"}
 
 
 def test_the_explain_and_estimate_apis_are_the_clis_json(client: TestClient) -> None:
@@ -324,3 +338,82 @@ def test_the_page_names_no_internal_file(client: TestClient, lang: str) -> None:
         page = client.get("/", params={**params, "lang": lang}).text
         shown = html.unescape(re.sub(r"<[^>]+>", " ", page))
         assert re.search(r"rules/|\.toml\b|\btoml\b", shown) is None
+
+
+# --- issue 49 item 2: the page answers first, in its own words, and every link it shows answers ---------------
+
+THREE_PAGES = [
+    {**PROFILE},                                                    # the chart, the options, WHY NOT by click
+    {**PROFILE, "why-not": "rtx-4090"},                             # a WHY NOT asked: its links must not repeat it
+    {"model-size": "13", "method": "full", "vram": "24", "what-if": "method=qlora"},   # a WHAT IF applied
+]
+
+
+def links(page: str) -> list[str]:
+    return [html.unescape(href) for href in re.findall(r'<a [^>]*href="([^"#][^"]*)"', page)]
+
+
+@pytest.mark.parametrize("params", THREE_PAGES, ids=["answer", "why-not", "what-if"])
+def test_every_link_the_page_shows_answers(client: TestClient, params: dict) -> None:
+    page = client.get("/", params={**params, "lang": "en"})
+    assert page.status_code == 200
+    shown = links(page.text)
+    assert len(shown) >= 8
+    for href in shown:
+        assert href.count("why-not=") <= 1, href
+        got = client.get(href, follow_redirects=False)
+        assert got.status_code == 200, (href, got.text[:300])
+
+
+def test_the_answer_comes_first_headed_by_time_and_cost_the_form_collapsed_after_it(client: TestClient) -> None:
+    page = client.get("/", params=PROFILE).text
+    answer, form = page.index('<section id="answer"'), page.index('<form id="consultation"')
+    assert answer < form
+    assert re.search(r'<details class="your-answers" id="your-answers">\s*<summary>', page)   # closed
+    headings = re.findall(r"<h3[^>]*>(.*?)</h3>", page[answer:form])
+    assert headings[0] == "Time and cost"
+    # without an answer, or with an error, the form comes first
+    for params in ({}, {**PROFILE, "deadline": "by friday"}):
+        text = client.get("/", params=params).text
+        assert text.index('<form id="consultation"') < text.index('<section id="answer"')
+        assert 'class="your-answers"' not in text
+
+
+def test_the_plain_forms_empty_keys_are_dropped_from_the_address(client: TestClient) -> None:
+    got = client.get("/?model-size=70&method=&budget=&deadline=8&vram=&lang=en", follow_redirects=False)
+    assert got.status_code == 303 and got.headers["location"] == "/?model-size=70&deadline=8&lang=en"
+    assert client.get("/?method=", follow_redirects=False).headers["location"] == "/"
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("params", THREE_PAGES, ids=["answer", "why-not", "what-if"])
+def test_the_page_speaks_of_its_fields_not_of_flags_or_the_library(client: TestClient, lang: str,
+                                                                   params: dict) -> None:
+    text = html.unescape(re.sub(r"<[^>]+>", " ", client.get("/", params={**params, "lang": lang}).text))
+    for word in ("--", "expert explain", "expert catalogs", "`", "deadline_h", "model_size_b", "why_not",
+                 "what_if", "vram_gb"):
+        assert word not in text, word
+
+
+def test_errors_without_a_field_name_the_pages_keys(client: TestClient) -> None:
+    twice = client.get("/", params=[*PROFILE.items(), ("why-not", "rtx-4090"), ("why-not", "a100-80gb")])
+    assert twice.status_code == 400
+    message = html.unescape(re.search(r'id="e-form"[^>]*>(.*?)</p>', twice.text, re.S).group(1))
+    assert message == "why-not is given twice; give it once."
+    assert "Correct the fields marked above" not in twice.text and "Correct the address" in twice.text
+    unknown = client.get("/", params={**PROFILE, "what-if": "deadlin=24"})
+    message = html.unescape(re.search(r'id="e-form"[^>]*>(.*?)</p>', unknown.text, re.S).group(1))
+    assert message.startswith("what-if: 'deadlin' is not a field of this page; the fields are model-size, method")
+    assert message.endswith("Did you mean deadline?") and "deadline_h" not in message
+
+
+def test_why_not_a_card_outside_the_consultation_says_which_and_what_is_accepted(client: TestClient) -> None:
+    got = client.get("/api/explain", params={**PROFILE, "why-not": "l40s-48gb"})
+    assert got.status_code == 400
+    error = got.json()["error"]
+    assert error["field"] == "why-not"
+    result = explain(**ARGS, lang="en").result
+    weighed = len(result.recommendations) + len(result.rejected)
+    assert error["message"].startswith(f"why-not: 'l40s-48gb' is not a card of this consultation; choose one of "
+                                       f"the {weighed} cards it weighed (its options and the cards not recommended)"
+                                       ", by catalog id.")

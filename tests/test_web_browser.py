@@ -203,6 +203,12 @@ def test_a_person_consults_the_page(browser: Any, server: str, downloads: Path) 
     assert by_id(d, "option-1").find_element("css selector", ".option-text").text == plain(first.text)
     assert "deadline=8" in d.current_url and "vram=" not in d.current_url     # empty fields left out of the address
 
+    # the answer comes first, headed by the time and cost; the form waits, closed, after it
+    assert by_id(d, "chart-heading").text == "Time and cost"
+    assert by_id(d, "your-answers").get_attribute("open") is None
+    by_id(d, "your-answers").find_element("css selector", "summary").click()
+    until(lambda: by_id(d, "f-deadline").is_displayed(), "the form to open")
+
     # the script asks again as a field changes (debounced), and the address follows
     typed(d, "deadline", "48")
     until(lambda: "deadline=48" in d.current_url, "the update as the field changed")
@@ -253,12 +259,10 @@ def test_a_person_consults_the_page(browser: Any, server: str, downloads: Path) 
     spanish = advise(model_size_b="70", method="lora", deadline_h="8", lang="es").recommendations[0]
     assert by_id(d, "option-1").find_element("css selector", ".option-text").text == plain(spanish.text)
     assert d.find_element("css selector", "html").get_attribute("lang") == "es"
-    _screenshot(d, "web-es.png")
 
     # accessibility, in both languages (axe-core, inside the browser)
     assert accessible(d)
     d.get(server + "/?" + urlencode({**shared, "lang": "en"}))
-    _screenshot(d, "web-en.png")
     assert accessible(d)
 
     # an option's launch files, downloaded
@@ -290,7 +294,94 @@ def test_the_plain_form_works_without_javascript(server: str, downloads: Path) -
         d.quit()
 
 
-def _screenshot(driver: Any, name: str, at: str | None = None, height: int = 1700) -> None:
+def test_a_person_sets_the_sequence_length_and_the_micro_batch(browser: Any, server: str) -> None:
+    """Issue 49 item 4 on the page: the settings under *More*, and the answer says they are the person's."""
+    d = browser
+    d.get(server + "/?lang=en")
+    typed(d, "model-size", "70")
+    choose(d, "method", "lora")
+    css(d, "details.more summary")[0].click()
+    until(lambda: by_id(d, "f-seq-len").is_displayed(), "the settings")
+    typed(d, "seq-len", "4096")
+    typed(d, "batch", "2")
+    by_id(d, "consultation").submit()
+    until(lambda: "seq-len=4096" in d.current_url and by_id(d, "option-1-heading").text, "the answer")
+    sized = css(d, "#option-1 .sized")[0].text
+    assert sized.startswith("Sized for 4,096-token sequences (your value), a micro-batch of 2 (your value), LoRA "
+                            "rank 16 (chosen by the rules)"), sized
+    assert "lora-rank=" not in d.current_url and "batch=2" in d.current_url
+    expected = advise(model_size_b="70", method="lora", seq_len="4096", batch="2", lang="en").recommendations[0]
+    assert by_id(d, "option-1").find_element("css selector", ".option-text").text == plain(expected.text)
+
+
+THREE_PAGES = [
+    {"model-size": "70", "method": "lora", "deadline": "8"},
+    {"model-size": "70", "method": "lora", "deadline": "8", "why-not": "rtx-4090"},
+    {"model-size": "13", "method": "full", "vram": "24", "what-if": "method=qlora"},
+]
+# Every link's status, asked by the page itself (same origin, the browser's own requests).
+STATUSES = """
+var done = arguments[arguments.length - 1];
+var hrefs = Array.from(document.querySelectorAll("a[href]")).map(function (a) { return a.href; })
+  .filter(function (href) { return href.indexOf("#") === -1 || href.split("#")[0] !== location.href.split("#")[0]; });
+Promise.all(hrefs.map(function (href) {
+  return fetch(href, {redirect: "manual"}).then(function (r) { return [href, r.status]; },
+                                               function (e) { return [href, String(e)]; });
+})).then(done);
+"""
+
+
+def test_every_link_on_three_pages_answers(browser: Any, server: str) -> None:
+    """Issue 49: each link of the answer, a WHY NOT asked (whose links once carried a second why-not=) and a
+    WHAT IF applied answers 200."""
+    d = browser
+    for params in THREE_PAGES:
+        d.get(server + "/?" + urlencode({**params, "lang": "en"}))
+        until(lambda: by_id(d, "answer-heading"), "the answer")
+        statuses = d.execute_async_script(STATUSES)
+        assert len(statuses) >= 8, statuses
+        assert [(href, status) for href, status in statuses if status != 200] == []
+        assert [href for href, _ in statuses if href.count("why-not=") > 1] == []
+
+
+# What the page at 390 px must keep legible (CSS px): the narrowest bar of time or cost, the memory bar's
+# height, the smallest caption.
+NARROW = {"bar": 60, "memory": 20, "font": 12}
+LAYOUT = """
+var rect = function (el) { return el.getBoundingClientRect(); };
+var bars = Array.from(document.querySelectorAll(".time-cost svg.bar")).map(function (el) { return rect(el).width; });
+var memory = Array.from(document.querySelectorAll("figure.memory svg")).map(function (el) { return rect(el).height; });
+var fonts = Array.from(document.querySelectorAll("#answer figcaption, #answer figcaption li, .time-cost td, .time-cost th"))
+  .map(function (el) { return parseFloat(getComputedStyle(el).fontSize); });
+return {overflow: document.documentElement.scrollWidth - window.innerWidth, view: window.innerHeight,
+        chart: rect(document.getElementById("chart-heading")).top, bars: bars, memory: memory, fonts: fonts,
+        texts: document.querySelectorAll("figure.memory svg text").length};
+"""
+
+
+@pytest.mark.parametrize("width", [1280, 390])
+def test_the_answer_is_in_view_and_legible(browser: Any, server: str, width: int) -> None:
+    """Issue 49: after a submit the time-and-cost comparison is on the first screen, at 1280 and at 390 px, with
+    nothing wider than the screen, bars and captions legible; axe-core finds nothing, in both languages."""
+    d = browser
+    d.set_window_size(width, 844)
+    try:
+        for lang in ("en", "es"):
+            d.get(server + "/?" + urlencode({**THREE_PAGES[0], "lang": lang}))
+            until(lambda: by_id(d, "chart-heading"), "the chart")
+            got = d.execute_script(LAYOUT)
+            assert got["overflow"] <= 0, got
+            assert 0 < got["chart"] < got["view"] - 100, got      # the comparison starts on the first screen
+            assert got["bars"] and min(got["bars"]) >= NARROW["bar"], got
+            assert got["memory"] and min(got["memory"]) >= NARROW["memory"], got
+            assert min(got["fonts"]) >= NARROW["font"] and got["texts"] == 0, got
+            _screenshot(d, f"web-{width}-{lang}.png", width=width, height=1300 if width > 400 else 2000)
+            assert accessible(d)
+    finally:
+        d.set_window_size(1000, 1400)
+
+
+def _screenshot(driver: Any, name: str, at: str | None = None, height: int = 1700, width: int = 1000) -> None:
     """The page from its top (or from the element ``at``), at 60 % (a small PNG for docs/web.md)."""
     folder = os.environ.get("EXPERT_WEB_SCREENSHOTS")
     if folder:
@@ -301,7 +392,7 @@ def _screenshot(driver: Any, name: str, at: str | None = None, height: int = 170
             "return document.getElementById(arguments[0]).getBoundingClientRect().top + window.scrollY - 8;", at)
         shot = driver.execute_cdp_cmd("Page.captureScreenshot", {
             "format": "png", "captureBeyondViewport": True,
-            "clip": {"x": 0, "y": top, "width": 1000, "height": height, "scale": 0.6}})
+            "clip": {"x": 0, "y": top, "width": width, "height": height, "scale": 0.6 if width > 400 else 1.0}})
         (Path(folder) / name).write_bytes(base64.b64decode(shot["data"]))
 
 

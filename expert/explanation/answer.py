@@ -10,20 +10,25 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..i18n import Localizer
+from ..inference.estimate import COMPONENTS
 from ..inference.run import Firing, Run, effective
+from ..inference.sizing import checkpointing, option_estimate
+from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
-from .result import Note, Recommendation, Rejection, Result, Trace, TraceStep
+from .result import Memory, Note, Recommendation, Rejection, Result, Setup, Trace, TraceStep
 from .wording import Writer, price_provenance, sentence
 
 RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload")
 
 
-def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any]:
-    """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml)."""
+def recipe_of(kb: KnowledgeBase, option: Mapping[str, Any], profile: Mapping[str, Any] | None = None) -> dict[str, Any]:
+    """The JSON ``recipe`` of an option: its strategy and its recipe's settings (recipes.toml), with the
+    checkpointing the person fixed (``profile``), if any."""
     recipe = kb.recipes["recipe"][option["recipe"]]
     offloaded = {"offload_params": True} if recipe.get("offload_params") else {}   # present only when true
     return {"id": option["recipe"], "strategy": option["strategy"], **{key: recipe[key] for key in RECIPE_KEYS},
             **offloaded,
+            "checkpointing": checkpointing(profile or {}, recipe),
             "micro_batch": int(option["micro_batch"]),
             "gradient_accumulation_steps": int(option["gradient_accumulation_steps"]),
             "global_batch": int(option["global_batch"]),
@@ -81,6 +86,25 @@ def host_traffic_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, A
             "pcie": link["pcie"], "lanes": link["lanes"], "link_gbs": round(link["gbs"], 1),
             "link_assumed": not link["named"]}
 
+
+def setup_and_memory(kb: KnowledgeBase, profile: Mapping[str, Any], option: Mapping[str, Any]) -> tuple[Setup, Memory]:
+    """An option's recipe as run and each device's memory, part by part: the
+    estimator's figures for the very setup the option was sized with
+    (:func:`expert.inference.sizing.option_estimate`)."""
+    sized = option_estimate(kb, profile, option)
+    setup, parts = sized.setup, sized.breakdown
+    as_run = Setup(setup.method, setup.strategy, setup.gpus, setup.precision, setup.optimizer, setup.base_bits,
+                   None if setup.method == "full" else setup.lora_rank, setup.seq_len, setup.batch,
+                   setup.checkpointing, setup.offload, setup.stack,
+                   [name for name in profile_module.SETTINGS if profile.get(name) is not None
+                    and not (name == "lora_rank" and setup.method == "full")])
+    gb = {name: round(parts[name], 3) for name in COMPONENTS}
+    memory = Memory(gb["weights"], gb["gradients"], gb["optimizer"], gb["activations"], gb["overhead"],
+                    round(sized.per_gpu_gb, 3), float(option["per_device_gb"]),
+                    round(float(option["device_vram_gb"]), 3))
+    return as_run, memory
+
+
 def _rounded(value: Any) -> Any:
     kind = type(value)
     if kind is float:
@@ -98,17 +122,20 @@ def recommendation(kb: KnowledgeBase, run: Run, w: Writer, rank: int, gpu: str, 
     option = run.options[gpu]
     deadline = run.profile["deadline_h"]
     meets = None if deadline is None else option["elapsed_hours"] <= deadline
+    as_run, memory = setup_and_memory(kb, run.profile, option)
     return Recommendation(
         rank=rank, gpu=gpu, name=w.name(gpu), source=w.origin(gpu), count=option["count"],
         vram_gb=option["vram_gb"], total_vram_gb=option["total_vram_gb"], strategy=option["strategy"],
         where=option["where"], pricing=option["pricing"], hours=significant(option["hours"]),
         cost=cost_of(option, run.cards.get(gpu)), cost_class=option["cost"],
-        time=time_of(kb, run.profile, run.req or {}, option), meets_deadline=meets, recipe=recipe_of(kb, option),
+        time=time_of(kb, run.profile, run.req or {}, option), meets_deadline=meets,
+        recipe=recipe_of(kb, option, run.profile),
         devices=option["devices"], per_device_gb=option["per_device_gb"], host_ram_gb=option["host_ram_gb"],
         rules=rules, text=option_text(kb, run, w, option, meets),
         reasons=[{"rule": f.rule.id,
                   "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",
-                  "text": w.message(f.rule, f.env)} for f in fired if f.rule.kind in ("reject", "demote", "prefer")])
+                  "text": w.message(f.rule, f.env)} for f in fired if f.rule.kind in ("reject", "demote", "prefer")],
+        setup=as_run, memory=memory)
 
 
 def option_text(kb: KnowledgeBase, run: Run, w: Writer, option: Mapping[str, Any], meets: bool | None) -> str:

@@ -83,7 +83,7 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
                      f"{cost_text:>{cost_width}} {row.cost_bar}".rstrip())
     budget = _("Ranked for a %(budget)s budget: the total cost weighed against the training time, and the "
                "guide's preferences (the + lines); the best first, and an option beaten on both money and time "
-               "after it (expert explain shows how each one ranks).") % {
+               "after it (the explanation of each option shows how it ranks).") % {
         "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
     ranked = _("Ranked for a %(budget)s budget, the total cost weighed against the training time.") % {
         "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}

@@ -18,7 +18,7 @@ from ..escape import json_text, quoted
 from ..i18n import Localizer
 from ..knowledge import PROFILE_FIELDS, KnowledgeBase, load
 from .templating import check_format, environment
-from .wording import profile_value
+from .wording import memory_sentence, profile_value
 
 # The version of the JSON contract (``expert schema --what output``), and its two forms.
 SCHEMA_VERSION = "1.0"
@@ -29,7 +29,8 @@ DETAILS = ("full", "summary")
 SUMMARY_OPTIONS = 3
 # Text and markdown show the recommendation and three alternatives (and one's own card).
 SHOWN = 4
-SUMMARY_LEFT_OUT = ("rules", "reasons", "source", "total_vram_gb", "cost_class", "time", "name", "where", "pricing")
+SUMMARY_LEFT_OUT = ("rules", "reasons", "source", "total_vram_gb", "cost_class", "time", "name", "where", "pricing",
+                    "setup", "memory")
 # Of the cost, the summary keeps what a person reads; of the profile, what is known.
 SUMMARY_COST = ("currency", "per_hour", "total", "pricing")
 
@@ -63,6 +64,48 @@ def as_data(value: Any) -> Any:
     return copy.deepcopy(value)
 
 @dataclass(frozen=True)
+class Setup:
+    """An option's recipe as run, as the estimator sized it: what a launch
+    file sets. ``given``: the settings the person fixed (``seq_len``,
+    ``micro_batch``, ``lora_rank``, ``checkpointing``); the others the rules
+    chose."""
+
+    method: str
+    strategy: str
+    devices: int
+    precision: str
+    optimizer: str
+    base_bits: int
+    lora_rank: int | None       # None for full fine-tuning (no adapters)
+    seq_len: int                # tokens per sequence the memory is sized for
+    micro_batch: int
+    checkpointing: bool
+    offload: bool
+    stack: str
+    given: list[str] = field(default_factory=list)
+
+
+@dataclass(frozen=True)
+class Memory:
+    """What each device of an option holds, part by part (GB, the
+    estimator's, for :class:`Setup`), against each device's memory."""
+
+    weights_gb: float
+    gradients_gb: float
+    optimizer_gb: float         # the optimizer's states
+    activations_gb: float
+    overhead_gb: float          # the framework's own (CUDA context, allocator)
+    estimate_gb: float          # the parts' sum
+    per_device_gb: float        # what the option is sized by (the estimate rounded up, or the guide's share)
+    device_gb: float            # each device's memory
+
+    def parts(self) -> dict[str, float]:
+        """The parts by their name in the estimator (weights, gradients, optimizer, activations, overhead)."""
+        return {"weights": self.weights_gb, "gradients": self.gradients_gb, "optimizer": self.optimizer_gb,
+                "activations": self.activations_gb, "overhead": self.overhead_gb}
+
+
+@dataclass(frozen=True)
 class Recommendation:
     """One recommended configuration: which card, how many, how long, and why."""
 
@@ -88,6 +131,8 @@ class Recommendation:
     rules: list[str]
     text: str
     reasons: list[dict[str, str]] = field(default_factory=list)
+    setup: Setup | None = None      # the recipe as run (None in a Result built by hand without it)
+    memory: Memory | None = None    # each device's memory, part by part
 
 
 @dataclass(frozen=True)
@@ -320,8 +365,11 @@ class Result:
         template = environment(self.lang).get_template(f"advise.brief.{'md' if fmt == 'markdown' else 'txt'}.j2")
         chart = time_and_cost(self, kb, tr, width)
         top = self.recommendations[0] if self.recommendations else None
+        # the pick's memory part by part and the settings it was sized for, as in the long form
+        memory = (memory_sentence(tr, top.memory, top.setup)
+                  if top and top.memory and top.setup and (fmt == "markdown" or top.setup.given) else "")
         return template.render(r=self, width=width, table=options_table(self, kb, tr, width), chart=chart,
-                               ranked=chart.ranked if chart else "",
+                               ranked=chart.ranked if chart else "", memory=memory,
                                recipe=recipe_in_words(kb, tr, self.profile.get("method"), top) if top else "",
                                advice=advice, warnings=warnings, rejected=rejected, more=more)
 
@@ -333,11 +381,17 @@ class Result:
         assumed = [f"{tr.gettext(kb.fields[name].label)}: {profile_value(kb, tr, name, self.profile[name])}"
                    for name in self.assumed]
         template = environment(self.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
+        top = self.recommendations[0] if self.recommendations else None
+        # what the pick's devices hold and the settings it was sized for: in markdown always, in text when the
+        # person fixed a setting (the answer says which were given, which chosen)
+        memory = (memory_sentence(tr, top.memory, top.setup)
+                  if top and top.memory and top.setup and ((fmt == "markdown" and chosen is None) or top.setup.given)
+                  else "")
         if chosen is None:
-            return template.render(r=self, width=width, assumed=assumed, summary=False,
+            return template.render(r=self, width=width, assumed=assumed, summary=False, memory=memory,
                                    alternatives=self.shown()[1:], advice=self.advice, warnings=self.warnings,
                                    left_out="", chart=time_and_cost(self, kb, tr, width))
-        return template.render(r=self, width=width, assumed=assumed, summary=True,
+        return template.render(r=self, width=width, assumed=assumed, summary=True, memory=memory,
                                alternatives=chosen.recommendations[1:], advice=chosen.advice,
                                warnings=chosen.warnings, left_out=chosen.left_out(tr), chart=None)
 

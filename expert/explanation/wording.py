@@ -310,3 +310,36 @@ def price_provenance(card: Any, pricing: str | None) -> tuple[str, str]:
     if pricing == "spot" and card.spot_provider:
         return card.spot_provider, card.spot_date
     return card.price_provider, card.price_date
+
+
+# The settings a person may fix (advise's seq_len, batch, lora_rank, checkpointing), by the name the result's
+# setup gives them.
+SETTINGS = ("seq_len", "micro_batch", "lora_rank", "checkpointing")
+
+
+def memory_sentence(tr: Localizer, memory: Any, setup: Any) -> str:
+    """What each device of an option holds, part by part, and the settings it
+    was sized for: which the person gave, and that the rules chose the rest."""
+    _ = tr.gettext
+    labels = {"weights": _("weights"), "gradients": _("gradients"), "optimizer": _("optimizer state"),
+              "activations": _("activations"), "overhead": _("framework overhead")}
+    parts = tr.list([f"{labels[name]} {tr.gb(gb)}" for name, gb in memory.parts().items()])
+    return _("Per device: %(parts)s; sized for %(sized)s.") % {"parts": parts, "sized": sized_for(tr, setup)}
+
+
+def sized_for(tr: Localizer, setup: Any) -> str:
+    """The settings an option was sized for, each marked as the person's value or the rules' choice
+    ("4,096-token sequences (your value), a micro-batch of 2 (chosen by the rules) ...")."""
+    _ = tr.gettext
+    shown = {
+        "seq_len": _("%(tokens)s-token sequences") % {"tokens": tr.number(setup.seq_len, 0)},
+        "micro_batch": _("a micro-batch of %(count)s") % {"count": tr.number(setup.micro_batch, 0)},
+        "lora_rank": (_("LoRA rank %(rank)s") % {"rank": setup.lora_rank}) if setup.lora_rank else "",
+        "checkpointing": _("activation checkpointing") if setup.checkpointing else
+        _("no activation checkpointing"),
+    }
+    settings = [name for name in SETTINGS if shown[name]]
+    if not setup.given:
+        return _("%(settings)s, all chosen by the rules") % {"settings": tr.list([shown[n] for n in settings])}
+    return tr.list([shown[n] + " (" + (_("your value") if n in setup.given else _("chosen by the rules")) + ")"
+                    for n in settings])

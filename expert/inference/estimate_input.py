@@ -6,12 +6,12 @@ value an InputError naming the field, in the person's language.
 
 from __future__ import annotations
 
-import math
 from dataclasses import replace
 from typing import Any
 
 from ..errors import InputError, nearest
 from ..input import profile as profile_module
+from ..input import settings
 from ..input.values import read_choice
 from ..knowledge import KnowledgeBase
 from .estimate import PRECISIONS, STRATEGIES, Setup, typical
@@ -33,17 +33,6 @@ class _Reader:
         return InputError(field, tr.gettext("%(field)s: '%(value)s' is not accepted; %(accepted)s.") % {
             "field": tr.gettext(label) if label else field, "value": profile_module.shown(value),
             "accepted": accepted} + tr.did_you_mean(close), close)
-
-    def whole(self, field: str, value: Any, low: int, high: int) -> int:
-        tr = self.tr
-        accepted = tr.gettext("a whole number from %(low)s to %(high)s") % {"low": low, "high": tr.number(high, 0)}
-        try:
-            number = float(str(value).strip().replace(",", "."))
-        except ValueError:
-            raise self.refuse(field, value, accepted) from None
-        if not (math.isfinite(number) and number == int(number) and low <= number <= high):
-            raise self.refuse(field, value, accepted)
-        return int(number)
 
     def choice(self, field: str, value: Any, choices: tuple[str, ...]) -> str:
         # the one reader of choices: case, and a hyphen for an underscore, aside
@@ -69,10 +58,9 @@ class _Reader:
             changes["optimizer"] = self.choice("optimizer", raw["optimizer"], tuple(kb.estimator["optimizer"]["mixed"]))
         if raw.get("base_bits") is not None:
             changes["base_bits"] = int(self.choice("base_bits", raw["base_bits"], ("16", "8", "4")))
-        for name, low, high in (("lora_rank", 1, 4096), ("seq_len", 1, 1_000_000), ("batch", 1, 4096),
-                                ("gpus", 1, 4096)):
+        for name, (low, high) in (*settings.BOUNDS.items(), ("gpus", (1, 4096))):
             if raw.get(name) is not None:
-                changes[name] = self.whole(name, raw[name], low, high)
+                changes[name] = settings.whole(kb, tr, name, raw[name], low, high)
         for name in ("checkpointing", "offload", "offload_params"):
             if raw.get(name) is not None:
                 changes[name] = bool(raw[name])

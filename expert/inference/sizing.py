@@ -13,11 +13,12 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase
 from ..knowledge.records import PRECISION_UP
-from .estimate import estimate, typical
+from .estimate import Estimate, Setup, estimate, typical
 from .time_model import (
     accumulation,
     host_traffic,
@@ -38,6 +39,41 @@ def round_up(value: float, digits: int = 1) -> float:
     scale = 10**digits
     return math.ceil(value * scale - 1e-9) / scale
 
+
+
+def recipe_setup(kb: KnowledgeBase, profile: Mapping[str, Any], recipe: Mapping[str, Any], devices: int,
+                 strategy: str, micro_batch: int, stack: str, seq: int | None = None) -> Setup:
+    """What the estimator sizes for a recipe of recipes.toml on ``devices``
+    devices: the model of the profile, the recipe's precision, optimizer,
+    base bits, checkpointing and offload, sequences of ``seq`` tokens (by
+    default the profile's: seq_len)."""
+    setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
+                    precision=recipe["precision"], optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
+                    checkpointing=checkpointing(profile, recipe), offload=recipe["offload"], gpus=devices,
+                    strategy=strategy, seq_len=seq or seq_len(kb, profile), batch=micro_batch,
+                    optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=stack,
+                    offload_params=bool(recipe.get("offload_params")))
+    return replace(setup, lora_rank=int(profile["lora_rank"])) if profile.get("lora_rank") else setup
+
+
+def checkpointing(profile: Mapping[str, Any], recipe: Mapping[str, Any]) -> bool:
+    """Activation checkpointing: the person's when given (profile ``checkpointing``), else the recipe's."""
+    given = profile.get("checkpointing")
+    return bool(recipe["checkpointing"] if given is None else given)
+
+
+def fixed_batch(profile: Mapping[str, Any]) -> int | None:
+    """The micro-batch the person fixed (profile ``micro_batch``), or None: the rules choose it."""
+    return int(profile["micro_batch"]) if profile.get("micro_batch") else None
+
+
+def option_estimate(kb: KnowledgeBase, profile: Mapping[str, Any], option: Mapping[str, Any]) -> Estimate:
+    """The estimator's memory of a sized configuration (an option of the
+    run), part by part: the very setup :meth:`Sizer.configuration` sized it
+    with (its recipe, devices, strategy, micro-batch and stack)."""
+    recipe = kb.recipes["recipe"][option["recipe"]]
+    return estimate(kb, recipe_setup(kb, profile, recipe, int(option["devices"]), str(option["strategy"]),
+                                     int(option["micro_batch"]), str(option["stack"])))
 
 
 # What a configuration carries besides its own fields: its card's fields, the
@@ -106,7 +142,9 @@ class Sizer:
         """One configuration: ``count`` cards of ``card`` running ``recipe_id``,
         whole weights on every device or sharded (ZeRO-3/FSDP), at a
         micro-batch of ``micro_batch`` sequences per device, its memory sized
-        for sequences of ``seq`` tokens (by default the profile's: seq_len)."""
+        for sequences of ``seq`` tokens (by default the profile's: seq_len). A
+        micro-batch the person fixed stands for any other."""
+        micro_batch = fixed_batch(self.profile) or micro_batch
         if self.sized is None:
             return self._configuration(card, step, recipe_id, count, sharded, micro_batch, seq)
         key = (card["id"], recipe_id, count, sharded, micro_batch, seq)
@@ -207,13 +245,7 @@ class Sizer:
         guide's figure too for the strict guide reading), and whether it fits
         with the margin left free."""
         kb, profile, req = self.kb, self.profile, self.req
-        setup = typical(kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
-                        precision=recipe["precision"],
-                        optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
-                        checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=devices,
-                        strategy=strategy, seq_len=seq or seq_len(kb, profile), batch=micro_batch,
-                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=stack,
-                        offload_params=bool(recipe.get("offload_params")))
+        setup = recipe_setup(kb, profile, recipe, devices, strategy, micro_batch, stack, seq)
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         usable = device_gb * (1 - kb.recipes["margin"])
@@ -251,7 +283,7 @@ class Sizer:
                               shape=shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
                               total_b=profile["model_size_b"], active_b=req["active_b"],
                               seq=profile["tokens_per_example"], micro_batch=micro_batch,
-                              checkpointing=recipe["checkpointing"], time_factor=recipe["time_factor"],
+                              checkpointing=checkpointing(profile, recipe), time_factor=recipe["time_factor"],
                               base_bits=recipe["base_bits"], host_s=waits)
 
         speed, other = on(stack), (None if recipe.get("stack") else on(other_stack(kb, stack)))
@@ -298,7 +330,7 @@ class Sizer:
         """The configuration at the fastest micro-batch that fits (timing.toml
         [batch]; a micro-batch of 1 when none larger fits or is faster)."""
         best = dict(config) if config is not None else self.configuration(card, step, recipe_id, count, sharded)
-        if not best["fits"]:
+        if not best["fits"] or fixed_batch(self.profile):     # (a micro-batch the person fixed is not raised)
             return best
         for size in micro_batches(self.kb, int(best["devices"]))[1:]:
             config = self.configuration(card, step, recipe_id, count, sharded, size)

@@ -16,8 +16,11 @@ from .estimate import estimate, shape_for
 
 
 def seq_len(kb: KnowledgeBase, profile: Mapping[str, Any]) -> int:
-    """The sequence length memory is sized for: the estimator's, or the
-    examples' when longer; never beyond the model's context."""
+    """The sequence length memory is sized for: the person's when given
+    (profile ``seq_len``); else the estimator's, or the examples' when
+    longer, never beyond the model's context."""
+    if profile.get("seq_len"):
+        return int(profile["seq_len"])
     seq = max(int(kb.estimator["typical"]["seq_len"]), int(profile["tokens_per_example"]))
     shape = profile.get("model_shape")
     if shape and shape.get("context"):

@@ -32,7 +32,8 @@ def check_paths(rules_dir: Any, catalog: Any, tr: Localizer) -> None:
 
 
 # The arguments advise() declares besides the profile fields (for the error that lists them).
-ADVISE_ARGUMENTS = ("lang", "rules_dir", "catalog", "basis", "prices", "model", "model_config")
+ADVISE_ARGUMENTS = ("lang", "rules_dir", "catalog", "basis", "prices", "model", "model_config", "seq_len", "batch",
+                    "lora_rank", "checkpointing")
 
 
 def field_alias(name: str, declared: Sequence[str], kb: KnowledgeBase | None = None) -> str:
@@ -133,8 +134,8 @@ def with_prices(kb: KnowledgeBase, prices: Mapping[str, Any] | None, tr: Localiz
     for gpu, value in prices.items():
         if gpu not in cards:
             close = nearest(gpu, cards)
-            raise InputError("prices", _("%(label)s: '%(gpu)s' is not a card of the catalog (`expert catalogs` lists "
-                                         "them).") % {"label": argument_label(kb, tr, "prices"),
+            raise InputError("prices", _("%(label)s: '%(gpu)s' is not a card of the catalog; give a card's "
+                                         "catalog id.") % {"label": argument_label(kb, tr, "prices"),
                                                       "gpu": profile_module.shown(str(gpu))}
                              + tr.did_you_mean(close), close)
         number = profile_module.price(value)

@@ -43,6 +43,9 @@ _UNIT_HOURS = {"d": 24.0, "da": 24.0, "dí": 24.0, "di": 24.0, "mi": 1 / 60}
 # suffixes fits; a chat message pasted into a field does not. Every pattern
 # below runs on at most this much text.
 MAX_TEXT = 100
+# The settings a person may fix instead of the rules, as the profile holds them once read
+# (expert.input.settings): the sequence length, the micro-batch, the LoRA rank, activation checkpointing.
+SETTINGS = ("seq_len", "micro_batch", "lora_rank", "checkpointing")
 
 
 # Words that answer "none" for the optional fields (no own GPU, no deadline):
@@ -271,7 +274,7 @@ class _Parser:
         cards = {card.id: card.aliases + (card.name,) for card in self.kb.owned}
         cards.update({gpu.id: (gpu.name,) for gpu in self.kb.catalog if gpu.id not in cards})
         raise self.error("%(label)s: '%(value)s' is neither a VRAM figure in GB (24, 24 GB) nor a GPU the knowledge "
-                         "base knows (`expert catalogs` lists them).", value,
+                         "base knows by its name or catalog id.", value,
                          suggestions=nearest(text, cards, keys=cards))
 
     def several(self, value: str, count: int, name: str) -> float:
@@ -412,6 +415,8 @@ def build(kb: KnowledgeBase, given: Mapping[str, Any], tr: Localizer,
     profile[OWN_GPU] = own_gpu
     profile[OWN_GPU_COUNT] = own_count if profile.get("vram_gb") else None
     profile[OWN_VRAM] = own_count * profile["vram_gb"] if profile.get("vram_gb") else None
+    for name in SETTINGS:       # read already (expert.input.settings); None: the rules choose it
+        profile[name] = given.get(name)
     return profile, assumed
 
 

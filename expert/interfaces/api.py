@@ -18,7 +18,7 @@ from ..i18n import Lang as Lang  # the library's signatures name it: re-exported
 from ..i18n import Localizer, resolve_lang
 from ..inference.estimate import Estimate
 from ..input import profile as profile_module
-from ..input import profile_types
+from ..input import profile_types, settings
 from ..input.arguments import (
     ADVISE_ARGUMENTS,
     argument_label,
@@ -122,6 +122,10 @@ def advise(
     prices: Mapping[str, Any] | None = None,
     model: Any = None,
     model_config: Any = None,
+    seq_len: int | str | None = None,
+    batch: int | str | None = None,
+    lora_rank: int | str | None = None,
+    checkpointing: bool | str | None = None,
     **aliases: Any,
 ) -> Result:
     """Recommend GPUs for fine-tuning a model, with the reasons.
@@ -148,6 +152,12 @@ def advise(
     profile records the model as named and its resolved sizes
     (``model_size_b`` in all, ``model_active_b`` per token).
 
+    ``seq_len`` (tokens per sequence memory is sized for), ``batch`` (the
+    micro-batch per device), ``lora_rank`` and ``checkpointing`` (activation
+    checkpointing, yes or no) fix what the rules would otherwise choose, under
+    the names ``estimate()`` gives them; each option's ``setup.given`` says
+    which were given.
+
     Other names of the fields are accepted as declared in
     ``rules/vocabulary.toml`` ``[aliases.arguments]`` (``vram`` and ``gpu``
     for ``vram_gb``, ``model_size`` for ``model_size_b`` ...); any other name
@@ -166,6 +176,8 @@ def advise(
     given = with_aliases(given, aliases, tr, ADVISE_ARGUMENTS)
     given["model_size_b"] = model_argument(given["model_size_b"], model, tr)   # (given under an alias too)
     kb = with_prices(knowledge_base(rules_dir, catalog), prices, tr)
+    given.update(settings.given(kb, tr, {"seq_len": seq_len, "batch": batch, "lora_rank": lora_rank,
+                                         "checkpointing": checkpointing}))
     return consult(kb, given, tr, basis, model_config)[1]
 
 

@@ -117,6 +117,28 @@ _RECIPE = _object(
                         "memory (FSDP cpu_offload)."}})
 
 
+_GB = {"type": "number", "minimum": 0}
+_SETUP = _object(
+    ["method", "strategy", "devices", "precision", "optimizer", "base_bits", "lora_rank", "seq_len", "micro_batch",
+     "checkpointing", "offload", "stack", "given"],
+    {"method": _STR, "strategy": _STR, "devices": {"type": "integer", "minimum": 1}, "precision": _STR,
+     "optimizer": _STR, "base_bits": {"type": "integer"},
+     "lora_rank": {"type": ["integer", "null"], "minimum": 1, "description": "null for full fine-tuning."},
+     "seq_len": {"type": "integer", "minimum": 1, "description": "Tokens per sequence the memory is sized for."},
+     "micro_batch": {"type": "integer", "minimum": 1}, "checkpointing": {"type": "boolean"},
+     "offload": {"type": "boolean"}, "stack": _STR,
+     "given": {"type": "array", "items": {"enum": ["seq_len", "micro_batch", "lora_rank", "checkpointing"]},
+               "description": "The settings the person fixed; the rules chose the others."}})
+_MEMORY = _object(
+    ["weights_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb", "estimate_gb", "per_device_gb",
+     "device_gb"],
+    {"weights_gb": _GB, "gradients_gb": _GB, "optimizer_gb": _GB, "activations_gb": _GB, "overhead_gb": _GB,
+     "estimate_gb": {**_GB, "description": "The parts' sum, per device."},
+     "per_device_gb": {**_GB, "description": "What the option is sized by (the estimate rounded up, or the "
+                                             "guide's share under basis guide)."},
+     "device_gb": {**_GB, "description": "Each device's memory."}})
+
+
 def _recommendation(summary: bool) -> dict[str, Any]:
     properties = {
         "rank": {"type": "integer", "minimum": 1},
@@ -129,13 +151,15 @@ def _recommendation(summary: bool) -> dict[str, Any]:
         "meets_deadline": {"type": ["boolean", "null"]}, "recipe": _RECIPE,
         "devices": {"type": "integer", "minimum": 1}, "per_device_gb": _NUM,
         "host_ram_gb": _NUM_OR_NULL, "rules": _STRS, "text": _STR,
+        "setup": {**_SETUP, "description": "The recipe as run, as the memory was sized for it."},
+        "memory": {**_MEMORY, "description": "What each device holds, part by part (GB)."},
     }
     if summary:
-        del properties["recipe"]
+        del properties["recipe"], properties["setup"], properties["memory"]
         properties["recipe_id"] = {"type": "string", "description": "The recipe's id (rules/recipes.toml)."}
     required = ["gpu", "count", "vram_gb", "strategy", "text"]
     if not summary:
-        required += ["rules", "recipe", "devices", "per_device_gb", "host_ram_gb", "hours", "cost"]
+        required += ["rules", "recipe", "devices", "per_device_gb", "host_ram_gb", "hours", "cost", "setup", "memory"]
     return _object(required, properties)
 
 
@@ -224,17 +248,30 @@ def _params(properties: dict[str, Any], required: list[str] | None = None) -> di
     return schema
 
 
+def _settings() -> dict[str, Any]:
+    """The settings a person may fix instead of the rules, as parameters (bounds: expert/input/settings.py)."""
+    from ..input.settings import BOUNDS
+
+    found: dict[str, Any] = {name: {"type": "integer", "minimum": low, "maximum": high}
+                             for name, (low, high) in BOUNDS.items()}
+    found["checkpointing"] = {"type": "boolean"}
+    return found
+
+
 def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     """The tools of `expert mcp`, neutral: name, description, JSON Schema of the parameters."""
     profile = profile_properties(kb)
     # explain, estimate, consultation_start and launch take the same fields: described once, in advise
     bare = {name: {k: v for k, v in schema.items() if k != "description"} for name, schema in profile.items()}
     consultation = {"type": "string", "minLength": 1, "maxLength": 64, "description": "From consultation_start."}
+    settings = _settings()      # what the person may fix instead of the rules (expert/input/settings.py)
+    plain = settings
     return [
         {"name": "advise",
          "description": "Recommend GPUs for fine-tuning an LLM, with reasons (rules citing a practical "
-                        "guide). All fields optional; model, vram, gpu, deadline are aliases.",
-         "parameters": _params({**profile, "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
+                        "guide). All fields optional; model, vram, gpu, deadline are aliases; seq_len, batch, "
+                        "lora_rank, checkpointing: fixed instead of chosen.",
+         "parameters": _params({**profile, **settings, "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
         {"name": "explain",
          "description": "Explain a recommendation: how it was reached, why not a card (why_not), what if "
                         "answers changed (what_if). Fields as in advise.",
@@ -250,12 +287,11 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
              "gpus": {"type": "integer", "minimum": 1, "maximum": 4096},
              "strategy": {"enum": list(STRATEGIES)},
              "offload": {"type": "boolean"}, "offload_params": {"type": "boolean"},
-             "checkpointing": {"type": "boolean"}, "seq_len": {"type": "integer", "minimum": 1, "maximum": 1000000},
-             "batch": {"type": "integer", "minimum": 1, "maximum": 4096},
+             "checkpointing": plain["checkpointing"], "seq_len": plain["seq_len"], "batch": plain["batch"],
              "optimizer": {"type": "string", "maxLength": 40},
              "precision": {"enum": list(PRECISIONS)},
              "base_bits": {"enum": [16, 8, 4]},
-             "lora_rank": {"type": "integer", "minimum": 1, "maximum": 4096},
+             "lora_rank": plain["lora_rank"],
              "gpu": _gpu(kb), "dataset_examples": bare["dataset_examples"],
              "tokens_per_example": bare["tokens_per_example"], "epochs": bare["epochs"],
              "stack": bare["stack"], "lang": LANG})},

@@ -95,8 +95,8 @@ def test_an_error_quotes_what_was_typed_without_control_characters(args: list[st
 @pytest.mark.parametrize("args, quoted", [
     (["advise", "--lang", HOSTILE], "lang: 'x' is not a supported language"),
     (["advise", "--lang", f"{CLEAR}es"], "lang: 'es' is not a supported language"),
-    (["explain", "--why-not", HOSTILE], "why_not: 'x' is not a card"),
-    (["explain", "--why-not", CLEAR], "why_not: '' is not a card"),
+    (["explain", "--why-not", HOSTILE], "why-not: 'x' is not a card"),
+    (["explain", "--why-not", CLEAR], "why-not: '' is not a card"),
     (["explain", "--what-if", f"{TITLE}=1"], "--what-if: '=1' is not FIELD=VALUE"),
     (["explain", "--what-if", f"method{CLEAR}=1"], "--what-if: 'method=1' is not FIELD=VALUE"),
     (["rules", CLEAR], "unknown rule ''"),

@@ -36,6 +36,7 @@ from .options import (
     OUTPUT_OPTIONS,
     PRICE_OPTION,
     PROFILE_OPTIONS,
+    SETTING_OPTIONS,
     VERBOSE_OPTION,
     WHAT_IF_NAMES,
     Command,
@@ -115,8 +116,8 @@ for _command in (ask, models, rules, catalogs, check):    # the commands of ask.
 
 
 @main.command()
-@options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
-          + [DETAIL_OPTION, VERBOSE_OPTION, COLOR_OPTION] + LAUNCH_OPTIONS)
+@options(PROFILE_OPTIONS + SETTING_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION]
+          + OUTPUT_OPTIONS + [DETAIL_OPTION, VERBOSE_OPTION, COLOR_OPTION] + LAUNCH_OPTIONS)
 def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, model_config: str | None,
            prices: tuple[str, ...], detail: str, verbose: bool, launch_dir: str | None, launch_option: str | None,
            launch_model: str | None, force: bool, color: str | None = None, no_color: bool | None = None,
@@ -136,6 +137,7 @@ def advise(fmt: str, lang: str | None, catalog: tuple[str, ...], basis: str, mod
       expert advise --model-config ./my-model/config.json --method lora
       expert advise --model-size 8 --format json --detail summary
       expert advise --model-size 8 --method lora --verbose
+      expert advise --model-size 70 --method lora --seq-len 4096 --batch 2
     """
 
     lang = command_lang(lang)
@@ -180,7 +182,7 @@ def _write_launch(result: Any, directory: str, option: str | None, model: str | 
 
 
 @main.command(short_help="Answer and show the reasoning: how, why not, what if.")
-@options(PROFILE_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
+@options(PROFILE_OPTIONS + SETTING_OPTIONS + [MODEL_CONFIG_OPTION, CATALOG_OPTION, BASIS_OPTION, PRICE_OPTION] + OUTPUT_OPTIONS
           + [COLOR_OPTION, EXPLAIN_DETAIL_OPTION])
 @click.option("--why-not", "why_not", metavar="GPU", help="Explain why a card (a catalog id, or 'own') is not the answer.",
               shell_complete=complete.catalog_cards)

@@ -33,7 +33,7 @@ PROFILE_OPTIONS = [
     click.option("--vram", "--own-gpu", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090), several with their count (2x RTX 3090); auto to read this machine's cards (nvidia-smi or rocm-smi); no for none.",
                  shell_complete=complete.own_cards),
     click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
-    click.option("--tokens-per-example", "--seq-len", "tokens_per_example", metavar="N",
+    click.option("--tokens-per-example", "tokens_per_example", metavar="N",
                  help="Tokens in one training example (default 1024): 512, 4k."),
     click.option("--epochs", metavar="N", help="Passes over the dataset (default 1): 1, 3, 0.5."),
     click.option("--purpose", metavar="PURPOSE", help="experiment or production.",
@@ -45,6 +45,17 @@ PROFILE_OPTIONS = [
     click.option("--provider", metavar="PROVIDER", shell_complete=complete.field_choices("provider"),
                  help="Whose prices: cheapest (each card's cheapest price basis, the default), digitalocean, "
                       "google-cloud, lambda or runpod (rules/prices)."),
+]
+
+
+# The settings a person may fix instead of the rules (expert/input/settings.py), under `expert estimate`'s names.
+SETTING_OPTIONS = [
+    click.option("--seq-len", "seq_len", metavar="TOKENS",
+                 help="The sequence length memory is sized for (default: 1024, or the examples' when longer)."),
+    click.option("--batch", metavar="N", help="The micro-batch per device (default: the fastest that fits)."),
+    click.option("--lora-rank", "lora_rank", metavar="R", help="The LoRA rank (default 16)."),
+    click.option("--checkpointing/--no-checkpointing", default=None,
+                 help="Activation checkpointing (default: the recipe's, on)."),
 ]
 
 

@@ -141,7 +141,9 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
     model_name = given or repo
     label = profile.get("model_label") or profile.get("model_name") or tr.gettext("a %(size)sB model") % {
         "size": tr.number(profile.get("model_size_b") or 0, 1)}
-    lora_rank = int(kb.estimator["typical"]["lora_rank"]) if kb is not None else 16
+    setup = getattr(rec, "setup", None)     # the rank the option was sized with (the person's, if given)
+    lora_rank = (int(setup.lora_rank) if setup is not None and setup.lora_rank
+                 else int(kb.estimator["typical"]["lora_rank"]) if kb is not None else 16)
     tune_models = {}
     for model_id in doc.get("torchtune", {}).get("models", {}):
         definition = kb.model(model_id) if kb is not None else None

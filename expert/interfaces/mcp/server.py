@@ -31,6 +31,7 @@ from ...explanation.render import render_models
 from ...i18n import SUPPORTED, Localizer, resolve_lang
 from ...input.arguments import check_bounds
 from ...input.profile import shown
+from ...input.settings import NAMES as SETTINGS
 from ...knowledge import PROFILE_FIELDS
 from ...knowledge.bases import knowledge_base
 from ...version import __version__
@@ -137,6 +138,11 @@ def _profile(arguments: dict[str, Any]) -> dict[str, Any]:
     return {name: arguments[name] for name in PROFILE_FIELDS if arguments.get(name) is not None}
 
 
+def _settings(arguments: dict[str, Any]) -> dict[str, Any]:
+    """The settings the person fixed (seq_len, batch, lora_rank, checkpointing), for advise() and explain()."""
+    return {name: arguments[name] for name in SETTINGS if arguments.get(name) is not None}
+
+
 Work = Callable[[dict[str, Any]], tuple[dict[str, Any], str]]
 
 
@@ -146,7 +152,7 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
 
     def do_advise(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
         detail = a.get("detail") or "summary"
-        result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a))
+        result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a), **_settings(a))
         return result.to_dict(detail), result.render("markdown", detail="summary")
 
     def do_explain(a: dict[str, Any]) -> tuple[dict[str, Any], str]:

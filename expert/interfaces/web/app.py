@@ -29,7 +29,7 @@ from urllib.parse import urlencode
 from starlette.applications import Starlette
 from starlette.middleware import Middleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Mount, Route
 from starlette.staticfiles import StaticFiles
 
@@ -181,6 +181,10 @@ def _read(request: Request, lang: str, others: tuple[str, ...] = reader.PAGE_KEY
 
 
 async def page(request: Request) -> Response:
+    pairs = request.query_params.multi_items()
+    kept = reader.given(pairs)
+    if len(kept) < len(pairs):      # the plain form sends its empty fields too: the address without them
+        return RedirectResponse("/" + ("?" + urlencode(kept) if kept else ""), 303)
     lang = language(request)
     form = _read(request, lang)
     if "lang" in form.values and form.values["lang"].strip().lower()[:2] not in LANGS:
@@ -216,6 +220,7 @@ def render_page(form: reader.Form, result: consult.Page | None, lang: str) -> st
     return str(templates(lang).get_template("page.html.j2").render(
         lang=lang, other_lang=other, values=shown.values, errors=form.errors, page=result, fields=drawn,
         suggestions=suggestions(), query=shown.query() if result is not None else form.query(),
+        link=lambda changes: [*shown.query(**changes), ("lang", lang)],
         with_change=lambda change: reader.with_change(shown, change), form_error=" ".join(beside_form)))
 
 

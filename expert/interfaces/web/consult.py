@@ -66,7 +66,7 @@ def page(form: reader.Form) -> Page:
     why_not = form.values.get("why-not")
     explanation = explain(**args, why_not=why_not)
     kb = explanation.result.kb or knowledge_base()
-    return Page(explanation, explanation.to_dict(), memory_bars(explanation.result, kb, tr),
+    return Page(explanation, explanation.to_dict(), memory_bars(explanation.result, tr),
                 time_cost(explanation.result, kb, tr), what_if, values)
 
 
@@ -93,7 +93,7 @@ def estimate_json(pairs: list[tuple[str, str]], lang: str) -> str:
                                                   "%(accepted)s.") % {"key": key[:40],
                                                                        "accepted": ", ".join(ESTIMATE_KEYS)})
         if ESTIMATE_KEYS[key] in args:
-            raise InputError(key, tr.gettext("%(option)s is given twice; give it once.") % {"option": "--" + key})
+            raise InputError(key, tr.gettext("%(option)s is given twice; give it once.") % {"option": key})
         if value.strip():
             args[ESTIMATE_KEYS[key]] = value.strip()
     args["lang"] = lang

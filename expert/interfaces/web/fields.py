@@ -11,7 +11,7 @@ from typing import Any
 
 from ...application import BASES
 from ...i18n import Localizer
-from .form import PROFILE_KEYS
+from .form import PROFILE_KEYS, SETTING_KEYS
 
 
 @dataclass(frozen=True)
@@ -36,6 +36,10 @@ def _hints(kb: Any, tr: Localizer) -> dict[str, str]:
         "dataset": _("Training examples: 10000, 10k."),
         "tokens-per-example": _("Tokens in one training example (default 1,024): 512, 4k."),
         "epochs": _("Passes over the dataset (default 1): 1, 3, 0.5."),
+        "seq-len": _("Tokens per sequence memory is sized for; empty: the typical length, or the examples' when "
+                     "longer."),
+        "batch": _("Sequences per device per step; empty: the fastest that fits."),
+        "lora-rank": _("The adapters' rank; empty: the typical rank."),
         "price": _("What you pay per card-hour: a card's id, =, USD; several separated by commas "
                    "(%(example)s).") % {"example": example},
     }
@@ -60,6 +64,11 @@ def fields(kb: Any, tr: Localizer, values: dict[str, str], errors: dict[str, str
         suggestions = {"model-size": "models", "vram": "cards"}.get(key)
         drawn.append(Field(key, _(spec.label), "text" if kind == "text" else "choice", values.get(key, ""),
                            hints.get(key, ""), choices, suggestions, errors.get(key)))
+    for key, name, kind in SETTING_KEYS:      # what the rules would choose, fixed
+        choices = (("", unset % {"default": _("the rules choose")}), ("yes", _("yes")), ("no", _("no"))) \
+            if kind == "yesno" else ()
+        drawn.append(Field(key, _(kb.labels["arguments"][name]), "text" if kind == "text" else "choice",
+                           values.get(key, ""), hints.get(key, ""), choices, None, errors.get(key)))
     from ...knowledge.bases import shipped_catalogs
 
     catalogs = (("", _("— the guide's cards only —")), *((name, name) for name in sorted(shipped_catalogs())))

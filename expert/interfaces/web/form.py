@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...errors import nearest
 from ...escape import quoted
 from ...i18n import Localizer
 
@@ -37,12 +38,20 @@ PROFILE_KEYS: tuple[tuple[str, str, str], ...] = (
     ("stack", "stack", "choice"),
     ("provider", "provider", "choice"),
 )
+# The settings a person may fix instead of the rules (expert/input/settings.py), under `expert advise`'s
+# names: (key, the library's argument, kind).
+SETTING_KEYS: tuple[tuple[str, str, str], ...] = (
+    ("seq-len", "seq_len", "text"),
+    ("batch", "batch", "text"),
+    ("lora-rank", "lora_rank", "text"),
+    ("checkpointing", "checkpointing", "yesno"),
+)
 # The consultation's other options of `expert advise`: a shipped catalog by
 # name (never a path: the page opens no file a visitor names), the basis and
 # prices (CARD=USD, several separated by commas).
 OPTION_KEYS = ("catalog", "basis", "price")
 # The other long names of the CLI's options.
-ALIASES = {"model": "model-size", "own-gpu": "vram", "seq-len": "tokens-per-example"}
+ALIASES = {"model": "model-size", "own-gpu": "vram"}
 # Keys that are not the profile, by where they are read: the language;
 # explain's --why-not and --what-if (FIELD=VALUE, repeatable); the API's
 # --detail; the option a launch .zip is made of.
@@ -52,7 +61,7 @@ EXPLAIN_KEYS = ("lang", "why-not", "what-if", "detail")
 LAUNCH_KEYS = ("lang", "option")
 REPEATABLE = ("what-if", "price")
 
-FIELD_KEYS = {argument: key for key, argument, _ in PROFILE_KEYS} | {"prices": "price", "catalog": "catalog",
+FIELD_KEYS = {argument: key for key, argument, _ in PROFILE_KEYS + SETTING_KEYS} | {"prices": "price", "catalog": "catalog",
                                                                       "basis": "basis", "why_not": "why-not",
                                                                       "what_if": "what-if", "model": "model-size",
                                                                       "model_config": "model-size",
@@ -76,11 +85,13 @@ class Form:
     @property
     def asked(self) -> bool:
         """Whether anything of a consultation was given (else the page shows the form alone)."""
-        return any(key in self.values for key, _, _ in PROFILE_KEYS) or any(key in self.values for key in OPTION_KEYS)
+        return (any(key in self.values for key, _, _ in PROFILE_KEYS + SETTING_KEYS)
+                or any(key in self.values for key in OPTION_KEYS))
 
     def arguments(self) -> dict[str, Any]:
         """advise()'s keyword arguments: the profile as typed (the library reads it), and the options."""
-        args: dict[str, Any] = {argument: self.values[key] for key, argument, _ in PROFILE_KEYS if key in self.values}
+        args: dict[str, Any] = {argument: self.values[key] for key, argument, _ in PROFILE_KEYS + SETTING_KEYS
+                                if key in self.values}
         if "catalog" in self.values:
             args["catalog"] = [self.values["catalog"]]
         if "basis" in self.values:
@@ -98,6 +109,12 @@ class Form:
         return pairs
 
 
+def given(pairs: list[tuple[str, str]]) -> list[tuple[str, str]]:
+    """The pairs of a query string without those left empty (a form's field not filled in): the shorter
+    address the page is shared by."""
+    return [(key, value) for key, value in pairs if value.strip()]
+
+
 def key_of(field_name: str | None) -> str:
     """The form's key of a field an InputError names."""
     if not field_name:
@@ -112,7 +129,7 @@ def read(pairs: Iterable[tuple[str, str]], lang: str, catalogs: Iterable[str],
     tr = Localizer(lang)
     _ = tr.gettext
     form = Form(lang)
-    known = [key for key, _arg, _kind in PROFILE_KEYS] + list(OPTION_KEYS)
+    known = [key for key, _arg, _kind in PROFILE_KEYS + SETTING_KEYS] + list(OPTION_KEYS)
     accepted = known + list(others)
     seen: dict[str, str] = {}
     for count, (name, value) in enumerate(pairs):
@@ -136,7 +153,7 @@ def read(pairs: Iterable[tuple[str, str]], lang: str, catalogs: Iterable[str],
                 form.what_if.append(value)
             continue
         if key in seen:
-            shown = "--" + key if seen[key] == name else f"--{key} ({quoted(seen[key])}, {quoted(name)})"
+            shown = key if seen[key] == name else f"{key} ({quoted(seen[key])}, {quoted(name)})"
             form.errors.setdefault(key, _("%(option)s is given twice; give it once.") % {"option": shown})
             continue
         seen[key] = name
@@ -187,12 +204,18 @@ def what_if(changes: Iterable[str], tr: Localizer) -> dict[str, str]:
     for change in changes:
         name, sep, value = change.partition("=")
         name = name.strip()
-        argument = fields.get(name, name.replace("-", "_"))
+        argument = fields.get(name, name)
         if not sep or not name:
             raise InputError("what_if", tr.gettext("what-if: '%(pair)s' is not FIELD=VALUE, such as method=qlora "
                                                    "or deadline=8.") % {"pair": quoted(change)})
+        if name not in fields:          # the page's keys, not the library's names
+            close = nearest(name, [key for key, _, _ in PROFILE_KEYS])
+            raise InputError("what_if", tr.gettext("what-if: '%(field)s' is not a field of this page; the fields "
+                                                   "are %(accepted)s.") % {
+                "field": quoted(name), "accepted": ", ".join(key for key, _, _ in PROFILE_KEYS)}
+                             + tr.did_you_mean(close), close)
         if argument in found:
-            raise InputError("what_if", tr.gettext("--what-if: %(field)s is given twice; give it once.")
+            raise InputError("what_if", tr.gettext("what-if: %(field)s is given twice; give it once.")
                              % {"field": quoted(name)})
         found[argument] = value.strip()
     return found

@@ -3,11 +3,12 @@ stacked memory bar (weights, gradients, optimizer states, activations,
 overhead) against a device's memory, and the options' training time and
 cost side by side.
 
-Every figure shown is the library's own, formatted as the CLI formats it:
-the bar's total is the option's ``per_device_gb`` (`expert advise`'s "about
-57.4 GB each"), its parts the estimator's breakdown of the very setup the
-option was sized with; the hours and costs are the rows of the CLI's "Time
-and cost" chart (:func:`expert.explanation.chart.time_and_cost`).
+Every figure shown is the library's own, read from the result, formatted
+as the CLI formats it: the bar's total is the option's ``per_device_gb``
+(`expert advise`'s "about 57.4 GB each"), its parts the option's ``memory``
+(the estimator's breakdown of the very setup it was sized with, which the
+result carries); the hours and costs are the rows of the CLI's "Time and
+cost" chart (:func:`expert.explanation.chart.time_and_cost`).
 """
 
 from __future__ import annotations
@@ -16,12 +17,11 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...explanation.chart import time_and_cost
+from ...explanation.wording import sized_for
 from ...i18n import Localizer
-from ...inference import estimate as estimator
-from ...inference.time_model import seq_len
+from ...inference.estimate import COMPONENTS  # weights, gradients, optimizer, activations, overhead
 from ...knowledge import KnowledgeBase
 
-COMPONENTS = estimator.COMPONENTS     # weights, gradients, optimizer, activations, overhead
 WIDTH = 640                           # the drawing's width, in its own units
 BAR_X, BAR_WIDTH = 8, 624
 
@@ -45,6 +45,7 @@ class MemoryBar:
     vram_x: float       # where the device's memory line is
     need_x: float
     fits: bool
+    sized: str          # the settings it was sized for, the person's and the rules' ("4,096-token sequences ...")
 
 
 @dataclass(frozen=True)
@@ -68,22 +69,16 @@ def _labels(tr: Localizer) -> dict[str, str]:
             "activations": _("activations"), "overhead": _("framework overhead")}
 
 
-def memory_bars(result: Any, kb: KnowledgeBase, tr: Localizer) -> list[MemoryBar]:
+def memory_bars(result: Any, tr: Localizer) -> list[MemoryBar]:
     """One bar per recommendation: what a device holds, part by part, against its memory."""
     _ = tr.gettext
     labels = _labels(tr)
-    profile = result.profile
     bars = []
     for rec in result.recommendations:
-        recipe = rec.recipe
-        setup = estimator.typical(
-            kb, profile["model_size_b"], profile["method"], profile.get("model_shape"),
-            precision=recipe["precision"], optimizer=recipe["optimizer"], base_bits=recipe["base_bits"],
-            checkpointing=recipe["checkpointing"], offload=recipe["offload"], gpus=rec.devices,
-            strategy=recipe["strategy"], seq_len=seq_len(kb, profile), batch=recipe["micro_batch"],
-            optimizer_in_backward=bool(recipe.get("optimizer_in_backward")), stack=rec.time["stack"])
-        parts = estimator.estimate(kb, setup).breakdown
-        device_gb = rec.vram_gb * rec.count / rec.devices
+        if rec.memory is None:      # a result made by hand, without the breakdown: no bar
+            continue
+        parts = rec.memory.parts()
+        device_gb = rec.memory.device_gb
         scale = BAR_WIDTH / (max(device_gb, rec.per_device_gb, sum(parts.values())) * 1.02)
         x, segments = float(BAR_X), []
         for component in COMPONENTS:
@@ -95,7 +90,8 @@ def memory_bars(result: Any, kb: KnowledgeBase, tr: Localizer) -> list[MemoryBar
             "option": _option(rec, tr), "need": tr.gb(rec.per_device_gb), "vram": tr.gb(device_gb)}
         bars.append(MemoryBar(rec.rank, title, segments, tr.gb(rec.per_device_gb), tr.gb(device_gb),
                               round(BAR_X + device_gb * scale, 1), round(BAR_X + rec.per_device_gb * scale, 1),
-                              rec.per_device_gb <= device_gb))
+                              rec.per_device_gb <= device_gb,
+                              sized_for(tr, rec.setup) if rec.setup is not None else ""))
     return bars
 
 
