@@ -98,7 +98,7 @@ class WhyNotSearch(Reasoning):
         leaves = firing.rule.condition.leaves(firing.env)
         return Reason(firing.rule.id, self.cites(firing),
                       [{"condition": leaf.source, "text": self.leaf_text(leaf), "holds": leaf.holds}
-                       for leaf in leaves if leaf.holds and not _which_step_not(leaf)],
+                       for leaf in leaves if leaf.holds],
                       self.w.message(firing.rule, firing.env))
 
     def status(self, gpu: str, result: Result) -> tuple[str, int | None]:
@@ -368,10 +368,3 @@ class WhyNotSearch(Reasoning):
 def _embedded(sentence: str) -> str:
     """A sentence quoted after a colon starts in lower case (unless it starts with a name)."""
     return sentence[:1].lower() + sentence[1:] if sentence[1:2].islower() else sentence
-
-
-def _which_step_not(leaf: Any) -> bool:
-    """A comparison that only says which step of the search a rule is not
-    about (``trial.step != 'scale-out'``): how the rules are kept apart, not a
-    reason a person can act on, so WHY NOT leaves it out (HOW shows the rule)."""
-    return leaf.op in ("!=", "not in") and any(source and source.endswith(".step") for source, _ in leaf.operands)
