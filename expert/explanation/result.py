@@ -365,9 +365,7 @@ class Result:
         template = environment(self.lang).get_template(f"advise.brief.{'md' if fmt == 'markdown' else 'txt'}.j2")
         chart = time_and_cost(self, kb, tr, width)
         top = self.recommendations[0] if self.recommendations else None
-        # the pick's memory part by part and the settings it was sized for, as in the long form
-        memory = (memory_sentence(tr, top.memory, top.setup)
-                  if top and top.memory and top.setup and (fmt == "markdown" or top.setup.given) else "")
+        memory = _pick_memory(tr, top, always=fmt == "markdown")
         return template.render(r=self, width=width, table=options_table(self, kb, tr, width), chart=chart,
                                ranked=chart.ranked if chart else "", memory=memory,
                                recipe=recipe_in_words(kb, tr, self.profile.get("method"), top) if top else "",
@@ -382,11 +380,7 @@ class Result:
                    for name in self.assumed]
         template = environment(self.lang).get_template(f"advise.{'md' if fmt == 'markdown' else 'txt'}.j2")
         top = self.recommendations[0] if self.recommendations else None
-        # what the pick's devices hold and the settings it was sized for: in markdown always, in text when the
-        # person fixed a setting (the answer says which were given, which chosen)
-        memory = (memory_sentence(tr, top.memory, top.setup)
-                  if top and top.memory and top.setup and ((fmt == "markdown" and chosen is None) or top.setup.given)
-                  else "")
+        memory = _pick_memory(tr, top, always=fmt == "markdown" and chosen is None)
         if chosen is None:
             return template.render(r=self, width=width, assumed=assumed, summary=False, memory=memory,
                                    alternatives=self.shown()[1:], advice=self.advice, warnings=self.warnings,
@@ -394,6 +388,14 @@ class Result:
         return template.render(r=self, width=width, assumed=assumed, summary=True, memory=memory,
                                alternatives=chosen.recommendations[1:], advice=chosen.advice,
                                warnings=chosen.warnings, left_out=chosen.left_out(tr), chart=None)
+
+
+def _pick_memory(tr: Localizer, top: Recommendation | None, always: bool) -> str:
+    """What the pick's devices hold, part by part, and the settings it was sized for: when ``always``
+    (markdown), else only when the person fixed a setting (the answer says which were given, which chosen)."""
+    if top is None or top.memory is None or top.setup is None or not (always or top.setup.given):
+        return ""
+    return memory_sentence(tr, top.memory, top.setup)
 
 
 @dataclass(frozen=True)
