@@ -24,8 +24,10 @@ def one_card(tmp_path: Path, card_id: str) -> Path:
 
 
 def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) -> None:
-    before = advise(model_size_b=70, method="lora", lang="en")
+    before = advise(model_size_b=70, method="lora", lang="en", catalog="guide")
     assert before.recommendations[0].count > 1   # 140 GB of 16-bit weights: no 80 GB card holds them
+    # the market is weighed by default: one B200 without a flag
+    assert advise(model_size_b=70, method="lora", lang="en").recommendations[0].gpu == "b200-180gb"
     b200 = one_card(tmp_path, "b200-180gb")
     after = advise(model_size_b=70, method="lora", lang="en", catalog=b200)
     top = after.recommendations[0]
@@ -39,7 +41,7 @@ def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) ->
 
 
 def test_an_h200_shards_70b_lora_over_two_and_qlora_is_offered_beside_it(tmp_path: Path) -> None:
-    after = advise(model_size_b=70, method="lora", lang="en", catalog=one_card(tmp_path, "h200-141gb"))
+    after = advise(model_size_b=70, method="lora", lang="en", catalog=["guide", one_card(tmp_path, "h200-141gb")])
     h200 = next(r for r in after.recommendations if r.gpu == "h200-141gb")
     ladder = [s for s in after.trace if s.kind == "configure" and s.derived[0]["values"]["gpu"] == "h200-141gb"]
     # 146.5 GB of 16-bit weights and the rest do not fit 141 GB; no 8-bit base: two, sharded,
@@ -80,7 +82,7 @@ def test_a_user_card_replaces_the_guide_card_with_its_id(tmp_path: Path) -> None
     path = tmp_path / "big4090.toml"
     path.write_text('[[gpu]]\nid = "rtx-4090"\nname = "RTX 4090 48 GB (modded)"\nvendor = "nvidia"\nvram_gb = 48\n'
                     'cost = "low"\nsegment = "consumer"\n')
-    result = advise(model_size_b=13, method="full", lang="en", catalog=path)
+    result = advise(model_size_b=13, method="full", lang="en", catalog=["guide", path])
     card = next(r for r in result.recommendations if r.gpu == "rtx-4090")
     assert (card.count, card.vram_gb, card.source) == (1, 48, "big4090.toml")
     assert len(result.recommendations) + len(result.rejected) == 6
@@ -150,10 +152,12 @@ def test_expert_catalogs_lists_the_shipped_ones_from_any_directory(tmp_path, mon
     assert [c["id"] for c in data["guide"]] == ["rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"]
     assert data["shipped"]["current"]["file"] == "rules/catalogs/current.toml"
     assert "h200-141gb" in [c["id"] for c in data["shipped"]["current"]["cards"]]
+    assert "guide" not in data["shipped"]
     assert {"id": "rtx-3090", "name": "NVIDIA GeForce RTX 3090", "vram_gb": 24.0,
             "aliases": ["3090", "rtx 3090"]} in data["owned"]
     text = CliRunner().invoke(main, ["catalogs", "--lang", "es"], env=env).stdout
-    assert "Catálogo incluido «current» (--catalog current):" in text and "rules/" not in text
+    assert "El mercado de hoy, catálogo incluido «current», que se sopesa por defecto:" in text
+    assert "rules/" not in text
     assert re.search(r"  rtx-3090 +NVIDIA GeForce RTX 3090 \(24 GB\): 3090, rtx 3090", text)
 
 

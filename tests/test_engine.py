@@ -29,7 +29,7 @@ pytestmark = pytest.mark.fresh_runs
 
 
 def run(**given: Any) -> Run:
-    kb = knowledge_base()
+    kb = knowledge_base(None, "guide")   # the guide's six cards: the firings below are theirs
     profile, _ = build(kb, given, Localizer("en"))
     return engine.infer(for_profile(kb, profile), profile)
 
@@ -221,7 +221,7 @@ def test_speeding_up_tries_counts_until_a_faster_recipe_pays(tmp_path: Path) -> 
     shard = '{ step = "shard", recipe = "bf16-adamw8bit", spread = "shard" }'
     kb = knowledge_base(rules_dir=edited_rules(
         tmp_path, ("recipes.toml", shard, shard.replace("bf16-adamw8bit", "mixed-adamw")),
-        ("ranking.toml", "counts = [1, 2, 4, 8, 16, 32, 64]", "counts = [1, 2, 4]")))
+        ("ranking.toml", "counts = [1, 2, 4, 8, 16, 32, 64]", "counts = [1, 2, 4]")), catalog="guide")   # its six
 
     def speed_trials(size: float) -> tuple[Run, dict[str, list[tuple[str, int, bool]]]]:
         profile, _ = build(kb, dict(model_size_b=size, method="full", budget="high"), Localizer("en"))

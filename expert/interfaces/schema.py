@@ -238,7 +238,7 @@ def _prices(kb: KnowledgeBase) -> dict[str, Any]:
 
 def _gpu(kb: KnowledgeBase) -> dict[str, Any]:
     return {"type": "string", "maxLength": MAX_TEXT,
-            "description": "Card for the training time: a catalog id or a card people own (rtx-3090)."}
+            "description": "Card for the training time: a catalog id or a card people own (rtx-3080)."}
 
 
 def _params(properties: dict[str, Any], required: list[str] | None = None) -> dict[str, Any]:

@@ -43,8 +43,8 @@ PROFILE_OPTIONS = [
     click.option("--stack", metavar="STACK", help="typical or tuned: the software the training time assumes.",
                  shell_complete=complete.field_choices("stack")),
     click.option("--provider", metavar="PROVIDER", shell_complete=complete.field_choices("provider"),
-                 help="Whose prices: cheapest (each card's cheapest price basis, the default), digitalocean, "
-                      "google-cloud, lambda or runpod (rules/prices)."),
+                 help="Whose prices: cheapest (each card's cheapest price basis, the default), akash, aws, "
+                      "digitalocean, google-cloud, lambda, nebius, runpod or verda (rules/prices)."),
 ]
 
 
