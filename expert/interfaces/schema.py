@@ -193,6 +193,9 @@ def result_schema(kb: KnowledgeBase, detail: str) -> dict[str, Any]:
         **common,
         "rejected": {"type": "array", "items": _object(["gpu", "rules", "text"],
                                                        {"gpu": _STR, "name": _STR, "rules": _STRS, "text": _STR})},
+        "rejected_together": {"type": "array", "items": _NOTE,
+                              "description": "One line for all the cards a rule rules out together (no provider "
+                                             "rents them); their texts in rejected leave it out."},
         "trace": {"type": "array", "items": _object(
             ["rule", "cites", "matched", "derived"],
             {"rule": _STR, "kind": _STR, "cites": {"type": "object"}, "heuristics": _STRS,
