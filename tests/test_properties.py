@@ -89,11 +89,15 @@ def test_invariants_of_every_answer(profile: dict[str, Any]) -> None:
     rejected = {r.gpu for r in en.rejected}
     assert not recommended & rejected
     assert recommended | rejected == CATALOG | ({"own"} if profile.get("vram_gb") else set())
-    assert all(r.rules and r.text for r in en.rejected)
     assert [r.rank for r in en.recommendations] == list(range(1, len(en.recommendations) + 1))
     for result in (en, es):
-        for item in result.recommendations + result.advice + result.warnings + result.rejected:
+        for item in result.recommendations + result.advice + result.warnings + result.rejected_together:
             assert item.text.strip()
+        # a card ruled out: its rules, and its reasons in its own text or in the line naming the cards a rule
+        # rules out together (no provider rents them)
+        for r in result.rejected:
+            assert r.rules and (r.text.strip() or any(r.name in note.text and set(note.rules) & set(r.rules)
+                                                      for note in result.rejected_together))
     assert without_text(en.to_dict()) == without_text(es.to_dict())
     if not en.recommendations:
         assert "nothing-fits" in {w.id for w in en.warnings}
