@@ -73,3 +73,15 @@ def test_a_given_sequence_length_rules_memory_and_files() -> None:
     result = advise(model_size_b=8, method="lora", tokens_per_example=2048, seq_len=512, lang="en")
     assert "512-token sequences" in text(result)
     assert sft_max_length(launch(result).files) == 512
+
+
+def test_short_examples_bring_ones_own_card_back() -> None:
+    # 8B QLoRA on an 8 GB RTX 4060: sized at 1,024 tokens it missed (own-gpu-fits-its-examples told the
+    # person to set the maximum length); sized at the examples' 300 tokens, the own card is the answer
+    result = advise(model="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060", tokens_per_example=300, lang="en")
+    assert result.recommendations[0].gpu == "own"
+    assert "own-gpu-fits-its-examples" not in {a.id for a in result.advice}
+    longer = advise(model="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060", tokens_per_example=300,
+                    seq_len=1024, lang="en")
+    assert longer.recommendations[0].gpu != "own"
+    assert "own-gpu-fits-its-examples" in {a.id for a in longer.advice}
