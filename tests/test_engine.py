@@ -68,7 +68,8 @@ def test_rules_that_start_with_the_same_patterns_share_their_joins(kb) -> None: 
 def test_a_configuration_carries_its_card_instead_of_a_join() -> None:
     # Joining every candidate with every card would cost the square of the catalog.
     assert [type(p).__name__ for p in patterns("no-scale-out-without-fast-link")] == ["Option", "Requirement", "Profile"]
-    result = run(model_size_b=30, method="lora")
+    # 70B QLoRA: the RTX 4090's last step shards (LoRA's, since issue 47, is an 8-bit base on one card)
+    result = run(model_size_b=70, method="qlora")
     assert result.options["rtx-4090"]["card"]["fast_interconnect"] is False
     firing = next(f for f in result.firings if f.rule.id == "no-scale-out-without-fast-link")
     card = next(m for m in firing.matched if m["fact"] == "card")
@@ -164,7 +165,9 @@ def test_the_count_of_cards_is_chosen_by_rules_over_trials() -> None:
     assert [(rule, count) for rule, count, _ in tried(lora, "rtx-4090")] == [("shard-when-weights-do-not-fit", 2)]
     assert [f.rule.id for f in lora.firings if f.gpu == "rtx-4090" and f.rule.step == "no-fast-link"] == [
         "several-cards-need-a-fast-link"]
-    assert lora.options["rtx-4090"]["possible"] is False and lora.options["rtx-4090"]["count"] == 1
+    # LoRA goes on to an 8-bit base on one card (issue 47), which 30B does not fit either
+    assert (lora.options["rtx-4090"]["step"], lora.options["rtx-4090"]["possible"], lora.options["rtx-4090"]["fits"],
+            lora.options["rtx-4090"]["count"]) == ("eight-bit-base", True, False, 1)
     # When no count holds it, the last one tried stands, not fitting.
     huge = run(model_size_b=405, method="full")
     last = tried(huge, "rtx-4090")

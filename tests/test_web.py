@@ -89,7 +89,10 @@ def test_the_memory_bar_is_the_estimators_breakdown_of_the_option() -> None:
         bars = memory_bars(result, Localizer("en"))
         for bar, rec in zip(bars, result.recommendations, strict=True):
             total = sum(float(s.figure.split()[0].replace(",", "")) for s in bar.segments)
-            assert abs(total - rec.per_device_gb) < 0.06 * len(bar.segments), (rec.gpu, bar, rec.per_device_gb)
+            # the estimator's figure; the guide's basis may raise the option's need to the guide's figure
+            # (70B LoRA: 80 GB on one card with an 8-bit base, whose estimate is 78.5)
+            assert abs(total - rec.memory.estimate_gb) < 0.06 * len(bar.segments), (rec.gpu, bar, rec.memory)
+            assert rec.per_device_gb >= rec.memory.estimate_gb - 0.05
             assert [s.figure for s in bar.segments] == [Localizer("en").gb(gb) for gb in rec.memory.parts().values()]
             checked += 1
     assert checked > 50
@@ -249,17 +252,17 @@ def test_why_not_links_apply_the_smallest_change_and_show_what_changed(client: T
     found = re.search(r'<a class="what-if-link" href="([^"]+)">(.*?)</a>', page, re.S)
     assert found, "a WHY NOT with a smallest change"
     link = html.unescape(found.group(1))
-    assert "what-if=method%3Dqlora" in link
+    assert "what-if=method%3Dlora" in link     # 13B LoRA fits 24 GB with an 8-bit base (issue 47)
     changed = client.get(link)
     assert changed.status_code == 200
     assert "What changed" in changed.text
-    what_if = explain(model_size_b="13", method="full", vram_gb="24", what_if={"method": "qlora"}, lang="en")
+    what_if = explain(model_size_b="13", method="full", vram_gb="24", what_if={"method": "lora"}, lang="en")
     assert what_if.what_if is not None
     for row in what_if.to_dict()["what_if"]["changed"]:
         assert row["after"] in html.unescape(changed.text)
     # the form now holds the change, and the answer is the changed profile's
-    assert re.search(r'<option value="qlora" selected>', changed.text)
-    after = advise(model_size_b="13", method="qlora", vram_gb="24", lang="en")
+    assert re.search(r'<option value="lora" selected>', changed.text)
+    after = advise(model_size_b="13", method="lora", vram_gb="24", lang="en")
     assert after.recommendations[0].text in html.unescape(changed.text)
 
 

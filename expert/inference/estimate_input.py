@@ -88,8 +88,8 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
     setup = replace(typical(kb, resolved.total_b, method, resolved.shape), **reader.changes())
     tokens_given = profile_module.is_given(raw.get("tokens_per_example"))
     if tokens_given and raw.get("seq_len") is None:
-        # memory is sized for examples this long, as advise sizes it
-        setup = replace(setup, seq_len=max(setup.seq_len, reader.field("tokens_per_example")))
+        # memory is sized for examples this long, shorter ones too, as advise sizes it
+        setup = replace(setup, seq_len=int(reader.field("tokens_per_example")))
     gpu = raw.get("gpu")
     if gpu is not None and named_card(kb, str(gpu).strip().lower()) is None:
         raise reader.refuse("gpu", gpu, tr.gettext("choose a card of the catalog or one you own (`expert catalogs` "

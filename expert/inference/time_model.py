@@ -17,11 +17,13 @@ from .estimate import estimate, shape_for
 
 def seq_len(kb: KnowledgeBase, profile: Mapping[str, Any]) -> int:
     """The sequence length memory is sized for: the person's when given
-    (profile ``seq_len``); else the estimator's, or the examples' when
-    longer, never beyond the model's context."""
+    (profile ``seq_len``); else the examples' (tokens per example,
+    rules/profile.toml's default when not given), shorter than 1,024 too
+    (256-token examples hold 256-token activations), never beyond the
+    model's context. The launch files set the same maximum length."""
     if profile.get("seq_len"):
         return int(profile["seq_len"])
-    seq = max(int(kb.estimator["typical"]["seq_len"]), int(profile["tokens_per_example"]))
+    seq = int(profile["tokens_per_example"])
     shape = profile.get("model_shape")
     if shape and shape.get("context"):
         seq = min(seq, int(shape["context"]))

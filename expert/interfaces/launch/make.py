@@ -23,6 +23,7 @@ from typing import Any
 from ...errors import InputError
 from ...escape import quoted
 from ...i18n import Localizer
+from ...inference.time_model import seq_len
 from .plan import (
     CONTROL,
     FRAMEWORKS,
@@ -158,11 +159,20 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
         precision=precision, base_bits=int(recipe["base_bits"]), quantization=quantization, strategy=strategy,
         devices=devices, micro_batch=micro, accumulation=accumulation, global_batch=global_batch,
         checkpointing=recipe["checkpointing"], offload=recipe["offload"], in_backward=in_backward,
-        model=model_name, model_id=profile.get("model_id"), model_repo=repo, model_label=str(label), tokens_per_example=int(profile.get("tokens_per_example") or 1024),
+        model=model_name, model_id=profile.get("model_id"), model_repo=repo, model_label=str(label),
+        tokens_per_example=_max_length(setup, kb, profile),
         epochs=float(profile.get("epochs") or 1), per_device_gb=rec.per_device_gb, vram_gb=rec.vram_gb,
         host_ram_gb=rec.host_ram_gb, hours=rec.hours, text=rec.text, lora_rank=lora_rank,
         size_b=float(profile.get("model_size_b") or 0), tune_models=tune_models, trl_options=trl_options,
         hours_stack=str((getattr(rec, "time", None) or {}).get("stack") or stack), offload_params=offload_params)
+
+
+def _max_length(setup: Any, kb: Any, profile: Mapping[str, Any]) -> int:
+    """The longest sequence the files let through: the one the option's
+    memory was sized for (its setup's; the profile's when it has none)."""
+    if setup is not None and getattr(setup, "seq_len", None):
+        return int(setup.seq_len)
+    return seq_len(kb, profile) if kb is not None else int(profile.get("tokens_per_example") or 1024)
 
 
 def _writes(result: Any, option: int) -> bool:
