@@ -205,3 +205,26 @@ def test_a_card_is_built_from_its_field_list() -> None:
     assert sorted(names) == sorted([name for name, _ in COPIED] + list(DERIVED))
     assert not {name for name, _ in COPIED} & set(DERIVED)
     assert dict(COPIED)["vram_gb"] is float and dict(COPIED)["heuristics"] is tuple
+
+
+def test_a_cards_catalog_is_told_shipped_or_not_once_not_at_every_name(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Every text names cards, and a card of a shipped catalog goes by its name alone (Writer.name): whether
+    # its file is in rules/catalogs is resolved once per file, not at each of the hundreds of names written.
+    from expert.knowledge.catalog import shipped_card
+
+    catalogs: list[Path] = []
+    real = Path.resolve
+
+    def counted(self: Path, strict: bool = False) -> Path:
+        if self.suffix == ".toml":
+            catalogs.append(self)
+        return real(self, strict=strict)
+
+    shipped_card.cache_clear()
+    monkeypatch.setattr(Path, "resolve", counted)
+    first = advise(model_size_b=13, method="lora", budget="medium", lang="en")
+    assert catalogs == [paths.RULES / "catalogs" / "current.toml"]      # today's market: one file, 17 cards
+    assert "current" not in first.recommendations[0].text                # named without its file
+    advise(model_size_b=13, method="lora", budget="medium", lang="es")
+    advise(model_size_b=70, method="qlora", budget="low", lang="en")
+    assert len(catalogs) == 1

@@ -1,4 +1,4 @@
-"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-18),
+"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-19),
 each shown by a test of its own where the release's tests (beside this file)
 do not already show it. This file is expert's, not experta's: the README's
 table maps each change to the tests, here and in the release's files, that
@@ -494,3 +494,29 @@ def test_a_token_reaches_the_children_as_it_is_and_a_binding_changes_a_copy():
     token = Token.valid(Fact(b=2), {"z": 3})
     where.activate(token)
     assert child.added[0] is token and token.context == {"z": 3}   # the release: a copy at every node
+
+
+# Item 19: a declared fact hashed by its class and id ------------------------------------
+
+class CostlyToHash:
+    """A value that counts how often it is hashed."""
+
+    hashed = 0
+
+    def __hash__(self):
+        CostlyToHash.hashed += 1
+        return 7
+
+
+def test_a_declared_fact_hashes_by_its_class_and_id_without_hashing_its_values():
+    value = CostlyToHash()
+    fact = FactList().declare(Fact(a=1, big=value))
+    same = Fact(a=1, big=value, __factid__=fact["__factid__"])
+    CostlyToHash.hashed = 0
+    assert fact == same and hash(fact) == hash(same) and len({fact, same}) == 1
+    assert len({Token.valid(fact).to_info(), Token.valid(same).to_info()}) == 1   # as the Rete network keys them
+    assert CostlyToHash.hashed == 0                                  # the release: once for each fact
+    other = Fact(a=1, big=value, __factid__=fact["__factid__"] + 1)
+    assert other != fact and len({fact, other}) == 2
+    undeclared = Fact(a=1, big=value)                                # no id: by its values, as the release
+    assert hash(undeclared) == hash(Fact(a=1, big=value)) and CostlyToHash.hashed == 2
