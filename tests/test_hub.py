@@ -367,3 +367,62 @@ def test_a_consultation_keeps_the_hub_id_as_named(loopback: LoopbackHub) -> None
     resumed = Consultation.from_dict(state)
     assert resumed.result().profile["model_read_as"] == "hub"
     assert resumed.result().profile["model_experts"] == 32
+
+
+class DroppingHub:
+    """A port that accepts each connection and closes it at once, answering
+    nothing: the Hub out of reach (a proxy gone, a firewall's reset). It
+    counts the connections made to it."""
+
+    def __init__(self) -> None:
+        import socket
+        self.listener = socket.create_server(("127.0.0.1", 0))
+        self.endpoint = "http://127.0.0.1:%d" % self.listener.getsockname()[1]
+        self.connections = 0
+        self.thread = threading.Thread(target=self.drop, daemon=True)
+        self.thread.start()
+
+    def drop(self) -> None:
+        while True:
+            try:
+                connection, _ = self.listener.accept()
+            except OSError:         # closed: the test is over
+                return
+            self.connections += 1
+            connection.close()
+
+
+@pytest.fixture
+def dropping(monkeypatch: Any) -> Iterator[DroppingHub]:
+    served = DroppingHub()
+    monkeypatch.setenv("HF_ENDPOINT", served.endpoint)
+    hub.forget()
+    yield served
+    hub.forget()
+    served.listener.close()
+
+
+def test_a_hub_out_of_reach_is_said_after_one_try_not_six(dropping: DroppingHub) -> None:
+    """huggingface_hub tries a download five more times, 1 to 8 s apart, when
+    no server answers; a person would wait about 25 s to read the same
+    sentence. One HEAD request, then the words."""
+    with pytest.raises(InputError) as error:
+        advise(model="someone/out-of-reach", lang="en")
+    assert error.value.field == "model_size_b"
+    assert "is not in the Hugging Face cache and the Hub cannot be" in str(error.value)
+    assert dropping.connections == 1
+
+
+def test_a_cached_config_is_read_when_the_hub_is_out_of_reach(loopback: LoopbackHub, monkeypatch: Any) -> None:
+    loopback.repos["someone/cached-then-cut"] = QWEN3_8B
+    reached = advise(model="someone/cached-then-cut", lang="en")          # read into the Hub's cache
+    served = DroppingHub()
+    monkeypatch.setenv("HF_ENDPOINT", served.endpoint)
+    hub.forget()
+    try:
+        result = advise(model="someone/cached-then-cut", lang="en")
+    finally:
+        hub.forget()
+        served.listener.close()
+    assert result.profile["model_size_b"] == reached.profile["model_size_b"] > 8
+    assert served.connections == 1

@@ -22,6 +22,7 @@ import re
 import threading
 from collections import OrderedDict
 from pathlib import Path
+from typing import Any
 
 from .source import Unreadable, read_regular
 
@@ -32,6 +33,8 @@ from .source import Unreadable, read_regular
 _HUB_ID = re.compile(r"^[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}/[A-Za-z0-9][A-Za-z0-9_.\-]{0,95}$")
 # The file every transformers model on the Hub carries, and the only one read.
 CONFIG_FILE = "config.json"
+# How long the first HEAD request waits for the Hub: huggingface_hub's own default (HF_HUB_ETAG_TIMEOUT, 10 s).
+PROBE_TIMEOUT_S = 10
 # Configs read in this process, by endpoint and id: WHAT IF and WHY NOT
 # consult the same model again, and a server answers many people.
 _MEMO_MAX = 256
@@ -86,6 +89,37 @@ def _download(repo_id: str, endpoint: str | None, max_bytes: int) -> bytes:
         from huggingface_hub import errors
     except ImportError:
         raise HubUnreadable("no-library", repo_id) from None
+    path = (_cached_when_out_of_reach(huggingface_hub, repo_id, endpoint)
+            or _fetch(huggingface_hub, errors, repo_id, endpoint, max_bytes))
+    try:
+        return read_regular(Path(path), max_bytes)
+    except Unreadable as error:
+        raise HubUnreadable("too-large" if error.reason == "too-large" else "unreachable", repo_id,
+                            error.reason) from None
+
+
+def _cached_when_out_of_reach(huggingface_hub: Any, repo_id: str, endpoint: str | None) -> str | None:
+    """One HEAD request, not retried: when it reaches no server at all (a closed port, no route, a
+    timeout), the cached config's path, or :class:`HubUnreadable` ("offline") at once. huggingface_hub
+    retries such a download five times, 1 to 8 s apart (about 25 s in all, with "Retrying in" warnings
+    on the terminal), before it says the same; a server that answers, even with an error, is left to
+    :func:`_fetch`, which words each answer."""
+    from huggingface_hub import errors
+    url = huggingface_hub.hf_hub_url(repo_id, CONFIG_FILE, endpoint=endpoint)
+    try:
+        huggingface_hub.get_hf_file_metadata(url, timeout=PROBE_TIMEOUT_S)
+        return None
+    except (errors.HfHubHTTPError, errors.OfflineModeIsEnabled):
+        return None                 # a server answered, or the cache alone is asked for: _fetch says which
+    except Exception as error:      # no server answered (the HTTP library's own transport errors)
+        cached = huggingface_hub.try_to_load_from_cache(repo_id, CONFIG_FILE)
+        if isinstance(cached, str):
+            return cached
+        raise HubUnreadable("offline", repo_id, _line(error)) from None
+
+
+def _fetch(huggingface_hub: Any, errors: Any, repo_id: str, endpoint: str | None, max_bytes: int) -> str:
+    """The cached path of the config once downloaded, each failure worded."""
     try:
         # First what the Hub says of the file (a HEAD request; the cache when offline), so that a file
         # larger than a config is refused before it is downloaded.
@@ -107,11 +141,7 @@ def _download(repo_id: str, endpoint: str | None, max_bytes: int) -> bytes:
         raise HubUnreadable("offline", repo_id, _line(error)) from None
     except (OSError, ValueError) as error:      # HfHubHTTPError (5xx, 4xx), a connection or a file error
         raise HubUnreadable("unreachable", repo_id, _line(error)) from None
-    try:
-        return read_regular(Path(path), max_bytes)
-    except Unreadable as error:
-        raise HubUnreadable("too-large" if error.reason == "too-large" else "unreachable", repo_id,
-                            error.reason) from None
+    return str(path)
 
 
 def _line(error: BaseException) -> str:
