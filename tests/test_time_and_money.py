@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 import subprocess
 import sys
 from pathlib import Path
@@ -454,3 +455,18 @@ def test_the_chart_shows_each_option_s_hours_as_its_text_does(profile: dict[str,
             hours = re.search(about, " ".join(rec.text.split())).group(1)
             row = next(line for line in chart if line.lstrip().startswith(f"{rec.rank}. "))
             assert f" {hours} " in row, (rec.rank, hours, row)
+
+
+def test_the_options_table_shortens_every_name_the_same_way_and_only_when_needed() -> None:
+    """Long market names give way in the terminal's table, all rows alike:
+    first the maker, then the memory the next column already says; the
+    guide's short names stay whole, and the markdown table keeps them all."""
+    market = advise(model_size_b=8, method="lora", lang="en")
+    rows = [line for line in market.render("text").splitlines() if re.match(r"  \d\.  .+ of \d", line)]
+    assert len(rows) == 4 and all(len(line) <= 80 for line in rows)
+    assert not any("NVIDIA" in line for line in rows)
+    assert any(re.search(r"× [^…]+ \d+ GB  ", line) for line in rows)    # a name keeps its memory when it fits
+    assert "NVIDIA RTX PRO 6000 Blackwell 96 GB" in market.render("markdown")
+    guide = advise(model_size_b=8, method="lora", lang="en", catalog="guide")
+    rows = [line for line in guide.render("text").splitlines() if re.match(r"  \d\.  .+ of \d", line)]
+    assert rows and all("× NVIDIA " in line for line in rows) and not any("…" in line for line in rows)

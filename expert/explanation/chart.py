@@ -6,6 +6,7 @@ markdown; the numbers are the recommendations' own.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -14,6 +15,10 @@ from ..i18n import Localizer
 from .wording import own_label, sentence
 
 LABEL_MAX = 42
+# A card's name in the options table, when the whole name does not fit the column: first without the
+# maker ("NVIDIA ", "AMD ", "GeForce "), then without the memory the next column shows ("… 96 GB").
+_MAKER = re.compile(r"(?<=× )(?:NVIDIA |AMD )?(?:GeForce |Instinct )?")
+_SIZE = re.compile(r" \d+ GB$")
 DEADLINE_MARK = "┆"
 
 
@@ -113,6 +118,13 @@ class Options:
     lines: list[str]       # the terminal's lines: the headings, then a row per option
 
 
+def _shortened(label: str, step: int) -> str:
+    """``label`` whole (step 0), without its maker (1), without its memory too (2)."""
+    if step >= 1:
+        label = _MAKER.sub("", label, count=1)
+    return _SIZE.sub("", label) if step >= 2 else label
+
+
 def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
     """The shown recommendations as a compact table: cards × count, the
     memory each device uses of what it has, the training hours, the cost
@@ -141,9 +153,13 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
               for i, name in enumerate(("label", "memory", "hours", "cost", "price"))]
     # the labels give way to the width: "  1.  label  memory  time  cost  price"
     widths[0] = max(min(widths[0], max(width, 40) - 6 - 8 - sum(widths[1:])), len(headings[0]), 12)
+    # every row shortened the same way, as little as lets them all fit; when nothing does, without the
+    # maker alone (the memory in a name tells an A100 40 GB from an 80 GB one at a glance)
+    step = next((step for step in (0, 1, 2) if all(len(_shortened(r.label, step)) <= widths[0] for r in rows)), 1)
 
     def line(rank: str, cells: tuple[str, str, str, str, str]) -> str:
-        label = cells[0] if len(cells[0]) <= widths[0] else cells[0][:widths[0] - 1] + "…"
+        label = _shortened(cells[0], step) if rank else cells[0]
+        label = label if len(label) <= widths[0] else label[:widths[0] - 1] + "…"
         return (f"  {rank:<3} {label:<{widths[0]}}  {cells[1]:>{widths[1]}}  {cells[2]:>{widths[2]}}  "
                 f"{cells[3]:>{widths[3]}}  {cells[4]}").rstrip()
 
