@@ -9,7 +9,7 @@ record (``rules.toml rule own-gpu-fits``, from
 :meth:`expert.knowledge.records.KnowledgeBase.keyed_messages`) or the
 package's file and line (``expert/explanation/wording.py:120``, read by the
 extraction ``scripts/update_catalogs.py`` runs, with the same settings:
-EXTRACTION). :func:`sources` lists the messages a text holds;
+KEYWORDS, METHODS, OPTIONS). :func:`sources` lists the messages a text holds;
 :func:`unwritten` the words of a text no message wrote, its values aside
 (numbers, cards' and models' names ...): nothing, for every sentence an
 answer writes (tests/test_sentence_sources.py). ``scripts/message_source.py``
@@ -17,7 +17,9 @@ is the lookup for a person.
 
 Matching is plain substring search, no regular expression: a message is
 found where its words (the text between its placeholders) stand in the text
-in order. At most MAX_TEXT characters are read.
+in order, each piece's next place remembered, so that a message costs a
+pass over the text per piece whatever the text holds. At most MAX_TEXT
+characters are read.
 """
 
 from __future__ import annotations
@@ -38,7 +40,7 @@ METHODS = [("**.py", "python"), ("**/templates/**.j2", "jinja2")]
 OPTIONS = {"**/templates/**.j2": {"extensions": "jinja2.ext.i18n", "trim_blocks": "true"}}
 MAX_TEXT = 100_000
 # A placeholder: %(name)s, %(name).1f, %s, %d, %%.
-PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[-#0 +]*\d*(?:\.\d+)?[sdfir%]")
+PLACEHOLDER = re.compile(r"%(?:\(\w+\))?[-#0+]*\d*(?:\.\d+)?[sdfir%]")
 # What stands around a word and is not one.
 PUNCTUATION = ".,;:!?¿¡()[]{}«»“”\"'‘’*_|`—–-…/\\<>=#"
 # A piece of a message that says something: two letters in a row (", " or " (" alone could stand anywhere).
@@ -72,6 +74,7 @@ def fold(text: str) -> str:
     return (" " if text[:1].isspace() and folded else "") + folded + (" " if text[-1:].isspace() and folded else "")
 
 
+@cache
 def written_in_code() -> dict[str, list[str]]:
     """Each message of the package's code and templates, with its files and lines."""
     from babel.messages.extract import DEFAULT_KEYWORDS, extract_from_dir
@@ -83,11 +86,6 @@ def written_in_code() -> dict[str, list[str]]:
             if msgid:
                 found.setdefault(msgid, []).append(f"expert/{filename}:{lineno}")
     return found
-
-
-@cache
-def _code() -> dict[str, list[str]]:
-    return written_in_code()
 
 
 def catalog(kb: KnowledgeBase, lang: str) -> list[Message]:
@@ -116,36 +114,55 @@ def _translations(lang: str) -> dict[str, tuple[str, ...]]:
     return found
 
 
+# A run of letters: the words a message is known by.
+LETTERS = re.compile(r"[^\W\d_]+")
+
+
+@dataclass(frozen=True)
+class _Searched:
+    """A message as it is searched for: its pieces (and again with a capital
+    where it starts a sentence), and ``key``, a whole word of it, lower case,
+    that a text holding it holds too ("" where it has none: always searched)."""
+
+    message: Message
+    variants: tuple[tuple[str, ...], ...]
+    key: str
+
+
 # The catalogs made, by knowledge base (the object, kept so that its id is
-# not reused) and language: each message with the pieces it is searched by.
-_MADE: dict[tuple[int, str], tuple[KnowledgeBase, tuple[tuple[Message, tuple[tuple[str, ...], ...]], ...]]] = {}
+# not reused) and language: each message as it is searched for.
+_MADE: dict[tuple[int, str], tuple[KnowledgeBase, tuple[_Searched, ...]]] = {}
 
 
-def _searched(kb: KnowledgeBase, lang: str) -> tuple[tuple[Message, tuple[tuple[str, ...], ...]], ...]:
+def _searched(kb: KnowledgeBase, lang: str) -> tuple[_Searched, ...]:
     made = _MADE.get((id(kb), lang))
     if made is None or made[0] is not kb:
-        made = _MADE[(id(kb), lang)] = (kb, tuple((message, variants) for message in _make(kb, lang)
-                                                  if (variants := _variants(message))))
+        made = _MADE[(id(kb), lang)] = (kb, tuple(searched for message in _make(kb, lang)
+                                                  if (searched := _searching(message)) is not None))
     return made[1]
 
 
-def _variants(message: Message) -> tuple[tuple[str, ...], ...]:
-    """The pieces ``message`` is searched by, and again with a capital where
-    it starts a sentence ("your GPU": "Your GPU"); none for a message whose
-    pieces say nothing (no two letters in a row)."""
+def _searching(message: Message) -> _Searched | None:
+    """``message`` as it is searched for; None for one whose pieces say
+    nothing (no two letters in a row). Its key is its longest word that no
+    placeholder touches (a value may be glued to a word beside it)."""
     pieces = tuple(message.pieces())
     if not any(WORDS.search(piece) for piece in pieces):
-        return ()
+        return None
+    variants: tuple[tuple[str, ...], ...] = (pieces,)
     if message.text[:1].islower() and pieces[0][:1] == message.text[:1]:
-        return pieces, (pieces[0][:1].upper() + pieces[0][1:], *pieces[1:])
-    return (pieces,)
+        variants += ((pieces[0][:1].upper() + pieces[0][1:], *pieces[1:]),)
+    words = [word.group().lower() for index, piece in enumerate(pieces) for word in LETTERS.finditer(piece)
+             if (word.start() > 0 or (index == 0 and message.text.startswith(piece.lstrip())))
+             and (word.end() < len(piece) or (index == len(pieces) - 1 and message.text.endswith(piece.rstrip())))]
+    return _Searched(message, variants, max(words, key=len, default=""))
 
 
 def _make(kb: KnowledgeBase, lang: str) -> tuple[Message, ...]:
     records: dict[str, list[str]] = {}
     for where, message in kb.keyed_messages():
         records.setdefault(message, []).append(where)
-    code = _code()
+    code = written_in_code()
     return tuple(Message(msgid, text, tuple(records.get(msgid, []) + code.get(msgid, [])))
                  for msgid, forms in _translations(lang).items() for text in dict.fromkeys(forms))
 
@@ -157,13 +174,13 @@ def sources(text: str, kb: KnowledgeBase, lang: str) -> list[Found]:
     left out. A message may start with a capital where the text starts a
     sentence with it ("your GPU": "Your GPU")."""
     text = fold(text[:MAX_TEXT])
+    words = {word.lower() for word in LETTERS.findall(text)}
     found = []
-    for message, variants in _searched(kb, lang):
-        for pieces in variants:
-            start = 0
-            while (spans := _find(text, pieces, start)) is not None:
-                found.append(Found(message, spans))
-                start = spans[0][1]
+    for searched in _searched(kb, lang):
+        if searched.key and searched.key not in words:
+            continue
+        for pieces in searched.variants:
+            found += [Found(searched.message, spans) for spans in _occurrences(text, pieces)]
     return sorted(found, key=lambda f: (f.spans[0][0], -(f.spans[-1][1] - f.spans[0][0])))
 
 
@@ -178,16 +195,27 @@ def outermost(found: list[Found]) -> list[Found]:
     return kept
 
 
-def _find(text: str, pieces: tuple[str, ...], start: int) -> tuple[tuple[int, int], ...] | None:
-    """Where ``pieces`` stand in ``text`` in order from ``start``, each at its first place, or None."""
-    spans = []
-    for piece in pieces:
-        at = text.find(piece, start)
-        if at < 0:
-            return None
-        spans.append((at, at + len(piece)))
-        start = at + len(piece)
-    return tuple(spans)
+def _occurrences(text: str, pieces: tuple[str, ...]) -> list[tuple[tuple[int, int], ...]]:
+    """Every place ``pieces`` stand in ``text`` in order: the first piece at
+    each of its places, each other at its first place after the one before.
+    A piece's place found is kept while it stays after where the search for
+    it starts (which never goes back), so each piece is searched for in one
+    pass over the text."""
+    places = [-1] * len(pieces)          # each piece's last place found, -1 for none yet
+    found: list[tuple[tuple[int, int], ...]] = []
+    start = 0
+    while True:
+        spans = []
+        at = start
+        for index, piece in enumerate(pieces):
+            if places[index] < at:
+                places[index] = text.find(piece, at)
+            if places[index] < 0:
+                return found
+            spans.append((places[index], places[index] + len(piece)))
+            at = places[index] + len(piece)
+        found.append(tuple(spans))
+        start = spans[0][0] + 1
 
 
 def unwritten(text: str, kb: KnowledgeBase, lang: str, values: frozenset[str] = frozenset()) -> list[str]:
