@@ -152,3 +152,22 @@ def test_the_lookup_names_the_rule_and_the_words_no_message_wrote(capsys: Any) -
     out = capsys.readouterr().out
     assert "rules.toml rule do-not-buy-consumer-for-30b" in out
     assert out.rstrip().endswith("written by no message: Lo, dijo, el, frobnicador")
+
+
+def test_a_message_is_searched_for_in_one_pass_over_the_text_per_piece() -> None:
+    """The work, counted: the characters str.find scans, whatever the text repeats (a piece's next place is
+    kept while it stays ahead), not once per place of the first piece."""
+    class Counted(str):
+        scanned = 0
+
+        def find(self, piece: str, start: Any = None, *rest: Any) -> int:  # type: ignore[override]
+            at = str.find(self, piece, start, *rest)
+            Counted.scanned += (len(self) if at < 0 else at + len(piece)) - (start or 0)
+            return at
+
+    for size in (2_000, 4_000, 8_000):
+        Counted.scanned = 0
+        text = Counted("your GPU " * (size // 9) + "(24 GB)")
+        found = sources._occurrences(text, ("your GPU", "(", "GB)"))
+        assert len(found) == size // 9        # every "your GPU", each with the one "(24 GB)" at the end
+        assert Counted.scanned <= 3 * (len(text) + 3 * len("your GPU")), (size, Counted.scanned)
