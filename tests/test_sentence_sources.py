@@ -48,7 +48,10 @@ def test_every_sentence_of_an_answer_is_written_by_messages(lang: str, kb: Any) 
     checked = 0
     for profile in PROFILES:
         for answer in (advise(**profile, lang=lang), explain(**profile, what_if={"method": "full"}, lang=lang)):
-            paragraphs = [line for fmt in ("text", "markdown") for line in answer.render(fmt, width=WIDE).split("\n")]
+            shown = [answer.render(fmt, width=WIDE) for fmt in ("text", "markdown")]
+            if not hasattr(answer, "result"):       # an answer (not an explanation) also has its --verbose form
+                shown += [answer.render(fmt, width=WIDE, verbose=True) for fmt in ("text", "markdown")]
+            paragraphs = [line for text in shown for line in text.split("\n")]
             for paragraph in paragraphs + strings(answer.to_dict()):
                 assert sources.unwritten(paragraph, kb, lang) == [], paragraph
                 checked += 1
