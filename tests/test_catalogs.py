@@ -24,8 +24,10 @@ def one_card(tmp_path: Path, card_id: str) -> Path:
 
 
 def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) -> None:
-    before = advise(model_size_b=70, method="lora", lang="en")
+    before = advise(model_size_b=70, method="lora", lang="en", catalog="guide")
     assert before.recommendations[0].count > 1   # 140 GB of 16-bit weights: no 80 GB card holds them
+    # the market is weighed by default: one B200 without a flag
+    assert advise(model_size_b=70, method="lora", lang="en").recommendations[0].gpu == "b200-180gb"
     b200 = one_card(tmp_path, "b200-180gb")
     after = advise(model_size_b=70, method="lora", lang="en", catalog=b200)
     top = after.recommendations[0]
@@ -39,7 +41,7 @@ def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) ->
 
 
 def test_an_h200_shards_70b_lora_over_two_and_qlora_is_offered_beside_it(tmp_path: Path) -> None:
-    after = advise(model_size_b=70, method="lora", lang="en", catalog=one_card(tmp_path, "h200-141gb"))
+    after = advise(model_size_b=70, method="lora", lang="en", catalog=["guide", one_card(tmp_path, "h200-141gb")])
     h200 = next(r for r in after.recommendations if r.gpu == "h200-141gb")
     ladder = [s for s in after.trace if s.kind == "configure" and s.derived[0]["values"]["gpu"] == "h200-141gb"]
     # 146.5 GB of 16-bit weights and the rest do not fit 141 GB; no 8-bit base: two, sharded,
@@ -73,14 +75,45 @@ def test_every_card_of_current_takes_part_in_the_rules() -> None:
     runpod = advise(model_size_b=70, method="lora", rocm_ok=True, budget="low", lang="en", catalog=CURRENT,
                     provider="runpod")
     (no_price,) = [r for r in runpod.rejected if r.gpu == "mi300x"]
-    assert no_price.rules == ["no-rental-price"] and "(RunPod)" in no_price.text
+    assert no_price.rules == ["no-rental-price"] and no_price.text == ""   # (said with the others, in one line)
+    (together,) = runpod.rejected_together
+    assert together.rules == ["no-rental-price"] and "(RunPod)" in together.text and "MI300X" in together.text
+
+
+def test_a_card_no_provider_rents_is_named_once_in_one_line() -> None:
+    """Issue 47: the cards no price basis rents (the MI210, the MI250, the RTX
+    6000 Ada) are each ruled out by no-rental-price, which the trace shows card
+    by card; the answer names them together, once, in one line, not in a
+    paragraph of each card's."""
+    unrented = ["AMD Instinct MI210", "AMD Instinct MI250", "NVIDIA RTX 6000 Ada 48 GB"]
+    for lang, line in (("en", "No provider of the price bases searched"),
+                       ("es", "Ningún proveedor de las bases de precios consultadas")):
+        result = advise(model_size_b=70, method="lora", budget="low", lang=lang)
+        assert sum(step.rule == "no-rental-price" for step in result.trace) == 3   # one firing a card
+        (together,) = result.rejected_together
+        assert together.rules == ["no-rental-price"] and together.text.startswith(line)
+        assert all(name in together.text for name in unrented)
+        assert not any(line in r.text for r in result.rejected)
+        for fmt in ("text", "markdown"):
+            verbose = result.render(fmt, verbose=True)
+            assert verbose.count(line) == 1 and "\n" not in together.text
+            # a card has a paragraph of its own only for another reason (ROCm, no fast link between cards)
+            assert {r.gpu for r in result.rejected if r.text} >= {"mi210", "mi250", "rtx-6000-ada"}
+        data = result.to_dict()
+        assert data["rejected_together"] == [{"id": "no-rental-price", "rules": ["no-rental-price"],
+                                              "text": together.text}]
+    # Not fired: with a price for each, no card is unrented and there is no such line.
+    priced = advise(model_size_b=70, method="lora", budget="low", lang="en",
+                    prices={"mi210": 1.5, "mi250": 2.0, "rtx-6000-ada": 0.9})
+    assert priced.rejected_together == [] and "no-rental-price" not in {s.rule for s in priced.trace}
+    assert "No provider" not in priced.render("text", verbose=True)
 
 
 def test_a_user_card_replaces_the_guide_card_with_its_id(tmp_path: Path) -> None:
     path = tmp_path / "big4090.toml"
     path.write_text('[[gpu]]\nid = "rtx-4090"\nname = "RTX 4090 48 GB (modded)"\nvendor = "nvidia"\nvram_gb = 48\n'
                     'cost = "low"\nsegment = "consumer"\n')
-    result = advise(model_size_b=13, method="full", lang="en", catalog=path)
+    result = advise(model_size_b=13, method="full", lang="en", catalog=["guide", path])
     card = next(r for r in result.recommendations if r.gpu == "rtx-4090")
     assert (card.count, card.vram_gb, card.source) == (1, 48, "big4090.toml")
     assert len(result.recommendations) + len(result.rejected) == 6
@@ -150,10 +183,12 @@ def test_expert_catalogs_lists_the_shipped_ones_from_any_directory(tmp_path, mon
     assert [c["id"] for c in data["guide"]] == ["rtx-4090", "a100-40gb", "a100-80gb", "h100-80gb", "mi210", "mi250"]
     assert data["shipped"]["current"]["file"] == "rules/catalogs/current.toml"
     assert "h200-141gb" in [c["id"] for c in data["shipped"]["current"]["cards"]]
+    assert "guide" not in data["shipped"]
     assert {"id": "rtx-3090", "name": "NVIDIA GeForce RTX 3090", "vram_gb": 24.0,
             "aliases": ["3090", "rtx 3090"]} in data["owned"]
     text = CliRunner().invoke(main, ["catalogs", "--lang", "es"], env=env).stdout
-    assert "Catálogo incluido «current» (--catalog current):" in text and "rules/" not in text
+    assert "El mercado de hoy, catálogo incluido «current», que se sopesa por defecto:" in text
+    assert "rules/" not in text
     assert re.search(r"  rtx-3090 +NVIDIA GeForce RTX 3090 \(24 GB\): 3090, rtx 3090", text)
 
 

@@ -47,7 +47,8 @@ def test_every_flag_reaches_the_profile() -> None:
 def test_text_output_reads_at_a_glance() -> None:
     # issue 49: the memory the options are sized from (ours, the guide's beside it), the pick with its
     # recipe and reasons, the options as a table, time and cost, the cards left out by name
-    done = invoke("advise", "--model-size", "8", "--method", "lora")
+    # the guide's cards alone: its six, in columns sized for their names
+    done = invoke("advise", "--model-size", "8", "--method", "lora", "--catalog", "guide")
     assert done.exit_code == 0
     lines = done.stdout.splitlines()
     assert lines[0].startswith("A model of 8B with LoRA needs about 18.6 GB of VRAM on one GPU")
@@ -59,7 +60,7 @@ def test_text_output_reads_at_a_glance() -> None:
         assert said_once_in_the_docs not in done.stdout
     assert len(lines) <= 40 and all(len(line) <= 80 for line in lines)
     # --verbose: the long form, each option in full, every card left out with its reason
-    verbose = invoke("advise", "--model-size", "8", "--method", "lora", "--verbose").stdout.splitlines()
+    verbose = invoke("advise", "--model-size", "8", "--method", "lora", "--verbose", "--catalog", "guide").stdout.splitlines()
     assert verbose[verbose.index("Recommendation") + 1].startswith(
         "  1 × NVIDIA RTX 4090 with a 16-bit base: about 21.4 GB of its 24 GB")
     for heading in ("Alternatives", "Advice", "Not recommended"):
@@ -68,13 +69,15 @@ def test_text_output_reads_at_a_glance() -> None:
 
 
 def test_markdown_output_leads_with_the_answer() -> None:
-    done = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es")
+    done = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es",
+                  "--catalog", "guide")
     assert done.exit_code == 0
     assert done.stdout.startswith("**Recomendación:** 4 × NVIDIA H100 80 GB. Con una base de 16 bits")
     assert "| 1 | 4 × NVIDIA H100 80 GB | 60,9 de 80 GB |" in done.stdout
     assert "Descartadas: NVIDIA RTX 4090, AMD Instinct MI210 y AMD Instinct MI250." in done.stdout
     assert len(done.stdout.splitlines()) <= 40
-    verbose = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es", "-v")
+    verbose = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es", "-v",
+                     "--catalog", "guide")
     assert verbose.stdout.startswith("**Recomendación:** 4 × NVIDIA H100 80 GB con una base de 16 bits")
     assert "### Descartadas" in verbose.stdout
 
@@ -120,7 +123,7 @@ def test_errors_in_spanish() -> None:
 
 
 def test_nothing_fits_is_still_exit_0() -> None:
-    done = invoke("advise", "--model-size", "2000", "--method", "full")
+    done = invoke("advise", "--model-size", "2000", "--method", "full", "--catalog", "guide")
     assert done.exit_code == 0
     assert "No card can run this consultation." in done.stdout
 
@@ -179,7 +182,7 @@ def test_short_flags_and_options_anywhere() -> None:
 
 
 def test_catalog_before_the_command_applies_to_it() -> None:
-    before = json.loads(invoke("--catalog", "current", "advise", "-s", "8", "-f", "json").stdout)
-    after = json.loads(invoke("advise", "-s", "8", "-f", "json", "--catalog", "current").stdout)
+    before = json.loads(invoke("--catalog", "guide", "advise", "-s", "8", "-f", "json").stdout)
+    after = json.loads(invoke("advise", "-s", "8", "-f", "json", "--catalog", "guide").stdout)
     plain = json.loads(invoke("advise", "-s", "8", "-f", "json").stdout)
     assert before == after != plain

@@ -44,9 +44,9 @@ def values(shell: str, line: str) -> list[str]:
     ("expert advise --basis ", ["checked", "guide", "estimate"]),
     ("expert --lang ", ["en", "es"]),
     ("expert explain --color ", ["auto", "always", "never"]),
-    ("expert explain --why-not a100", ["a100-40gb", "a100-80gb"]),
+    ("expert explain --why-not a100", ["a100-40gb", "a100-80gb", "a100-pcie-80gb"]),
     ("expert explain --why-not o", ["own"]),
-    ("expert explain --catalog current --why-not h", ["h100-80gb", "h200-141gb"]),
+    ("expert explain --catalog current --why-not h", ["h100-80gb", "h100-nvl", "h100-pcie", "h200-141gb"]),
     ("expert advise --vram rtx-308", ["rtx-3080", "rtx-3080-12gb", "rtx-3080-ti"]),
     ("expert advise --vram v", ["v100-16gb", "v100-32gb"]),
     ("expert advise --own-gpu au", ["auto"]),
@@ -61,7 +61,7 @@ def test_values_complete(shell: str, line: str, expected: list[str]) -> None:
 
 
 def test_catalog_completes_shipped_names_and_files_and_rules_a_directory() -> None:
-    assert complete("bash", "expert advise --catalog ") == [("plain", "current"), ("file", "")]
+    assert complete("bash", "expert advise --catalog ") == [("plain", "guide"), ("plain", "current"), ("file", "")]
     assert complete("bash", "expert check --rules ") == [("dir", "")]
 
 

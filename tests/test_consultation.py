@@ -160,7 +160,7 @@ def ask(input_text: str, *args: str):  # type: ignore[no-untyped-def]
 def test_cli_ask_answers_why_and_back() -> None:
     # Tokens per example and epochs are asked too: 70B is a long run (Enter takes the defaults);
     # with a deadline, the software stack as well (Enter: typical).
-    done = ask("70B\n?\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\n\nno\n")
+    done = ask("70B\n?\nback\n70\n2\nno\n\n\n\n\n\n\n8\nno\n\nno\n", "--catalog", "guide")
     assert done.exit_code == 0, done.output
     out = done.stdout
     assert "Full fine-tuning needs far more memory than LoRA" in out and "vram-requirement" not in out  # why
@@ -328,7 +328,8 @@ def test_a_question_whose_condition_the_answers_settle_runs_no_rules(monkeypatch
 @pytest.mark.parametrize("lang, label", [("en", "50,000"), ("es", "50.000")])
 def test_back_makes_the_answer_taken_back_the_default(lang: str, label: str) -> None:
     # issue 49: 50k, back, Enter keeps 50,000 (and the answer is given, not assumed)
-    c = Consultation(lang=lang, model_size_b=8, method="lora", vram_gb="no")
+    # the guide's cards alone: the order of its questions (tokens per example next)
+    c = Consultation(lang=lang, catalog="guide", model_size_b=8, method="lora", vram_gb="no")
     assert c.next_question().id == "dataset_examples"
     c.answer("dataset_examples", "50k")
     assert c.back() == "dataset_examples" and "dataset_examples" not in c.answers

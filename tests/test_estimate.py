@@ -121,9 +121,10 @@ def test_the_cross_check_warns_with_numbers_and_the_way_out() -> None:
 
 
 def test_basis_estimate_drives_the_choice() -> None:
-    checked = advise(model_size_b=70, method="lora", lang="en")
-    guide = advise(model_size_b=70, method="lora", lang="en", basis="guide")
-    estimated = advise(model_size_b=70, method="lora", lang="en", basis="estimate")
+    # the guide's cards alone (--catalog guide): its figure against the estimate's
+    checked = advise(model_size_b=70, method="lora", lang="en", catalog="guide")
+    guide = advise(model_size_b=70, method="lora", lang="en", basis="guide", catalog="guide")
+    estimated = advise(model_size_b=70, method="lora", lang="en", basis="estimate", catalog="guide")
     assert checked.requirement["source"] == "checked" and guide.requirement["source"] == "guide"
     assert estimated.requirement["source"] == "estimate"
     # The guide reading takes the guide's 80 GB, and the recipe must start too:

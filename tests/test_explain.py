@@ -9,9 +9,24 @@ import pytest
 from click.testing import CliRunner
 
 from conftest import priced_once
-from expert import InputError, advise
+from expert import InputError
+from expert import advise as advise_any
 from expert.interfaces.cli.main import main
-from expert.application import explain
+from expert.application import explain as explain_any
+
+
+# The explanations here are of the guide's cards (--catalog guide), with the
+# catalogs a test gives beside them; today's market is tests/test_market.py's.
+def guide(catalog: object = None) -> list[object]:
+    return ["guide", *([] if catalog is None else catalog if isinstance(catalog, list) else [catalog])]
+
+
+def advise(*args: object, catalog: object = None, **kwargs: object):  # type: ignore[no-untyped-def]
+    return advise_any(*args, catalog=guide(catalog), **kwargs)  # type: ignore[arg-type]
+
+
+def explain(*args: object, catalog: object = None, **kwargs: object):  # type: ignore[no-untyped-def]
+    return explain_any(*args, catalog=guide(catalog), **kwargs)  # type: ignore[arg-type]
 
 
 @pytest.fixture(scope="module", autouse=True)
@@ -194,7 +209,8 @@ def test_json_is_the_structured_explanation(explained_7b) -> None:  # type: igno
 
 
 def invoke(*args: str, env: dict[str, str] | None = None):  # type: ignore[no-untyped-def]
-    return CliRunner().invoke(main, list(args), env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", **(env or {})})
+    extra = ["--catalog", "guide"] if args and args[0] in ("advise", "explain") else []
+    return CliRunner().invoke(main, [*args, *extra], env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": "", **(env or {})})
 
 
 def test_cli_explain_text_and_flags() -> None:

@@ -232,9 +232,14 @@ _CONSULTED: dict[str, Result] = {}
 
 
 def consulted(profile: dict[str, Any]) -> Result:
+    """The scenarios are the guide's: asked of its cards alone (--catalog
+    guide), with the catalogs a scenario names beside them; today's market
+    (the default) is tests/test_market.py's."""
     key = repr(sorted(profile.items()))
     if key not in _CONSULTED:
-        _CONSULTED[key] = run(**profile)
+        given = profile.get("catalog")
+        catalog = ["guide", *([given] if isinstance(given, str) else given or [])]
+        _CONSULTED[key] = run(**{**profile, "catalog": catalog})
     return _CONSULTED[key]
 
 
@@ -273,7 +278,7 @@ def test_rejection_names_the_rule_and_reason() -> None:
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_mixed_precision_chosen_names_the_cards_of_the_lean_recipe_in_words(lang: str) -> None:
     # "would fit on fewer cards (1)" / "cabría en menos tarjetas (1)": a count in brackets after a plural
-    text = next(a["text"] for a in advise(**PRODUCTION_7B, lang=lang).to_dict()["advice"]
+    text = next(a["text"] for a in advise(**PRODUCTION_7B, lang=lang, catalog="guide").to_dict()["advice"]
                 if a["id"] == "mixed-precision-chosen")
     assert "(1)" not in text
     assert ("on 1 of these cards" if lang == "en" else "en 1 de estas tarjetas") in text

@@ -56,7 +56,7 @@ def test_a_rule_id_typo_is_suggested() -> None:
     (["advise", "-M", "qlroa"], "Did you mean qlora"),
     (["advise", "-f", "jsn"], "Did you mean json?"),
     (["models", "-f", "jsn"], "Did you mean json?"),
-    (["explain", "--why-not", "h200"], "Did you mean h100-80gb?"),
+    (["explain", "--why-not", "h300"], "Did you mean h100-80gb, h200-141gb, or h100-pcie?"),
 ])
 def test_the_cli_prints_the_suggestion(args: list[str], says: str) -> None:
     done = CliRunner().invoke(main, args, env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": ""})

@@ -144,14 +144,14 @@ def test_the_issues_contradictions_are_gone() -> None:
 
 def test_a_deadline_can_take_more_than_one_node() -> None:
     # an hour until the result, half of it the setup the bill counts
-    result = run(model_size_b=70, method="full", deadline_h=1)
+    result = run(model_size_b=70, method="full", deadline_h=1, catalog="guide")   # the guide's 80 GB cards
     top = result.recommendations[0]
     assert top.count > 8 and top.meets_deadline
     assert "spans-nodes" in {w.id for w in result.warnings} and "nodes of 8 cards" in top.text
 
 
 def test_the_chart_shows_every_option_with_the_deadline() -> None:
-    result = run(model_size_b=13, method="lora", deadline_h=1)
+    result = run(model_size_b=13, method="lora", deadline_h=1, catalog="guide")
     text = result.render("text", verbose=True)
     chart = text[text.index("Time and cost"):text.index("Advice")]
     for rec in result.recommendations[:6]:

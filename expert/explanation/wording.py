@@ -12,6 +12,7 @@ from ..escape import one_line
 from ..i18n import Localizer
 from ..inference.run import Run
 from ..knowledge import KnowledgeBase, RuleDef, find_cards
+from ..knowledge.catalog import shipped_card
 from ..knowledge.conditions import COMPARED
 from ..knowledge.records import EXTRA_PLACEHOLDERS, RANKED
 
@@ -82,17 +83,27 @@ class Writer:
 
     def name(self, gpu: str) -> str:
         """The card's name as every text shows it; a user catalog's name
-        (and file name) on one line, without control or format characters."""
+        (and file name) on one line, without control or format characters.
+        The cards that ship with the package (the guide's and today's market,
+        rules/catalogs) go by their names alone: which file holds a card is
+        the package's business, not the reader's."""
         if gpu == "own":
             return self.label("where", "own")
         card = self.run.cards[gpu]
         name = one_line(card.name)
-        if card.origin == "guide":
+        if card.origin == "guide" or shipped_card(card.source, self.kb.root):
             return name
         return f"{name} ({self.origin(gpu).removesuffix('.toml')})"   # the catalog it came from, by its name
 
     def origin(self, gpu: str) -> str:
-        return "own" if gpu == "own" else one_line(self.run.cards[gpu].origin)
+        """Where a card came from: "own", "guide", a shipped catalog by the
+        name --catalog takes ("current", not its file), or a user's file."""
+        if gpu == "own":
+            return "own"
+        card = self.run.cards[gpu]
+        if card.origin != "guide" and shipped_card(card.source, self.kb.root):
+            return one_line(card.origin).removesuffix(".toml")
+        return one_line(card.origin)
 
     def option_label(self, option: Mapping[str, Any]) -> str:
         if option["where"] == "own":
@@ -182,6 +193,12 @@ class Writer:
     def message(self, rule: RuleDef, env: dict[str, Any]) -> str:
         return sentence(self._(rule.message) % self.context(env))
 
+    def together(self, rule: RuleDef, env: dict[str, Any], gpus: list[str]) -> str:
+        """The message of a rule that names its cards together (rules.toml
+        ``together``), once for all the cards ``gpus`` it fired on: its card's
+        name is their names, listed (``env``, the first firing's, gives the rest)."""
+        return sentence(self._(rule.message) % _Named(self.context(env), self.tr.list([self.name(g) for g in gpus])))
+
     def cites(self, rule: RuleDef) -> dict[str, str]:
         number = list(self.kb.sections).index(rule.section) + 1
         # (the JSON's cites are the same in every language: explain's text adds the translated title)
@@ -233,6 +250,22 @@ class Context(Mapping[str, str]):
 
     def __len__(self) -> int:
         return sum(len(values) for values in self.env.values())
+
+
+class _Named(Mapping[str, str]):
+    """A message's placeholders where the card's name is several cards' names."""
+
+    def __init__(self, context: Context, names: str) -> None:
+        self.context, self.names = context, names
+
+    def __getitem__(self, key: str) -> str:
+        return self.names if key == "card_name" else self.context[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.context)
+
+    def __len__(self) -> int:
+        return len(self.context)
 
 
 def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], total_vram_gb: float) -> str:

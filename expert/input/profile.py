@@ -448,7 +448,7 @@ def parse_field(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> Any:
 
 def named_card(kb: KnowledgeBase, name: str, value: Any, tr: Localizer) -> str | None:
     """The id of the card ``value`` names for field ``name``, if it names one,
-    with its count before it when it names several ("2x rtx-3090"); raises
+    with its count before it when it names several ("2x rtx-3080"); raises
     InputError like parse_field when the value is not accepted."""
     parser = _Parser(kb.fields[name], tr, kb)
     parser.parse(value)

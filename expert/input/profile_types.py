@@ -31,7 +31,7 @@ Epochs = Annotated[float | str, Bounds(min_exclusive=0, max=1000, kind='amount')
 Purpose = Literal['experiment', 'production']
 Interruptible = bool
 Stack = Literal['typical', 'tuned']
-Provider = Literal['cheapest', 'digitalocean', 'google-cloud', 'lambda', 'runpod']
+Provider = Literal['cheapest', 'akash', 'aws', 'digitalocean', 'google-cloud', 'lambda', 'nebius', 'runpod', 'verda']
 
 # Each profile field's type, by field name.
 FIELD_TYPES = {

@@ -40,9 +40,16 @@ def file_digest(path: Path) -> str | None:
         return None
 
 
+# The name of the guide's own catalog: given as a catalog, the guide's cards alone.
+GUIDE = "guide"
+
+
 def shipped_catalogs() -> dict[str, Path]:
-    """The catalogs that ship with the package, by name (``rules/catalogs/NAME.toml``)."""
-    return {path.stem: path for path in sorted((paths.RULES / "catalogs").glob("*.toml"))}
+    """The catalogs that ship with the package, by name: ``guide`` (the
+    guide's own, ``rules/catalog.toml``: its cards alone) and today's market
+    (``rules/catalogs/NAME.toml``, weighed by default)."""
+    return {GUIDE: paths.RULES / "catalog.toml",
+            **{path.stem: path for path in sorted((paths.RULES / "catalogs").glob("*.toml"))}}
 
 
 def catalog_paths(catalog: Catalogs) -> tuple[Path, ...]:

@@ -15,6 +15,7 @@ from dataclasses import fields, replace
 from pathlib import Path
 from typing import Any
 
+from .. import paths as rules_paths
 from ..errors import KnowledgeBaseError
 from .prices import priced
 from .records import COSTS, H_RE, ID_RE, METHODS, SEGMENTS, VENDORS, Card, KnowledgeBase
@@ -81,6 +82,8 @@ USER_DEFAULTS: dict[str, Any] = {
 # took 42.6 s and 1.29 GB (issue 48), beyond its 15 s and 600 MB, so a
 # catalog that large is refused before any consultation (docs/performance.md).
 MAX_CATALOGS = 16
+# The guide's catalog: given as a catalog, it means the guide's cards alone.
+GUIDE_CATALOG = rules_paths.RULES / "catalog.toml"
 MAX_USER_CARDS = 2_000
 # Characters a name or text may not hold: controls (Cc), formatting and
 # bidirectional controls (Cf), line and paragraph separators, unassigned and
@@ -249,10 +252,11 @@ def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems
                      "from %(min)s to %(max)s for a card of %(vram)s GB", min=low, max=high, vram=entry["vram_gb"])
             continue
         speed_assumed, price_assumed = "bf16_tflops" not in entry, "price_on_demand" not in entry
-        # The shipped catalog gives no prices: the price bases (rules/prices)
-        # do, where a provider rents the card; public_price = false says the
-        # same of a user catalog's card (no price, rather than its class's).
-        unpriced = entry.get("public_price") is False or (not user and price_assumed)
+        # The shipped catalogs give no prices: the price bases (rules/prices)
+        # do, where a provider rents the card, and a card none rents has
+        # none; public_price = false says the same of a user catalog's card
+        # (no price, rather than its class's).
+        unpriced = entry.get("public_price") is False or ((not user or shipped) and price_assumed)
         if unpriced and not price_assumed:
             card.bad("public_price", "card %(index)s: a card with public_price = false gives no prices")
             continue
@@ -278,6 +282,39 @@ def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems
     return tuple(cards)
 
 
+def market_cards(folder: Path, guide: tuple[Card, ...], timing: dict[str, Any], ranking: dict[str, Any],
+                 problems: Problems) -> tuple[Card, ...]:
+    """The cards of the catalogs that ship with the package (``rules/catalogs``,
+    file by file in name order): today's market, weighed beside the guide's
+    cards unless a person asks for the guide alone (``--catalog guide``). Each
+    card gives its datasheet figures and the memory its driver reports; an
+    id of the guide's catalog or of another shipped catalog is refused."""
+    cards: list[Card] = []
+    seen = {card.id: (str(folder.parent / "catalog.toml"), 0) for card in guide}
+    for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
+        before = len(problems.items)
+        doc, text = read_toml(path, problems)
+        if len(problems.items) == before:
+            cards += catalog_cards(path, doc, text, problems, user=True, seen=seen, shipped=True,
+                                   default_tflops=timing["unknown_card"]["bf16_tflops"],
+                                   class_prices=ranking["class_price"])
+    return tuple(cards)
+
+
+def _same(path: Path, other: Path) -> bool:
+    """``path`` and ``other`` are the same file."""
+    try:
+        return path.resolve() == other.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
+
+
+def shipped_card(source: str, root: Path) -> bool:
+    """A card read from a catalog that ships with the package (``rules/catalogs``
+    of the knowledge base at ``root``), rather than from a person's own."""
+    return _in(Path(source), root / "catalogs")
+
+
 def _in(path: Path, folder: Path) -> bool:
     """``path`` is a file of ``folder``."""
     try:
@@ -292,9 +329,13 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
     Every file is checked whole first; on any problem nothing is merged. A
     catalog is a regular file named ``*.toml`` of at most 2 MB; the catalogs
     given together hold at most :data:`MAX_USER_CARDS` cards, and each id once
-    (the same file given twice counts once).
+    (the same file given twice counts once). The guide's own catalog
+    (``rules/catalog.toml``, the shipped name ``guide``) means the guide's
+    cards alone, with those of the other catalogs given beside it; a shipped
+    market catalog (``rules/catalogs``) is in ``kb`` already.
     """
     problems = Problems()
+    alone = False
     added: list[Card] = []
     seen: dict[str, tuple[str, int]] = {}
     paths: dict[str, Path] = {}
@@ -305,6 +346,18 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
         except (OSError, RuntimeError, ValueError):
             key = str(path)
         paths.setdefault(key, path)
+    loaded = {card.source for card in kb.catalog if card.origin != "guide"}
+    named: set[str] = set()         # the shipped market catalogs given by name or path
+    kept: dict[str, Path] = {}
+    for key, path in paths.items():
+        if _same(path, kb.root / "catalog.toml") or _same(path, GUIDE_CATALOG):
+            alone = True
+            continue
+        same = {source for source in loaded if Path(source).name == path.name and _same(path, Path(source))}
+        named |= same
+        if not same:
+            kept[key] = path
+    paths = kept
     for n, path in enumerate(paths.values()):
         if n == MAX_CATALOGS:
             problems.add(str(path), 0, "too many catalogs: at most %(max)s may be given together", max=MAX_CATALOGS)
@@ -321,7 +374,7 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
                               class_prices=kb.ranking["class_price"], shipped=_in(path, kb.root / "catalogs"))
     if problems.items:
         raise KnowledgeBaseError(problems.items)
-    merged = {card.id: card for card in kb.catalog}
+    merged = {card.id: card for card in kb.catalog if not alone or card.origin == "guide" or card.source in named}
     for card in added:
         merged[card.id] = card
     # A card of a shipped catalog (rules/catalogs) takes the price bases' prices (rules/prices).

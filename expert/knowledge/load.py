@@ -16,7 +16,7 @@ from typing import Any
 
 from .. import paths
 from ..errors import KnowledgeBaseError
-from .catalog import catalog_cards
+from .catalog import catalog_cards, market_cards
 from .figures import (
     checked_estimator,
     checked_models,
@@ -65,6 +65,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     timing = checked_timing(base / "timing.toml", *data["timing"], problems)
     ranking = checked_ranking(base / "ranking.toml", *data["ranking"], problems)
     catalog = catalog_cards(base / "catalog.toml", *data["catalog"], problems, class_prices=ranking["class_price"])
+    catalog += market_cards(base / "catalogs", catalog, timing, ranking, problems)
     if timing["own"]["as_fast_as"] not in {card.id for card in catalog}:
         problems.add(str(base / "timing.toml"), line_at(data["timing"][1], "own.as_fast_as"),
                      "[own] as_fast_as must be a card id of catalog.toml")
@@ -90,7 +91,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     # Each card priced by its cheapest basis; --provider prices them by one (prices.for_provider).
-    catalog = priced(catalog, bases)
+    catalog = priced(catalog, bases, shipped=base / "catalogs")
     models_doc = data["models"][0]
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
                          questions, estimator, recipes, models=models, model_names=models_doc["names"],

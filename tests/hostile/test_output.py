@@ -60,7 +60,7 @@ def base(tmp_path_factory: pytest.TempPathFactory) -> KnowledgeBase:
         f'[[gpu]]\nid = "{gpu}"\nname = "Harmless"\nvendor = "{vendor}"\nvram_gb = 80\ncost = "medium"\n'
         f'interconnect = "{link}"\nbf16_tflops = 312\nmemory_bandwidth_gbs = 2039\nprice_on_demand = 1.0\n\n' for gpu, vendor, link in (("x", "nvidia", "nvlink"), ("y", "amd", "infinity-fabric"))),
         encoding="utf-8")
-    everything = knowledge_base(None, [path])
+    everything = knowledge_base(None, ["guide", path])
     # The guide's cards this profile rules out for the guide's own reasons never
     # show the name, and each would cost every explanation a WHY NOT search:
     # left out, so that y is the card ruled out.

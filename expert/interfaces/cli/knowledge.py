@@ -81,7 +81,7 @@ def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | Non
     run_action(action, lang)
 
 
-@click.command(cls=Command, short_help="List the cards: the guide's, the shipped catalogs, the cards you can name.")
+@click.command(cls=Command, short_help="List the cards: the guide's, today's market with prices, the cards you can name.")
 @click.option("-f", "--format", "fmt", metavar="FORMAT", default="text", show_default=True, help="text or json.",
               shell_complete=complete.words("text", "json"))
 @click.option("-l", "--lang", metavar="LANG", help="es or en.", shell_complete=LANGS)
@@ -89,10 +89,12 @@ def rules(ids: tuple[str, ...], fmt: str, lang: str | None, rules_dir: str | Non
 def catalogs(fmt: str, lang: str | None, color: str | None = None, no_color: bool | None = None) -> None:
     """List the cards the knowledge base knows.
 
-    The guide's cards (always considered), the catalogs that ship with
-    expert, used by name from any directory (--catalog current), and the
-    cards you can name as your own GPU (--vram "RTX 3090"), with the names
-    people write for them.
+    The guide's cards and today's market (the catalogs that ship with
+    expert), all weighed by default (--catalog guide weighs the guide's
+    alone), each with the providers that rent it, their prices and the
+    dates they were read, or that nobody rents it; and the cards you can
+    name as your own GPU (--vram "RTX 3090"), with the names people write
+    for them.
 
     \b
     Examples:

@@ -1,31 +1,64 @@
 """`expert catalogs`: the cards the knowledge base knows — the guide's, the
-catalogs that ship with the package (``--catalog NAME``) and the cards a
-person may name as their own (``--vram NAME``) — in the reader's language.
+catalogs that ship with the package (today's market, weighed by default)
+and the cards a person may name as their own (``--vram NAME``) — each rented
+card with its providers' prices and the dates they were read, in the
+reader's language.
 """
 
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from ... import paths
 from ...errors import InputError, nearest
 from ...i18n import Localizer
-from ...knowledge import KnowledgeBase, with_catalogs
+from ...knowledge import KnowledgeBase
+from ...knowledge.bases import GUIDE
+
+
+def _same(a: str | Path, b: Path) -> bool:
+    try:
+        return Path(a).resolve() == b.resolve()
+    except (OSError, RuntimeError, ValueError):
+        return False
 
 
 def describe(kb: KnowledgeBase, shipped: dict[str, Any]) -> dict[str, Any]:
-    """The cards as data: ``guide``, ``shipped`` ({name: {file, cards}}) and ``owned``."""
+    """The cards as data: ``guide``, ``shipped`` ({name: {file, cards}}),
+    ``owned``, and ``rentable`` (how many cards a provider rents, and the
+    providers). Each catalog card has its driver's memory (``memory_mib``)
+    and its ``prices``: per provider of rules/prices that rents it, on
+    demand and spot (USD per card-hour) with the dates they were read; none
+    for a card nobody rents."""
+    def prices(card_id: str) -> list[dict[str, Any]]:
+        rows = []
+        for basis in kb.prices:
+            price = basis.price(card_id)
+            if price is not None:
+                rows.append({"provider": basis.name, "on_demand": price.on_demand, "date": price.date,
+                             **({"spot": price.spot, "spot_date": price.spot_date} if price.spot is not None else {})})
+        return sorted(rows, key=lambda row: (row["on_demand"], row["provider"]))
+
     def card(c: Any) -> dict[str, Any]:
-        return {"id": c.id, "name": c.name, "vram_gb": c.vram_gb}
+        return {"id": c.id, "name": c.name, "vram_gb": c.vram_gb, "memory_mib": c.memory_mib, "prices": prices(c.id)}
 
     catalogs = {}
     for name, path in shipped.items():
-        extra = with_catalogs(kb, [path]).catalog[len(kb.catalog):]
+        if name == GUIDE:
+            continue
         catalogs[name] = {"file": path.relative_to(paths.RULES.parent).as_posix() if path.is_relative_to(
-            paths.RULES.parent) else path.as_posix(), "cards": [card(c) for c in extra]}
-    return {"guide": [card(c) for c in kb.catalog], "shipped": catalogs,
-            "owned": [{**card(c), "aliases": list(c.aliases)} for c in kb.owned]}
+            paths.RULES.parent) else path.as_posix(), "cards": [card(c) for c in kb.catalog
+                                                                  if c.origin != "guide" and _same(c.source, path)]}
+    guide = [card(c) for c in kb.catalog if c.origin == "guide"]
+    every = guide + [c for catalog in catalogs.values() for c in catalog["cards"]]
+    rented = [c for c in every if c["prices"]]
+    providers = sorted({row["provider"] for c in rented for row in c["prices"]}, key=str.casefold)
+    return {"guide": guide, "shipped": catalogs,
+            "owned": [{"id": c.id, "name": c.name, "vram_gb": c.vram_gb, "aliases": list(c.aliases)}
+                      for c in kb.owned],
+            "rentable": {"cards": len(rented), "providers": providers}}
 
 
 def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
@@ -37,14 +70,26 @@ def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
             "value": str(fmt)[:40], "accepted": tr.list(["text", "json"], style="or")} + tr.did_you_mean(close), close)
     _ = tr.gettext
 
+    def rented(c: dict[str, Any]) -> str:
+        if not c["prices"]:
+            return ": " + _("no provider rents it")
+        return ": " + ", ".join(f"{row['provider']} {tr.money(row['on_demand'])} ({row['date']})"
+                                for row in c["prices"])
+
     def rows(cards: list[dict[str, Any]], extra: Any = None) -> list[str]:
         width = max((len(c["id"]) for c in cards), default=0)
         return [f"  {c['id']:<{width}}  {c['name']} ({tr.gb(c['vram_gb'])})" + (extra(c) if extra else "")
                 for c in cards]
 
-    lines = [_("The guide's cards (always considered):")] + rows(data["guide"])
+    lines = [_("The guide's cards, weighed by default (--catalog guide weighs them alone), with the price "
+               "per card-hour on demand of each provider that rents them and the date it was read:")]
+    lines += rows(data["guide"], rented)
     for name, catalog in data["shipped"].items():
-        lines += ["", _("Shipped catalog '%(name)s' (--catalog %(name)s):") % {"name": name}] + rows(catalog["cards"])
+        lines += ["", _("Today's market, shipped catalog '%(name)s', weighed by default:") % {"name": name}]
+        lines += rows(catalog["cards"], rented)
+    lines += ["", _("%(cards)s cards are rented by %(count)s providers: %(providers)s.") % {
+        "cards": data["rentable"]["cards"], "count": len(data["rentable"]["providers"]),
+        "providers": tr.list(data["rentable"]["providers"])}]
     lines += ["", _("Cards you can name as your own GPU (--vram NAME), with the names people write:")]
     lines += rows(data["owned"], lambda c: ": " + ", ".join(c["aliases"]))
     return "\n".join(lines) + "\n"

@@ -46,8 +46,8 @@ PROFILE_FLAGS: dict[str, dict[str, Any]] = {
                           help="Whether training tolerates interruptions (spot instances)."),
     "stack": dict(flags=("--stack",), metavar="STACK", help="typical or tuned: the software the training time assumes."),
     "provider": dict(flags=("--provider",), metavar="PROVIDER",
-                     help="Whose prices: cheapest (each card's cheapest price basis, the default), digitalocean, "
-                          "google-cloud, lambda or runpod (rules/prices)."),
+                     help="Whose prices: cheapest (each card's cheapest price basis, the default), akash, aws, "
+                          "digitalocean, google-cloud, lambda, nebius, runpod or verda (rules/prices)."),
 }
 
 
