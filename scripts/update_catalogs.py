@@ -29,14 +29,15 @@ ROOT = Path(__file__).resolve().parent.parent
 sys.path.insert(0, str(ROOT))
 
 from expert import knowledge as kb  # noqa: E402
+from expert.explanation import sources  # noqa: E402
 
-KEYWORDS = {**DEFAULT_KEYWORDS, "error": None, "add": (3,), "bad": (2,)}
+# What is extracted, and how: as expert.explanation.sources reads it back (where a sentence is written).
+KEYWORDS = {**DEFAULT_KEYWORDS, **sources.KEYWORDS}
+METHODS, OPTIONS = sources.METHODS, sources.OPTIONS
 # Written without source locations, sorted by message and with a fixed date, so
 # that two branches that each add a message touch different lines of the
 # catalogs (a location or a date moved by any edit conflicted on every merge).
 CREATED = datetime(2026, 11, 1, tzinfo=timezone.utc)
-METHODS = [("**.py", "python"), ("**/templates/**.j2", "jinja2")]
-OPTIONS = {"**/templates/**.j2": {"extensions": "jinja2.ext.i18n", "trim_blocks": "true"}}
 
 
 def extract() -> Catalog:

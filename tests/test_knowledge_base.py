@@ -48,6 +48,16 @@ def test_the_profile_fields_are_declared_once(kb) -> None:  # type: ignore[no-un
     for option in cli.PROFILE_OPTIONS:
         option(command)
     assert sorted(p.name for p in command.__click_params__) == sorted(PROFILE_FIELDS)  # type: ignore[attr-defined]
+    # the flags are made from the one declaration (profile_types.FIELD_TYPES), in its order: a field the command
+    # line has no words for is still a flag, named after it; a yes-or-no field is a pair
+    assert list(cli.PROFILE_FLAGS) == list(PROFILE_FIELDS)
+
+    def other() -> None: ...
+
+    cli.profile_option("new_field", int)(other)
+    cli.profile_option("new_switch", bool)(other)
+    assert [(p.name, p.opts, p.secondary_opts) for p in other.__click_params__] == [  # type: ignore[attr-defined]
+        ("new_field", ["--new-field"], []), ("new_switch", ["--new-switch"], ["--no-new-switch"])]
     assert sorted(cli.WHAT_IF_NAMES.values()) == sorted(PROFILE_FIELDS)
 
 

@@ -35,12 +35,13 @@ def test_the_generated_types_match_the_profile_definition() -> None:
     for path, text in module.render_signatures().items():
         assert path.read_text(encoding="utf-8") == text, (
             f"the profile fields of {path.name} are out of date: run python scripts/update_types.py")
-    # a field added to the profile is a new parameter of each signature, between the markers only
-    signature = f"def f(\n    {module.START}\n    old: int,\n    {module.END}\n    *, lang: str,\n)"
-    assert module.with_parameters(signature, ["model_size_b", "new_field"]) == (
-        f"def f(\n    {module.START}\n    model_size_b: profile_types.ModelSizeB | None = None,\n"
-        f"    new_field: profile_types.NewField | None = None,\n    {module.END}\n    *, lang: str,\n)")
-    assert all(module.START in path.read_text(encoding="utf-8") for path in module.SIGNATURES)
+    # a field added to the profile is a new key of ProfileArguments (so a parameter of every entry point), with its type
+    declared = module.fields()
+    module.fields = lambda: {**declared, "new_field": {"type": "hours", "min": 1, "max": 2}}
+    text = module.render()
+    assert "NewField = Annotated[float | str, Bounds(min=1, max=2, kind='hours')]\n" in text
+    assert "    new_field: NewField | None\n\n    # other names\n" in text
+    assert "    vram: VramGb | None\n" in text and "    model: " not in text   # advise() declares `model` itself
     # ... and a condition type in conditions.FIELDS["profile"], from its type in rules/profile.toml
     fields = f'    "profile": {{\n        {module.START}\n        "old": NUM,\n        {module.END}\n        "model_name": STR,'
     assert module.with_condition_types(fields, {"model_size_b": {"type": "size"}, "new_field": {"type": "hours"}}) == (
@@ -50,18 +51,48 @@ def test_the_generated_types_match_the_profile_definition() -> None:
 
 @pytest.mark.parametrize("function", [advise, explain, Consultation.__init__])
 def test_the_api_is_annotated_with_the_profile_types(function, kb) -> None:  # type: ignore[no-untyped-def]
-    from expert.input.profile_types import FIELD_TYPES
+    import inspect
 
+    from expert.input.profile_types import FIELD_TYPES, ProfileArguments, Unpack
+
+    # One declaration: each entry point takes **profile: Unpack[ProfileArguments] (what a type checker reads) ...
     hints = typing.get_type_hints(function, include_extras=True)
+    assert hints["profile"] == Unpack[ProfileArguments]
+    assert hints["lang"] == typing.Literal["en", "es"] | None
+    declared = typing.get_type_hints(ProfileArguments, include_extras=True)
+    # ... and shows each field as a keyword parameter of its own (what help() and inspect read), typed alike
+    shown = inspect.signature(function).parameters
     for name, spec in kb.fields.items():
-        assert hints[name] == FIELD_TYPES[name] | None, name
+        assert declared[name] == shown[name].annotation == FIELD_TYPES[name] | None, name
+        assert (shown[name].kind, shown[name].default) == (inspect.Parameter.KEYWORD_ONLY, None)
         args = typing.get_args(FIELD_TYPES[name])
         if spec.type == "choice":
             assert set(args) == set(spec.choices)
         elif spec.type != "bool":
             bounds = args[1]
             assert isinstance(bounds, Bounds) and (bounds.min, bounds.max) == (spec.min, spec.max)
-    assert hints["lang"] == typing.Literal["en", "es"] | None
+    # the fields' other names (rules/vocabulary.toml) are keys too, typed as their field
+    from expert.knowledge.vocabulary import vocabulary
+
+    aliases = {alias: field for field, names in vocabulary(kb).argument_aliases.items() for alias in names
+               if alias != "model"}
+    assert aliases and all(declared[alias] == FIELD_TYPES[field] | None for alias, field in aliases.items())
+    assert list(shown)[-1] == "profile" and shown["profile"].kind is inspect.Parameter.VAR_KEYWORD
+
+
+def test_the_entry_points_read_the_profile_alike() -> None:
+    """The fields, their other names and a name that is none of theirs, read alike by advise(), explain() and
+    Consultation(): one **profile, one reader (expert.input.arguments.profile_arguments)."""
+    result = advise(model_size_b=8, vram="RTX 3090", lang="en")
+    assert advise(model="8B", gpu="RTX 3090", lang="en").profile == result.profile
+    assert explain(model_size="8B", own_gpu="RTX 3090", lang="en").result.profile == result.profile
+    assert Consultation(lang="en", model="8B", vram="RTX 3090").result().profile == result.profile
+    for call in (lambda: advise(colour="red"), lambda: explain(colour="red"), lambda: Consultation(colour="red")):
+        with pytest.raises(InputError, match="colour: not an accepted argument; accepted: model_size_b, method"):
+            call()
+    for call in (lambda: advise(model_size_b=8, size=7), lambda: Consultation(model_size_b=8, model="7B")):
+        with pytest.raises(InputError, match="model_size_b: given twice"):
+            call()
 
 
 def test_the_input_schema_comes_from_the_profile_definition(kb) -> None:  # type: ignore[no-untyped-def]

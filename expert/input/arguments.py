@@ -6,10 +6,11 @@ one field given under two names, the prices a person pays.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+import inspect
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import replace
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 from .. import escape
 from ..errors import InputError, nearest
@@ -18,7 +19,10 @@ from ..knowledge import PROFILE_FIELDS, KnowledgeBase
 from ..knowledge.bases import knowledge_base
 from ..knowledge.vocabulary import vocabulary
 from . import profile as profile_module
+from .profile_types import FIELD_TYPES
 from .values import argument
+
+Function = TypeVar("Function", bound=Callable[..., Any])
 
 
 def check_paths(rules_dir: Any, catalog: Any, tr: Localizer) -> None:
@@ -34,6 +38,33 @@ def check_paths(rules_dir: Any, catalog: Any, tr: Localizer) -> None:
 # The arguments advise() declares besides the profile fields (for the error that lists them).
 ADVISE_ARGUMENTS = ("lang", "rules_dir", "catalog", "basis", "prices", "model", "model_config", "seq_len", "batch",
                     "lora_rank", "checkpointing")
+
+
+def profile_parameters(function: Function) -> Function:
+    """``function`` (an entry point that takes the profile as
+    ``**profile: Unpack[ProfileArguments]``, the one declaration) shown, to
+    ``help()``, ``inspect.signature()`` and the tools that read them, with a
+    keyword parameter per profile field, in rules/profile.toml's order, before
+    its own keyword parameters; ``**profile`` stays last, for the fields'
+    other names (``vram=24``)."""
+    signature = inspect.signature(function)
+    kinds = inspect.Parameter
+    own = list(signature.parameters.values())
+    types: Mapping[str, Any] = FIELD_TYPES
+    fields = [kinds(name, kinds.KEYWORD_ONLY, default=None, annotation=types[name] | None) for name in PROFILE_FIELDS]
+    before = [p for p in own if p.kind in (kinds.POSITIONAL_ONLY, kinds.POSITIONAL_OR_KEYWORD)]
+    after = [p for p in own if p not in before]
+    function.__signature__ = signature.replace(parameters=[*before, *fields, *after])  # type: ignore[attr-defined]
+    return function
+
+
+def profile_arguments(profile: Mapping[str, Any], tr: Localizer, others: Sequence[str] = ()) -> dict[str, Any]:
+    """The profile fields of an entry point's ``**profile`` (each field, None
+    where not given), those given under another name taken as theirs: a name
+    that is neither is an InputError listing the fields, then ``others`` (the
+    entry point's own parameters)."""
+    given = {name: profile.get(name) for name in PROFILE_FIELDS}
+    return with_aliases(given, {k: v for k, v in profile.items() if k not in PROFILE_FIELDS}, tr, others)
 
 
 def field_alias(name: str, declared: Sequence[str], kb: KnowledgeBase | None = None) -> str:

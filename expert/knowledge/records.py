@@ -440,17 +440,28 @@ class KnowledgeBase:
 
     def messages(self) -> list[str]:
         """Every translatable string of the knowledge base, in file order."""
-        found = [rule.message for rule in self.rules]
-        for spec in self.fields.values():
-            found.append(spec.label)
+        return list(dict.fromkeys(message for _, message in self.keyed_messages()))
+
+    def keyed_messages(self) -> list[tuple[str, str]]:
+        """Every translatable string of the knowledge base with the id of
+        where it is written, in file order: ``rules.toml rule ID``,
+        ``profile.toml field NAME label`` ... (docs/explanations.md, "Where a
+        sentence is written")."""
+        found = [(f"rules.toml rule {rule.id}", rule.message) for rule in self.rules]
+        for name, spec in self.fields.items():
+            found.append((f"profile.toml field {name} label", spec.label))
             if spec.none_label:
-                found.append(spec.none_label)
-            found += spec.choice_labels.values()
-        for table in self.labels.values():
-            found += table.values()
+                found.append((f"profile.toml field {name} none_label", spec.none_label))
+            found += [(f"profile.toml field {name} choice {value}", label)
+                      for value, label in spec.choice_labels.items()]
+        for table, labels in self.labels.items():
+            found += [(f"labels.toml {table} {key}", label) for key, label in labels.items()]
         for question in self.questions:
-            found += [question.text, question.why] + ([question.hint] if question.hint else [])
-            found += [text for text in (question.which_text, question.which_hint) if text]
-        found += [device.reason for device in self.unsupported]
-        found += [section.title for section in self.sections.values() if section.title]
-        return list(dict.fromkeys(found))
+            where = f"questions.toml question {question.field}"
+            found += [(f"{where} {key}", text) for key, text in (
+                ("text", question.text), ("why", question.why), ("hint", question.hint),
+                ("which_text", question.which_text), ("which_hint", question.which_hint)) if text]
+        found += [(f"owned.toml unsupported {device.id} reason", device.reason) for device in self.unsupported]
+        found += [(f"sections.toml {key} title", section.title) for key, section in self.sections.items()
+                  if section.title]
+        return found

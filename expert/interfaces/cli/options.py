@@ -9,43 +9,62 @@ from __future__ import annotations
 
 import re
 from collections.abc import Callable
-from typing import Any
+from typing import Any, Literal, get_origin
 
 import click
 
 from ...escape import quoted
+from ...input.profile_types import FIELD_TYPES
 from . import completion as complete
 from .output import command_gettext
 
 LANGS = complete.names_in("i18n", "SUPPORTED")
 
 
-PROFILE_OPTIONS = [
-    click.option("-s", "--model-size", "-m", "--model", "model_size_b", metavar="SIZE",
-                 help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B "
-                      "(expert models lists the names known), or its Hugging Face Hub id: openai/gpt-oss-20b."),
-    click.option("-M", "--method", metavar="METHOD", help="full, lora or qlora.", shell_complete=complete.field_choices("method")),
-    click.option("--budget", metavar="BUDGET", help="low, medium or high.",
-                 shell_complete=complete.field_choices("budget")),
-    click.option("--rocm-ok/--no-rocm", "rocm_ok", default=None,
-                 help="Willing (or not) to set up and debug ROCm for AMD cards."),
-    click.option("--deadline", "deadline_h", metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
-    click.option("--vram", "--own-gpu", "vram_gb", metavar="GB", help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090), several with their count (2x RTX 3090); auto to read this machine's cards (nvidia-smi or rocm-smi); no for none.",
-                 shell_complete=complete.own_cards),
-    click.option("--dataset", "dataset_examples", metavar="N", help="Training examples: 10000, 10k."),
-    click.option("--tokens-per-example", "tokens_per_example", metavar="N",
-                 help="Tokens in one training example (default 1024): 512, 4k."),
-    click.option("--epochs", metavar="N", help="Passes over the dataset (default 1): 1, 3, 0.5."),
-    click.option("--purpose", metavar="PURPOSE", help="experiment or production.",
-                 shell_complete=complete.field_choices("purpose")),
-    click.option("--interruptible/--no-interruptible", "interruptible", default=None,
-                 help="Whether training tolerates interruptions (spot instances)."),
-    click.option("--stack", metavar="STACK", help="typical or tuned: the software the training time assumes.",
-                 shell_complete=complete.field_choices("stack")),
-    click.option("--provider", metavar="PROVIDER", shell_complete=complete.field_choices("provider"),
-                 help="Whose prices: cheapest (each card's cheapest price basis, the default), akash, aws, "
-                      "digitalocean, google-cloud, lambda, nebius, runpod or verda (rules/prices)."),
-]
+# The profile's flags: one per field of the profile's one declaration (rules/profile.toml, in its order, as
+# expert/input/profile_types.py has it), each with its command-line words: its flags (a yes-or-no field's
+# pair), metavar and help, and what completes its value (a choice field's choices unless said). A field
+# without words here is still a flag, named after it (--field-name, --field-name/--no-field-name).
+PROFILE_FLAGS: dict[str, dict[str, Any]] = {
+    "model_size_b": dict(flags=("-s", "--model-size", "-m", "--model"), metavar="SIZE",
+                         help="Parameters in billions, or the model's name: 7, 70B, Llama-3.1-8B, Mixtral-8x7B "
+                              "(expert models lists the names known), or its Hugging Face Hub id: openai/gpt-oss-20b."),
+    "method": dict(flags=("-M", "--method"), metavar="METHOD", help="full, lora or qlora."),
+    "budget": dict(flags=("--budget",), metavar="BUDGET", help="low, medium or high."),
+    "rocm_ok": dict(flags=("--rocm-ok/--no-rocm",), help="Willing (or not) to set up and debug ROCm for AMD cards."),
+    "deadline_h": dict(flags=("--deadline",), metavar="HOURS", help="Time available for training: 8, 8h, 2 days."),
+    "vram_gb": dict(flags=("--vram", "--own-gpu"), metavar="GB", shell_complete=complete.own_cards,
+                    help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090), several with "
+                         "their count (2x RTX 3090); auto to read this machine's cards (nvidia-smi or rocm-smi); no "
+                         "for none."),
+    "dataset_examples": dict(flags=("--dataset",), metavar="N", help="Training examples: 10000, 10k."),
+    "tokens_per_example": dict(flags=("--tokens-per-example",), metavar="N",
+                               help="Tokens in one training example (default 1024): 512, 4k."),
+    "epochs": dict(flags=("--epochs",), metavar="N", help="Passes over the dataset (default 1): 1, 3, 0.5."),
+    "purpose": dict(flags=("--purpose",), metavar="PURPOSE", help="experiment or production."),
+    "interruptible": dict(flags=("--interruptible/--no-interruptible",),
+                          help="Whether training tolerates interruptions (spot instances)."),
+    "stack": dict(flags=("--stack",), metavar="STACK", help="typical or tuned: the software the training time assumes."),
+    "provider": dict(flags=("--provider",), metavar="PROVIDER",
+                     help="Whose prices: cheapest (each card's cheapest price basis, the default), akash, aws, "
+                          "digitalocean, google-cloud, lambda, nebius, runpod or verda (rules/prices)."),
+}
+
+
+def profile_option(field: str, kind: Any) -> Callable[[Any], Any]:
+    """The flag of one profile field of type ``kind`` (profile_types.FIELD_TYPES): a pair of flags for a
+    yes-or-no field, the choices completed for a choice field."""
+    name = field.replace("_", "-")
+    words = {"flags": (f"--{name}/--no-{name}",) if kind is bool else (f"--{name}",), **PROFILE_FLAGS.get(field, {})}
+    flags = words.pop("flags")
+    if kind is bool:
+        return click.option(*flags, field, default=None, **words)
+    if get_origin(kind) is Literal:
+        words.setdefault("shell_complete", complete.field_choices(field))
+    return click.option(*flags, field, **words)
+
+
+PROFILE_OPTIONS = [profile_option(field, kind) for field, kind in FIELD_TYPES.items()]
 
 
 # The settings a person may fix instead of the rules (expert/input/settings.py), under `expert estimate`'s names.
