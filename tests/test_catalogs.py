@@ -64,9 +64,13 @@ def test_every_card_of_current_takes_part_in_the_rules() -> None:
     everything = {r.gpu for r in result.recommendations} | {r.gpu for r in result.rejected}
     assert {"h200-141gb", "b200-180gb", "l40s-48gb", "rtx-5090", "mi300x"} <= everything
     rejected = {r.gpu: r.rules for r in result.rejected}
-    # PCIe only (G9); the RTX 5090 has RunPod's price, the MI300X DigitalOcean's (rules/prices)
-    assert rejected["rtx-5090"] == ["no-scale-out-without-fast-link"]
-    assert rejected["l40s-48gb"] == ["no-scale-out-without-fast-link"]
+    # PCIe only (G9): the RTX 5090 and the L40S shard 70B over eight cards of one machine (issue 47,
+    # shard-over-pcie); eight 24 GB cards do not hold it, and nothing spreads beyond one machine over PCIe.
+    # The RTX 5090 has RunPod's price, the MI300X DigitalOcean's (rules/prices)
+    options = {r.gpu: r for r in result.recommendations}
+    for gpu in ("rtx-5090", "l40s-48gb"):
+        assert (options[gpu].count, options[gpu].strategy) == (8, "zero3"), gpu
+    assert rejected["rtx-4090"] == rejected["l4"] == ["no-scale-out-without-fast-link"]
     assert rejected["mi300x"] == ["amd-needs-rocm"]
     with_rocm = advise(model_size_b=70, method="lora", rocm_ok=True, budget="low", lang="en", catalog=CURRENT)
     mi300x = next(r for r in with_rocm.recommendations if r.gpu == "mi300x")
