@@ -79,7 +79,38 @@ def test_every_card_of_current_takes_part_in_the_rules() -> None:
     runpod = advise(model_size_b=70, method="lora", rocm_ok=True, budget="low", lang="en", catalog=CURRENT,
                     provider="runpod")
     (no_price,) = [r for r in runpod.rejected if r.gpu == "mi300x"]
-    assert no_price.rules == ["no-rental-price"] and "(RunPod)" in no_price.text
+    assert no_price.rules == ["no-rental-price"] and no_price.text == ""   # (said with the others, in one line)
+    (together,) = runpod.rejected_together
+    assert together.rules == ["no-rental-price"] and "(RunPod)" in together.text and "MI300X" in together.text
+
+
+def test_a_card_no_provider_rents_is_named_once_in_one_line() -> None:
+    """Issue 47: the cards no price basis rents (the MI210, the MI250, the RTX
+    6000 Ada) are each ruled out by no-rental-price, which the trace shows card
+    by card; the answer names them together, once, in one line, not in a
+    paragraph of each card's."""
+    unrented = ["AMD Instinct MI210", "AMD Instinct MI250", "NVIDIA RTX 6000 Ada 48 GB"]
+    for lang, line in (("en", "No provider of the price bases searched"),
+                       ("es", "Ningún proveedor de las bases de precios consultadas")):
+        result = advise(model_size_b=70, method="lora", budget="low", lang=lang)
+        assert sum(step.rule == "no-rental-price" for step in result.trace) == 3   # one firing a card
+        (together,) = result.rejected_together
+        assert together.rules == ["no-rental-price"] and together.text.startswith(line)
+        assert all(name in together.text for name in unrented)
+        assert not any(line in r.text for r in result.rejected)
+        for fmt in ("text", "markdown"):
+            verbose = result.render(fmt, verbose=True)
+            assert verbose.count(line) == 1 and "\n" not in together.text
+            # a card has a paragraph of its own only for another reason (ROCm, no fast link between cards)
+            assert {r.gpu for r in result.rejected if r.text} >= {"mi210", "mi250", "rtx-6000-ada"}
+        data = result.to_dict()
+        assert data["rejected_together"] == [{"id": "no-rental-price", "rules": ["no-rental-price"],
+                                              "text": together.text}]
+    # Not fired: with a price for each, no card is unrented and there is no such line.
+    priced = advise(model_size_b=70, method="lora", budget="low", lang="en",
+                    prices={"mi210": 1.5, "mi250": 2.0, "rtx-6000-ada": 0.9})
+    assert priced.rejected_together == [] and "no-rental-price" not in {s.rule for s in priced.trace}
+    assert "No provider" not in priced.render("text", verbose=True)
 
 
 def test_a_user_card_replaces_the_guide_card_with_its_id(tmp_path: Path) -> None:

@@ -28,8 +28,9 @@ from conftest import edited_rules
 pytestmark = pytest.mark.fresh_runs
 
 
-def run(**given: Any) -> Run:
-    kb = knowledge_base(None, "guide")   # the guide's six cards: the firings below are theirs
+def run(catalog: str | None = None, **given: Any) -> Run:
+    """One consultation's run on the cards weighed by default (the guide's and today's market), or on a catalog."""
+    kb = knowledge_base(None, catalog)
     profile, _ = build(kb, given, Localizer("en"))
     return engine.infer(for_profile(kb, profile), profile)
 
@@ -276,17 +277,25 @@ def test_the_ranking_and_the_pick_are_rules_over_facts() -> None:
     [ordered] = [f for f in result.firings if f.rule.id == "order-options"]
     assert [m["values"]["gpu"] for m in ordered.matched if m["fact"] == "weight"] == ranking
     assert ordered.derived[0]["values"]["order"] == ranking and ordered.derived[0]["values"]["options"] == len(ranking)
+    # The order is that of the rule's keys: the demotions, then how deep in the chains of options beating
+    # one another on money and time it is (one that beats another comes before it, beaten or not), then
+    # the score. On today's market the depth decides: the A40 (score 1.12, beaten at depth 2) ranks after
+    # the A100 80 GB (score 1.21, beaten at depth 1).
+    assert [key.source for key in ordered.rule.by] == ["weight.demotion", "weight.beaten", "weight.score",
+                                                       "weight.devices", "weight.order"]
     weights = {f.gpu: f.derived[0]["values"] for f in weighed}
-    keys = [(weights[g]["demotion"], weights[g]["score"], weights[g]["devices"], weights[g]["order"]) for g in ranking]
-    assert keys == sorted(keys)
+    keys = [tuple(weights[g][key] for key in ("demotion", "beaten", "score", "devices", "order")) for g in ranking]
+    assert keys == sorted(keys) and len(ranking) >= 20
+    assert max(weights[g]["beaten"] for g in ranking) > 1   # deeper chains than the guide's six ever made
     # One sweep from the cheapest marks the options another beats on money and time, naming one that does; then
     # a demote rule holds each back.
     [sweep] = [f for f in result.firings if f.rule.id == "another-beats-it-on-money-and-time"]
     beaten = {d["values"]["gpu"]: d["values"] for d in sweep.derived}
     assert "rtx-4090" in beaten and "own" not in beaten and beaten["rtx-4090"]["by_gpu"] == "own"
     assert ("beaten-on-money-and-time", "rtx-4090") in {(f.rule.id, f.gpu) for f in result.firings}
-    # Nothing stands: no-option-stands declares that there is no pick.
-    none = run(model_size_b=2000, method="full")
+    # Nothing stands: no-option-stands declares that there is no pick (on the guide's six cards: 64 B200s
+    # of today's market, offloading, hold even a 2,000B model's full fine-tuning).
+    none = run(model_size_b=2000, method="full", catalog="guide")
     assert none.ranking == [] and none.pick == {"gpu": None, "count": None, "hours": None, "found": False}
     assert [f.rule.id for f in none.firings if f.rule.then in ("pick", "no-pick")] == ["no-option-stands"]
     assert not any(f.rule.then in ("market", "beaten", "order") for f in none.firings)

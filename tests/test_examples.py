@@ -39,7 +39,9 @@ def test_the_terminal_chatbot_takes_an_opening_sentence(tmp_path: Path) -> None:
 
 def test_the_terminal_chatbot_answers_one_question_at_a_time(tmp_path: Path) -> None:
     state = tmp_path / "chat.json"
-    lines = chat("70B\n?\nmucho\nlora\nno\n10k\n1024\n1\nexperimento\nbajo\nno\n8 horas\nsí\ntípico\n\n", state)
+    # size, why, a bad method, method, own GPU, examples, purpose, budget, ROCm, interruptions, tokens, epochs,
+    # deadline, software, provider (the order today's market asks them in: what the ranking weighs first)
+    lines = chat("70B\n?\nmucho\nlora\nno\n10k\nexperimento\nbajo\nno\nsí\n1024\n1\n8 horas\ntípico\n\n", state)
     assert lines[2].startswith("¿Qué método") and lines[3].startswith("El ajuste completo necesita")
     assert any("método de ajuste: «mucho»" in line for line in lines)
     assert any(line.startswith("**Recomendación:**") for line in lines) and "### Avisos" in lines

@@ -173,6 +173,9 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
     ("rules.toml", 'trials = "speed"\n', "", "a stage that sees trials settles one kind of them"),
     ("rules.toml", 'sees = ["profile", "weight"]', 'sees = ["profile", "weights"]', "sees must list facts of"),
     ("rules.toml", 'message = "Reach the batch size', 'mesage = "Reach the batch size', ".mesage' (known: "),
+    # issue 47: only a reject rule whose message names the card names its cards together
+    ("rules.toml", 'rents %(card_name)s by the hour', 'rents it by the hour', "together = true is for reject rules"),
+    ("rules.toml", "id = \"tight-fit\"\n", "id = \"tight-fit\"\ntogether = true\n", "together = true is for reject rules"),
     ("catalog.toml", "vram_gb = 24\n", 'vram_gb = "24 GB"\n', "'vram_gb' must be a positive number"),
     ("catalog.toml", 'vendor = "amd"', 'vendor = "intel"', "vendor must be one of"),
     ("catalog.toml", 'cost = "high"', 'cost = "very high"', "cost must be one of"),

@@ -7,7 +7,9 @@ from __future__ import annotations
 
 import json
 import re
+from typing import Any
 
+import pytest
 from click.testing import CliRunner
 
 from expert import advise, paths
@@ -69,7 +71,8 @@ def test_expert_catalogs_lists_twenty_rented_cards_with_providers_and_dates() ->
     cards = data["guide"] + [c for catalog in data["shipped"].values() for c in catalog["cards"]]
     rented = [c for c in cards if c["prices"]]
     assert len(rented) >= 20 and data["rentable"]["cards"] == len(rented)
-    assert len(data["rentable"]["providers"]) >= 3
+    providers = data["rentable"]["providers"]
+    assert len(providers) >= 3 and providers == sorted(providers, key=str.casefold)   # Akash before AWS
     for card in rented:
         for row in card["prices"]:
             assert re.fullmatch(r"20\d\d-\d\d(-\d\d)?", row["date"]) and row["on_demand"] > 0 and row["provider"]
@@ -108,3 +111,26 @@ def test_every_market_card_gives_its_datasheet_and_its_link() -> None:
 
 def test_the_shipped_catalog_is_where_the_docs_say() -> None:
     assert (paths.RULES / "catalogs" / "current.toml").is_file()
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_guide_cards_keep_their_plus_lines_on_the_market(lang: str) -> None:
+    """Issue 47 item 6: the guide's voice stays. Its table's cards keep, among
+    23 cards, the "+" lines they have among its six: 7B LoRA on the RTX 4090
+    (its table's fit, a cheap card for a short experiment), 13B full
+    fine-tuning's A100 80 GB (its table's fit) where it ranks lower."""
+    def plus(result: Any, gpu: str) -> list[str]:
+        return [reason["text"] for reason in next(r for r in result.recommendations if r.gpu == gpu).reasons
+                if reason["effect"] == "for"]
+
+    for given, gpu in ((dict(model_size_b=7, method="lora"), "rtx-4090"),
+                       (dict(model_size_b=13, method="full"), "a100-80gb")):
+        market, guide = advise(**given, lang=lang), advise(**given, lang=lang, catalog="guide")
+        assert len(market.recommendations) > len(guide.recommendations)
+        assert plus(market, gpu) == plus(guide, gpu)
+        assert "table-ideal-use" in {reason["rule"] for reason in next(
+            r for r in market.recommendations if r.gpu == gpu).reasons}
+    # shown as "+" lines where the card is the answer
+    text = advise(model_size_b=7, method="lora", lang=lang).render("text")
+    assert all(f"  + {line.split()[0]}" in text for line in plus(advise(model_size_b=7, method="lora", lang=lang),
+                                                                 "rtx-4090"))

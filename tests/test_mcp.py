@@ -92,8 +92,10 @@ def test_a_consultation_held_through_the_tools() -> None:
         for answer in ["70B", "lora"]:
             seen.append(await client.call_tool("consultation_answer", {"consultation_id": key, "answer": answer}))
         seen.append(await client.call_tool("consultation_back", {"consultation_id": key}))
-        for answer in ["qlora", "no", "10k", "1024", "1", "bajo", "no", "no", "típico", "RunPod", "no"]:
+        # method, own GPU, examples, budget, tokens, epochs, deadline, interruptions, software, provider
+        for answer in ["qlora", "no", "10k", "bajo", "1024", "1", "no", "no", "típico", "RunPod"]:
             last = await client.call_tool("consultation_answer", {"consultation_id": key, "answer": answer})
+            assert not last.is_error, (answer, last.content[0].text)
             seen.append(last)
             if last.structured_content.get("done"):
                 break
@@ -232,7 +234,8 @@ def test_the_same_strings_read_the_same_over_mcp() -> None:
 
 def test_launch_files_over_mcp_are_contents_not_writes() -> None:
     async def script(client: ClientSession) -> Any:
-        return [await client.call_tool("launch", {"model_size_b": "Llama-3.1-70B", "method": "lora"}),
+        # at a high budget the first option is 4 H100s sharing the model (one B200 holds it whole otherwise)
+        return [await client.call_tool("launch", {"model_size_b": "Llama-3.1-70B", "method": "lora", "budget": "high"}),
                 await client.call_tool("launch", {"model_size_b": 8, "method": "qlora", "vram_gb": 24, "option": 2,
                                                   "model": "$(touch pwned)", "lang": "es"}),
                 await client.call_tool("launch", {"model_size_b": 8, "option": 99, "lang": "es"})]

@@ -131,12 +131,14 @@ def test_back_keeps_the_earlier_answer_as_the_default() -> None:
     child.expect_exact("How many training examples does your dataset have?")
     child.expect_exact("[10,000] > ")
     child.sendline("50k")
-    child.expect_exact("About how many tokens long is one training example?")
+    # the next question: 8B LoRA trains in under 4 hours on today's cards, so the length of the examples is
+    # not asked; what the ranking weighs is
+    child.expect_exact("Is this a one-off experiment or a production job?")
     child.sendline("back")
     child.expect_exact("How many training examples does your dataset have?")
     child.expect_exact("[50,000] > ")
     child.sendline("")
-    child.expect_exact("About how many tokens long is one training example?")
+    child.expect_exact("Is this a one-off experiment or a production job?")
     for _ in range(10):  # the defaults for the rest
         if child.expect([r"\[[^\]]*\] > ", "Show the full reasoning"]) == 1:
             break

@@ -226,13 +226,16 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
                                               list(dict.fromkeys(rules + [f.rule.id for f in fired]))))
 
     rejected = []
-    for gpu in run.options:
-        if gpu in run.ranking:
-            continue
+    together: dict[str, tuple[Firing, list[str]]] = {}    # a rule that names its cards together: them, once
+    for gpu in sorted((gpu for gpu in run.options if gpu not in run.ranking), key=run.order):
         fired = [f for f in by_gpu.get(gpu, []) if f.rule.kind == "reject"]
+        for f in fired:
+            if f.rule.together:
+                together.setdefault(f.rule.id, (f, []))[1].append(gpu)
         rejected.append(Rejection(gpu, w.name(gpu), w.origin(gpu), [f.rule.id for f in fired],
-                                  " ".join(w.message(f.rule, f.env) for f in fired)))
-    rejected.sort(key=lambda r: run.order(r.gpu))
+                                  " ".join(w.message(f.rule, f.env) for f in fired if not f.rule.together)))
+    named_together = [Note(rule_id, [rule_id], w.together(first.rule, first.env, gpus))
+                      for rule_id, (first, gpus) in together.items()]
 
     notes: dict[str, list[Note]] = {"advice": [], "warning": []}
     standing = {(rule.id, gpu) for rule, gpu in effective(run.conclusions)}
@@ -252,4 +255,4 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
                                      _rounded(f.matched), _rounded(f.derived), w.message(f.rule, f.env))
                            for f in firings])
     return Result(tr.lang, dict(run.profile), assumed, requirement, recommendations, notes["advice"],
-                  notes["warning"], rejected, trace, kb)
+                  notes["warning"], rejected, trace, kb, named_together)

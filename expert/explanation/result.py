@@ -215,6 +215,9 @@ class Result:
     rejected: list[Rejection]
     trace: Sequence[TraceStep]
     kb: KnowledgeBase | None = field(repr=False, compare=False, default=None)   # for rendering labels
+    # The reject rules that name their cards together (rules.toml `together`, such as no provider renting
+    # them): one line each for all its cards, which their own texts in `rejected` leave out.
+    rejected_together: list[Note] = field(default_factory=list)
 
     def to_dict(self, detail: str = "full") -> dict[str, Any]:
         """The JSON contract. ``detail="full"``: everything, with the trace;
@@ -234,6 +237,7 @@ class Result:
             "advice": [as_data(n) for n in self.advice],
             "warnings": [as_data(n) for n in self.warnings],
             "rejected": [as_data(r) for r in self.rejected],
+            "rejected_together": [as_data(n) for n in self.rejected_together],
             "trace": [as_data(t) for t in self.trace],
         }
 

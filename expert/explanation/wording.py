@@ -193,6 +193,12 @@ class Writer:
     def message(self, rule: RuleDef, env: dict[str, Any]) -> str:
         return sentence(self._(rule.message) % self.context(env))
 
+    def together(self, rule: RuleDef, env: dict[str, Any], gpus: list[str]) -> str:
+        """The message of a rule that names its cards together (rules.toml
+        ``together``), once for all the cards ``gpus`` it fired on: its card's
+        name is their names, listed (``env``, the first firing's, gives the rest)."""
+        return sentence(self._(rule.message) % _Named(self.context(env), self.tr.list([self.name(g) for g in gpus])))
+
     def cites(self, rule: RuleDef) -> dict[str, str]:
         number = list(self.kb.sections).index(rule.section) + 1
         # (the JSON's cites are the same in every language: explain's text adds the translated title)
@@ -244,6 +250,22 @@ class Context(Mapping[str, str]):
 
     def __len__(self) -> int:
         return sum(len(values) for values in self.env.values())
+
+
+class _Named(Mapping[str, str]):
+    """A message's placeholders where the card's name is several cards' names."""
+
+    def __init__(self, context: Context, names: str) -> None:
+        self.context, self.names = context, names
+
+    def __getitem__(self, key: str) -> str:
+        return self.names if key == "card_name" else self.context[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.context)
+
+    def __len__(self) -> int:
+        return len(self.context)
 
 
 def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], total_vram_gb: float) -> str:

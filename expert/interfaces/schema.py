@@ -193,6 +193,9 @@ def result_schema(kb: KnowledgeBase, detail: str) -> dict[str, Any]:
         **common,
         "rejected": {"type": "array", "items": _object(["gpu", "rules", "text"],
                                                        {"gpu": _STR, "name": _STR, "rules": _STRS, "text": _STR})},
+        "rejected_together": {"type": "array", "items": _NOTE,
+                              "description": "One line for all the cards a rule rules out together (no provider "
+                                             "rents them); their texts in rejected leave it out."},
         "trace": {"type": "array", "items": _object(
             ["rule", "cites", "matched", "derived"],
             {"rule": _STR, "kind": _STR, "cites": {"type": "object"}, "heuristics": _STRS,
@@ -262,7 +265,9 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     """The tools of `expert mcp`, neutral: name, description, JSON Schema of the parameters."""
     profile = profile_properties(kb)
     # explain, estimate, consultation_start and launch take the same fields: described once, in advise
-    bare = {name: {k: v for k, v in schema.items() if k != "description"} for name, schema in profile.items()}
+    # (the description and the default, annotations; the types and choices are checked in every tool)
+    bare = {name: {k: v for k, v in schema.items() if k not in ("description", "default")}
+            for name, schema in profile.items()}
     consultation = {"type": "string", "minLength": 1, "maxLength": 64, "description": "From consultation_start."}
     settings = _settings()      # what the person may fix instead of the rules (expert/input/settings.py)
     plain = settings

@@ -331,6 +331,7 @@ class RuleDef:
     scope: tuple[str, ...] = ()  # the facts it may see: its stage's
     trials: str | None = None    # a rule of a stage that settles trials: their kind
     in_brief: bool = False       # its note is in the default, one-screen answer (rules.toml `brief`; warnings by default)
+    together: bool = False       # a reject rule whose cards an answer names once, in one line (rules.toml `together`)
 
     @cached_property
     def placeholders(self) -> frozenset[tuple[str, str]]:

@@ -34,7 +34,7 @@ G_RE = re.compile(r"^G[1-9]\Z")
 
 
 _RULE_KEYS = ("id", "kind", "stage", "then", "step", "section", "heuristics", "gaps", "when", "by", "message",
-              "factor", "opposes", "overrides", "summary", "brief")
+              "factor", "opposes", "overrides", "summary", "brief", "together")
 
 
 def checked_stages(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, StageDef]:
@@ -167,10 +167,16 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
         if not isinstance(in_brief, bool) or (in_brief and kind not in ("advice", "warning")):
             bad("brief", "brief = true is for advice and warnings only (their note is in the one-screen answer)")
             in_brief = False
+        together = entry.get("together", False)
+        if not isinstance(together, bool) or (together and (kind != "reject" or "card_name" not in
+                                                             PLACEHOLDER_RE.findall(message))):
+            bad("together", "together = true is for reject rules whose message names the card (%(placeholder)s)",
+                placeholder="%(card_name)s")
+            together = False
         rules.append(RuleDef(str(rule_id), kind, str(section), tuple(heuristics), tuple(gaps), condition,
                              message, None if factor is None else float(factor), then, index, str(path), line,
                              links["opposes"], links["overrides"], step, proposes, in_summary, tuple(by),
-                             stage.id, stage.rank, stage.sees, stage.trials, in_brief))
+                             stage.id, stage.rank, stage.sees, stage.trials, in_brief, together))
     if not rules:
         problems.add(str(path), line_at(text, "rule"), "no [[rule]] tables")
     ids = {rule.id for rule in rules}

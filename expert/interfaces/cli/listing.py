@@ -54,7 +54,7 @@ def describe(kb: KnowledgeBase, shipped: dict[str, Any]) -> dict[str, Any]:
     guide = [card(c) for c in kb.catalog if c.origin == "guide"]
     every = guide + [c for catalog in catalogs.values() for c in catalog["cards"]]
     rented = [c for c in every if c["prices"]]
-    providers = sorted({row["provider"] for c in rented for row in c["prices"]})
+    providers = sorted({row["provider"] for c in rented for row in c["prices"]}, key=str.casefold)
     return {"guide": guide, "shipped": catalogs,
             "owned": [{"id": c.id, "name": c.name, "vram_gb": c.vram_gb, "aliases": list(c.aliases)}
                       for c in kb.owned],
