@@ -60,6 +60,10 @@ CASES: dict[str, dict[str, Any]] = {
     # issue 47: today's market, weighed by default (catalog=None): one B200
     # where the guide's cards alone give four H100s
     "70b-lora-low-budget-market": dict(model_size_b=70, method="lora", budget="low", catalog=None),
+    # issue 47: Answer.AI's setup, 70B QLoRA on two RTX 3090s of one's own with the weights in CPU
+    # memory (offload-parameters); the guide's RTX 4090s shard it over PCIe (shard-over-pcie)
+    "70b-qlora-own-2x3090": dict(model_size_b="Llama-2-70B", method="qlora", vram_gb="2x RTX 3090",
+                                 tokens_per_example=2048),
 }
 # The cases are asked of the guide's cards alone (--catalog guide): its rules
 # and its table's cards, read in a diff; a case that names its catalog

@@ -145,5 +145,83 @@ def torchtune(directory):
                       "optimizer": merged.optimizer._component_}))
 
 
+def fsdp(directory):
+    """The FSDP settings of DIR's accelerate.yaml, applied with torch's own
+    FullyShardedDataParallel to the tiny model loaded in 4 bits with the
+    quantization train.py writes (its BitsAndBytesConfig keywords read from
+    the file), two processes over gloo on the CPU, one optimizer step each:
+    what accelerate does not do on a CPU (it turns FSDP on for accelerator
+    devices only). One JSON line on stdout from rank 0."""
+    import ast
+    import torch.multiprocessing as mp
+    import yaml
+
+    with open(os.path.join(directory, "accelerate.yaml"), encoding="utf-8") as f:
+        fsdp_config = yaml.safe_load(f)["fsdp_config"]
+    with open(os.path.join(directory, "train.py"), encoding="utf-8") as f:
+        tree = ast.parse(f.read())
+    call = next(node for node in ast.walk(tree) if isinstance(node, ast.Call)
+                and getattr(node.func, "id", None) == "BitsAndBytesConfig")
+    quantization = {k.arg: ast.unparse(k.value) for k in call.keywords}
+    result = os.path.join(directory, "fsdp.json")
+    mp.spawn(_fsdp_rank, args=(2, os.environ["TINY_MODEL"], fsdp_config, quantization, result), nprocs=2, join=True)
+    with open(result, encoding="utf-8") as f:
+        print(f.read().strip())
+
+
+def _fsdp_rank(rank, world, model_dir, fsdp_config, quantization, result):
+    import torch
+    import torch.distributed as dist
+    from peft import LoraConfig, get_peft_model
+    from peft.utils.other import fsdp_auto_wrap_policy
+    from torch.distributed.fsdp import CPUOffload, ShardingStrategy
+    from torch.distributed.fsdp import FullyShardedDataParallel as FSDP
+    from transformers import AutoModelForCausalLM, BitsAndBytesConfig
+
+    os.environ.update(MASTER_ADDR="127.0.0.1", MASTER_PORT="29533")
+    dist.init_process_group("gloo", rank=rank, world_size=world)
+    dtypes = {"torch.bfloat16": torch.bfloat16, "torch.float16": torch.float16, "torch.float32": torch.float32}
+    keywords = {k: (dtypes[v] if v in dtypes else ast_literal(v)) for k, v in quantization.items()}
+    model = AutoModelForCausalLM.from_pretrained(model_dir, dtype=torch.bfloat16,
+                                                 quantization_config=BitsAndBytesConfig(**keywords))
+    # the adapters in the weights' dtype: FSDP flattens one dtype per unit (what TRL does under FSDP)
+    model = get_peft_model(model, LoraConfig(r=8, target_modules="all-linear", task_type="CAUSAL_LM"),
+                           autocast_adapter_dtype=False)
+    storage = {p.dtype for n, p in model.named_parameters() if "lora" not in n}
+    # PEFT's policy, as transformers' Trainer sets it for a PEFT model under FSDP: the decoder layers
+    # (fsdp_transformer_layer_cls_to_wrap / TRANSFORMER_BASED_WRAP) and each trainable adapter unit apart
+    # (one requires_grad per flat parameter when use_orig_params is false)
+    wrapped = FSDP(model, auto_wrap_policy=fsdp_auto_wrap_policy(model),
+                   sharding_strategy=getattr(ShardingStrategy, fsdp_config["fsdp_sharding_strategy"]),
+                   # CPU offload pins host memory for the copies to the device (FlatParamHandle.init_flat_
+                   # param_attributes: pin_memory), which needs an accelerator: on a CPU the parameters are
+                   # where offload would put them already, and the file's setting is reported, not applied
+                   cpu_offload=CPUOffload(offload_params=torch.cuda.is_available()
+                                          and bool(fsdp_config["fsdp_offload_params"])),
+                   use_orig_params=bool(fsdp_config["fsdp_use_orig_params"]), device_id=torch.device("cpu"))
+    optimizer = torch.optim.AdamW([p for p in wrapped.parameters() if p.requires_grad], lr=1e-3)
+    ids = torch.randint(4, 16, (1, 32))
+    loss = wrapped(input_ids=ids, labels=ids).loss
+    loss.backward()
+    optimizer.step()
+    layers = sum(isinstance(m, FSDP) for m in wrapped.modules())
+    said = {"world_size": dist.get_world_size(), "backend": str(dist.get_backend()),
+            "offload_params_in_file": bool(fsdp_config["fsdp_offload_params"]),
+            "offload_params_applied": bool(wrapped.cpu_offload.offload_params), "fsdp_units": layers,
+            "sharding": fsdp_config["fsdp_sharding_strategy"], "base_dtypes": sorted(str(d) for d in storage),
+            "quantization": quantization, "loss": float(loss)}
+    dist.barrier()
+    if rank == 0:
+        with open(result, "w", encoding="utf-8") as out:
+            out.write(json.dumps(said))
+    dist.destroy_process_group()
+
+
+def ast_literal(text):
+    import ast
+
+    return ast.literal_eval(text)
+
+
 if __name__ == "__main__":
-    {"tiny": tiny, "configs": configs, "torchtune": torchtune}[sys.argv[1]](sys.argv[2])
+    {"tiny": tiny, "configs": configs, "torchtune": torchtune, "fsdp": fsdp}[sys.argv[1]](sys.argv[2])

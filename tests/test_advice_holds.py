@@ -61,6 +61,9 @@ def lower_bound_gb(size_b: float, method: str, recipe: dict[str, Any], devices: 
             gradients = optimizer = 0.0
     else:
         weights, gradients, optimizer = recipe["base_bits"] / 8, 0.0, 0.0
+    if recipe.get("offload_params"):
+        # the weights wait in host RAM (FSDP CPU offload): a device holds the layer in use only
+        weights = 0.0
     strategy = recipe["strategy"]
     if strategy in ("zero3", "fsdp"):
         return size_b * (weights + gradients + optimizer) / devices
@@ -85,8 +88,9 @@ def test_recommendations_fit_and_agree_with_each_other(profile: dict[str, Any]) 
         # What the answer says each device needs is at least that, and fits.
         assert bound <= rec["per_device_gb"] + 1e-6 <= device_gb + 1e-6
         assert rec["strategy"] == rec["recipe"]["strategy"]
-        # host RAM for offloaded state, or for paged optimizer states
-        assert (rec["host_ram_gb"] is not None) == (rec["recipe"]["offload"] or "paged" in rec["recipe"]["optimizer"])
+        # host RAM for offloaded state or weights, or for paged optimizer states
+        assert (rec["host_ram_gb"] is not None) == bool(rec["recipe"]["offload"] or rec["recipe"].get("offload_params")
+                                                        or "paged" in rec["recipe"]["optimizer"])
         assert rec["hours"] > 0
         # A recipe never changes the method: 4-bit base weights only for QLoRA.
         assert (rec["recipe"]["base_bits"] == 4) == (method == "qlora")

@@ -146,14 +146,16 @@ def test_spot_or_on_demand_follows_interruptibility() -> None:
 
 
 def test_trace_records_matched_facts_and_where_they_came_from() -> None:
-    result = run(model_size_b=13, method="full")
+    # one's own 24 GB card: 13B full fine-tuning does not fit it, and it is all there is (rented RTX 4090s
+    # now shard it over PCIe, issue 47)
+    result = run(model_size_b=13, method="full", vram_gb=24)
     step = next(s for s in result.trace if s.rule == "does-not-fit")
     sources = {m["fact"]: m["from"] for m in step.matched}
     assert sources == {"option": "configuration-chosen"}
     assert step.cites["heading"] == "Requisitos de GPU para ajuste fino de LLM: la VRAM manda"
     # Each step of the ladder matched the candidate (or the trial of a count of
     # cards) the step before it proposed.
-    ladder = {s.rule: s for s in result.trace if s.kind == "configure" and s.derived[0]["values"]["gpu"] == "rtx-4090"}
+    ladder = {s.rule: s for s in result.trace if s.kind == "configure" and s.derived[0]["values"]["gpu"] == "own"}
     chain = ["propose-one-card", "cheaper-optimizer-state", "single-device-full-recipe", "shard-when-weights-do-not-fit",
              "several-cards-need-a-fast-link", "offload-as-last-resort", "no-count-fits"]
     assert sorted(ladder) == sorted(chain)

@@ -64,11 +64,14 @@ def test_every_card_of_current_takes_part_in_the_rules() -> None:
     everything = {r.gpu for r in result.recommendations} | {r.gpu for r in result.rejected}
     assert {"h200-141gb", "b200-180gb", "l40s-48gb", "rtx-5090", "mi300x"} <= everything
     rejected = {r.gpu: r.rules for r in result.rejected}
-    # PCIe only (G9): no shard, and LoRA's step after it, an 8-bit base on one card (issue 47), does not
-    # fit 70B either; the RTX 5090 has RunPod's price, the MI300X DigitalOcean's (rules/prices)
-    assert rejected["rtx-5090"] == ["does-not-fit"] and "an 8-bit base" in next(
-        r.text for r in result.rejected if r.gpu == "rtx-5090")
-    assert rejected["l40s-48gb"] == ["does-not-fit"]
+    # PCIe only (G9): the RTX 5090 and the L40S shard 70B over eight cards of one machine (issue 47,
+    # shard-over-pcie); eight 24 GB cards do not hold it, and nothing spreads beyond one machine over PCIe.
+    # The RTX 5090 has RunPod's price, the MI300X DigitalOcean's (rules/prices)
+    options = {r.gpu: r for r in result.recommendations}
+    for gpu in ("rtx-5090", "l40s-48gb"):
+        assert (options[gpu].count, options[gpu].strategy) == (8, "zero3"), gpu
+    # eight 24 GB cards over PCIe miss 70B, and so does LoRA's last step, an 8-bit base on one card
+    assert rejected["rtx-4090"] == rejected["l4"] == ["does-not-fit"]
     assert rejected["mi300x"] == ["amd-needs-rocm"]
     with_rocm = advise(model_size_b=70, method="lora", rocm_ok=True, budget="low", lang="en", catalog=CURRENT)
     mi300x = next(r for r in with_rocm.recommendations if r.gpu == "mi300x")
@@ -99,8 +102,10 @@ def test_a_card_no_provider_rents_is_named_once_in_one_line() -> None:
         for fmt in ("text", "markdown"):
             verbose = result.render(fmt, verbose=True)
             assert verbose.count(line) == 1 and "\n" not in together.text
-            # a card has a paragraph of its own only for another reason (ROCm, no fast link between cards)
-            assert {r.gpu for r in result.rejected if r.text} >= {"mi210", "mi250", "rtx-6000-ada"}
+            # a card has a paragraph of its own only for another reason (ROCm); the RTX 6000 Ada, which
+            # shards 70B over PCIe since issue 47, is in the one line alone
+            assert {r.gpu for r in result.rejected if r.text} >= {"mi210", "mi250"}
+            assert "rtx-6000-ada" not in {r.gpu for r in result.rejected if r.text}
         data = result.to_dict()
         assert data["rejected_together"] == [{"id": "no-rental-price", "rules": ["no-rental-price"],
                                               "text": together.text}]

@@ -77,12 +77,11 @@ def test_why_not_by_default_covers_every_rejected_card_with_its_failed_condition
                                                                                 "mi250"]
     rtx = x.why_not[0]
     assert rtx.status == "rejected"
-    # LoRA's last step on a card without a fast link is an 8-bit base on one card (issue 47): it could be
-    # applied, and 70B does not fit (78.6 GB of 24)
+    # eight RTX 4090s over PCIe, one machine, do not hold it; LoRA's last step, an 8-bit base, not on one either
     assert rtx.reasons[0].rule == "does-not-fit"
     assert [c["text"] for c in rtx.reasons[0].conditions] == ["fits: no", "its last step could be applied: yes"]
-    assert "with an 8-bit base, about 78.6 GB of its 24 GB" in rtx.text
-    assert rtx.change is None
+    # with a 4-bit base, four of them hold it sharded over PCIe (issue 47, shard-over-pcie)
+    assert rtx.change is not None and rtx.change["fields"] == {"method": "qlora"} and rtx.change["count"] == 4
     mi250 = x.why_not[3]
     # The price basis has no MI250: accepting ROCm alone does not let it in.
     assert "no-rental-price" in {r.rule for r in mi250.reasons} and mi250.change is None
@@ -103,11 +102,11 @@ def test_why_not_one_h100_says_which_deadline_would_do() -> None:
 
 
 def test_why_not_a_card_that_needs_more_vram_than_one_has() -> None:
-    w = explain(model_size_b=13, method="full", why_not="rtx-4090", lang="en").why_not[0]
+    # 70B full fine-tuning does not fit eight RTX 4090s, one machine's worth over PCIe (issue 47); 13B now does
+    w = explain(model_size_b=70, method="full", why_not="rtx-4090", lang="en").why_not[0]
     assert w.status == "rejected"
-    # 13B LoRA in 16 bits does not fit 24 GB; with an 8-bit base, the LoRA ladder's step after shard, it
-    # does (16.1 GB, issue 47), a smaller change than QLoRA
-    assert w.change["fields"] == {"method": "lora"}
+    # LoRA in 16 bits does not fit them either (no 8-bit base on the ladder); QLoRA does, on four
+    assert w.change["fields"] == {"method": "qlora"} and w.change["count"] == 4
 
 
 def test_why_not_a_lower_ranked_card_contrasts_it_with_the_pick() -> None:
@@ -149,16 +148,17 @@ def test_why_not_an_unknown_card_is_an_input_error() -> None:
 
 
 def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:
-    x = explain(model_size_b=13, method="full", what_if={"method": "qlora"}, lang="en")
+    # 70B: eight RTX 4090s over PCIe do not hold it in full (issue 47); four do with QLoRA
+    x = explain(model_size_b=70, method="full", what_if={"method": "qlora"}, lang="en")
     changed = {c["what"]: (c["before"], c["after"]) for c in x.what_if.changed}
     assert changed["fine-tuning method"] == ("full fine-tuning", "QLoRA (4-bit)")
-    assert changed["VRAM needed"] == ("40 GB", "12 GB")
-    assert changed["NVIDIA RTX 4090"][0] == "ruled out"
+    assert changed["VRAM needed"] == ("140 GB", "40 GB")
+    assert changed["NVIDIA RTX 4090"][0] == "ruled out" and "4 cards" in changed["NVIDIA RTX 4090"][1]
     why = {(w["rule"], w["gpu"], w["fires"]) for w in x.what_if.why}
     assert ("qlora-tradeoffs", None, "now") in why
-    assert ("does-not-fit", "rtx-4090", "no longer") in why
+    assert ("no-scale-out-without-fast-link", "rtx-4090", "no longer") in why
     assert not any(rule == "offload-as-last-resort" for rule, _, _ in why)  # ladder steps: in the cards' states
-    assert x.what_if.after["requirement"]["vram_gb"] == 12
+    assert x.what_if.after["requirement"]["vram_gb"] == 40
 
 
 def test_what_if_puts_the_rules_about_cards_before_advice_and_warnings() -> None:
@@ -360,7 +360,8 @@ def test_why_not_consults_again_only_the_cards_a_change_may_bring_back(monkeypat
     still ruled out by rules that read none of the answers it changes: at
     RunPod, the A100 40 GB (no rental price, whatever the answers) and the
     AMD cards (ROCm not accepted, no price either); the RTX 4090, which the
-    13B model does not fit, is configured again for LoRA (an 8-bit base). The answers are
+    70B model does not fit even eight of over PCIe (issue 47; 13B, its case
+    before, now fits them), is configured again for QLoRA. The answers are
     those a consultation of every card gives
     (test_the_bounded_search_finds_the_change_the_exhaustive_one_finds)."""
     from expert import application as explanation
@@ -373,15 +374,15 @@ def test_why_not_consults_again_only_the_cards_a_change_may_bring_back(monkeypat
         return real(kb, given, tr, basis, model_config, only)
 
     monkeypatch.setattr(explanation, "consult", consult)
-    x = explain(model_size_b=13, method="full", deadline_h=2, provider="runpod", lang="en")
+    x = explain(model_size_b=70, method="full", deadline_h=2, provider="runpod", lang="en")
     assert {r.gpu: r.rules for r in x.result.rejected} == {
-        "rtx-4090": ["does-not-fit"], "a100-40gb": ["no-rental-price"],
+        "rtx-4090": ["no-scale-out-without-fast-link"], "a100-40gb": ["no-rental-price"],
         "mi210": ["no-rental-price", "amd-needs-rocm"], "mi250": ["no-rental-price", "amd-needs-rocm"]}
     assert runs[0][1] is None                       # the consultation asked about: every card
     (given, only), = runs[1:]
-    assert given["method"] == "lora" and only == ["rtx-4090", "a100-80gb", "h100-80gb"]
+    assert given["method"] == "qlora" and only == ["rtx-4090", "a100-80gb", "h100-80gb"]
     rtx = next(w for w in x.why_not if w.gpu == "rtx-4090")
-    assert rtx.change is not None and rtx.change["fields"] == {"method": "lora"}
+    assert rtx.change is not None and rtx.change["fields"] == {"method": "qlora"}
 
 
 def test_what_a_card_decides_of_a_configuration_no_answer_changes(kb) -> None:  # type: ignore[no-untyped-def]

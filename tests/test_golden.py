@@ -75,9 +75,10 @@ def test_golden_text_fits_the_width() -> None:
 
 def test_the_goldens_are_few_enough_to_read() -> None:
     """Every golden file is one a test compares, and all of them together stay
-    small enough for a person to read the diff (issue 24: under 500 KB)."""
+    small enough for a person to read the diff (issue 24: under 500 KB; issue 47 added the PCIe counts
+    each trace tries and the case of two own RTX 3090s: under 550 KB)."""
     assert sorted(GOLDEN.iterdir()) == sorted(path(*key) for key in goldens())
-    assert sum(p.stat().st_size for p in GOLDEN.iterdir()) < 500_000
+    assert sum(p.stat().st_size for p in GOLDEN.iterdir()) < 550_000
 
 
 def summaries_fit(case: str, lang: str) -> None:

@@ -80,7 +80,8 @@ def run(args: list[str], env_extra: dict[str, str] | None = None, **kwargs: Any)
 
 
 @pytest.fixture(scope="module")
-def python() -> Path:
+def base_python() -> Path:
+    """The venv with torch and the TRL stack (no DeepSpeed: the FSDP files need none)."""
     versions = table()["versions"]
     if not PYTHON.exists():
         assert run([sys.executable, "-m", "venv", str(VENV)]).returncode == 0
@@ -93,6 +94,17 @@ def python() -> Path:
     if wanted:
         done = run([str(PYTHON), "-m", "pip", "install", "-q", *wanted])
         assert done.returncode == 0, done.stderr[-2000:]
+    check = run([str(PYTHON), "-c", "import torch; assert not torch.cuda.is_available(); print(torch.__version__)"])
+    assert check.returncode == 0 and check.stdout.startswith(versions["torch"]), check.stderr[-2000:]
+    return PYTHON
+
+
+@pytest.fixture(scope="module")
+def python(base_python: Path) -> Path:
+    """The same venv with DeepSpeed."""
+    versions = table()["versions"]
+    listed = json.loads(run([str(PYTHON), "-m", "pip", "list", "--format", "json"]).stdout or "[]")
+    have = {p["name"].lower(): p["version"] for p in listed}
     if have.get("deepspeed") != versions["deepspeed"]:
         # Parsed with DeepSpeed's own config classes; it builds on the CPU (its ops are compiled on first use).
         done = run([str(PYTHON), "-m", "pip", "install", "-q", "--no-build-isolation",
@@ -123,9 +135,9 @@ def tune_python() -> Path:
 
 
 @pytest.fixture(scope="module")
-def tiny(python: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
+def tiny(base_python: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     directory = tmp_path_factory.mktemp("tiny-llama")
-    done = run([str(python), str(WORKER), "tiny", str(directory)])
+    done = run([str(base_python), str(WORKER), "tiny", str(directory)])
     assert done.returncode == 0, done.stderr[-3000:]
     return directory
 
@@ -236,3 +248,60 @@ def test_torchtune_validates_the_command(name: str, tune_python: Path, tmp_path:
     assert parsed["validate"] == 0 and "well-formed" in parsed["said"], parsed
     assert parsed["new_keys"] == [], parsed
     print(name, parsed)
+
+
+# Issue 47: 70B QLoRA on two RTX 3090s of one's own, FSDP with the parameters offloaded to CPU memory and the
+# 4-bit weights stored in bf16 (bnb_4bit_quant_storage) so that FSDP can flatten them.
+OWN_3090S = dict(model_size_b="Llama-2-70B", method="qlora", vram_gb="2x RTX 3090", tokens_per_example=2048)
+PROBE = Path(__file__).with_name("launch_cpu_probe")
+# What a GPU-less machine cannot take from accelerate.yaml: accelerate's FSDP plugin refuses
+# sync_module_states without an accelerator device (FullyShardedDataParallelPlugin.__post_init__), and
+# cpu_ram_efficient_loading needs it. The CPU copy turns both off; nothing else changes.
+GPU_ONLY = {"fsdp_sync_module_states": False, "fsdp_cpu_ram_efficient_loading": False}
+
+
+def test_fsdp_offload_files_start_on_two_cpu_processes(base_python: Path, tiny: Path, tmp_path: Path) -> None:
+    """The files `expert advise ... --own-gpu "2x RTX 3090" --launch DIR` writes, started as written for
+    two optimizer steps: `accelerate launch` with two processes over gloo, the 4-bit NF4 base in bf16 storage
+    through bitsandbytes' CPU backend. accelerate 1.15 turns FSDP on for accelerator devices only (its
+    state.py: a CPU run is MULTI_CPU, wrapped in DDP), so the FSDP settings of the same accelerate.yaml are
+    then applied with torch's own FullyShardedDataParallel to the same 4-bit model, two gloo processes, one
+    step: FULL_SHARD, PEFT's wrap policy; not the CPU offload itself, which pins host memory and so needs an
+    accelerator. The probe
+    (tests/launch_cpu_probe/sitecustomize.py) reports what each process ran."""
+    import yaml
+
+    result = advise(**OWN_3090S)
+    files = launch(result, 1, directory=tmp_path / "run").files
+    directory = tmp_path / "run"
+    written = yaml.safe_load(files["accelerate.yaml"])
+    assert written["distributed_type"] == "FSDP" and written["num_processes"] == 2
+    assert written["fsdp_config"]["fsdp_offload_params"] is True
+    assert "bnb_4bit_quant_storage=torch.bfloat16" in files["train.py"]
+    cpu = {**written, "fsdp_config": {**written["fsdp_config"], **GPU_ONLY}}
+    (directory / "accelerate.cpu.yaml").write_text(yaml.safe_dump(cpu), encoding="utf-8")
+    probe = tmp_path / "probe.jsonl"
+    accelerate_bin = base_python.parent / "accelerate"
+    trained = run([str(accelerate_bin), "launch", "--config_file", "accelerate.cpu.yaml", "train.py", "--model",
+                   str(tiny), "--dataset", str(tiny / "train.jsonl"), "--max-steps", "2", "--output-dir", "out",
+                   "--cpu"], env_extra={"PYTHONPATH": str(PROBE), "EXPERT_LAUNCH_PROBE": str(probe)}, cwd=directory)
+    assert trained.returncode == 0, trained.stderr[-4000:]
+    losses = re.findall(r"\{'loss': '([0-9.]+)'", trained.stdout + trained.stderr)
+    assert len(losses) >= 2, trained.stdout[-2000:]
+    ranks = [json.loads(line) for line in probe.read_text(encoding="utf-8").splitlines()]
+    assert sorted(r["rank"] for r in ranks) == [0, 1]
+    for said in ranks:
+        assert said["distributed"] and said["backend"] == "gloo" and said["world_size"] == 2, said
+        assert said["linear4bit"] > 0 and said["quant_type"] == "nf4", said
+        assert said["quant_storage"] == "torch.bfloat16" and not said["cuda"], said
+    assert (directory / "out" / "adapter_model.safetensors").exists()
+    # The FSDP settings themselves, with torch's FSDP: two gloo processes, one step.
+    sharded = run([str(base_python), str(WORKER), "fsdp", str(directory)], env_extra={"TINY_MODEL": str(tiny)})
+    assert sharded.returncode == 0, sharded.stderr[-4000:]
+    said = json.loads(sharded.stdout.strip().splitlines()[-1])
+    assert said["world_size"] == 2 and said["backend"] == "gloo" and said["offload_params_in_file"] is True, said
+    assert said["offload_params_applied"] is False      # pinned host memory needs an accelerator (docs/launch.md)
+    assert said["sharding"] == "FULL_SHARD" and said["fsdp_units"] > 1, said
+    assert said["base_dtypes"] == ["torch.bfloat16"], said
+    assert said["quantization"]["bnb_4bit_quant_storage"] == "torch.bfloat16", said
+    print("fsdp offload:", losses[:2], ranks[0], said)

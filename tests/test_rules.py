@@ -44,23 +44,27 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("does-not-fit", "own", dict(model_size_b=7, vram_gb=8), dict(model_size_b=7, vram_gb=24)),
     ("amd-needs-rocm", "mi210", dict(), dict(rocm_ok=True)),
     ("amd-not-for-production", "mi210", dict(rocm_ok=True, purpose="production"), dict(rocm_ok=True)),
-    ("does-not-fit", "rtx-4090", dict(model_size_b=13, method="full"), dict(model_size_b=7, method="full")),
-    # 70B QLoRA: the RTX 4090's last step shards (offload-params), which it cannot; 34B QLoRA fits one
-    # (LoRA's last step is now an 8-bit base on one card: an RTX 4090 that misses it does not fit)
-    ("no-scale-out-without-fast-link", "rtx-4090", dict(model_size_b=70, method="qlora"),
-     dict(model_size_b=34, method="qlora")),
+    # nothing fits 2,000B on H100s, whose NVLink lets every count be tried; 70B does
+    ("does-not-fit", "h100-80gb", dict(model_size_b=2000, method="full"), dict(model_size_b=70, method="full")),
+    # 70B full fine-tuning does not fit eight RTX 4090s over PCIe, one machine's worth (issue 47)
+    ("no-scale-out-without-fast-link", "rtx-4090", dict(model_size_b=70, method="full"), dict(model_size_b=7)),
     ("cheaper-optimizer-state", "a100-80gb", dict(model_size_b=7, method="full"), dict(model_size_b=1, method="full")),
     # torchtune's single-device recipe: 8B full fine-tuning on one RTX 4090; 1B fits with 8-bit AdamW alone
     ("single-device-full-recipe", "rtx-4090", dict(model_size_b=8, method="full"), dict(model_size_b=1, method="full")),
     ("shard-when-weights-do-not-fit", "h100-80gb", dict(model_size_b=70, method="full"),
      dict(model_size_b=13, method="full")),
-    ("offload-as-last-resort", "rtx-4090", dict(model_size_b=13, method="full"), dict(model_size_b=7, method="full")),
+    ("offload-as-last-resort", "rtx-4090", dict(model_size_b=70, method="full"), dict(model_size_b=7, method="full")),
     # how many cards a step takes: 70B full sharded on H100s tries 2 and 4 cards, then 8 fit
     ("more-cards-to-fit", "h100-80gb", dict(model_size_b=70, method="full"), dict(model_size_b=13, method="full")),
     ("fewest-cards-that-fit", "h100-80gb", dict(model_size_b=70, method="full"), dict(model_size_b=13, method="full")),
-    # offloading 13B on one RTX 4090 does not fit, and it has no fast link for more
-    ("no-count-fits", "rtx-4090", dict(model_size_b=13, method="full"), dict(model_size_b=7, method="full")),
-    ("several-cards-need-a-fast-link", "rtx-4090", dict(model_size_b=30, method="lora"), dict(model_size_b=7)),
+    # offloading 13B on one's own 24 GB card does not fit, and one's own cards are all there is
+    ("no-count-fits", "own", dict(model_size_b=13, method="full", vram_gb=24), dict(model_size_b=7, method="full",
+                                                                                   vram_gb=24)),
+    ("several-cards-need-a-fast-link", "rtx-4090", dict(model_size_b=70, method="full"), dict(model_size_b=7)),
+    # issue 47: 13B LoRA shards over two RTX 4090s without NVLink, timed from PCIe; 7B fits one
+    ("shard-over-pcie", "rtx-4090", dict(model_size_b=13, method="lora"), dict(model_size_b=7, method="lora")),
+    ("sharded-over-pcie-is-slower", None, dict(model_size_b=13, method="lora", budget="low"),
+     dict(model_size_b=7, method="lora", budget="low")),
     ("scale-out-for-the-deadline", "a100-80gb", SCALE_OUT_CASE, dict(SCALE_OUT_CASE, deadline_h=None)),
     # the counts tried for a deadline: the first that meets it, and the fastest when none does
     ("fewest-cards-meeting-the-deadline", "a100-80gb", SCALE_OUT_CASE, dict(SCALE_OUT_CASE, deadline_h=None)),
@@ -97,8 +101,8 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
      dict(rocm_ok=True, budget="low")),
     ("qlora-fallback", None, dict(model_size_b=13, budget="low"), dict(model_size_b=13)),
     ("qlora-fits-own-gpu", None, dict(model_size_b=13, vram_gb=16), dict(model_size_b=13, vram_gb=8)),
-    # 30B LoRA at a low budget: QLoRA on one cheaper card costs less than LoRA on the H100 (issue 39; 13B
-    # LoRA, its case before, now runs on the RTX 4090 with an 8-bit base, QLoRA's card too)
+    # 30B LoRA at a low budget: QLoRA on one smaller card costs less than LoRA on the RTX PRO 6000 (issue 39;
+    # 13B LoRA, its case until issue 47, now shards over two RTX 3090s for less than QLoRA costs)
     ("qlora-on-a-cheaper-card", None, dict(model_size_b=30, method="lora", budget="low"),
      dict(model_size_b=30, method="lora", budget="medium")),
     ("qlora-fits-own-gpus", None, dict(model_size_b=70, method="lora", vram_gb="2x A100 80GB"),
@@ -152,10 +156,8 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("nvidia-for-production", None, dict(purpose="production"), dict(purpose="experiment")),
     ("amd-on-a-tight-budget", None, dict(budget="low"), dict(budget="low", rocm_ok=True)),
     ("amd-setup-time", None, MI250_CASE, dict(MI250_CASE, rocm_ok=False)),
-    # 20B LoRA over 100,000 examples (13B, its case before, now has the RTX 4090's 8-bit base as the
-    # cheapest in all)
-    ("faster-card-costs-less", None, dict(model_size_b=20, method="lora", dataset_examples=100_000),
-     dict(model_size_b=20, method="lora")),
+    ("faster-card-costs-less", None, dict(model_size_b=30, method="lora", dataset_examples=100_000),
+     dict(model_size_b=13, method="lora")),
     ("long-run-faster-option", None, LONG_RUN, dict(LONG_RUN, dataset_examples=10_000)),
     # (at the catalog's prices two A100s cost less than one H100 for this run; at $2.50 an hour it does not)
     ("one-strong-card", None, ONE_STRONG, dict(ONE_STRONG, prices={"h100-80gb": 5.0})),
@@ -184,12 +186,13 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     # the 45.6 the margin leaves) and fits with them paged, as the QLoRA paper trained 65B on one 48 GB card;
     # 8B fits with the usual recipe
     ("paged-optimizer-for-adapters", "own", OWN_A6000_70B, dict(OWN_A6000_70B, model_size_b="Llama-3.1-8B")),
-    # issue 47: 13B LoRA misses an RTX 4090 with a 16-bit base (28.8 GB) and fits with an 8-bit one (16.1 GB),
-    # the guide's card for 7B-13B LoRA; 7B fits with the 16-bit base, and neither rule fires
-    ("eight-bit-base-for-lora", "rtx-4090", dict(model_size_b=13, method="lora", budget="low"),
-     dict(model_size_b=7, method="lora", budget="low")),
-    ("eight-bit-base-trade-off", None, dict(model_size_b=13, method="lora", budget="low"),
-     dict(model_size_b=7, method="lora", budget="low")),
+    # issue 47: 13B LoRA misses one's own single RTX 4090 with a 16-bit base (28.8 GB), which no second card
+    # can share, and fits with an 8-bit one (16.1 GB), the guide's card for 7B-13B LoRA; 7B fits with the
+    # 16-bit base, and neither rule fires (rented RTX 4090s shard the 16-bit base over two instead)
+    ("eight-bit-base-for-lora", "own", dict(model_size_b=13, method="lora", budget="low", vram_gb="RTX 4090"),
+     dict(model_size_b=7, method="lora", budget="low", vram_gb="RTX 4090")),
+    ("eight-bit-base-trade-off", None, dict(model_size_b=13, method="lora", budget="low", vram_gb="RTX 4090"),
+     dict(model_size_b=7, method="lora", budget="low", vram_gb="RTX 4090")),
     # issue 47: 70B QLoRA sharded over two owned 24 GB cards still misses (about 27 GB each) and fits with the
     # weights offloaded to CPU memory (Answer.AI's FSDP + QLoRA); 34B sharded over them fits without it
     ("offload-parameters", "own", dict(model_size_b="Llama-2-70B", method="qlora", vram_gb="2x RTX 3090",
@@ -281,11 +284,11 @@ def test_every_rule_has_a_scenario(kb) -> None:  # type: ignore[no-untyped-def]
 
 
 def test_rejection_names_the_rule_and_reason() -> None:
-    result = consulted(dict(model_size_b=13, method="full"))      # a scenario's profile: consulted once
+    result = consulted(dict(model_size_b=2000, method="full"))      # a scenario's profile: consulted once
     rejected = {r.gpu: r for r in result.rejected}
-    assert rejected["rtx-4090"].rules == ["does-not-fit"]
-    # The last configuration tried, with its numbers: offloaded, and still too big for 24 GB.
-    assert "offloaded to CPU memory" in rejected["rtx-4090"].text and "of its 24 GB" in rejected["rtx-4090"].text
+    assert rejected["h100-80gb"].rules == ["does-not-fit"]
+    # The last configuration tried, with its numbers: offloaded, and still too big for 80 GB.
+    assert "offloaded to CPU memory" in rejected["h100-80gb"].text and "80 GB" in rejected["h100-80gb"].text
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])

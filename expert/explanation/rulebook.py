@@ -30,7 +30,10 @@ def concludes(rule: RuleDef, tr: Localizer) -> str:
             "next-step": _("proposes the next configuration of the ladder (step %(step)s)"),
             "next-count-to-fit": _("tries the same step on the next count of cards"),
             "step-settled": _("settles the count of cards a step takes"),
-            "step-impossible": _("marks a step that would need several cards without a fast link as impossible"),
+            "step-impossible": _("marks a step that would need more cards without a fast link than one node holds "
+                                 "as impossible"),
+            "shard-over-pcie": _("settles the count of cards a step takes over PCIe, timed from the link and "
+                                 "compared with NVLink"),
             "larger-micro-batch": _("proposes the same configuration with a larger micro-batch, when memory "
                                     "allows and it is faster"),
             "first-speed-trial": _("proposes a faster recipe on more cards, when it costs no more"),

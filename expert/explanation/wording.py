@@ -17,7 +17,7 @@ from ..knowledge.conditions import COMPARED
 from ..knowledge.records import EXTRA_PLACEHOLDERS, RANKED
 
 _HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours", "other_stack_hours",
-                 "cheap_qlora_hours"}
+                 "cheap_qlora_hours", "nvlink_hours"}
                 | {f"{which}_hours" for which in COMPARED})
 _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
                  "min_count_cost", "cheapest_total_cost", "cheap_qlora_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}

@@ -154,8 +154,10 @@ def next_step(context: Context, card: Mapping[str, Any], candidate: Any) -> Decl
 
 @action("next-count-to-fit", reads=_TRIAL, declares=("trial",), trial="cards")
 def next_count_to_fit(context: Context, card: Mapping[str, Any], trial: Mapping[str, Any]) -> Declared:
-    """The trial's step on the next count of cards."""
-    yield "trial", context.sizer.trial(card, trial["step"], int(trial["next_count"]))
+    """The trial's step on the next count of cards, carrying the configuration
+    the step would replace (a step no count of one node holds without a fast
+    link falls back to it: ``step-impossible``)."""
+    yield "trial", context.sizer.trial(card, trial["step"], int(trial["next_count"]), trial["previous"])
 
 
 @action("step-settled", reads=_TRIAL, declares=("candidate",))
@@ -168,6 +170,17 @@ def step_settled(context: Context, card: Mapping[str, Any], trial: Mapping[str, 
 def step_impossible(context: Context, trial: Mapping[str, Any]) -> Declared:
     """The configuration the step would have replaced, marked as a step that cannot be taken."""
     yield "candidate", context.sizer.impossible(trial)
+
+
+@action("shard-over-pcie", reads=_TRIAL, declares=("candidate",))
+def shard_over_pcie(context: Context, card: Mapping[str, Any], trial: Mapping[str, Any]) -> Declared:
+    """The trial on cards without a fast link as the step's candidate: its
+    weights gathered over PCIe, through the host, at the link's own rate
+    (timing.toml [links]), and, for its trade-off, the hours the same cards
+    would take with NVLink (``nvlink_hours``); settled at its micro-batch."""
+    config = context.sizer.tried(card, trial)
+    assert config["nvlink_hours"] is not None, "the rule fires on several cards without a fast link only"
+    yield "candidate", config
 
 
 @action("larger-micro-batch", reads=_CONFIGURE, declares=("candidate",))

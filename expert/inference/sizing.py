@@ -20,12 +20,14 @@ from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase
 from ..knowledge.records import PRECISION_UP
 from .estimate import Estimate, Setup, estimate, typical
 from .time_model import (
+    Relinked,
     accumulation,
     host_traffic,
     link_gbs,
     micro_batches,
     nodes,
     other_stack,
+    over_pcie,
     parameter_traffic,
     run_hours,
     seq_len,
@@ -224,6 +226,7 @@ class Sizer:
             # of a micro-step spent waiting for weights and gradients to cross the links
             "network_gbs": link_gbs(kb, card, nodes(card, count)) if nodes(card, count) > 1 else None,
             "communication_share": timing["communication_share"],
+            "nvlink_hours": timing["nvlink_hours"],
             "flops_per_token": timing["flops_per_token"],
             "tokens_per_second": self.req["tokens"] / (timing["hours"] * 3600),
             "speed_assumed": bool(card["speed_assumed"]),
@@ -278,8 +281,8 @@ class Sizer:
         if recipe.get("offload_params"):   # every micro-step brings each device's shard in over its host link
             host_s += parameter_traffic(kb, card, profile["model_size_b"], int(recipe["base_bits"]), devices)["seconds"]
 
-        def on(stack: str, waits: float = host_s) -> dict[str, float]:
-            return throughput(kb, card, count, devices, sharded, stack=stack, method=profile["method"],
+        def on(stack: str, waits: float = host_s, linked: Mapping[str, Any] = card) -> dict[str, float]:
+            return throughput(kb, linked, count, devices, sharded, stack=stack, method=profile["method"],
                               shape=shape_of(kb, profile["model_size_b"], profile.get("model_shape")),
                               total_b=profile["model_size_b"], active_b=req["active_b"],
                               seq=profile["tokens_per_example"], micro_batch=micro_batch,
@@ -292,7 +295,11 @@ class Sizer:
         time_factor = float(recipe["time_factor"])
         if host_s > 0:
             time_factor *= on(stack, 0.0)["tokens_per_second"] / speed["tokens_per_second"]
+        # Sharded over PCIe: the hours the same cards would take with NVLink between them (the trade-off
+        # rules.toml shard-over-pcie states), None otherwise.
+        nvlink = on(stack, linked=Relinked(kb, card)) if over_pcie(card, count, devices, sharded) else None
         return {"steps": steps, "hours": run_hours(kb, req["tokens"], speed),
+                "nvlink_hours": None if nvlink is None else run_hours(kb, req["tokens"], nvlink),
                 "other_stack_hours": None if other is None else run_hours(kb, req["tokens"], other),
                 "time_factor": time_factor, "flops_per_token": speed["flops_per_token"],
                 "communication_share": speed["exposed_s"] / speed["step_s"],

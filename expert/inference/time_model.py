@@ -8,7 +8,7 @@ number comes from the knowledge base; nothing here knows a card.
 from __future__ import annotations
 
 import math
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
@@ -86,6 +86,31 @@ def link_gbs(kb: KnowledgeBase, card: Mapping[str, Any], spanned: int) -> float:
         return float(spec["between_nodes_gbs"].get(card["id"], spec["between_nodes_gbs"]["default"]))
     share = float(spec["share"].get(card["interconnect"], spec["share"]["pcie"]))
     return max(float(card.get("link_gbs") or 0.0), 1.0) / 2 * share
+
+
+class Relinked(Mapping[str, Any]):
+    """A card's fields with NVLink between its cards (timing.toml [links]
+    compare_nvlink_gbs): what the hours of a configuration sharded over PCIe
+    are compared with. Every other field is read through to the card."""
+
+    def __init__(self, kb: KnowledgeBase, card: Mapping[str, Any]) -> None:
+        self.card = card
+        self.link = {"interconnect": "nvlink", "link_gbs": float(kb.timing["links"]["compare_nvlink_gbs"])}
+
+    def __getitem__(self, key: str) -> Any:
+        return self.link[key] if key in self.link else self.card[key]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter(self.card)
+
+    def __len__(self) -> int:
+        return len(self.card)
+
+
+def over_pcie(card: Mapping[str, Any], count: int, devices: int, sharded: bool) -> bool:
+    """Whether a configuration shards its weights over devices of one node
+    that have no fast link between them (PCIe, through the host)."""
+    return sharded and devices > 1 and nodes(card, count) == 1 and not card["fast_interconnect"]
 
 
 def micro_batches(kb: KnowledgeBase, devices: int) -> list[int]:

@@ -211,6 +211,7 @@ def checked_timing(path: Path, doc: dict[str, Any], text: str, problems: Problem
         problems.add(str(path), line_at(text, "links.between_nodes_gbs"), "[links] between_nodes_gbs needs 'default'")
     for key, value in doc["links"]["between_nodes_gbs"].items():
         positive(value, f"links.between_nodes_gbs.{key}", 100_000)
+    positive(doc["links"]["compare_nvlink_gbs"], "links.compare_nvlink_gbs", 100_000)
     positive(doc["bandwidth"]["reference_flops_per_byte"], "bandwidth.reference_flops_per_byte", 100_000)
     positive(doc["bandwidth"]["exponent"], "bandwidth.exponent", 5)
     shares = _per_method(path, doc, text, "vendor_share", problems, VENDORS)

@@ -35,7 +35,7 @@ SCHEMAS: dict[str, Any] = {
                "batch": {"global_sequences": int, "most_micro_batch": int},
                "bandwidth": {"reference_flops_per_byte": float, "exponent": float}, "vendor_share": {"*": float},
                "sharding": {"gathers": float},
-               "links": {"share": {"*": float}, "between_nodes_gbs": {"*": float}},
+               "links": {"share": {"*": float}, "between_nodes_gbs": {"*": float}, "compare_nvlink_gbs": float},
                "host_link": {"lane_gbs": {"*": float}, "share": float, "default": {"pcie": int, "lanes": int},
                              "card": {"*": {"pcie": int, "lanes": int}}},
                "unknown_card": {"bf16_tflops": float},

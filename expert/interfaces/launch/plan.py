@@ -224,7 +224,7 @@ class Plan:
     tokens_per_example: int
     epochs: float
     per_device_gb: float
-    vram_gb: float
+    vram_gb: float              # the memory of one device (per_device_gb is of it)
     host_ram_gb: float | None
     hours: float
     text: str
