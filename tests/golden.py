@@ -64,6 +64,9 @@ CASES: dict[str, dict[str, Any]] = {
     # memory (offload-parameters); the guide's RTX 4090s shard it over PCIe (shard-over-pcie)
     "70b-qlora-own-2x3090": dict(model_size_b="Llama-2-70B", method="qlora", vram_gb="2x RTX 3090",
                                  tokens_per_example=2048),
+    # issue 47 item 7: the guide's 13B LoRA on one's own single RTX 4090, with an 8-bit base
+    # (eight-bit-base); rented RTX 4090s shard the 16-bit base over two instead
+    "13b-lora-own-rtx4090": dict(model_size_b=13, method="lora", vram_gb="RTX 4090"),
 }
 # The cases are asked of the guide's cards alone (--catalog guide): its rules
 # and its table's cards, read in a diff; a case that names its catalog

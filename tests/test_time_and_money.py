@@ -457,10 +457,10 @@ def test_the_chart_shows_each_option_s_hours_as_its_text_does(profile: dict[str,
             assert f" {hours} " in row, (rec.rank, hours, row)
 
 
-def test_the_options_table_shortens_every_name_the_same_way_and_only_when_needed() -> None:
-    """Long market names give way in the terminal's table, all rows alike:
-    first the maker, then the memory the next column already says; the
-    guide's short names stay whole, and the markdown table keeps them all."""
+def test_the_options_table_shortens_a_long_name_before_cutting_it() -> None:
+    """Long market names give way in the terminal's table: first the maker,
+    then the memory the next column already says, then a cut; the guide's
+    short names stay whole, and the markdown table keeps them all."""
     market = advise(model_size_b=8, method="lora", lang="en")
     rows = [line for line in market.render("text").splitlines() if re.match(r"  \d\.  .+ of \d", line)]
     assert len(rows) == 4 and all(len(line) <= 80 for line in rows)

@@ -15,9 +15,7 @@ from ..i18n import Localizer
 from .wording import own_label, sentence
 
 LABEL_MAX = 42
-# A card's name in the options table, when the whole name does not fit the column: first without the
-# maker ("NVIDIA ", "AMD ", "GeForce "), then without the memory the next column shows ("… 96 GB").
-_MAKER = re.compile(r"(?<=× )(?:NVIDIA |AMD )?(?:GeForce |Instinct )?")
+# A card's name in the options table gives way to the width without the memory the next column shows.
 _SIZE = re.compile(r" \d+ GB$")
 DEADLINE_MARK = "┆"
 
@@ -118,11 +116,15 @@ class Options:
     lines: list[str]       # the terminal's lines: the headings, then a row per option
 
 
-def _shortened(label: str, step: int) -> str:
-    """``label`` whole (step 0), without its maker (1), without its memory too (2)."""
-    if step >= 1:
-        label = _MAKER.sub("", label, count=1)
-    return _SIZE.sub("", label) if step >= 2 else label
+def _shorter_names(kb: Any, rec: Any, label: str) -> tuple[str, str, str]:
+    """``label`` whole, without the card's maker (its name's first word when that is its vendor:
+    "NVIDIA"), and without the memory too."""
+    card = kb.card(rec.gpu) if rec.gpu != "own" else None
+    count, _, name = label.partition(" × ")
+    maker, _, rest = name.partition(" ")
+    if card is None or not rest or maker.lower() != card.vendor:
+        return label, label, label
+    return label, f"{count} × {rest}", f"{count} × {_SIZE.sub('', rest)}"
 
 
 def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
@@ -130,7 +132,7 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
     memory each device uses of what it has, the training hours, the cost
     with the provider and the date of its price."""
     _ = tr.gettext
-    rows = []
+    rows, names = [], []
     for rec in result.shown():
         per_device_vram = rec.vram_gb * rec.count / max(rec.devices, 1)
         memory = _("%(used)s of %(total)s") % {"used": tr.number(rec.per_device_gb, 1),
@@ -148,17 +150,20 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
                 price = _("your price")
         label = sentence(_("your GPU")) if rec.gpu == "own" else _short(f"{rec.count} × {rec.name}")
         rows.append(OptionRow(rec.rank, label, memory, tr.hours(rec.hours), cost, price))
+        names.append(_shorter_names(kb, rec, label))
     headings = (_("Option"), _("Memory used"), _("Time"), _("Cost"), _("Price from"))
     widths = [max([len(headings[i])] + [len(getattr(r, name)) for r in rows])
               for i, name in enumerate(("label", "memory", "hours", "cost", "price"))]
     # the labels give way to the width: "  1.  label  memory  time  cost  price"
     widths[0] = max(min(widths[0], max(width, 40) - 6 - 8 - sum(widths[1:])), len(headings[0]), 12)
-    # every row shortened the same way, as little as lets them all fit; when nothing does, without the
-    # maker alone (the memory in a name tells an A100 40 GB from an 80 GB one at a glance)
-    step = next((step for step in (0, 1, 2) if all(len(_shortened(r.label, step)) <= widths[0] for r in rows)), 1)
+    # names whole when they all fit; else every one without its maker, and each that still does not fit
+    # without the memory the next column shows, then cut
+    first = 0 if all(len(n[0]) <= widths[0] for n in names) else 1
+    shown = {r.label: next((name for name in n[first:] if len(name) <= widths[0]), n[-1])
+             for r, n in zip(rows, names, strict=True)}
 
     def line(rank: str, cells: tuple[str, str, str, str, str]) -> str:
-        label = _shortened(cells[0], step) if rank else cells[0]
+        label = shown.get(cells[0], cells[0]) if rank else cells[0]
         label = label if len(label) <= widths[0] else label[:widths[0] - 1] + "…"
         return (f"  {rank:<3} {label:<{widths[0]}}  {cells[1]:>{widths[1]}}  {cells[2]:>{widths[2]}}  "
                 f"{cells[3]:>{widths[3]}}  {cells[4]}").rstrip()
