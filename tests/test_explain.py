@@ -149,7 +149,7 @@ def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:
     x = explain(model_size_b=13, method="full", what_if={"method": "qlora"}, lang="en")
     changed = {c["what"]: (c["before"], c["after"]) for c in x.what_if.changed}
     assert changed["fine-tuning method"] == ("full fine-tuning", "QLoRA (4-bit)")
-    assert changed["VRAM needed"] == ("40 GB", "12 GB")
+    assert changed["VRAM needed"] == ("40 GiB", "12 GiB")
     assert changed["NVIDIA RTX 4090"][0] == "ruled out"
     why = {(w["rule"], w["gpu"], w["fires"]) for w in x.what_if.why}
     assert ("qlora-tradeoffs", None, "now") in why
@@ -186,7 +186,7 @@ def test_what_if_validates_its_values_and_fields() -> None:
 def test_plural_forms_follow_the_count() -> None:
     x = explain(model_size_b=70, method="full", what_if={"method": "qlora"}, lang="es")
     changed = {c["what"]: (c["before"], c["after"]) for c in x.what_if.changed}
-    assert changed["NVIDIA A100 80 GB"] == ("puesto 2 (8 tarjetas, en torno a 1,3 h, ≈ 20\xa0US$)",
+    assert changed["NVIDIA A100 80 GB"] == ("puesto 2 (8 tarjetas, en torno a 1,2 h, ≈ 19\xa0US$)",
                                             "puesto 2 (1 tarjeta, en torno a 7,4 h, ≈ 11\xa0US$)")
 
 

@@ -39,6 +39,7 @@ from .plan import (
 # --- What the answer says, checked -----------------------------------------------
 
 
+
 def _entry(doc: Mapping[str, Any], section: str, value: Any, field_name: str, tr: Localizer) -> dict[str, Any]:
     entries = doc[section]
     key = str(value)
@@ -159,8 +160,9 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
         devices=devices, micro_batch=micro, accumulation=accumulation, global_batch=global_batch,
         checkpointing=recipe["checkpointing"], offload=recipe["offload"], in_backward=in_backward,
         model=model_name, model_id=profile.get("model_id"), model_repo=repo, model_label=str(label), tokens_per_example=int(profile.get("tokens_per_example") or 1024),
-        epochs=float(profile.get("epochs") or 1), per_device_gb=rec.per_device_gb, vram_gb=rec.vram_gb,
-        host_ram_gb=rec.host_ram_gb, hours=rec.hours, text=rec.text, lora_rank=lora_rank,
+        epochs=float(profile.get("epochs") or 1), per_device_gib=rec.per_device_gib,
+        memory_gib=rec.device_memory_gib, host_ram_gib=rec.host_ram_gib,
+        hours=rec.hours, text=rec.text, lora_rank=lora_rank,
         size_b=float(profile.get("model_size_b") or 0), tune_models=tune_models, trl_options=trl_options,
         hours_stack=str((getattr(rec, "time", None) or {}).get("stack") or stack), offload_params=offload_params)
 
