@@ -393,7 +393,9 @@ def test_paged_states_that_do_not_fit_are_timed_over_the_host_link() -> None:
     traffic, slower = h100.time["host_traffic"], a100.time["host_traffic"]
     # what does not fit beside the 71 GB the card holds goes out and back: about 2 x 55 GB a step
     assert 100 <= traffic["gb_per_step"] <= 120 and (traffic["pcie"], traffic["lanes"]) == (5, 16)
-    assert slower["pcie"] == 4 and slower["seconds_per_step"] == pytest.approx(2 * traffic["seconds_per_step"], 0.05)
+    # PCIe 4.0 carries half as much a second (the A100's 80 GiB page a little less than the H100's 79.6 GiB)
+    assert slower["pcie"] == 4 and slower["seconds_per_step"] / slower["gb_per_step"] == pytest.approx(
+        2 * traffic["seconds_per_step"] / traffic["gb_per_step"], 0.05)
     assert traffic["seconds_per_step"] == pytest.approx(traffic["gb_per_step"] / 2 / (63.0 * 0.8), rel=0.02)
     assert "PCIe 5.0 x16" in h100.text and "107.3 GiB" in h100.text and "1.1 s a step" in h100.text
     spanish = option(run(model_size_b=30, method="full", budget="low", rocm_ok=True, lang="es"), "h100-80gb")
