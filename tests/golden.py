@@ -39,7 +39,8 @@ CASES: dict[str, dict[str, Any]] = {
     "70b-full-production-spot": dict(model_size_b=70, method="full", purpose="production", interruptible=True,
                                      rocm_ok=True),
     "8b-lora-deadline-48-min": dict(model_size_b=8, method="lora", deadline_h="48 min"),
-    "34b-qlora-own-24gb-tight": dict(model_size_b=34, method="qlora", vram_gb=24),
+    # 36B: a micro-batch of 1 with little room (34B fits a micro-batch of 2 since issue 47)
+    "36b-qlora-own-24gb-tight": dict(model_size_b=36, method="qlora", vram_gb=24),
     "7b-qlora-own-t4-fp16": dict(model_size_b=7, method="qlora", vram_gb="T4"),
     "70b-lora-guide-basis": dict(model_size_b=70, method="lora", basis="guide"),
     "3b-full-1m-deadline-24-h100-at-2.50": dict(model_size_b=3, method="full", dataset_examples=1_000_000,

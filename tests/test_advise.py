@@ -49,7 +49,7 @@ def test_product_example_70b_lora_high_budget_shards_16_bit_weights_over_datacen
     assert top.gpu in ("a100-40gb", "a100-80gb", "h100-80gb")
     # 140 GB of 16-bit weights fit on no 80 GB device: sharded, and each device holds its share.
     assert top.recipe["base_bits"] == 16 and top.recipe["strategy"] == "zero3" and top.count > 1
-    assert top.per_device_gb <= top.vram_gb
+    assert top.per_device_gib <= top.device_memory_gib
     h100 = next(r for r in result.recommendations if r.gpu == "h100-80gb")
     assert h100.count == 4 and h100.devices == 4
 
