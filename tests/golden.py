@@ -33,7 +33,8 @@ CASES: dict[str, dict[str, Any]] = {
     "70b-lora-deadline-8": dict(model_size_b=70, method="lora", deadline_h=8),
     "70b-lora-deadline-8-why-not-h100": dict(model_size_b=70, method="lora", deadline_h=8, why_not="h100-80gb"),
     "8b-full-own-24gb": dict(model_size_b="Llama-3-8B", method="full", vram_gb=24),
-    "13b-lora-own-16gb-low-budget": dict(model_size_b=13, method="lora", vram_gb=16, budget="low"),
+    # 14B since the units merge (issue 47): 13B LoRA now fits one's own 16 GB card with an 8-bit base (15.1 GiB)
+    "14b-lora-own-16gb-low-budget": dict(model_size_b=14, method="lora", vram_gb=16, budget="low"),
     "70b-lora-rocm-low-budget-mi250-at-0.50": dict(model_size_b=70, method="lora", rocm_ok=True, budget="low",
                                                    prices={"mi250": 0.5}),
     "70b-full-production-spot": dict(model_size_b=70, method="full", purpose="production", interruptible=True,

@@ -153,7 +153,7 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
     # the labels give way to the width: "  1.  label  memory  time  cost  price"
     widths[0] = max(min(widths[0], max(width, 40) - 6 - 8 - sum(widths[1:])), len(headings[0]), 12)
     # every row shortened the same way, as little as lets them all fit; when nothing does, without the
-    # maker alone (the memory in a name tells an A100 40 GB from an 80 GB one at a glance)
+    # maker alone (the memory in a name tells a card of 40 GB from its 80 GB model at a glance)
     step = next((step for step in (0, 1, 2) if all(len(_shortened(r.label, step)) <= widths[0] for r in rows)), 1)
 
     def line(rank: str, cells: tuple[str, str, str, str, str]) -> str:
