@@ -33,13 +33,15 @@ CASES: dict[str, dict[str, Any]] = {
     "70b-lora-deadline-8": dict(model_size_b=70, method="lora", deadline_h=8),
     "70b-lora-deadline-8-why-not-h100": dict(model_size_b=70, method="lora", deadline_h=8, why_not="h100-80gb"),
     "8b-full-own-24gb": dict(model_size_b="Llama-3-8B", method="full", vram_gb=24),
-    "13b-lora-own-16gb-low-budget": dict(model_size_b=13, method="lora", vram_gb=16, budget="low"),
+    # 14B since the units merge (issue 47): 13B LoRA now fits one's own 16 GB card with an 8-bit base (15.1 GiB)
+    "14b-lora-own-16gb-low-budget": dict(model_size_b=14, method="lora", vram_gb=16, budget="low"),
     "70b-lora-rocm-low-budget-mi250-at-0.50": dict(model_size_b=70, method="lora", rocm_ok=True, budget="low",
                                                    prices={"mi250": 0.5}),
     "70b-full-production-spot": dict(model_size_b=70, method="full", purpose="production", interruptible=True,
                                      rocm_ok=True),
     "8b-lora-deadline-48-min": dict(model_size_b=8, method="lora", deadline_h="48 min"),
-    "34b-qlora-own-24gb-tight": dict(model_size_b=34, method="qlora", vram_gb=24),
+    # 36B: a micro-batch of 1 with little room (34B fits a micro-batch of 2 since issue 47)
+    "36b-qlora-own-24gb-tight": dict(model_size_b=36, method="qlora", vram_gb=24),
     "7b-qlora-own-t4-fp16": dict(model_size_b=7, method="qlora", vram_gb="T4"),
     "70b-lora-guide-basis": dict(model_size_b=70, method="lora", basis="guide"),
     "3b-full-1m-deadline-24-h100-at-2.50": dict(model_size_b=3, method="full", dataset_examples=1_000_000,
@@ -64,9 +66,6 @@ CASES: dict[str, dict[str, Any]] = {
     # memory (offload-parameters); the guide's RTX 4090s shard it over PCIe (shard-over-pcie)
     "70b-qlora-own-2x3090": dict(model_size_b="Llama-2-70B", method="qlora", vram_gb="2x RTX 3090",
                                  tokens_per_example=2048),
-    # issue 47 item 7: the guide's 13B LoRA on one's own single RTX 4090, with an 8-bit base
-    # (eight-bit-base); rented RTX 4090s shard the 16-bit base over two instead
-    "13b-lora-own-rtx4090": dict(model_size_b=13, method="lora", vram_gb="RTX 4090"),
 }
 # The cases are asked of the guide's cards alone (--catalog guide): its rules
 # and its table's cards, read in a diff; a case that names its catalog

@@ -53,7 +53,7 @@ def test_a_closed_stdin_ends_the_consultation_as_an_empty_one() -> None:
 
 def test_babel_is_imported_once_for_all_threads() -> None:
     code = ("import threading\nfrom expert.i18n import Localizer\nout = []\n"
-            "def use():\n    tr = Localizer('es')\n    out.append((tr.money(2.5), tr.gb(24), tr.hours(2), tr.list(['a', 'b'])))\n"
+            "def use():\n    tr = Localizer('es')\n    out.append((tr.money(2.5), tr.gib(24), tr.hours(2), tr.list(['a', 'b'])))\n"
             "threads = [threading.Thread(target=use) for _ in range(16)]\n"
             "[t.start() for t in threads]\n[t.join() for t in threads]\nprint(len(out), len(set(out)))\n")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)

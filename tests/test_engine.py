@@ -96,11 +96,12 @@ def test_the_ladder_stops_at_the_first_configuration_that_fits() -> None:
                                           ("larger-micro-batch", "bf16-paged-adamw8bit-in-backward", True)]
     assert 12 < result.options["rtx-4090"]["host_ram_gb"] < 16
     # 13B does not: the 4090 has no fast link, so it shards over PCIe, on the fewest cards of one
-    # machine that hold it (issue 47), and stops there.
+    # machine that hold it (issue 47), and stops there. Since the units merge (issue 47) four hold it at a
+    # micro-batch of 1, 22.2 GiB of the 22.79 each may use (23.8 GB of 22.8 before: eight, with a larger batch).
     bigger = run(model_size_b=13, method="full")
     assert [step for step, _, _ in ladder(bigger, "rtx-4090")] == ["one-card", "lean-optimizer", "single-device",
-                                                                   "shard", "larger-micro-batch"]
-    assert bigger.options["rtx-4090"]["count"] == 8 and bigger.options["rtx-4090"]["fits"]
+                                                                   "shard"]
+    assert bigger.options["rtx-4090"]["count"] == 4 and bigger.options["rtx-4090"]["fits"]
     # 70B does not fit eight of them either: sharding is impossible without a fast link beyond one
     # machine, and offload is the last resort, itself impossible.
     huge = run(model_size_b=70, method="full")

@@ -112,12 +112,14 @@ def test_the_cross_check_warns_with_numbers_and_the_way_out() -> None:
     result = advise(model_size_b=70, method="lora", lang="en")
     assert result.requirement["vram_gb"] == 80      # the guide's figure is still cited
     top = result.recommendations[0]                 # but the pick is sized for what its recipe needs
-    assert top.per_device_gb <= top.vram_gb / top.devices * top.count
+    assert top.per_device_gib <= top.device_memory_gib
     warning = next(w for w in result.warnings if w.id == "guide-figure-optimistic")
-    assert "80 GB" in warning.text and "146.5 GB" in warning.text and "8-bit base weights" in warning.text
+    # 146.6 GB (10^9 bytes) is 136.5 GiB; the guide's 80 GB is a card's size, 80 GiB
+    assert result.requirement["first_principles_gb"] == pytest.approx(146.6)
+    assert "80 GiB" in warning.text and "136.5 GiB" in warning.text and "8-bit base weights" in warning.text
     seven = next(w for w in advise(model_size_b=7, method="full", lang="es").warnings
                  if w.id == "guide-figure-optimistic")
-    assert "24 GB" in seven.text and "113,6 GB" in seven.text and "torchtune" in seven.text
+    assert "24 GiB" in seven.text and "105,9 GiB" in seven.text and "torchtune" in seven.text
 
 
 def test_basis_estimate_drives_the_choice() -> None:
@@ -128,13 +130,13 @@ def test_basis_estimate_drives_the_choice() -> None:
     assert checked.requirement["source"] == "checked" and guide.requirement["source"] == "guide"
     assert estimated.requirement["source"] == "estimate"
     # The guide reading takes the guide's 80 GB, and the recipe must start too:
-    # 16-bit base weights (146.5 GB) do not fit one 80 GB card, so it is sharded.
+    # 16-bit base weights (136.5 GiB) do not fit one 80 GB card, so it is sharded.
     assert guide.recommendations[0].count > 1 and "guide-basis" in {w.id for w in guide.warnings}
-    assert all(r.per_device_gb <= r.vram_gb for r in guide.recommendations)
-    assert estimated.requirement["vram_gb"] == pytest.approx(146.5)
-    assert "146.5 GB of VRAM on one GPU with its usual recipe" in estimated.requirement["text"]
+    assert all(r.per_device_gib <= r.device_memory_gib for r in guide.recommendations)
+    assert estimated.requirement["vram_gb"] == pytest.approx(136.5)     # in GiB, as a card's size
+    assert "136.5 GiB of VRAM (GiB of 2^30 bytes" in estimated.requirement["text"]
     top = estimated.recommendations[0]
-    assert top.count * top.vram_gb >= 146.5 and top.count > 1
+    assert top.count * top.vram_gb >= 136.5 and top.count > 1
     assert not any(w.id.startswith("guide-figure") for w in estimated.warnings)
     with pytest.raises(InputError) as caught:
         advise(basis="vibes", lang="en")
@@ -149,12 +151,17 @@ def test_cli_estimate_text_and_json() -> None:
     text = invoke("estimate", "--model-size", "7", "--method", "full")
     assert text.exit_code == 0
     lines = text.stdout.splitlines()
-    bars = {line.split()[0]: line.count("█") for line in lines if "GB" in line and line.startswith("  ")}
+    bars = {line.split()[0]: line.count("█") for line in lines if "GiB" in line and line.startswith("  ")}
     assert bars["optimizer"] == max(bars.values())          # the dominant term at a glance
-    assert "113.5 GB" in text.stdout
+    # 7e9 parameters: 14e9 bytes of weights (13 GiB), 84e9 of optimizer state (78.2 GiB), the 1 GiB allowance
+    assert "13 GiB" in text.stdout and "78.2 GiB" in text.stdout and "105.8 GiB" in text.stdout
+    assert " GB" not in text.stdout.split("Cards of the catalog")[0]        # one unit
     data = json.loads(invoke("estimate", "--model-size", "7", "--method", "qlora", "--format", "json").stdout)
-    assert {"total_gb", "per_gpu_gb", "breakdown"} <= set(data)
+    assert {"total_gb", "per_gpu_gb", "breakdown", "total_gib", "per_gpu_gib", "breakdown_gib", "cpu_gib"} <= set(data)
     assert abs(data["per_gpu_gb"] - 6) / 6 <= TOLERANCE
+    # the GB keys keep 10^9 bytes, the GiB keys count 2^30: the same bytes
+    assert data["per_gpu_gib"] * 2**30 == pytest.approx(data["per_gpu_gb"] * 1e9, rel=1e-3)
+    assert data["breakdown_gib"]["overhead"] == pytest.approx(1.0)
     assert "rtx-4090" in data["fits"]
     sharded = json.loads(invoke("estimate", "--model-size", "70", "--method", "full", "--gpus", "16", "--format",
                                 "json").stdout)

@@ -24,7 +24,7 @@ def test_the_opening_sentence_is_not_asked_again(lang: str) -> None:
     told = c.tell(OPENING[lang])
     # the model by its name in the table, the card by its id (its speed is known)
     assert told.understood == {"model_size_b": "Mistral-7B-v0.3", "method": "lora", "vram_gb": "rtx-3090"}
-    assert told.text.startswith("Understood:" if lang == "en" else "Entendido:") and "RTX 3090 (24 GB)" in told.text
+    assert told.text.startswith("Understood:" if lang == "en" else "Entendido:") and "RTX 3090 (24 GiB)" in told.text
     asked = []
     while (question := c.next_question()) is not None:
         asked.append(question.id)

@@ -64,7 +64,7 @@ def test_every_rule_message_reads_in_spanish(kb) -> None:  # type: ignore[no-unt
 def test_numbers_and_units_follow_the_language() -> None:
     es, en = Localizer("es"), Localizer("en")
     assert es.hours(2.5) == "2,5 h" and en.hours(2.5) == "2.5 hr"
-    assert es.gb(39.3) == "39,3 GB" and en.gb(39.3) == "39.3 GB"
+    assert es.gib(39.3) == "39,3 GiB" and en.gib(39.3) == "39.3 GiB"
     assert es.number(10_000) == "10.000" and en.number(10_000) == "10,000"
     assert es.list(["a", "b", "c"]) == "a, b y c" and en.list(["a", "b", "c"]) == "a, b, and c"
 

@@ -79,7 +79,7 @@ def test_expert_catalogs_lists_twenty_rented_cards_with_providers_and_dates() ->
     # each card's prices cheapest first
     assert all([r["on_demand"] for r in c["prices"]] == sorted(r["on_demand"] for r in c["prices"]) for c in rented)
     text = CliRunner().invoke(main, ["catalogs"], env={"EXPERT_LANG": "en"}).stdout
-    assert re.search(r"  a40 +NVIDIA A40 48 GB \(48 GB\): RunPod \$0\.44 \(2026-08-19\)", text)
+    assert re.search(r"  a40 +NVIDIA A40 48 GB \(48 GiB\): RunPod \$0\.44 \(2026-08-19\)", text)
     assert f"{len(rented)} cards are rented by {len(data['rentable']['providers'])} providers" in text
 
 
@@ -91,9 +91,9 @@ def test_the_data_says_which_cards_nobody_rents() -> None:
         if card.id in unrented:
             assert "No dated public" in card.price_source and card.price_provider == ""
     text = CliRunner().invoke(main, ["catalogs"], env={"EXPERT_LANG": "en"}).stdout
-    assert re.search(r"  mi210 +AMD Instinct MI210 \(64 GB\): no provider rents it", text)
+    assert re.search(r"  mi210 +AMD Instinct MI210 \(64 GiB\): no provider rents it", text)
     spanish = CliRunner().invoke(main, ["catalogs", "--lang", "es"]).stdout
-    assert re.search(r"  rtx-6000-ada +NVIDIA RTX 6000 Ada 48 GB \(48 GB\): ningún proveedor la alquila", spanish)
+    assert re.search(r"  rtx-6000-ada +NVIDIA RTX 6000 Ada 48 GB \(48 GiB\): ningún proveedor la alquila", spanish)
 
 
 def test_every_market_card_gives_its_datasheet_and_its_link() -> None:

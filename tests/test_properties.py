@@ -83,7 +83,7 @@ def test_invariants_of_every_answer(profile: dict[str, Any]) -> None:
     for rec in en.recommendations:
         # Sized by its recipe: what each device needs fits in it (the guide's
         # figure is stated, not imposed: an 8-bit base may run below it).
-        assert rec.per_device_gb <= rec.vram_gb * rec.count / rec.devices + 1e-9
+        assert rec.per_device_gib <= rec.device_memory_gib + 1e-9
         assert rec.rules and rec.text
     recommended = {r.gpu for r in en.recommendations}
     rejected = {r.gpu for r in en.rejected}

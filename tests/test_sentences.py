@@ -22,7 +22,7 @@ PROFILES: list[dict[str, Any]] = [
     dict(model=7, method="full", dataset_examples=200_000, budget="low"), dict(model=3, method="full", deadline_h=1),
 ]
 # "$13 against $13", "1.6 hr instead of 1.6 hr": one figure either side of a comparison word
-SELF_COMPARED = re.compile(r"(\$[\d.,]+|[\d.,]+\s(?:hr|min|GB)) (?:against|instead of|rather than) \1(?![\d.,])")
+SELF_COMPARED = re.compile(r"(\$[\d.,]+|[\d.,]+\s(?:hr|min|GiB|GB)) (?:against|instead of|rather than) \1(?![\d.,])")
 
 
 @pytest.fixture(scope="module", params=range(len(PROFILES)), ids=lambda i: str(PROFILES[i]["model"]))
@@ -46,11 +46,12 @@ def test_accumulation_and_peft_are_said_only_where_the_recipe_has_them(answer: A
 def test_the_vram_figures_are_named_once(answer: Any) -> None:
     for verbose in (False, True):     # ours, once, as the headline; the guide's beside it
         text = " ".join(answer.render("text", verbose=verbose).split())
-        assert text.count("of VRAM on one GPU with its usual recipe") == 1 and text.count("the guide's figure:") == 1
+        assert text.count("on one GPU with its usual recipe") == 1 and text.count("the guide's figure:") == 1
+        assert text.count("2^30 bytes") == 1      # the unit, named once
     text = " ".join(answer.render("text", verbose=True).split())
-    assert "GB needed" not in text                     # every option's figure is per device, of its memory
+    assert "GiB needed" not in text and "GB needed" not in text                     # every option's figure is per device, of its memory
     for rec in answer.recommendations[:2]:
-        assert " ".join(rec.text.split()).count("GB of ") >= 1 or "GB each" in rec.text
+        assert " ".join(rec.text.split()).count("GiB of ") >= 1 or "GiB each" in rec.text
 
 
 def test_the_conditions_read_figures_as_the_answer_writes_them() -> None:

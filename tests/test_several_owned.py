@@ -41,9 +41,9 @@ def test_two_cards_are_weighed_as_one_machine_of_two_devices() -> None:
     mine = own(result)
     assert result.recommendations[0] is mine
     assert (mine.devices, mine.vram_gb, mine.total_vram_gb) == (2, 48, 48)
-    assert mine.per_device_gb <= 24
-    assert "Your 2 × NVIDIA GeForce RTX 3090 (24 GB) with a 4-bit base" in result.render("text", verbose=True)
-    assert "Recommendation: Your 2 × NVIDIA GeForce RTX 3090 (24 GB)\n" in result.render("text")
+    assert mine.per_device_gib <= 24
+    assert "Your 2 × NVIDIA GeForce RTX 3090 (24 GiB) with a 4-bit base" in result.render("text", verbose=True)
+    assert "Recommendation: Your 2 × NVIDIA GeForce RTX 3090 (24 GiB)\n" in result.render("text")
     # one card of them alone is weighed as one device
     assert own(advise(model_size_b=8, method="qlora", vram_gb="RTX 3090", lang="en")).devices == 1
 
@@ -54,7 +54,7 @@ def test_a_model_two_owned_cards_hold_sharded_that_one_does_not() -> None:
     one = own(advise(model_size_b=13, method="lora", vram_gb="RTX 3090", lang="en"))
     assert one is not None and one.recipe["id"] == "lora-8bit" and one.devices == 1
     two = own(advise(model_size_b=13, method="lora", vram_gb="2x RTX 3090", lang="en"))
-    assert two is not None and two.devices == 2 and two.per_device_gb <= 24 and two.recipe["id"] == "lora-16bit"
+    assert two is not None and two.devices == 2 and two.per_device_gib <= 24 and two.recipe["id"] == "lora-16bit"
     assert two.hours < one.hours
 
 
@@ -66,7 +66,7 @@ def test_the_cli_and_the_consultation_read_the_same_count() -> None:
     consultation = Consultation(lang="en")
     told = consultation.tell("I have two A100 80GB cards and want qlora on an 8B model")
     assert told.counts == {"vram_gb": 2}
-    assert "2 × NVIDIA A100 80 GB (80 GB)" in told.text
+    assert "2 × NVIDIA A100 80 GB (80 GiB)" in told.text
     assert "sizes them together" in told.text
     said = consultation.result().profile
     assert (said["own_gpu_count"], said["vram_gb"], said["own_gpu"]) == (cli["own_gpu_count"], 80, "a100-80gb")

@@ -61,7 +61,7 @@ def test_the_page_and_the_api_say_what_advise_and_the_cli_say(client: TestClient
     tr = Localizer("en")
     for rec in result.recommendations:
         assert rec.text in text
-        assert f"Each device holds about {tr.gb(rec.per_device_gb)} of its" in text
+        assert f"Each device holds about {tr.gib(rec.per_device_gib)} of its" in text
     for note in result.advice + result.warnings:
         assert note.text in text
     for rejected in result.rejected:
@@ -78,7 +78,7 @@ def test_the_page_and_the_api_say_what_advise_and_the_cli_say(client: TestClient
 
 def test_the_memory_bar_is_the_estimators_breakdown_of_the_option() -> None:
     """On every golden consultation, the parts drawn add up to each option's figure per device (the CLI's
-    "about 57.4 GB each"): the picture is of the configuration the option was sized with."""
+    "about 53.5 GiB each"): the picture is of the configuration the option was sized with."""
     from golden import CASES
 
     from expert.interfaces.web.pictures import memory_bars
@@ -90,10 +90,10 @@ def test_the_memory_bar_is_the_estimators_breakdown_of_the_option() -> None:
         for bar, rec in zip(bars, result.recommendations, strict=True):
             total = sum(float(s.figure.split()[0].replace(",", "")) for s in bar.segments)
             # the estimator's figure; the guide's basis may raise the option's need to the guide's figure
-            # (70B LoRA: 80 GB on one card with an 8-bit base, whose estimate is 78.5)
-            assert abs(total - rec.memory.estimate_gb) < 0.06 * len(bar.segments), (rec.gpu, bar, rec.memory)
-            assert rec.per_device_gb >= rec.memory.estimate_gb - 0.05
-            assert [s.figure for s in bar.segments] == [Localizer("en").gb(gb) for gb in rec.memory.parts().values()]
+            # (70B LoRA: 80 GB on one card with an 8-bit base, whose estimate is less); in GiB, as shown
+            assert abs(total - rec.memory.estimate_gib) < 0.06 * len(bar.segments), (rec.gpu, bar, rec.memory)
+            assert rec.per_device_gib >= rec.memory.estimate_gib - 0.05
+            assert [s.figure for s in bar.segments] == [Localizer("en").gib(gib) for gib in rec.memory.parts().values()]
             checked += 1
     assert checked > 50
 

@@ -10,7 +10,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..i18n import Localizer
-from ..inference.estimate import COMPONENTS
+from ..inference.estimate import COMPONENTS, GB, GIB
 from ..inference.run import Firing, Run, effective
 from ..inference.sizing import checkpointing, option_estimate
 from ..input import profile as profile_module
@@ -101,7 +101,9 @@ def setup_and_memory(kb: KnowledgeBase, profile: Mapping[str, Any], option: Mapp
     gb = {name: round(parts[name], 3) for name in COMPONENTS}
     memory = Memory(gb["weights"], gb["gradients"], gb["optimizer"], gb["activations"], gb["overhead"],
                     round(sized.per_gpu_gb, 3), float(option["per_device_gb"]),
-                    round(float(option["device_vram_gb"]), 3))
+                    round(float(option["device_vram_gb"]), 3),
+                    {name: round(sized.breakdown_gib[name], 3) for name in COMPONENTS}, round(sized.per_gpu_gib, 3),
+                    float(option["per_device_gib"]), round(float(option["device_memory_gib"]), 3))
     return as_run, memory
 
 
@@ -131,6 +133,8 @@ def recommendation(kb: KnowledgeBase, run: Run, w: Writer, rank: int, gpu: str, 
         time=time_of(kb, run.profile, run.req or {}, option), meets_deadline=meets,
         recipe=recipe_of(kb, option, run.profile),
         devices=option["devices"], per_device_gb=option["per_device_gb"], host_ram_gb=option["host_ram_gb"],
+        per_device_gib=option["per_device_gib"], host_ram_gib=option["host_ram_gib"],
+        device_memory_gib=round(float(option["device_memory_gib"]), 3),
         rules=rules, text=option_text(kb, run, w, option, meets),
         reasons=[{"rule": f.rule.id,
                   "effect": "for" if f.rule.kind == "prefer" and (f.rule.factor or 0) < 1 else "against",
@@ -145,13 +149,14 @@ def option_text(kb: KnowledgeBase, run: Run, w: Writer, option: Mapping[str, Any
     tr, _ = w.tr, w.tr.gettext
     gpu, own = option["gpu"], option["gpu"] == "own"
     params = {
-        "label": w.option_label(option), "need": tr.gb(option["per_device_gb"]),
-        "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"], "setup": w.setup(option),
+        "label": w.option_label(option), "need": tr.gib(option["per_device_gib"]),
+        "device": tr.gib(option["device_memory_gib"]), "devices": option["devices"], "setup": w.setup(option),
         "strategy": w.label("strategy", option["strategy"]),
         "hours": tr.hours(option["hours"]),
         "money": w.money(option),
     }
-    if run.basis == "guide" and option["devices"] == 1 and not own and params["device"] not in w.name(gpu):
+    if run.basis == "guide" and option["devices"] == 1 and not own \
+            and f"{tr.number(option['device_vram_gb'])} GB" not in w.name(gpu):   # a name with its size says it
         params["label"] = "%s (%s)" % (params["label"], params["device"])
     if run.basis == "guide":
         text = _("%(label)s holds %(need)s per device, the guide's figure or what its recipe needs if more (the "
@@ -185,13 +190,13 @@ def host_memory_text(kb: KnowledgeBase, w: Writer, option: Mapping[str, Any]) ->
     and the traffic they make across the card's host link ("" for none)."""
     tr, _ = w.tr, w.tr.gettext
     offloads = kb.recipes["recipe"][option["recipe"]]
-    if option["host_ram_gb"] and (offloads["offload"] or offloads.get("offload_params")):
+    if option["host_ram_gib"] and (offloads["offload"] or offloads.get("offload_params")):
         return " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
-            "host": tr.gb(option["host_ram_gb"])}
-    if not option["host_ram_gb"]:
+            "host": tr.gib(option["host_ram_gib"])}
+    if not option["host_ram_gib"]:
         return ""
     text = " " + _("Its paged optimizer states need up to %(host)s of CPU memory (host RAM) when the GPU "
-                   "runs short.") % {"host": tr.gb(option["host_ram_gb"])}
+                   "runs short.") % {"host": tr.gib(option["host_ram_gib"])}
     traffic = host_traffic_of(kb, option)
     if not traffic:
         return text + " " + _("On this card they all fit beside the weights: none crosses its host link at a step.")
@@ -199,7 +204,9 @@ def host_memory_text(kb: KnowledgeBase, w: Writer, option: Mapping[str, Any]) ->
                           "every optimizer step, %(traffic)s across the card's host link (PCIe %(pcie)s.0 "
                           "x%(lanes)s, %(gbs)s GB/s each way), about %(seconds)s s a step, counted in the "
                           "hours.") % {
-        "paged": tr.gb(round(traffic["gb_per_step"] / 2, 1)), "traffic": tr.gb(traffic["gb_per_step"]),
+        # the traffic is counted in GB, as the link's GB/s are; shown in GiB as all memory is
+        "paged": tr.gib(round(traffic["gb_per_step"] / 2 * GB / GIB, 1)),
+        "traffic": tr.gib(round(traffic["gb_per_step"] * GB / GIB, 1)),
         "pcie": traffic["pcie"], "lanes": traffic["lanes"],
         "gbs": tr.number(traffic["link_gbs"], 0), "seconds": tr.number(traffic["seconds_per_step"], 1)}
 

@@ -100,7 +100,7 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
 class OptionRow:
     rank: int
     label: str     # "1 × <card>": the count and the card
-    memory: str    # "21.4 of 24 GB": what the recipe uses of each device
+    memory: str    # "19.9 of 24 GiB": what the recipe uses of each device, of its memory as its driver reports it
     hours: str     # the training, without the setup
     cost: str      # "$0.69" (on spot: "$0.45 on spot"); "—" for one's own card
     price: str     # whose price and when it was read: "RunPod 2026-09-25"; nothing to rent
@@ -134,9 +134,8 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
     _ = tr.gettext
     rows, names = [], []
     for rec in result.shown():
-        per_device_vram = rec.vram_gb * rec.count / max(rec.devices, 1)
-        memory = _("%(used)s of %(total)s") % {"used": tr.number(rec.per_device_gb, 1),
-                                               "total": tr.gb(per_device_vram)}
+        memory = _("%(used)s of %(total)s") % {"used": tr.number(rec.per_device_gib, 1),
+                                               "total": tr.gib(rec.device_memory_gib)}
         cost, price = "—", _("nothing to rent")
         if rec.cost["pricing"] is not None:
             cost = tr.money(rec.cost["total"])

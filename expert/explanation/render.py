@@ -35,7 +35,7 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
                     run: dict[str, Any] | None = None) -> str:
     """The estimate as a breakdown with a horizontal bar per component, or
     JSON; with ``run`` (from ``estimate_input.from_input``), how long it trains."""
-    from ..inference.estimate import COMPONENTS, fitting_cards
+    from ..inference.estimate import COMPONENTS, device_memory_gib, fitting_cards
     from ..inference.requirement import estimate_time, named_card
 
     check_format(fmt, lang, ("text", "json"))
@@ -45,7 +45,8 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
         time = estimate_time(kb, result.setup, run)
     if time is not None and time["gpu"] is not None:   # can the card named hold it at all?
         named = named_card(kb, time["gpu"])
-        time = {**time, "fits": bool(named and named.vram_gb / named.devices >= result.per_gpu_gb)}
+        time = {**time, "fits": bool(named and device_memory_gib(named.vram_gb, named.memory_mib, named.devices)
+                                     >= result.per_gpu_gib)}
     if fmt == "json":
         data = result.to_dict()
         data["fits"] = fits
@@ -58,12 +59,12 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     labels = {"weights": _("weights"), "gradients": _("gradients"), "optimizer": _("optimizer state"),
               "activations": _("activations"), "overhead": _("framework overhead")}
     label_width = max(len(label) for label in list(labels.values()) + [_("per GPU")])
-    values = {name: tr.gb(round(result.breakdown[name], 1)) for name in COMPONENTS}
-    value_width = max(len(v) for v in list(values.values()) + [tr.gb(round(result.per_gpu_gb, 1))])
+    values = {name: tr.gib(round(result.breakdown_gib[name], 1)) for name in COMPONENTS}
+    value_width = max(len(v) for v in list(values.values()) + [tr.gib(round(result.per_gpu_gib, 1))])
     bar_width = max(10, min(40, width - label_width - value_width - 8))
-    largest = max(result.breakdown.values()) or 1
+    largest = max(result.breakdown_gib.values()) or 1
     rows = [{"label": labels[name].ljust(label_width), "value": values[name].rjust(value_width),
-             "bar": "█" * max(0, round(result.breakdown[name] / largest * bar_width))} for name in COMPONENTS]
+             "bar": "█" * max(0, round(result.breakdown_gib[name] / largest * bar_width))} for name in COMPONENTS]
     method = tr.gettext(kb.fields["method"].choice_labels[setup.method])
     details = [
         _("mixed precision (bf16 with an fp32 master copy)") if setup.precision == "mixed" else _("pure bf16"),
@@ -87,10 +88,10 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
     x: dict[str, Any] = {
         "size": tr.billions(setup.model_size_b), "method": method, "details": "; ".join(details) + ".",
         "rows": rows,
-        "per_gpu_row": f"{_('per GPU').ljust(label_width)}  {tr.gb(round(result.per_gpu_gb, 1)).rjust(value_width)}",
-        "total_line": (_("In all, across %(n)s GPUs: %(total)s.") % {"n": setup.gpus, "total": tr.gb(
-            round(result.total_gb, 1))}) if setup.gpus > 1 else "",
-        "cpu_line": (_("In CPU memory: %(cpu)s.") % {"cpu": tr.gb(round(result.cpu_gb, 1))}) if result.cpu_gb else "",
+        "per_gpu_row": f"{_('per GPU').ljust(label_width)}  {tr.gib(round(result.per_gpu_gib, 1)).rjust(value_width)}",
+        "total_line": (_("In all, across %(n)s GPUs: %(total)s.") % {"n": setup.gpus, "total": tr.gib(
+            round(result.total_gib, 1))}) if setup.gpus > 1 else "",
+        "cpu_line": (_("In CPU memory: %(cpu)s.") % {"cpu": tr.gib(round(result.cpu_gib, 1))}) if result.cpu_gib else "",
         "fit_line": fit_line,
         "time_line": _time_line(kb, tr, time) if time else "",
     }
@@ -127,6 +128,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         return (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
                   "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
                 + " " + stack_sentence(tr, time))
+    from ..inference.estimate import device_memory_gib
     from ..inference.requirement import named_card
 
     card = named_card(kb, time["gpu"])
@@ -137,7 +139,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     text += " " + stack_sentence(tr, time)
     if not time.get("fits", True):
         text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s.") % {
-            "card": one_line(card.name), "vram": tr.gb(card.vram_gb / card.devices)}
+            "card": one_line(card.name), "vram": tr.gib(device_memory_gib(card.vram_gb, card.memory_mib, card.devices))}
     return text
 
 

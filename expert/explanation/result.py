@@ -87,8 +87,10 @@ class Setup:
 
 @dataclass(frozen=True)
 class Memory:
-    """What each device of an option holds, part by part (GB, the
-    estimator's, for :class:`Setup`), against each device's memory."""
+    """What each device of an option holds, part by part (the estimator's,
+    for :class:`Setup`), against each device's memory: in GiB (2**30 bytes),
+    what is compared and shown; the *_gb fields are the same in GB (10**9
+    bytes), but device_gb, the device's size as sold."""
 
     weights_gb: float
     gradients_gb: float
@@ -97,12 +99,15 @@ class Memory:
     overhead_gb: float          # the framework's own (CUDA context, allocator)
     estimate_gb: float          # the parts' sum
     per_device_gb: float        # what the option is sized by (the estimate rounded up, or the guide's share)
-    device_gb: float            # each device's memory
+    device_gb: float            # each device's size as sold (a card of 24 GB)
+    parts_gib: dict[str, float]     # weights, gradients, optimizer, activations, overhead
+    estimate_gib: float
+    per_device_gib: float
+    device_memory_gib: float        # each device's memory as its driver reports it
 
     def parts(self) -> dict[str, float]:
-        """The parts by their name in the estimator (weights, gradients, optimizer, activations, overhead)."""
-        return {"weights": self.weights_gb, "gradients": self.gradients_gb, "optimizer": self.optimizer_gb,
-                "activations": self.activations_gb, "overhead": self.overhead_gb}
+        """The parts in GiB by their name in the estimator (weights, gradients, optimizer, activations, overhead)."""
+        return dict(self.parts_gib)
 
 
 @dataclass(frozen=True)
@@ -126,8 +131,12 @@ class Recommendation:
     meets_deadline: bool | None
     recipe: dict[str, Any]  # strategy, precision, optimizer, base_bits, checkpointing, offload
     devices: int            # physical devices in all (a dual-die card counts two)
-    per_device_gb: float    # what each device needs with this recipe and strategy
-    host_ram_gb: float | None   # CPU memory the offloaded state needs; None without offload
+    per_device_gb: float    # what each device needs with this recipe and strategy, in GB (10**9 bytes)
+    host_ram_gb: float | None   # CPU memory the offloaded state needs, in GB; None without offload
+    # The same in GiB (2**30 bytes), the unit shown, and each device's memory as its driver reports it
+    per_device_gib: float
+    host_ram_gib: float | None
+    device_memory_gib: float
     rules: list[str]
     text: str
     reasons: list[dict[str, str]] = field(default_factory=list)
@@ -259,7 +268,7 @@ class Result:
                 data.pop(key, None)
             data["recipe_id"] = data.pop("recipe")["id"]
             data["cost"] = {key: data["cost"][key] for key in SUMMARY_COST}
-            for key in ("host_ram_gb", "meets_deadline"):
+            for key in ("host_ram_gb", "host_ram_gib", "meets_deadline"):
                 if data[key] is None:
                     del data[key]
             if data["devices"] == data["count"]:

@@ -258,7 +258,7 @@ def _formatting(lang: str) -> frozenset[str]:
     from ..i18n import Localizer
 
     tr = Localizer(lang)
-    written = [tr.hours(0.5), tr.hours(2), tr.money(15), tr.gb(24), tr.list(["1", "2"]), tr.list(["1", "2"], "or"),
+    written = [tr.hours(0.5), tr.hours(2), tr.money(15), tr.gib(24), tr.list(["1", "2"]), tr.list(["1", "2"], "or"),
                tr.list(["1", "2", "3"]), tr.list(["1", "2", "3"], "or")]
     return frozenset(word.strip(PUNCTUATION) for text in written for word in text.split()) | frozenset(
         word.replace("$", "\\$") for text in written for word in text.split() if "$" in word)

@@ -107,7 +107,7 @@ def new_environment(loader: Any) -> jinja2.Environment:
 
 
 # A number and its unit, or a count and its card, stay on one line.
-_KEEP_TOGETHER = re.compile(r"(?<=\d) (?=(?:h|hr|GB|B|×)(?:\W|$))|(?<=×) ")
+_KEEP_TOGETHER = re.compile(r"(?<=\d) (?=(?:h|hr|GiB|GB|B|×)(?:\W|$))|(?<=×) ")
 
 
 def wrap(text: str, width: int, indent: str = "", first: str | None = None) -> str:

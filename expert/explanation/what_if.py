@@ -55,7 +55,7 @@ class WhatIfRun(Reasoning):
         for name in PROFILE_FIELDS:
             add(self._(self.kb.fields[name].label), self.field_value(name, before.profile[name]),
                 self.field_value(name, after.profile[name]))
-        add(_("VRAM needed"), tr.gb(before.requirement["vram_gb"]), tr.gb(after.requirement["vram_gb"]))
+        add(_("VRAM needed"), tr.gib(before.requirement["vram_gb"]), tr.gib(after.requirement["vram_gb"]))
         def top(result: Result) -> str:
             if not result.recommendations:
                 return _("none")

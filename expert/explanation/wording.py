@@ -48,8 +48,8 @@ def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, va
         return _translated(tr, kb.fields[name].choice_labels, value)
     if name in _LABELLED and isinstance(value, str):
         return _translated(tr, kb.labels.get(_LABELLED[name], {}), value)
-    if name.endswith("_gb"):
-        return tr.gb(value)
+    if name.endswith(("_gib", "_gb")):   # the *_gb fields shown are sizes as cards are sold: GiB
+        return tr.gib(value)
     if name in _HOUR_FIELDS:
         return tr.hours(value)
     if name in _MONEY_FIELDS:
@@ -145,8 +145,8 @@ class Writer:
         device against what each device has, and whether it fits."""
         tr, _ = self.tr, self._
         params = {"label": self.option_label(option), "setup": self.setup(option),
-                  "strategy": self.label("strategy", option["strategy"]), "need": tr.gb(option["per_device_gb"]),
-                  "device": tr.gb(option["device_vram_gb"]), "devices": option["devices"]}
+                  "strategy": self.label("strategy", option["strategy"]), "need": tr.gib(option["per_device_gib"]),
+                  "device": tr.gib(option["device_memory_gib"]), "devices": option["devices"]}
         if not option["possible"]:
             text = _("%(label)s with %(setup)s needs about %(need)s of its %(device)s") % params
         elif option["devices"] == 1:
@@ -156,16 +156,16 @@ class Writer:
                      "one's %(device)s") % params
         if option.get("micro_batch", 1) > 1:
             text += _(", micro-batch %(micro)s") % {"micro": option["micro_batch"]}
-        if option["host_ram_gb"]:
-            host = {"host": tr.gb(option["host_ram_gb"])}
+        if option["host_ram_gib"]:
+            host = {"host": tr.gib(option["host_ram_gib"])}
             text += (_(", plus %(host)s of host RAM in all") if option["devices"] > 1 else
                      _(", plus %(host)s of host RAM")) % host
         # within the card, but not within what may be used of it: say how much may be
-        # ("about 8 GB of its 8 GB" alone reads as if it fitted)
+        # ("about 8 GiB of its 8 GiB" alone reads as if it fitted)
         margin = (_("only %(usable)s of each device may be used, %(margin)s is kept free") % {
-            "usable": tr.gb(option["device_vram_gb"] * (1 - self.kb.recipes["margin"])),
+            "usable": tr.gib(option["device_memory_gib"] * (1 - self.kb.recipes["margin"])),
             "margin": tr.number(self.kb.recipes["margin"] * 100, 0) + " %"}
-            if not option["fits"] and option["per_device_gb"] <= option["device_vram_gb"] else "")
+            if not option["fits"] and option["per_device_gib"] <= option["device_memory_gib"] else "")
         if not option["possible"]:
             # after its host RAM, which is part of what it needs
             text += _(", and it cannot be spread over more cards")
@@ -270,22 +270,23 @@ class _Named(Mapping[str, str]):
 
 def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], total_vram_gb: float) -> str:
     """One's own card (or cards) as the answer names it: the card named, with
-    its memory unless its name says it, or "your GPU (24 GB)"."""
+    its memory unless its name says it ("NVIDIA RTX 6000 Ada 48 GB": the size
+    it is sold with), or "your GPU (24 GiB)"."""
     _ = tr.gettext
     named = profile.get("own_gpu")
     found = find_cards(kb, named) if named else []
     count = int(profile.get("own_gpu_count") or 1)
-    device = tr.gb(total_vram_gb / count)
+    device = tr.gib(total_vram_gb / count)
     if found:      # the card the person named (with its memory, unless its name says it)
         card = one_line(found[0][1])
         if count > 1:
             card = f"{count} × {card}"
-        if device.replace("\u00a0", " ") in card or tr.gb(found[0][2]) in card:
+        if any(f"{tr.number(size)} GB" in card for size in (total_vram_gb / count, found[0][2])):
             return _("your %(card)s") % {"card": card}
         return _("your %(card)s (%(vram)s)") % {"card": card, "vram": device}
     if count > 1:
         return _("your %(count)s GPUs (%(vram)s each)") % {"count": count, "vram": device}
-    return _("your GPU (%(vram)s)") % {"vram": tr.gb(total_vram_gb)}
+    return _("your GPU (%(vram)s)") % {"vram": tr.gib(total_vram_gb)}
 
 
 def batch_and_stack(kb: KnowledgeBase, tr: Localizer, method: Any, micro: int, steps: int, stack: str,
@@ -356,7 +357,7 @@ def memory_sentence(tr: Localizer, memory: Any, setup: Any) -> str:
     _ = tr.gettext
     labels = {"weights": _("weights"), "gradients": _("gradients"), "optimizer": _("optimizer state"),
               "activations": _("activations"), "overhead": _("framework overhead")}
-    parts = tr.list([f"{labels[name]} {tr.gb(gb)}" for name, gb in memory.parts().items()])
+    parts = tr.list([f"{labels[name]} {tr.gib(gib)}" for name, gib in memory.parts().items()])
     return _("Per device: %(parts)s; sized for %(sized)s.") % {"parts": parts, "sized": sized_for(tr, setup)}
 
 

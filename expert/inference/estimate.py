@@ -17,7 +17,13 @@ from typing import Any
 
 from ..knowledge import KnowledgeBase
 
+# Memory is counted in bytes and shown in GiB (2**30 bytes), the unit cards
+# are sold and their drivers report in (a card sold as "24 GB" holds 24 GiB; see
+# docs/estimator.md, "Units"). The *_gb figures (10**9 bytes) are kept beside
+# them for the JSON contract and for what crosses a link, whose speeds are
+# given in GB/s.
 GB = 1e9
+GIB = float(2**30)
 PRECISIONS = ("mixed", "bf16", "fp16")
 STRATEGIES = ("single", "ddp", "zero1", "zero2", "zero3", "fsdp")
 TARGETS = ("all", "qv")
@@ -59,7 +65,9 @@ class Setup:
 
 @dataclass(frozen=True)
 class Estimate:
-    """The memory a setup needs, per GPU and in all, by component (GB)."""
+    """The memory a setup needs, per GPU and in all, by component: in GiB
+    (2**30 bytes, what is compared with a card and shown) and in GB (10**9
+    bytes, the JSON's older keys)."""
 
     setup: Setup
     shape: str
@@ -69,6 +77,10 @@ class Estimate:
     per_gpu_gb: float
     total_gb: float                   # all GPUs together
     cpu_gb: float                     # offloaded to CPU memory
+    breakdown_gib: dict[str, float]   # the same, in GiB
+    per_gpu_gib: float
+    total_gib: float
+    cpu_gib: float
     # How long it trains (time_model.run_time): gpu, count, tokens, flops_per_token,
     # tokens_per_second, hours, speed_assumed; None when not asked.
     time: dict[str, Any] | None = None
@@ -78,9 +90,11 @@ class Estimate:
         if data["time"] is None:
             del data["time"]
         data["setup"] = asdict(self.setup)
-        for key in ("params_b", "trainable_b", "per_gpu_gb", "total_gb", "cpu_gb"):
+        for key in ("params_b", "trainable_b", "per_gpu_gb", "total_gb", "cpu_gb", "per_gpu_gib", "total_gib",
+                    "cpu_gib"):
             data[key] = round(data[key], 3)
-        data["breakdown"] = {k: round(v, 3) for k, v in data["breakdown"].items()}
+        for key in ("breakdown", "breakdown_gib"):
+            data[key] = {k: round(v, 3) for k, v in data[key].items()}
         return data
 
 
@@ -191,15 +205,15 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     # cannot reuse (estimator.toml [sharding] fragmentation): counted where the
     # weights stream through the GPU.
     fragmented = sharding["fragmentation"] * (activations + gathered) if streamed else 0.0
-    breakdown = {"weights": weights / GB, "gradients": gradients / GB, "optimizer": optimizer / GB,
-                 "activations": activations / GB,
-                 "overhead": constants["overhead"]["per_gpu_gb"] + fragmented / GB}
-    per_gpu = sum(breakdown.values())
-    return Estimate(setup, shape["name"], params / 1e9, trainable / 1e9, breakdown, per_gpu, per_gpu * n,
-                    cpu / GB)
+    in_bytes = {"weights": weights, "gradients": gradients, "optimizer": optimizer, "activations": activations,
+                "overhead": constants["overhead"]["per_gpu_mib"] * 2**20 + fragmented}
+    per_gpu = sum(in_bytes.values())
+    return Estimate(setup, shape["name"], params / 1e9, trainable / 1e9,
+                    {k: v / GB for k, v in in_bytes.items()}, per_gpu / GB, per_gpu * n / GB, cpu / GB,
+                    {k: v / GIB for k, v in in_bytes.items()}, per_gpu / GIB, per_gpu * n / GIB, cpu / GIB)
 
 
-def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_gb: float,
+def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_gib: float,
                      shape: Mapping[str, Any] | None = None) -> str | None:
     """The first setup of ``rules/estimator.toml`` under which one GPU needs no
     more than the guide's figure, or None."""
@@ -208,11 +222,23 @@ def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_
             continue
         changes = {k: spec[k] for k in ("optimizer", "precision", "offload", "base_bits", "optimizer_in_backward")
                    if k in spec}
-        if estimate(kb, typical(kb, model_size_b, method, shape, **changes)).per_gpu_gb <= guide_gb:
+        if estimate(kb, typical(kb, model_size_b, method, shape, **changes)).per_gpu_gib <= guide_gib:
             return str(spec["id"])
     return None
 
 
 def fitting_cards(kb: KnowledgeBase, result: Estimate) -> list[str]:
-    """Catalog cards each of whose devices holds the per-GPU figure."""
-    return [card.id for card in kb.catalog if card.vram_gb / card.devices >= result.per_gpu_gb]
+    """Catalog cards each of whose devices holds the per-GPU figure, in the
+    memory its driver reports (:func:`device_memory_gib`)."""
+    return [card.id for card in kb.catalog if device_memory_gib(card.vram_gb, card.memory_mib, card.devices)
+            >= result.per_gpu_gib]
+
+
+def device_memory_gib(vram_gb: float, memory_mib: float, devices: int) -> float:
+    """One device's memory in GiB, as its driver reports it (a card's
+    ``memory_mib``, rules/catalog.toml); a card without that reading (a user
+    catalog's, an own card given by its size) is taken at the size it is sold
+    with: ``vram_gb`` GiB, which the driver reports a little under (90-100 %,
+    docs/knowledge-base.md, "The card's real memory")."""
+    total = memory_mib / 1024 if memory_mib else vram_gb
+    return total / devices

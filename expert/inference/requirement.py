@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
-from .estimate import estimate, guide_holds_with, typical
+from .estimate import GB, GIB, estimate, guide_holds_with, typical
 from .sizing import Sizer, round_up
 from .time_model import active_b, host_link, run_hours, run_time, seq_len, shape_of, stack_of, throughput, tokens
 
@@ -70,7 +70,8 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     vram_gb, table_gb, weights_gb, how, anchors = floored(method)
     shape = profile.get("model_shape")
     setup = replace(typical(kb, size, method, shape), seq_len=seq_len(kb, profile))
-    first_principles = round_up(estimate(kb, setup).per_gpu_gb)
+    typical_run = estimate(kb, setup)
+    first_principles, first_principles_gb = round_up(typical_run.per_gpu_gib), round_up(typical_run.per_gpu_gb)
     run_tokens = tokens(profile)
     reference = throughput(kb, reference_card(kb).fact(), 1, 1, False, stack=stack_of(kb, profile), method=method,
                            shape=shape_of(kb, size, shape), total_b=size, active_b=active_b(profile),
@@ -91,7 +92,9 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         "source": "estimate" if basis == "estimate" else ("floor" if weights_gb > table_gb else how),
         "anchors": anchors,
         "qlora_vram_gb": floored("qlora")[0],
-        "first_principles_gb": first_principles,
+        # the estimate of the typical setup, in GiB (compared and shown) and in GB (10**9 bytes)
+        "first_principles_gib": first_principles,
+        "first_principles_gb": first_principles_gb,
         "guide_holds_with": guide_holds_with(kb, size, method, table_gb, shape) if basis != "estimate" else None,
         # Hours on the reference card (timing.toml [own]) with
         # the method's plain recipe: how long the run is, whatever it runs on.
@@ -110,7 +113,7 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     return req
 
 
-CHEAP_QLORA_NONE = {"cheap_qlora_gpu": None, "cheap_qlora_name": None, "cheap_qlora_gb": None,
+CHEAP_QLORA_NONE = {"cheap_qlora_gpu": None, "cheap_qlora_name": None, "cheap_qlora_gb": None, "cheap_qlora_gib": None,
                     "cheap_qlora_hours": None, "cheap_qlora_cost": None, "cheap_qlora_rate": None}
 
 
@@ -141,6 +144,7 @@ def cheap_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str,
     spot = config["pricing"] == "spot" and bool(card.spot_provider)
     provider, date = (card.spot_provider, card.spot_date) if spot else (card.price_provider, card.price_date)
     return {"cheap_qlora_gpu": gpu, "cheap_qlora_name": card.name, "cheap_qlora_gb": config["per_device_gb"],
+            "cheap_qlora_gib": config["per_device_gib"],
             "cheap_qlora_hours": config["hours"], "cheap_qlora_cost": cost,
             "cheap_qlora_rate": f"{provider}, {date}" if provider else None}
 
@@ -150,7 +154,7 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
     (recipes.toml: the first step of the qlora ladder): whether it fits, the
     memory it needs and its training hours; None without an own GPU."""
     if not profile.get("vram_gb"):
-        return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_hours": None}
+        return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_gib": None, "own_qlora_hours": None}
     entry = kb.recipes["ladder"]["qlora"][0]
     # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable, but only
     # the first one is written
@@ -158,11 +162,13 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
     config = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis).configuration(own_card(kb, profile).fact(), entry["step"], entry["recipe"],
                                                         1, sharded=False)
     return {"own_qlora_fits": config["fits"], "own_qlora_gb": config["per_device_gb"],
+            "own_qlora_gib": config["per_device_gib"],
             "own_qlora_hours": config["hours"]}
 
 
-OWN_FIT_NONE = {"own_fit_gb": None, "own_usable_gb": None, "own_tuned_gb": None, "own_tuned_fits": None, "own_short_seq": None,
-                "own_short_gb": None}
+OWN_FIT_NONE = {"own_fit_gb": None, "own_fit_gib": None, "own_usable_gb": None, "own_usable_gib": None,
+                "own_tuned_gb": None, "own_tuned_gib": None, "own_tuned_fits": None, "own_short_seq": None,
+                "own_short_gb": None, "own_short_gib": None}
 
 
 def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> dict[str, Any]:
@@ -180,23 +186,26 @@ def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
     plain = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=False)
     if plain["fits"] or not plain["possible"]:
         return dict(OWN_FIT_NONE)
-    tuned_gb = tuned_fits = None
+    tuned_gb = tuned_gib = tuned_fits = None
     if stack_of(kb, profile) != "tuned":
         # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable
         tuned = ChainMap({"stack": "tuned"}, profile)  # type: ignore[arg-type]
         config = Sizer(kb, tuned, req, basis).configuration(card, entry["step"], entry["recipe"], 1, sharded=False)
-        tuned_gb, tuned_fits = config["per_device_gb"], config["fits"]
-    short_seq = short_gb = None
+        tuned_gb, tuned_gib, tuned_fits = config["per_device_gb"], config["per_device_gib"], config["fits"]
+    short_seq = short_gb = short_gib = None
     for seq in kb.recipes["own_fit"]["sequences"]:   # longest first: the first that fits
         if seq < req["seq_len"]:
             config = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=False, seq=seq)
             if config["fits"]:
-                short_seq, short_gb = seq, config["per_device_gb"]
+                short_seq, short_gb, short_gib = seq, config["per_device_gb"], config["per_device_gib"]
                 break
-    # what may be used of it, the margin kept free: a need of 8.0 GB misses an 8 GB card by it
-    usable = float(card["vram_gb"]) / int(card["devices"]) * (1 - kb.recipes["margin"])
-    return {"own_fit_gb": plain["per_device_gb"], "own_usable_gb": round(usable, 1), "own_tuned_gb": tuned_gb, "own_tuned_fits": tuned_fits,
-            "own_short_seq": short_seq, "own_short_gb": short_gb}
+    # what may be used of one device as its driver reports it, the margin kept free: a need of 8.0 GiB
+    # misses an 8 GiB card by it
+    usable = plain["device_memory_gib"] * (1 - kb.recipes["margin"])
+    return {"own_fit_gb": plain["per_device_gb"], "own_fit_gib": plain["per_device_gib"],
+            "own_usable_gb": round(usable * GIB / GB, 1), "own_usable_gib": round(usable, 1),
+            "own_tuned_gb": tuned_gb, "own_tuned_gib": tuned_gib, "own_tuned_fits": tuned_fits,
+            "own_short_seq": short_seq, "own_short_gb": short_gb, "own_short_gib": short_gib}
 
 
 def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
@@ -212,8 +221,13 @@ def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
     like = named or reference_card(kb)
     count = int(profile.get("own_gpu_count") or 1)
     linked = like if named is not None and named.origin != "owned" else reference_card(kb)
+    vram = float(profile.get("vram_gb") or 0.0)
+    # what its driver reports, where the card named gives it for that memory (a catalog card's memory_mib);
+    # else the card is taken at its size (estimate.device_memory_gib)
+    reported = named.memory_mib / named.devices if named and named.memory_mib and named.vram_gb / named.devices == vram \
+        else 0.0
     return Card(id="own", name="own", vendor=named.vendor if named else "unknown",
-                vram_gb=float(profile.get("vram_gb") or 0.0) * count, devices=count, cost="own", segment="own",
+                vram_gb=vram * count, memory_mib=reported * count, devices=count, cost="own", segment="own",
                 fast_interconnect=False,
                 # a card's figures are for all its devices (records.Card): n cards compute and read n times as much
                 bf16_tflops=like.bf16_tflops * count, memory_bandwidth_gbs=like.memory_bandwidth_gbs * count,

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase
 from ..knowledge.records import PRECISION_UP
-from .estimate import Estimate, Setup, estimate, typical
+from .estimate import Estimate, Setup, device_memory_gib, estimate, typical
 from .time_model import (
     Relinked,
     accumulation,
@@ -196,10 +196,14 @@ class Sizer:
             "devices": devices,
             "vram_gb": float(card["vram_gb"]),
             "device_vram_gb": memory["device_gb"],
+            # each device's memory as its driver reports it, and what the recipe needs of it, in GiB
+            "device_memory_gib": memory["memory_gib"],
             "total_vram_gb": count * float(card["vram_gb"]),
-            "per_device_gb": memory["need"],
+            "per_device_gib": memory["need"],
+            "per_device_gb": memory["need_gb"],     # the same need in GB (10**9 bytes): the JSON's older key
             "fits": fits,
-            "headroom": 1 - memory["need"] / memory["device_gb"],
+            "headroom": 1 - memory["need"] / memory["memory_gib"],
+            "host_ram_gib": memory["host_ram_gib"],
             "host_ram_gb": memory["host_ram_gb"],
             "hours": timing["hours"],
             "stack": stack,
@@ -246,25 +250,30 @@ class Sizer:
                sharded: bool, micro_batch: int, seq: int | None, stack: str) -> dict[str, Any]:
         """What the recipe needs on every device (the estimate's, or the
         guide's figure too for the strict guide reading), and whether it fits
-        with the margin left free."""
+        in the device's memory as its driver reports it (in GiB), with the
+        margin left free."""
         kb, profile, req = self.kb, self.profile, self.req
         setup = recipe_setup(kb, profile, recipe, devices, strategy, micro_batch, stack, seq)
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
-        usable = device_gb * (1 - kb.recipes["margin"])
+        memory_gib = device_memory_gib(float(card["vram_gb"]), float(card["memory_mib"]), int(card["devices"]))
+        usable = memory_gib * (1 - kb.recipes["margin"])
         # The guide's figure is for the whole run: every device holds all of it
         # unless the weights are sharded (used only by the strict guide reading).
+        # It is in the unit cards are sold in (a card of 24 GB holds 24 GiB).
         guide_share = req["vram_gb"] / (devices if sharded else 1)
-        estimate_gb = round_up(result.per_gpu_gb)
+        estimate_gib, estimate_gb = round_up(result.per_gpu_gib), round_up(result.per_gpu_gb)
         if self.basis == "guide":  # the guide's figure must fit, and the recipe must be able to start
-            need = max(round_up(guide_share), estimate_gb)
-            fits = guide_share <= device_gb and estimate_gb <= usable
+            need, need_gb = max(round_up(guide_share), estimate_gib), max(round_up(guide_share), estimate_gb)
+            fits = guide_share <= device_gb and estimate_gib <= usable
         else:  # what the recipe needs on every device, with the margin left free
-            need, fits = estimate_gb, estimate_gb <= usable
+            need, need_gb, fits = estimate_gib, estimate_gb, estimate_gib <= usable
         if recipe.get("offload_params"):   # the weights wait in host RAM: the host must hold them
-            fits = fits and result.cpu_gb / devices <= float(kb.recipes["offload_params"]["host_ram_per_device_gb"])
-        return {"result": result, "device_gb": device_gb, "need": need, "fits": fits,
-                "host_ram_gb": round_up(result.cpu_gb) if result.cpu_gb > 0 else None}
+            fits = fits and result.cpu_gib / devices <= float(kb.recipes["offload_params"]["host_ram_per_device_gib"])
+        return {"result": result, "device_gb": device_gb, "memory_gib": memory_gib, "need": need,
+                "need_gb": need_gb, "fits": fits,
+                "host_ram_gb": round_up(result.cpu_gb) if result.cpu_gb > 0 else None,
+                "host_ram_gib": round_up(result.cpu_gib) if result.cpu_gib > 0 else None}
 
     def timing(self, card: Mapping[str, Any], recipe: Mapping[str, Any], count: int, devices: int, sharded: bool,
                micro_batch: int, stack: str, result: Any) -> dict[str, Any]:

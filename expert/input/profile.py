@@ -187,7 +187,7 @@ class _Parser:
         if kind == "size":
             return self.tr.billions(number)
         if kind == "number":
-            return self.tr.gb(number)
+            return self.tr.gib(number)
         return self.tr.number(number, 0)
 
     def bounded(self, number: float, value: Any) -> float:

@@ -261,7 +261,7 @@ class Consultation:
             count, card = counted if counted is not None and counted[0] > 1 else (1, value)
             found = find_cards(self._kb, card)
             if found:
-                shown = f"{one_line(found[0][1])} ({self._tr.gb(found[0][2])})"
+                shown = f"{one_line(found[0][1])} ({self._tr.gib(found[0][2])})"
                 return f"{count} × {shown}" if count > 1 else shown
         return profile_value(self._kb, self._tr, name, value)
 

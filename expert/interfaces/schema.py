@@ -131,12 +131,19 @@ _SETUP = _object(
                "description": "The settings the person fixed; the rules chose the others."}})
 _MEMORY = _object(
     ["weights_gb", "gradients_gb", "optimizer_gb", "activations_gb", "overhead_gb", "estimate_gb", "per_device_gb",
-     "device_gb"],
+     "device_gb", "parts_gib", "estimate_gib", "per_device_gib", "device_memory_gib"],
     {"weights_gb": _GB, "gradients_gb": _GB, "optimizer_gb": _GB, "activations_gb": _GB, "overhead_gb": _GB,
-     "estimate_gb": {**_GB, "description": "The parts' sum, per device."},
+     "estimate_gb": {**_GB, "description": "The parts' sum, per device (GB: 10^9 bytes)."},
      "per_device_gb": {**_GB, "description": "What the option is sized by (the estimate rounded up, or the "
-                                             "guide's share under basis guide)."},
-     "device_gb": {**_GB, "description": "Each device's memory."}})
+                                             "guide's share under basis guide), in GB (10^9 bytes)."},
+     "device_gb": {**_GB, "description": "Each device's size as the card is sold (GiB)."},
+     "parts_gib": {"type": "object", "description": "The parts in GiB (2^30 bytes), the unit shown: weights, "
+                   "gradients, optimizer, activations, overhead.",
+                   "additionalProperties": _GB},
+     "estimate_gib": {**_GB, "description": "The parts' sum, per device, in GiB."},
+     "per_device_gib": {**_GB, "description": "What the option is sized by, in GiB: the figure shown and "
+                                              "compared with the device's memory."},
+     "device_memory_gib": {**_GB, "description": "Each device's memory as its driver reports it, in GiB."}})
 
 
 def _recommendation(summary: bool) -> dict[str, Any]:
@@ -149,17 +156,24 @@ def _recommendation(summary: bool) -> dict[str, Any]:
         "cost": {"description": "What the option costs (its shape grows: a level, or an object "
                                 "with currency, per_hour, total, pricing)."},
         "meets_deadline": {"type": ["boolean", "null"]}, "recipe": _RECIPE,
-        "devices": {"type": "integer", "minimum": 1}, "per_device_gb": _NUM,
-        "host_ram_gb": _NUM_OR_NULL, "rules": _STRS, "text": _STR,
+        "devices": {"type": "integer", "minimum": 1},
+        "per_device_gb": {**_NUM, "description": "What each device needs, in GB (10^9 bytes)."},
+        "host_ram_gb": {**_NUM_OR_NULL, "description": "Host RAM the offloaded or paged state needs, in GB."},
+        "per_device_gib": {**_NUM, "description": "What each device needs, in GiB (2^30 bytes): the figure "
+                                                  "shown and compared with device_memory_gib."},
+        "host_ram_gib": {**_NUM_OR_NULL, "description": "Host RAM the offloaded or paged state needs, in GiB."},
+        "device_memory_gib": {**_NUM, "description": "Each device's memory as its driver reports it, in GiB."},
+        "rules": _STRS, "text": _STR,
         "setup": {**_SETUP, "description": "The recipe as run, as the memory was sized for it."},
-        "memory": {**_MEMORY, "description": "What each device holds, part by part (GB)."},
+        "memory": {**_MEMORY, "description": "What each device holds, part by part (GB and GiB)."},
     }
     if summary:
         del properties["recipe"], properties["setup"], properties["memory"]
         properties["recipe_id"] = {"type": "string", "description": "The recipe's id (rules/recipes.toml)."}
     required = ["gpu", "count", "vram_gb", "strategy", "text"]
     if not summary:
-        required += ["rules", "recipe", "devices", "per_device_gb", "host_ram_gb", "hours", "cost", "setup", "memory"]
+        required += ["rules", "recipe", "devices", "per_device_gb", "host_ram_gb", "per_device_gib", "host_ram_gib",
+                     "device_memory_gib", "hours", "cost", "setup", "memory"]
     return _object(required, properties)
 
 

@@ -305,7 +305,8 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "card_devices": {card.devices for card in kb.catalog} | {1}, "devices": Interval(1, False, inf, False),
         "headroom": Interval(-inf, False, 1, True), "hours": positive, "min_count_hours": positive,
         "vram_gb": positive, "device_vram_gb": positive, "total_vram_gb": positive, "per_device_gb": positive,
-        "host_ram_gb": Interval(0, True, inf, False, True), "nodes": Interval(1, False, inf, False),
+        "device_memory_gib": positive, "per_device_gib": positive,
+        "host_ram_gb": Interval(0, True, inf, False, True), "host_ram_gib": Interval(0, True, inf, False, True), "nodes": Interval(1, False, inf, False),
         "flops_per_token": positive, "tokens_per_second": positive, "speed_assumed": {True, False},
         "price_assumed": {True, False}, "per_hour": Interval(0, False, inf, False),
         "billed_hours": Interval(0, False, inf, False), "min_count_cost": Interval(0, False, inf, False),
@@ -330,7 +331,8 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         for name in ("count", "hours", "per_hour", "total_cost"):
             domains[f"pick.{which}_{name}"] = Interval(0, False, inf, False, True)
         domains[f"pick.{which}_gpu"] = {card.id for card in kb.catalog} | {None}
-    for name in ("vram_gb", "table_gb", "weights_gb", "qlora_vram_gb", "first_principles_gb", "ref_hours", "tokens",
+    for name in ("vram_gb", "table_gb", "weights_gb", "qlora_vram_gb", "first_principles_gb", "first_principles_gib",
+                 "ref_hours", "tokens",
                  "flops_per_token", "active_b"):
         domains[f"req.{name}"] = positive
     domains["req.basis"] = set(kb.labels.get("basis", {}))
@@ -342,7 +344,8 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     domains["req.own_tuned_fits"] = {True, False, None}
     domains["req.own_short_seq"] = set(kb.recipes.get("own_fit", {}).get("sequences", [])) | {None}
     for name in ("own_qlora_gb", "own_qlora_hours", "cheap_qlora_gb", "cheap_qlora_hours", "cheap_qlora_cost",
-                 "own_fit_gb", "own_usable_gb", "own_tuned_gb", "own_short_gb"):
+                 "own_fit_gb", "own_usable_gb", "own_tuned_gb", "own_short_gb", "own_qlora_gib", "cheap_qlora_gib",
+                 "own_fit_gib", "own_usable_gib", "own_tuned_gib", "own_short_gib"):
         domains[f"req.{name}"] = Interval(0, False, inf, False, True)
     domains["req.cheap_qlora_gpu"] = {card.id for card in kb.catalog} | {None}
     domains["market.cheapest_total_cost"] = Interval(0, False, inf, False, True)

@@ -85,6 +85,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "source": STR,
         "qlora_vram_gb": NUM,
         "first_principles_gb": NUM,
+        "first_principles_gib": NUM,
         "guide_holds_with": STR,
         "ref_hours": NUM,
         "tokens": NUM,
@@ -96,21 +97,27 @@ FIELDS: dict[str, dict[str, str]] = {
         # recipes.toml qlora-4bit): whether it fits, what it needs, how long.
         "own_qlora_fits": BOOL,
         "own_qlora_gb": NUM,
+        "own_qlora_gib": NUM,
         "own_qlora_hours": NUM,
         # The person's own GPU when its method's leanest one-card recipe misses
         # (requirement.own_fit): what that needs, on a tuned stack and whether
         # that fits, the longest sequence of recipes.toml [own_fit] that fits.
         "own_fit_gb": NUM,
+        "own_fit_gib": NUM,
         "own_usable_gb": NUM,
+        "own_usable_gib": NUM,
         "own_tuned_gb": NUM,
+        "own_tuned_gib": NUM,
         "own_tuned_fits": BOOL,
         "own_short_seq": NUM,
         "own_short_gb": NUM,
+        "own_short_gib": NUM,
         # At a low budget, LoRA's run with QLoRA on the rented NVIDIA card that
         # costs least in all: its id and name, memory, hours, cost and whose rate.
         "cheap_qlora_gpu": STR,
         "cheap_qlora_name": STR,
         "cheap_qlora_gb": NUM,
+        "cheap_qlora_gib": NUM,
         "cheap_qlora_hours": NUM,
         "cheap_qlora_cost": NUM,
         "cheap_qlora_rate": STR,
@@ -134,10 +141,13 @@ FIELDS: dict[str, dict[str, str]] = {
         "devices": NUM,
         "vram_gb": NUM,
         "device_vram_gb": NUM,
+        "device_memory_gib": NUM,
         "total_vram_gb": NUM,
+        "per_device_gib": NUM,
         "per_device_gb": NUM,
         "fits": BOOL,
         "headroom": NUM,
+        "host_ram_gib": NUM,
         "host_ram_gb": NUM,
         "hours": NUM,
         "min_count": NUM,
@@ -179,6 +189,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "name": STR,
         "vendor": STR,
         "vram_gb": NUM,
+        "memory_mib": NUM,
         "devices": NUM,
         "cost": STR,
         "segment": STR,
@@ -208,6 +219,7 @@ FIELDS["option"] = dict(FIELDS["candidate"])
 # holds it to that. An answer changes them only by changing the card (one's
 # own card is made from the answers): WHY NOT reads it so (why_not.read_by).
 FROM_CARD = frozenset({"gpu", "vendor", "cost", "segment", "where", "card_devices", "vram_gb", "device_vram_gb",
+                       "device_memory_gib",
                        "speed_assumed", "price_assumed"})
 # A configuration tried on one count of cards while a ladder step settles how
 # many it takes: a candidate's fields, and the next count of ranking.toml

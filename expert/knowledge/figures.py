@@ -117,7 +117,7 @@ def checked_estimator(path: Path, doc: dict[str, Any], text: str, problems: Prob
     constants += [("paged.host_bytes", doc["paged"]["host_bytes"])]
     constants += [(f"activations.{k}", v) for k, v in doc["activations"].items()]
     constants += [(f"loss.logits_bytes.{k}", v) for k, v in doc["loss"]["logits_bytes"].items()]
-    constants += [("overhead.per_gpu_gb", doc["overhead"]["per_gpu_gb"]),
+    constants += [("overhead.per_gpu_mib", doc["overhead"]["per_gpu_mib"]),
                   ("sharding.gathered_layers", doc["sharding"]["gathered_layers"]),
                   ("sharding.fragmentation", doc["sharding"]["fragmentation"]),
                   ("sharding.checkpointed_extra", doc["sharding"]["checkpointed_extra"])]
@@ -335,8 +335,8 @@ def checked_recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[
     if sequences != sorted(sequences, reverse=True) or any(seq < 1 for seq in sequences):
         problems.add(str(path), line_at(text, "own_fit.sequences"),
                      "[own_fit] sequences must be positive, longest first")
-    if not doc["offload_params"]["host_ram_per_device_gb"] > 0:
-        problems.add(str(path), line_at(text, "offload_params.host_ram_per_device_gb"),
-                     "'%(key)s' must not be negative (typical sizes at least 1)", key="offload_params.host_ram_per_device_gb")
+    if not doc["offload_params"]["host_ram_per_device_gib"] > 0:
+        problems.add(str(path), line_at(text, "offload_params.host_ram_per_device_gib"),
+                     "'%(key)s' must not be negative (typical sizes at least 1)", key="offload_params.host_ram_per_device_gib")
     return {"recipe": recipes, "ladder": ladders, "margin": margin, "own_fit": doc["own_fit"],
             "offload_params": doc["offload_params"]}

@@ -78,7 +78,7 @@ def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
 
     def rows(cards: list[dict[str, Any]], extra: Any = None) -> list[str]:
         width = max((len(c["id"]) for c in cards), default=0)
-        return [f"  {c['id']:<{width}}  {c['name']} ({tr.gb(c['vram_gb'])})" + (extra(c) if extra else "")
+        return [f"  {c['id']:<{width}}  {c['name']} ({tr.gib(c['vram_gb'])})" + (extra(c) if extra else "")
                 for c in cards]
 
     lines = [_("The guide's cards, weighed by default (--catalog guide weighs them alone), with the price "

@@ -96,8 +96,8 @@ def deepspeed_config(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> dict[
             "DeepSpeed ZeRO, which keeps an fp32 master copy of the trained weights: %(bytes)s bytes a parameter "
             "more, about %(extra)s per device over the answer's %(need)s of %(vram)s, so the files would not run "
             "what the answer sized; accepted: mixed or fp16 with DeepSpeed.")
-            % {"bytes": tr.number(master, 0), "extra": tr.gb(master * plan.size_b / plan.devices),
-               "need": tr.gb(plan.per_device_gb), "vram": tr.gb(plan.vram_gb)})
+            % {"bytes": tr.number(master, 0), "extra": tr.gib(master * plan.size_b * 1e9 / 2**30 / plan.devices),
+               "need": tr.gib(plan.per_device_gib), "vram": tr.gib(plan.memory_gib)})
     stage = plan.strategy["offload_stage"] if plan.offload else plan.strategy["stage"]
     if not stage:
         raise refuse(tr, "recipe.strategy", plan.strategy["name"], tr.gettext("a ZeRO stage to offload with"))
@@ -345,9 +345,9 @@ def _readme(plan: Plan, doc: Mapping[str, Any], tr: Localizer, command: str, fil
     return template.render(
         plan=plan, tr=tr, command=command, files=sorted(set(files) | {"README.md"}),
         versions=[(name, versions[name]) for name in packages(plan)], date=versions["date"],
-        code=code_span, per_device=tr.gb(plan.per_device_gb), vram=tr.gb(plan.vram_gb),
-        host_ram=tr.gb(plan.host_ram_gb) if plan.offload and plan.host_ram_gb else None,
-        paged_ram=tr.gb(plan.host_ram_gb) if plan.host_ram_gb and not plan.offload else None, hours=tr.hours(plan.hours),
+        code=code_span, per_device=tr.gib(plan.per_device_gib), vram=tr.gib(plan.memory_gib),
+        host_ram=tr.gib(plan.host_ram_gib) if plan.offload and plan.host_ram_gib else None,
+        paged_ram=tr.gib(plan.host_ram_gib) if plan.host_ram_gib and not plan.offload else None, hours=tr.hours(plan.hours),
         deepspeed=plan.framework == "trl" and uses_deepspeed(plan))
 
 

@@ -161,10 +161,10 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
         checkpointing=recipe["checkpointing"], offload=recipe["offload"], in_backward=in_backward,
         model=model_name, model_id=profile.get("model_id"), model_repo=repo, model_label=str(label),
         tokens_per_example=_max_length(setup, kb, profile),
-        epochs=float(profile.get("epochs") or 1), per_device_gb=rec.per_device_gb,
-        # the memory of one device: one card of several devices, or one of one's own cards (a card of n own GPUs)
-        vram_gb=rec.vram_gb * rec.count / max(rec.devices, 1),
-        host_ram_gb=rec.host_ram_gb, hours=rec.hours, text=rec.text, lora_rank=lora_rank,
+        epochs=float(profile.get("epochs") or 1), per_device_gib=rec.per_device_gib,
+        # each device's memory as its driver reports it: one card of several devices, or one of one's own cards
+        memory_gib=rec.device_memory_gib, host_ram_gib=rec.host_ram_gib,
+        hours=rec.hours, text=rec.text, lora_rank=lora_rank,
         size_b=float(profile.get("model_size_b") or 0), tune_models=tune_models, trl_options=trl_options,
         hours_stack=str((getattr(rec, "time", None) or {}).get("stack") or stack), offload_params=offload_params)
 

@@ -223,9 +223,9 @@ class Plan:
     model_label: str
     tokens_per_example: int
     epochs: float
-    per_device_gb: float
-    vram_gb: float              # the memory of one device (per_device_gb is of it)
-    host_ram_gb: float | None
+    per_device_gib: float          # what each device needs (GiB, as the answer shows it)
+    memory_gib: float              # the memory of one device as its driver reports it (per_device_gib is of it)
+    host_ram_gib: float | None
     hours: float
     text: str
     lora_rank: int

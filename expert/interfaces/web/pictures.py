@@ -4,8 +4,8 @@ overhead) against a device's memory, and the options' training time and
 cost side by side.
 
 Every figure shown is the library's own, read from the result, formatted
-as the CLI formats it: the bar's total is the option's ``per_device_gb``
-(`expert advise`'s "about 57.4 GB each"), its parts the option's ``memory``
+as the CLI formats it: the bar's total is the option's ``per_device_gib``
+(`expert advise`'s "about 53.5 GiB each"), its parts the option's ``memory``
 (the estimator's breakdown of the very setup it was sized with, which the
 result carries); the hours and costs are the rows of the CLI's "Time and
 cost" chart (:func:`expert.explanation.chart.time_and_cost`).
@@ -30,7 +30,7 @@ BAR_X, BAR_WIDTH = 8, 624
 class Segment:
     component: str      # one of COMPONENTS (the CSS class colours it)
     label: str          # "weights"
-    figure: str         # "38.6 GB"
+    figure: str         # "36 GiB"
     x: float
     width: float
 
@@ -40,8 +40,8 @@ class MemoryBar:
     rank: int
     title: str          # what the picture shows, for a screen reader
     segments: list[Segment]
-    need: str           # "57.4 GB": what each device needs
-    vram: str           # "80 GB": what each device has
+    need: str           # "53.5 GiB": what each device needs
+    vram: str           # "79.6 GiB": what each device has, as its driver reports it
     vram_x: float       # where the device's memory line is
     need_x: float
     fits: bool
@@ -77,20 +77,20 @@ def memory_bars(result: Any, tr: Localizer) -> list[MemoryBar]:
     for rec in result.recommendations:
         if rec.memory is None:      # a result made by hand, without the breakdown: no bar
             continue
-        parts = rec.memory.parts()
-        device_gb = rec.memory.device_gb
-        scale = BAR_WIDTH / (max(device_gb, rec.per_device_gb, sum(parts.values())) * 1.02)
+        parts = rec.memory.parts()      # GiB, as the device's memory as its driver reports it
+        device, need = rec.memory.device_memory_gib, rec.memory.per_device_gib
+        scale = BAR_WIDTH / (max(device, need, sum(parts.values())) * 1.02)
         x, segments = float(BAR_X), []
         for component in COMPONENTS:
             width = parts.get(component, 0.0) * scale
-            segments.append(Segment(component, labels[component], tr.gb(parts.get(component, 0.0)), round(x, 1),
+            segments.append(Segment(component, labels[component], tr.gib(parts.get(component, 0.0)), round(x, 1),
                                     round(width, 1)))
             x += width
         title = _("%(option)s: about %(need)s of each device's %(vram)s") % {
-            "option": _option(rec, tr), "need": tr.gb(rec.per_device_gb), "vram": tr.gb(device_gb)}
-        bars.append(MemoryBar(rec.rank, title, segments, tr.gb(rec.per_device_gb), tr.gb(device_gb),
-                              round(BAR_X + device_gb * scale, 1), round(BAR_X + rec.per_device_gb * scale, 1),
-                              rec.per_device_gb <= device_gb,
+            "option": _option(rec, tr), "need": tr.gib(need), "vram": tr.gib(device)}
+        bars.append(MemoryBar(rec.rank, title, segments, tr.gib(need), tr.gib(device),
+                              round(BAR_X + device * scale, 1), round(BAR_X + need * scale, 1),
+                              need <= device,
                               sized_for(tr, rec.setup) if rec.setup is not None else ""))
     return bars
 
