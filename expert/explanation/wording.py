@@ -279,9 +279,11 @@ def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], tota
     device = tr.gib(total_vram_gb / count)
     if found:      # the card the person named (with its memory, unless its name says it)
         card = one_line(found[0][1])
-        if count > 1:
-            card = f"{count} × {card}"
-        if any(f"{tr.number(size)} GB" in card for size in (total_vram_gb / count, found[0][2])):
+        sized = any(f"{tr.number(size)} GB" in card for size in (total_vram_gb / count, found[0][2]))
+        if count > 1:       # "your 2 × …": Spanish says "tus", not "tu"
+            values = {"count": count, "card": card, "vram": device}
+            return (_("your %(count)s × %(card)s") if sized else _("your %(count)s × %(card)s (%(vram)s each)")) % values
+        if sized:
             return _("your %(card)s") % {"card": card}
         return _("your %(card)s (%(vram)s)") % {"card": card, "vram": device}
     if count > 1:
