@@ -235,7 +235,8 @@ def test_a_person_consults_the_page(browser: Any, server: str, downloads: Path) 
 
     # open a WHY NOT and apply its smallest change (WHAT IF)
     d.get(server + "/?" + urlencode({"model-size": "13", "method": "full", "vram": "24", "lang": "en"}))
-    why_not = by_id(d, "why-not-own")
+    # (waited for: the previous page's debounced request may still land as this one loads)
+    why_not = until(lambda: "model-size=13" in d.current_url and by_id(d, "why-not-own"), "the own card's WHY NOT")
     why_not.find_element("css selector", "summary").click()
     link = until(lambda: why_not.find_element("css selector", "a.what-if-link"), "the smallest change")
     # 13B LoRA fits one's own 24 GB with an 8-bit base (issue 47): the smallest change is LoRA
