@@ -13,13 +13,11 @@ tests/test_time_and_money.py fails when the docs are stale.
 
 from __future__ import annotations
 
-import re
 import sys
 from pathlib import Path
 
 ROOT = Path(__file__).resolve().parent.parent
 DOC = ROOT / "docs" / "knowledge-base.md"
-MARKERS = re.compile(r"(<!-- calibration:start -->\n).*?(<!-- calibration:end -->)", re.DOTALL)
 
 
 def table() -> str:
@@ -47,13 +45,10 @@ def table() -> str:
 
 
 def main() -> None:
-    text = table()
-    if "--write" in sys.argv[1:]:
-        doc = DOC.read_text(encoding="utf-8")
-        DOC.write_text(MARKERS.sub(lambda m: m.group(1) + text + m.group(2), doc), encoding="utf-8")
-        print(f"updated {DOC.relative_to(ROOT)}")
-    else:
-        sys.stdout.write(text)
+    # beside this script; imported here, as the tests load table() alone
+    from docs_table import print_or_write
+
+    print_or_write(table(), DOC, "calibration")
 
 
 if __name__ == "__main__":
