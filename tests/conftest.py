@@ -3,7 +3,11 @@ from __future__ import annotations
 import contextlib
 import os
 import shutil
+import socket
+import subprocess
+import sys
 import threading
+import time
 from collections import OrderedDict
 from collections.abc import Iterator
 from pathlib import Path
@@ -12,8 +16,8 @@ from typing import Any
 import pytest
 
 from expert import advise, paths
-from expert.interfaces.api import knowledge_base
 from expert.explanation.result import Result
+from expert.interfaces.api import knowledge_base
 
 
 def pytest_configure(config: pytest.Config) -> None:
@@ -323,3 +327,26 @@ def priced_once() -> Iterator[None]:
             if getattr(module, "with_prices", None) is real:
                 patch.setattr(module, "with_prices", once)
         yield
+
+
+@contextlib.contextmanager
+def expert_serving(command: tuple[str, ...], *args: str) -> Iterator[int]:
+    """`python -m expert COMMAND --port P ARGS` on a free loopback port P, once it
+    accepts connections (a loaded machine starts it slowly: up to 60 s), until
+    the block ends (tests/hostile/test_serving.py, tests/test_mcp_sessions.py)."""
+    with socket.socket() as probe:
+        probe.bind(("127.0.0.1", 0))
+        port = int(probe.getsockname()[1])
+    server = subprocess.Popen([sys.executable, "-m", "expert", *command, "--port", str(port), *args],
+                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    try:
+        deadline = time.monotonic() + 60
+        while time.monotonic() < deadline:
+            with socket.socket() as attempt:
+                if attempt.connect_ex(("127.0.0.1", port)) == 0:
+                    break
+            time.sleep(0.1)
+        yield port
+    finally:
+        server.terminate()
+        server.wait(timeout=20)

@@ -7,10 +7,6 @@ from __future__ import annotations
 
 import asyncio
 import contextlib
-import socket
-import subprocess
-import sys
-import time
 from typing import Any, Iterator
 
 import pytest
@@ -18,34 +14,17 @@ import pytest
 pytest.importorskip("mcp")
 
 from click.testing import CliRunner  # noqa: E402
+from conftest import expert_serving  # noqa: E402
 from expert import Consultation, InputError  # noqa: E402
 from expert.interfaces.cli.main import main  # noqa: E402
 from expert.interfaces.mcp.server import PER_SESSION, ConsultationStore, transport_security  # noqa: E402
 
 
-def _port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextlib.contextmanager
 def serving(*args: str) -> Iterator[int]:
     """`expert mcp --transport streamable-http` on a free port, until the block ends."""
-    port = _port()
-    server = subprocess.Popen([sys.executable, "-m", "expert", "mcp", "--transport", "streamable-http", "--port",
-                               str(port), *args], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60     # a loaded machine starts it slowly
-        while time.monotonic() < deadline:
-            with socket.socket() as attempt:
-                if attempt.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.1)
+    with expert_serving(("mcp", "--transport", "streamable-http"), *args) as port:
         yield port
-    finally:
-        server.terminate()
-        server.wait(timeout=10)
 
 
 @pytest.fixture(scope="module")

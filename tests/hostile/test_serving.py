@@ -12,10 +12,7 @@ import contextlib
 import http.client
 import json
 import socket
-import subprocess
-import sys
 import threading
-import time
 from collections.abc import Iterator
 from typing import Any
 
@@ -23,6 +20,7 @@ import pytest
 
 pytest.importorskip("starlette")
 
+from conftest import expert_serving  # noqa: E402
 from expert.interfaces import guard  # noqa: E402
 from expert.interfaces.web import app as web_app  # noqa: E402
 from expert.interfaces.web import consult  # noqa: E402
@@ -202,29 +200,11 @@ def test_the_estimate_api_names_its_own_keys(key: str, value: str) -> None:
 
 # --- the server on the loopback -------------------------------------------------------------------
 
-def _port() -> int:
-    with socket.socket() as probe:
-        probe.bind(("127.0.0.1", 0))
-        return int(probe.getsockname()[1])
-
-
 @contextlib.contextmanager
 def serving(*args: str) -> Iterator[int]:
     """`expert serve` on a free port, until the block ends."""
-    port = _port()
-    server = subprocess.Popen([sys.executable, "-m", "expert", "serve", "--port", str(port), *args],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
-    try:
-        deadline = time.monotonic() + 60
-        while time.monotonic() < deadline:
-            with socket.socket() as attempt:
-                if attempt.connect_ex(("127.0.0.1", port)) == 0:
-                    break
-            time.sleep(0.2)
+    with expert_serving(("serve",), *args) as port:
         yield port
-    finally:
-        server.terminate()
-        server.wait(timeout=20)
 
 
 def get(port: str | int, path: str) -> http.client.HTTPResponse:
