@@ -129,16 +129,39 @@ class _Searched:
     key: str
 
 
+@dataclass(frozen=True)
+class _Catalog:
+    """A language's messages as they are searched for, in the catalogs' order,
+    with the positions of those that hold each key word (``by_key``) and of
+    those that have none (``keyless``): a text is searched for the messages
+    whose key it holds, not every message's key checked against it."""
+
+    searched: tuple[_Searched, ...]
+    by_key: dict[str, tuple[int, ...]]
+    keyless: tuple[int, ...]
+
+    def holding(self, words: set[str]) -> list[_Searched]:
+        """The messages a text of ``words`` may hold, in the catalogs' order."""
+        at = [*self.keyless, *(index for word in words for index in self.by_key.get(word, ()))]
+        return [self.searched[index] for index in sorted(at)]
+
+
 # The catalogs made, by knowledge base (the object, kept so that its id is
 # not reused) and language: each message as it is searched for.
-_MADE: dict[tuple[int, str], tuple[KnowledgeBase, tuple[_Searched, ...]]] = {}
+_MADE: dict[tuple[int, str], tuple[KnowledgeBase, _Catalog]] = {}
 
 
-def _searched(kb: KnowledgeBase, lang: str) -> tuple[_Searched, ...]:
+def _searched(kb: KnowledgeBase, lang: str) -> _Catalog:
     made = _MADE.get((id(kb), lang))
     if made is None or made[0] is not kb:
-        made = _MADE[(id(kb), lang)] = (kb, tuple(searched for message in _make(kb, lang)
-                                                  if (searched := _searching(message)) is not None))
+        searched = tuple(found for message in _make(kb, lang) if (found := _searching(message)) is not None)
+        by_key: dict[str, list[int]] = {}
+        for index, item in enumerate(searched):
+            if item.key:
+                by_key.setdefault(item.key, []).append(index)
+        catalog = _Catalog(searched, {key: tuple(at) for key, at in by_key.items()},
+                           tuple(index for index, item in enumerate(searched) if not item.key))
+        made = _MADE[(id(kb), lang)] = (kb, catalog)
     return made[1]
 
 
@@ -176,9 +199,7 @@ def sources(text: str, kb: KnowledgeBase, lang: str) -> list[Found]:
     text = fold(text[:MAX_TEXT])
     words = {word.lower() for word in LETTERS.findall(text)}
     found = []
-    for searched in _searched(kb, lang):
-        if searched.key and searched.key not in words:
-            continue
+    for searched in _searched(kb, lang).holding(words):
         for pieces in searched.variants:
             found += [Found(searched.message, spans) for spans in _occurrences(text, pieces)]
     return sorted(found, key=lambda f: (f.spans[0][0], -(f.spans[-1][1] - f.spans[0][0])))
@@ -240,10 +261,21 @@ def unwritten(text: str, kb: KnowledgeBase, lang: str, values: frozenset[str] = 
     return [word for word in words if WORDS.search(word)]
 
 
+# The names' words, by knowledge base (kept, so that its id is not reused): made once, not once a paragraph.
+_NAMES: dict[int, tuple[KnowledgeBase, frozenset[str]]] = {}
+
+
 def _names(kb: KnowledgeBase) -> frozenset[str]:
     """The words of the names the answers put into messages: cards' (catalog,
     owned), models', price lists', recipes' frameworks, rules' ids and the
     guide's headings (cited as they stand)."""
+    made = _NAMES.get(id(kb))
+    if made is None or made[0] is not kb:
+        made = _NAMES[id(kb)] = (kb, _names_of(kb))
+    return made[1]
+
+
+def _names_of(kb: KnowledgeBase) -> frozenset[str]:
     names = [card.name for card in kb.catalog] + [card.name for card in kb.owned]
     names += [model.name for model in kb.models] + [basis.name for basis in kb.prices]
     names += [str(recipe.get("framework", "")) for recipe in kb.recipes.get("recipe", {}).values()]
