@@ -42,6 +42,7 @@ _SEQUENCE = re.compile(
 _LINE_BREAK = re.compile(r"[\n\r\t\v\f\x85\u2028\u2029]")
 _LINE_BREAK_BUT_NEWLINE = re.compile(r"\r\n?|[\t\v\f\x85\u2028\u2029]")
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+_BEYOND_ASCII = re.compile(r"[^\x00-\x7f]+")
 
 
 def _keep(ch: str) -> str:
@@ -63,8 +64,8 @@ def terminal(text: Any, newlines: bool = False) -> str:
         text = "\n".join(_CONTROL.sub("", line) for line in text.split("\n"))
     else:
         text = _CONTROL.sub("", _LINE_BREAK.sub(" ", text))
-    if not text.isascii():
-        text = "".join(_keep(ch) if ch > "\x7f" else ch for ch in text)
+    if not text.isascii():     # (each run of other characters looked at, not every character of the text)
+        text = _BEYOND_ASCII.sub(lambda m: "".join(_keep(ch) for ch in m.group()), text)
     return text
 
 

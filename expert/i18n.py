@@ -196,6 +196,7 @@ def _unit(value: float, unit: str, lang: str) -> str:
     return _babel().format_unit(value, unit, length="short", format="#,##0.#", locale=lang)
 
 
+@lru_cache(maxsize=4096)    # (babel parses the pattern again at every call: an answer writes a thousand figures)
 def _gib(value: float, lang: str) -> str:
     return _babel().format_decimal(value, format="#,##0.#", locale=lang) + " GiB"
 
