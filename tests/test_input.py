@@ -8,6 +8,9 @@ import pytest
 
 from expert import InputError, advise
 
+# How an answer is read does not depend on the cards weighed: these read the profile on the guide's six
+# cards (docs/development.md, "Tests").
+
 
 @pytest.mark.parametrize("raw, expected", [
     (7, 7), (7.5, 7.5), ("70", 70), ("70B", 70), ("8b", 8), ("350M", 0.35), ("6,7", 6.7), (" 13 B ", 13),
@@ -15,23 +18,24 @@ from expert import InputError, advise
     ("Llama-3-8B", 8.03), ("Llama-2-70b-chat", 69.0), ("Qwen2.5-72B-Instruct", 72.7),
 ])
 def test_model_size_as_people_write_it(raw, expected) -> None:  # type: ignore[no-untyped-def]
-    assert advise(model_size_b=raw, lang="en").profile["model_size_b"] == pytest.approx(expected)
+    assert advise(catalog="guide", model_size_b=raw, lang="en").profile["model_size_b"] == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("raw, expected", [(8, 8), ("8", 8), ("8h", 8), ("8 hours", 8), ("2 days", 48),
                                            ("2 días", 48), ("1,5 h", 1.5), ("90 min", 1.5)])
 def test_deadline_with_units(raw, expected) -> None:  # type: ignore[no-untyped-def]
-    assert advise(deadline_h=raw, lang="en").profile["deadline_h"] == pytest.approx(expected)
+    assert advise(catalog="guide", deadline_h=raw, lang="en").profile["deadline_h"] == pytest.approx(expected)
 
 
 @pytest.mark.parametrize("raw, expected", [(True, True), ("yes", True), ("sí", True), ("Si", True), ("no", False),
                                            ("false", False), ("0", False)])
 def test_booleans(raw, expected) -> None:  # type: ignore[no-untyped-def]
-    assert advise(rocm_ok=raw, lang="en").profile["rocm_ok"] is expected
+    assert advise(catalog="guide", rocm_ok=raw, lang="en").profile["rocm_ok"] is expected
 
 
 def test_other_fields() -> None:
-    profile = advise(vram_gb="24 GB", dataset_examples="10k", method=" LoRA ", budget="LOW", lang="en").profile
+    profile = advise(catalog="guide", vram_gb="24 GB", dataset_examples="10k", method=" LoRA ", budget="LOW",
+                     lang="en").profile
     assert (profile["vram_gb"], profile["dataset_examples"], profile["method"], profile["budget"]) == (
         24, 10_000, "lora", "low")
 
@@ -67,7 +71,7 @@ def test_empty_text_means_not_given() -> None:
 
 
 def test_an_exponent_belongs_to_the_number() -> None:
-    assert advise(model_size_b="1e3B", lang="en").profile["model_size_b"] == 1000
+    assert advise(catalog="guide", model_size_b="1e3B", lang="en").profile["model_size_b"] == 1000
 
 
 def test_the_message_says_what_is_accepted_in_the_users_language() -> None:

@@ -68,7 +68,7 @@ def test_every_architecture_accounts_for_its_published_total(kb: Any) -> None:
 
 @pytest.mark.parametrize("name, total, active", PUBLISHED, ids=[row[0] for row in PUBLISHED])
 def test_names_resolve_to_the_published_totals(name: str, total: float, active: float) -> None:
-    profile = advise(model_size_b=name, lang="en").profile
+    profile = advise(catalog="guide", model_size_b=name, lang="en").profile
     assert profile["model_size_b"] == pytest.approx(total, rel=0.02)
     assert profile["model_active_b"] == pytest.approx(active, rel=0.02)
     assert profile["model_read_as"] == "table" and profile["model_name"] == name
@@ -94,9 +94,9 @@ def test_an_unknown_name_with_a_size_is_read_by_its_pattern_and_says_so() -> Non
     assert result.profile["model_size_b"] == 13 and result.profile["model_read_as"] == "pattern"
     warning = next(w for w in result.warnings if w.id == "model-size-read-from-name")
     assert "'MyModel-13B-Instruct' is not in the model table" in warning.text and "13B parameters" in warning.text
-    moe = advise(model_size_b="Foo-30B-A3B", lang="es").profile
+    moe = advise(catalog="guide", model_size_b="Foo-30B-A3B", lang="es").profile
     assert (moe["model_size_b"], moe["model_active_b"]) == (30, 3)
-    assert advise(model_size_b="Bar-8x3B").profile["model_size_b"] == 24   # at most 8 × 3B
+    assert advise(catalog="guide", model_size_b="Bar-8x3B").profile["model_size_b"] == 24   # at most 8 × 3B
 
 
 def test_an_unknown_name_without_a_size_suggests_the_closest() -> None:
@@ -330,7 +330,7 @@ def test_any_text_resolves_or_is_refused_by_name() -> None:
         patch.setattr(engine, "infer", stop)
         check()
     # and one text through the engine too: the result's profile is the one checked above
-    assert advise(model_size_b="7B", lang="es").profile["model_size_b"] == 7
+    assert advise(catalog="guide", model_size_b="7B", lang="es").profile["model_size_b"] == 7
 
 
 @pytest.mark.parametrize("key", ["params_b", "layers", "hidden", "heads", "kv_heads", "ffn", "vocab", "context"])

@@ -239,7 +239,7 @@ def test_a_broken_owned_file_is_refused_with_file_and_line(tmp_path: Path, old: 
 def test_datacenter_and_workstation_cards_by_the_names_people_use(said: str, card: str) -> None:
     from expert import advise
 
-    assert advise(model_size_b=8, vram_gb=said, lang="en").profile["own_gpu"] == card
+    assert advise(catalog="guide", model_size_b=8, vram_gb=said, lang="en").profile["own_gpu"] == card
 
 
 def test_a100_or_rtx_6000_alone_asks_which() -> None:

@@ -20,7 +20,7 @@ from expert.interfaces.cli.main import main
 ])
 def test_several_cards_of_ones_own_as_people_write_them(raw: str, per_card: float, count: int,
                                                         card: str | None) -> None:
-    profile = advise(model_size_b=8, method="qlora", vram_gb=raw, lang="en").profile
+    profile = advise(catalog="guide", model_size_b=8, method="qlora", vram_gb=raw, lang="en").profile
     assert (profile["vram_gb"], profile["own_gpu_count"], profile["own_gpu"]) == (per_card, count, card)
     assert profile["own_vram_gb"] == per_card * count
 
@@ -78,11 +78,11 @@ def test_the_cli_and_the_consultation_read_the_same_count() -> None:
 
 @pytest.mark.parametrize("raw, tokens", [("2k", 2048), ("8k", 8192), ("4K", 4096), ("2048", 2048), ("1000", 1000)])
 def test_a_k_of_tokens_is_1024(raw: str, tokens: int) -> None:
-    assert advise(tokens_per_example=raw, lang="en").profile["tokens_per_example"] == tokens
+    assert advise(catalog="guide", tokens_per_example=raw, lang="en").profile["tokens_per_example"] == tokens
 
 
 def test_a_k_of_examples_stays_1000() -> None:
-    assert advise(dataset_examples="10k", lang="en").profile["dataset_examples"] == 10_000
+    assert advise(catalog="guide", dataset_examples="10k", lang="en").profile["dataset_examples"] == 10_000
 
 
 def test_free_text_reads_a_k_of_tokens_as_the_flag_does() -> None:
