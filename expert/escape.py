@@ -65,8 +65,14 @@ def terminal(text: Any, newlines: bool = False) -> str:
     else:
         text = _CONTROL.sub("", _LINE_BREAK.sub(" ", text))
     if not text.isascii():     # (each run of other characters looked at, not every character of the text)
-        text = _BEYOND_ASCII.sub(lambda m: "".join(_keep(ch) for ch in m.group()), text)
+        text = _BEYOND_ASCII.sub(_kept, text)
     return text
+
+
+def _kept(match: re.Match[str]) -> str:
+    run = match.group()
+    # printable: no control, format or surrogate character in it (str.isprintable is false for all three)
+    return run if run.isprintable() else "".join(_keep(ch) for ch in run)
 
 
 def one_line(text: Any) -> str:
