@@ -291,6 +291,24 @@ def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], tota
     return _("your GPU (%(vram)s)") % {"vram": tr.gib(total_vram_gb)}
 
 
+def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any]) -> str:
+    """One's own card (or cards) in the few characters of a table's or a
+    chart's row, without the brand words of rules/owned.toml's `ignore`:
+    "your 2 × RTX 3090", "your RTX 4090", "your 2 GPUs", "your GPU"."""
+    _ = tr.gettext
+    named = profile.get("own_gpu")
+    found = find_cards(kb, named) if named else []
+    count = int(profile.get("own_gpu_count") or 1)
+    if found:
+        words = one_line(found[0][1]).split(" ")
+        while len(words) > 1 and words[0].lower() in kb.owned_ignore:
+            words.pop(0)
+        card = " ".join(words)
+        return (_("your %(count)s × %(card)s") % {"count": count, "card": card} if count > 1
+                else _("your %(card)s") % {"card": card})
+    return _("your %(count)s GPUs") % {"count": count} if count > 1 else _("your GPU")
+
+
 def batch_and_stack(kb: KnowledgeBase, tr: Localizer, method: Any, micro: int, steps: int, stack: str,
                     other: float | None, recipe: str) -> str:
     """The micro-batch a configuration runs and the stack its hours assume,
