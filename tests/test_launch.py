@@ -550,13 +550,13 @@ def test_a_broken_table_is_a_knowledge_base_error(tmp_path: Path) -> None:
 # --- The examples, end to end: the answer's JSON against the files written ---------
 
 # As a person types them (docs/launch.md shows each). The fourth is asked with a
-# 48 GB card the answer turns down for a 70B model (it needs about 45.7 GB and
-# leaves 5 % free: rules/recipes.toml [fit]); the fifth is QLoRA of Llama 2 70B on that card.
+# 40 GB card the answer turns down for a 70B model (it needs about 42.7 GiB and
+# leaves 5 % free: rules/recipes.toml [fit]); the fifth is QLoRA of Llama 2 70B on a 48 GB card.
 CLI_EXAMPLES = {
     "8b-lora-rtx4090": ["--model", "8B", "--method", "lora", "--vram", "RTX 4090"],
     "8b-full-24gb": ["--model", "Llama-3.1-8B", "--method", "full", "--vram", "24"],
     "70b-lora-4x80gb": ["--model", "Llama-3.1-70B", "--method", "lora"],
-    "70b-qlora-asked-48gb": ["--model", "70B", "--method", "qlora", "--vram", "48"],
+    "70b-qlora-asked-40gb": ["--model", "70B", "--method", "qlora", "--vram", "40"],
     "70b-qlora-own-48gb": ["--model", "Llama-2-70B", "--method", "qlora", "--vram", "48"],
 }
 # What each recipe value means in the target libraries, written out here (not read

@@ -64,7 +64,7 @@ CASES: dict[str, tuple[dict[str, Any], int, bool, dict[str, Any]]] = {
     "8b-lora-rtx4090": (dict(model="8B", method="lora", vram_gb="RTX 4090"), 1, True, {}),
     "8b-full-h100-8bit-adamw": (dict(model="8B", method="full", vram_gb=24), 2, True, {}),
     "70b-lora-4x80gb": (dict(model="Llama-3.1-70B", method="lora"), 1, False, {}),          # 4 processes, ZeRO-3
-    "70b-qlora-asked-48gb": (dict(model="70B", method="qlora", vram_gb=48), 1, True, {}),    # the pick: one H100
+    "70b-qlora-asked-40gb": (dict(model="70B", method="qlora", vram_gb=40), 1, True, {}),    # the pick: one H100
     "70b-qlora-own-48gb": (dict(model="Llama-2-70B", method="qlora", vram_gb=48), 1, True, {}),      # your 48 GB card
     "13b-lora-8bit-base-24gb": (dict(model="13B", method="lora", vram_gb=24), 1, True,
                                 dict(id="lora-8bit", base_bits=8)),                          # LLM.int8() base

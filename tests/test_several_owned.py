@@ -110,3 +110,22 @@ def test_several_own_cards_are_named_in_the_plural_in_spanish_too() -> None:
     assert "Recomendación: Tus 2 × NVIDIA GeForce RTX 3090 (24 GiB cada una)\n" in two.render("text")
     one = advise_any(model_size_b=8, method="lora", vram_gb="RTX 3090", lang="es", catalog="guide")
     assert "Recomendación: Tu NVIDIA GeForce RTX 3090" in one.render("text")
+
+
+@pytest.mark.parametrize("vram, lang, row", [
+    ("2x RTX 3090", "en", "Your 2 × RTX 3090"), ("2x RTX 3090", "es", "Tus 2 × RTX 3090"),
+    ("RTX 3090", "en", "Your RTX 3090"), ("2x 24 GB", "en", "Your 2 GPUs"), ("24", "en", "Your GPU"),
+])
+def test_the_options_table_and_the_page_name_ones_own_cards(vram: str, lang: str, row: str) -> None:
+    """The table's row, the chart's and the page's memory bar named two own cards "Your GPU"; now the count and
+    the card, without the brand words that rules/owned.toml ignores."""
+    from expert.i18n import Localizer
+    from expert.interfaces.web.pictures import memory_bars
+
+    result = advise(model_size_b=8, method="qlora", vram_gb=vram, lang=lang, catalog=["guide"])
+    assert result.recommendations[0].gpu == "own"
+    lines = result.render("text").splitlines()
+    assert any(line.strip().startswith(f"1.  {row}  ") for line in lines), lines
+    assert any(line.strip().startswith(f"1.  {row[0].lower()}{row[1:]}  ") for line in lines), lines   # the chart
+    bar = memory_bars(result, result.kb, Localizer(lang))[0]
+    assert bar.title.startswith(f"{row[0].lower()}{row[1:]}:"), bar.title

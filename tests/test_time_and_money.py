@@ -266,7 +266,7 @@ def test_a_recipe_only_torchtune_runs_is_timed_on_torchtune_whatever_the_stack()
         own_recipe = option(result, "rtx-4090")
         assert own_recipe.recipe["framework"] == "torchtune"
         assert own_recipe.time["stack"] == "tuned" and own_recipe.time["other_stack"] is None
-        assert "hours with torchtune, the one framework that runs this recipe" in own_recipe.text
+        assert "The time assumes torchtune, the one framework that runs this recipe" in own_recipe.text
         assert "typical stack" not in own_recipe.text
         h100 = option(result, "h100-80gb")
         assert h100.recipe["framework"] is None and h100.time["stack"] == stack
@@ -274,7 +274,7 @@ def test_a_recipe_only_torchtune_runs_is_timed_on_torchtune_whatever_the_stack()
     tuned_hours = option(run(model_size_b=8, method="full", budget="low", stack="tuned"), "rtx-4090").hours
     assert option(run(model_size_b=8, method="full", budget="low"), "rtx-4090").hours == tuned_hours
     es = advise(model_size_b=8, method="full", budget="low", lang="es")
-    assert "horas con torchtune, el único framework que ejecuta esta receta" in es.recommendations[0].text
+    assert "El tiempo supone torchtune, el único framework que ejecuta esta receta" in es.recommendations[0].text
 
 
 def test_every_answer_names_its_stack_and_the_other_stacks_time() -> None:
@@ -283,12 +283,12 @@ def test_every_answer_names_its_stack_and_the_other_stacks_time() -> None:
     for rec, other in zip(typical.recommendations, tuned.recommendations):
         assert rec.time["stack"] == "typical" and other.time["stack"] == "tuned"
         assert rec.time["other_stack"]["stack"] == "tuned" and other.time["other_stack"]["stack"] == "typical"
-        assert "on a typical stack" in rec.text and "on a tuned one" in rec.text
+        assert "assumes a typical stack" in rec.text and "on a tuned one" in rec.text
     a100 = option(typical, "a100-80gb")
     assert option(tuned, "a100-80gb").hours < a100.hours / 1.3
     assert a100.time["other_stack"]["hours"] == pytest.approx(option(tuned, "a100-80gb").hours, rel=0.01)
     es = advise(model_size_b=8, method="lora", lang="es")
-    assert "con un stack típico" in es.recommendations[0].text and "con uno optimizado" in es.recommendations[0].text
+    assert "supone un stack típico" in es.recommendations[0].text and "con uno optimizado" in es.recommendations[0].text
     # estimate says it too, in the library, the CLI and JSON
     from expert.interfaces.api import estimate
 

@@ -86,7 +86,7 @@ def test_the_memory_bar_is_the_estimators_breakdown_of_the_option() -> None:
     checked = 0
     for case in CASES.values():
         result = advise(**{k: v for k, v in case.items() if k not in ("lang", "why_not", "what_if")}, lang="en")
-        bars = memory_bars(result, Localizer("en"))
+        bars = memory_bars(result, result.kb, Localizer("en"))
         for bar, rec in zip(bars, result.recommendations, strict=True):
             total = sum(float(s.figure.split()[0].replace(",", "")) for s in bar.segments)
             # the estimator's figure; the guide's basis may raise the option's need to the guide's figure

@@ -12,7 +12,7 @@ from typing import Any
 
 from ..escape import one_line
 from ..i18n import Localizer
-from .wording import own_label, sentence
+from .wording import own_label, own_short_label, sentence
 
 LABEL_MAX = 42
 # A card's name in the options table gives way to the width without the memory the next column shows.
@@ -59,7 +59,8 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
         return None
     _ = tr.gettext
     deadline = result.profile.get("deadline_h")
-    labels = [_short(_("your GPU") if rec.gpu == "own" else f"{rec.count} × {rec.name}") for rec in recs]
+    own = own_short_label(kb, tr, result.profile)
+    labels = [_short(own if rec.gpu == "own" else f"{rec.count} × {rec.name}") for rec in recs]
     hours = [tr.hours(rec.hours) for rec in recs]
     costs = [_("nothing to rent") if rec.cost["pricing"] is None else tr.money(rec.cost["total"]) for rec in recs]
     label_width = max(len(label) for label in labels)
@@ -147,7 +148,8 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
                 price = f"{one_line(rec.cost['provider'])} {rec.cost['price_date']}"
             else:
                 price = _("your price")
-        label = sentence(_("your GPU")) if rec.gpu == "own" else _short(f"{rec.count} × {rec.name}")
+        label = (sentence(own_short_label(kb, tr, result.profile)) if rec.gpu == "own"
+                 else _short(f"{rec.count} × {rec.name}"))
         rows.append(OptionRow(rec.rank, label, memory, tr.hours(rec.hours), cost, price))
         names.append(_shorter_names(kb, rec, label))
     headings = (_("Option"), _("Memory used"), _("Time"), _("Cost"), _("Price from"))

@@ -291,26 +291,44 @@ def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], tota
     return _("your GPU (%(vram)s)") % {"vram": tr.gib(total_vram_gb)}
 
 
+def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any]) -> str:
+    """One's own card (or cards) in the few characters of a table's or a
+    chart's row, without the brand words of rules/owned.toml's `ignore`:
+    "your 2 × RTX 3090", "your RTX 4090", "your 2 GPUs", "your GPU"."""
+    _ = tr.gettext
+    named = profile.get("own_gpu")
+    found = find_cards(kb, named) if named else []
+    count = int(profile.get("own_gpu_count") or 1)
+    if found:
+        words = one_line(found[0][1]).split(" ")
+        while len(words) > 1 and words[0].lower() in kb.owned_ignore:
+            words.pop(0)
+        card = " ".join(words)
+        return (_("your %(count)s × %(card)s") % {"count": count, "card": card} if count > 1
+                else _("your %(card)s") % {"card": card})
+    return _("your %(count)s GPUs") % {"count": count} if count > 1 else _("your GPU")
+
+
 def batch_and_stack(kb: KnowledgeBase, tr: Localizer, method: Any, micro: int, steps: int, stack: str,
                     other: float | None, recipe: str) -> str:
     """The micro-batch a configuration runs and the stack its hours assume,
-    with the hours on the other stack: "Micro-batch 4 × 8 accumulation steps;
-    hours on a typical stack (...), about 1.1 hr on a tuned one."."""
+    with the hours on the other stack: "Micro-batch 4 × 8 accumulation steps.
+    The time assumes a typical stack (...); about 1.1 hr on a tuned one."."""
     _ = tr.gettext
     params = {"micro": micro, "steps": steps, "other": None if other is None else tr.hours(other)}
     batch = (_("Micro-batch %(micro)s per device, without gradient accumulation") if steps == 1 else
              _("Micro-batch %(micro)s × %(steps)s accumulation steps")) % params
     if other is None:  # the recipe runs on one framework only, and the hours are on its stack
         framework = kb.recipes["recipe"][recipe].get("framework", "")
-        words = _("hours with %(framework)s, the one framework that runs this recipe (a tuned stack)") % {
+        words = _("The time assumes %(framework)s, the one framework that runs this recipe (a tuned stack)") % {
             "framework": framework}
     elif stack == "tuned":
-        words = _("hours on a tuned stack (packed, compiled), about %(other)s on a typical one") % params
+        words = _("The time assumes a tuned stack (packed, compiled); about %(other)s on a typical one") % params
     elif method == "full":     # no adapters: no PEFT
-        words = _("hours on a typical stack (Hugging Face Trainer), about %(other)s on a tuned one") % params
+        words = _("The time assumes a typical stack (Hugging Face Trainer); about %(other)s on a tuned one") % params
     else:
-        words = _("hours on a typical stack (Hugging Face Trainer + PEFT), about %(other)s on a tuned one") % params
-    return _("%(batch)s; %(stack)s.") % {"batch": batch, "stack": words}
+        words = _("The time assumes a typical stack (Hugging Face Trainer + PEFT); about %(other)s on a tuned one") % params
+    return _("%(batch)s. %(stack)s.") % {"batch": batch, "stack": words}
 
 
 def recipe_in_words(kb: KnowledgeBase, tr: Localizer, method: Any, rec: Any) -> str:

@@ -66,7 +66,7 @@ def page(form: reader.Form) -> Page:
     why_not = form.values.get("why-not")
     explanation = explain(**args, why_not=why_not)
     kb = explanation.result.kb or knowledge_base()
-    return Page(explanation, explanation.to_dict(), memory_bars(explanation.result, tr),
+    return Page(explanation, explanation.to_dict(), memory_bars(explanation.result, kb, tr),
                 time_cost(explanation.result, kb, tr), what_if, values)
 
 

@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...explanation.chart import time_and_cost
-from ...explanation.wording import sized_for
+from ...explanation.wording import own_short_label, sized_for
 from ...i18n import Localizer
 from ...inference.estimate import COMPONENTS  # weights, gradients, optimizer, activations, overhead
 from ...knowledge import KnowledgeBase
@@ -69,7 +69,7 @@ def _labels(tr: Localizer) -> dict[str, str]:
             "activations": _("activations"), "overhead": _("framework overhead")}
 
 
-def memory_bars(result: Any, tr: Localizer) -> list[MemoryBar]:
+def memory_bars(result: Any, kb: KnowledgeBase, tr: Localizer) -> list[MemoryBar]:
     """One bar per recommendation: what a device holds, part by part, against its memory."""
     _ = tr.gettext
     labels = _labels(tr)
@@ -87,16 +87,13 @@ def memory_bars(result: Any, tr: Localizer) -> list[MemoryBar]:
                                     round(width, 1)))
             x += width
         title = _("%(option)s: about %(need)s of each device's %(vram)s") % {
-            "option": _option(rec, tr), "need": tr.gib(need), "vram": tr.gib(device)}
+            "option": own_short_label(kb, tr, result.profile) if rec.gpu == "own" else f"{rec.count} × {rec.name}",
+            "need": tr.gib(need), "vram": tr.gib(device)}
         bars.append(MemoryBar(rec.rank, title, segments, tr.gib(need), tr.gib(device),
                               round(BAR_X + device * scale, 1), round(BAR_X + need * scale, 1),
                               need <= device,
                               sized_for(tr, rec.setup) if rec.setup is not None else ""))
     return bars
-
-
-def _option(rec: Any, tr: Localizer) -> str:
-    return tr.gettext("your GPU") if rec.gpu == "own" else f"{rec.count} × {rec.name}"
 
 
 def time_cost(result: Any, kb: KnowledgeBase, tr: Localizer) -> TimeAndCost | None:
