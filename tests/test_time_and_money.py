@@ -248,7 +248,7 @@ def test_ones_own_card_is_shown_even_when_it_ranks_low() -> None:
     own = next(r for r in result.recommendations if r.gpu == "own")
     assert own.rank > 4 and own in result.shown()
     assert "misses your deadline" in result.render("text", verbose=True).replace("\n    ", " ")
-    assert "Your GPU" in result.render("text")     # a row of the options' table
+    assert "Your RTX 3090" in result.render("text")     # a row of the options' table, the card named
 
 
 # --- The software stack, the micro-batch, scaling and mixtures of experts (issue 20) ---------------

@@ -294,7 +294,7 @@ def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], tota
 def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any]) -> str:
     """One's own card (or cards) in the few characters of a table's or a
     chart's row, without the brand words of rules/owned.toml's `ignore`:
-    "your 2 × RTX 3090", "your RTX 4090", "your 2 GPUs", "your GPU"."""
+    "your 2 × RTX 3090", "your RTX 5090", "your 2 GPUs", "your GPU"."""
     _ = tr.gettext
     named = profile.get("own_gpu")
     found = find_cards(kb, named) if named else []
