@@ -35,6 +35,10 @@ def table() -> str:
         shape = f" ({setup.shape['name']})" if setup.shape else ""
         what = (f"{setup.method} {setup.model_size_b:.1f}B{shape}, {setup.gpus} × {row['gpu']}, {setup.strategy}"
                 f"{offload}, {setup.batch} × {setup.seq_len:,} tokens, rank {setup.lora_rank}{precision}")
+        if row["tokens_per_example"]:
+            what += f", unpacked examples of {row['tokens_per_example']:,} tokens on average"
+        if row["link_gbs"]:
+            what += f", cards linked at {row['link_gbs']:,.0f} GB/s"
         memory = ["—", "—", "—"]
         if "peak_bytes" in row:
             memory = [f"{row['peak_bytes'] / GIB:.2f} GiB" + (" (card filled)" if row["filled"] else ""),

@@ -6,14 +6,22 @@ one that misses, so that a reason cannot outlive the miss it explains."""
 
 from __future__ import annotations
 
+import copy
+import dataclasses
+import math
 from dataclasses import replace
+from pathlib import Path
 
 import pytest
+from conftest import edited_rules
 
+from expert.errors import KnowledgeBaseError
 from expert.inference.calibration import published_runs
 from expert.inference.estimate import Setup, estimate, typical
 from expert.inference.requirement import named_card
+from expert.inference.time_model import sustained_share
 from expert.knowledge.bases import knowledge_base
+from expert.knowledge.load import load
 
 KB = knowledge_base(None)
 ROWS = {row["id"]: row for row in published_runs(KB)}
@@ -59,10 +67,104 @@ def test_parameter_offload_leaves_the_gathered_layers_on_the_gpu() -> None:
 
 
 def test_zero3_over_pcie_is_timed_from_the_link() -> None:
-    """Sharded QLoRA over PCIe cards (A5000, RTX 6000 Ada: no NVLink) within x/÷1.5 of Answer.AI's times."""
+    """Sharded QLoRA over PCIe cards (A5000, RTX 6000 Ada, L4: no NVLink)
+    within x/÷1.5 of the published times; the multi-L4 ZeRO-3 runs were timed
+    4.3-4.6x slow before the link between PCIe cards was modelled."""
     for run_id in ("answerai-70b-4xa5000", "answerai-70b-8xa5000", "answerai-70b-2x6000ada",
-                   "answerai-70b-4x6000ada", "answerai-34b-2x3090"):
+                   "answerai-70b-4x6000ada", "answerai-34b-2x3090", "schmid-2025-4xl4-zero3",
+                   "schmid-2025-8xl4-zero3"):
         assert 1 / 1.5 <= ROWS[run_id]["time_ratio"] <= 1.5, run_id
+
+
+def with_timing(**card_class: float) -> dict[str, dict]:
+    """The published runs on a copy of the knowledge base whose card classes
+    sustain the shares given (class name -> share)."""
+    timing = copy.deepcopy(KB.timing)
+    for name, share in card_class.items():
+        timing["card_class"][name]["sustained"] = share
+    return {row["id"]: row for row in published_runs(dataclasses.replace(KB, timing=timing))}
+
+
+def geometric_mean(values: list[float]) -> float:
+    return math.exp(sum(math.log(v) for v in values) / len(values))
+
+
+@pytest.mark.parametrize("name", sorted(KB.timing["card_class"]))
+def test_each_card_class_is_fixed_by_its_runs(name: str) -> None:
+    """A class's share is what brings its runs to the published times: with
+    it, every run it names holds and their geometric mean is within 10 % of
+    1; at the whole datasheet peak (share 1) they were off by more than
+    that, so the class is not a factor without evidence."""
+    spec = KB.timing["card_class"][name]
+    assert spec["runs"], name
+    ratios = [ROWS[run]["time_ratio"] for run in spec["runs"]]
+    assert all(1 / 1.5 <= r <= 1.5 for r in ratios), ratios
+    assert 0.9 <= geometric_mean(ratios) <= 1.1, ratios
+    whole = with_timing(**{name: 1.0})
+    before = [whole[run]["time_ratio"] for run in spec["runs"]]
+    assert not 0.9 <= geometric_mean(before) <= 1.1, before
+
+
+def test_the_l4_sustains_less_than_its_peak_and_other_cards_their_whole() -> None:
+    """The power-capped L4 (72 W) was timed 1.35x fast on Phil Schmid's runs
+    (the packed single-L4 run 1.64x: 0.61 of its time); its class keeps 0.65
+    of its peak. Cards no class names keep all of it."""
+    assert sustained_share(KB, {"id": "l4"}) == 0.65
+    for card in ("a100-80gb", "h100-80gb", "rtx-4090", "rtx-3090", "rtx-a6000"):
+        assert sustained_share(KB, {"id": card}) == 1.0, card
+    whole = with_timing(**{"power-capped": 1.0})
+    assert whole["schmid-2025-l4-packed"]["time_ratio"] < 1 / 1.5   # the miss the class fixes
+    assert 1 / 1.5 <= ROWS["schmid-2025-l4-packed"]["time_ratio"] <= 1.5
+
+
+def test_packing_is_the_profile_not_the_card() -> None:
+    """The same L4 recipe, unpacked (10,000 examples of 554 tokens on
+    average, one a micro-step) and packed (5,408 sequences of 1,024): the
+    same tokens, and the packed run is timed faster because it takes fewer,
+    fuller micro-steps, with the card's one share for both."""
+    unpacked, packed = ROWS["schmid-2025-l4-unpacked"], ROWS["schmid-2025-l4-packed"]
+    assert unpacked["setup"].seq_len == packed["setup"].seq_len == 1024   # memory sized for the longest
+    assert packed["predicted_seconds"] < unpacked["predicted_seconds"]
+    assert packed["seconds"] < unpacked["seconds"]
+
+
+def test_the_slow_link_of_the_dual_3090_rig_is_measured_not_excused() -> None:
+    """Answer.AI's dual-3090 rig (its "older motherboard", "slow PCI lanes")
+    links its cards at 24 GB/s both ways, from its own LoRA-against-QLoRA
+    pairs: its 7B LoRA run, 0.60 of its time over a PCIe 4.0 x16 slot's link,
+    now holds, and the difference between the pair at 2,048 tokens (1,526 s
+    published) is the link's."""
+    machine = next(m for m in KB.estimator["published_machine"] if m["id"] == "answerai-dual-3090")
+    assert machine["link_gbs"] == 24
+    assert 1 / 1.5 <= ROWS["answerai-7b-lora"]["time_ratio"] <= 1.5
+    assert ROWS["answerai-7b-lora"]["time_why"] is None
+    pair = ROWS["answerai-7b-lora"]["predicted_seconds"] - ROWS["answerai-7b-qlora-2048"]["predicted_seconds"]
+    assert 0.85 * 1526 <= pair <= 1.15 * 1526, pair
+    slot = {row["id"]: row for row in published_runs(dataclasses.replace(
+        KB, estimator={**KB.estimator, "published_machine": []}))}
+    assert slot["answerai-7b-lora"]["time_ratio"] < 1 / 1.5
+
+
+@pytest.mark.parametrize("filename, old, new, expected", [
+    ("timing.toml", 'cards = ["l4"]', 'cards = ["l5"]', "'l5' is not a card of the catalogs or of owned.toml"),
+    ("timing.toml", 'cards = ["l4"]', 'cards = ["l4", "l4"]', "'l4' is already in the class 'power-capped'"),
+    ("timing.toml", 'runs = ["schmid-2025-l4-unpacked"', 'runs = ["no-such-run"',
+     "'no-such-run' is not a timed run of estimator.toml"),
+    ("timing.toml", 'runs = ["schmid-2025-l4-unpacked"', 'runs = ["answerai-7b-lora"',
+     "the run 'answerai-7b-lora' is not on a card of the class"),
+    ("timing.toml", "sustained = 0.65", "sustained = 1.5", "'card_class.power-capped.sustained' must be a number"),
+    ("timing.toml", "sustained = 0.65", 'sustained = "most"', "sustained"),
+    ("estimator.toml", "tokens_per_example = 554", "tokens_per_example = 0", "'tokens_per_example' must be"),
+    ("estimator.toml", "link_gbs = 24", "link_gbs = 0", "'link_gbs' must be a number above 0"),
+    ("estimator.toml", 'runs = ["answerai-70b-2x3090-offload"', 'runs = ["nowhere"',
+     "machine 'answerai-dual-3090': 'nowhere' is not a run"),
+])
+def test_a_broken_card_class_or_machine_is_refused(tmp_path: Path, filename: str, old: str, new: str,
+                                                   expected: str) -> None:
+    with pytest.raises(KnowledgeBaseError) as caught:
+        load(edited_rules(tmp_path, (filename, old, new)))
+    assert expected in str(caught.value)
+    assert filename in str(caught.value)
 
 
 def test_the_table_in_the_docs_is_current() -> None:

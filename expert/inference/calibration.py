@@ -7,6 +7,7 @@ from __future__ import annotations
 
 import math
 from collections.abc import Mapping, Sequence
+from dataclasses import replace
 from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
@@ -140,6 +141,8 @@ def published_runs(kb: KnowledgeBase) -> list[dict[str, Any]]:
     peak, time within timing.toml
     [calibration] tolerance, unless the row says why not."""
     tolerance = float(kb.timing["calibration"]["tolerance"])
+    links = {run: float(machine["link_gbs"]) for machine in kb.estimator.get("published_machine", ())
+             for run in machine["runs"]}
     rows = []
     for entry in kb.estimator.get("published", ()):
         model = kb.model(str(entry["model"])) if isinstance(entry["model"], str) else None
@@ -152,16 +155,22 @@ def published_runs(kb: KnowledgeBase) -> list[dict[str, Any]]:
                         precision=entry.get("precision", kb.estimator["typical"]["precision"]))
         card = named_card(kb, entry["gpu"])
         assert card is not None, "checked by tests/test_published_runs.py"
+        if entry["id"] in links:  # the source's machine links its cards more slowly than their slots would
+            card = replace(card, link_gbs=links[entry["id"]])
         ours = estimate(kb, setup).per_gpu_gb * 1e9
         row: dict[str, Any] = {"id": entry["id"], "source": entry["source"], "date": entry["date"],
                                "setup": setup, "gpu": entry["gpu"], "ours_bytes": ours,
                                "memory_why": entry.get("memory_why"), "time_why": entry.get("time_why"),
-                               "filled": bool(entry.get("filled"))}
+                               "filled": bool(entry.get("filled")),
+                               "tokens_per_example": entry.get("tokens_per_example"),
+                               "link_gbs": links.get(entry["id"])}
         if "peak" in entry:
             peak = float(entry["peak"]) * UNITS[entry["unit"]]
             row.update(peak_bytes=peak, memory_ratio=ours / peak, memory_holds=1.0 <= ours / peak <= 1.15)
         if "seconds" in entry:
-            time = run_time(kb, setup, card, entry["examples"], entry["seq_len"], 1, entry["stack"])
+            # an unpacked run's examples hold their own mean length (tokens_per_example), its memory the longest
+            time = run_time(kb, setup, card, entry["examples"], entry.get("tokens_per_example", entry["seq_len"]), 1,
+                            entry["stack"])
             predicted = time["hours"] * 3600
             row.update(seconds=float(entry["seconds"]), predicted_seconds=predicted,
                        time_ratio=predicted / float(entry["seconds"]),

@@ -76,6 +76,14 @@ def bandwidth_share(kb: KnowledgeBase, card: Mapping[str, Any]) -> float:
     return min(1.0, (spec["reference_flops_per_byte"] / intensity) ** spec["exponent"])
 
 
+def sustained_share(kb: KnowledgeBase, card: Mapping[str, Any]) -> float:
+    """The share of its datasheet peak a card's class sustains under a
+    training load (timing.toml [card_class], fitted to the published runs
+    each class names); 1 for a card no class names."""
+    return next((float(spec["sustained"]) for spec in kb.timing["card_class"].values()
+                 if card["id"] in spec["cards"]), 1.0)
+
+
 def link_gbs(kb: KnowledgeBase, card: Mapping[str, Any], spanned: int) -> float:
     """GB/s one device sustains in a collective (all-gather, reduce-scatter):
     within a node its link's one-way bandwidth times the share NCCL/RCCL
@@ -153,7 +161,7 @@ def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: 
     card_devices = max(int(card["devices"]), 1)
     peak = float(card["bf16_tflops"]) * 1e12 / card_devices
     utilization = (float(spec["utilization"][method]) * bandwidth_share(kb, card)
-                   * kb.timing["vendor_share"].get(card["vendor"], 1.0))
+                   * kb.timing["vendor_share"].get(card["vendor"], 1.0) * sustained_share(kb, card))
     tokens = micro_batch * seq
     padding = 1 + float(spec["padding_waste"]) * (1 - 1 / micro_batch)
     compute = tokens * per_token * padding / (peak * utilization * efficiency) * time_factor

@@ -233,11 +233,13 @@ def checked_timing(path: Path, doc: dict[str, Any], text: str, problems: Problem
                          "not one of lane_gbs", key=name, value=link["pcie"])
         positive(link["lanes"], f"host_link.{name}.lanes", 32)
     positive(doc["unknown_card"]["bf16_tflops"], "unknown_card.bf16_tflops", 100_000)
+    for name, spec in doc["card_class"].items():
+        positive(spec["sustained"], f"card_class.{name}.sustained", 1)
     positive(doc["calibration"]["tolerance"], "calibration.tolerance", 10)
     return {"passes": doc["passes"], "attention_per_pass": doc["attention_per_pass"], "stack": doc["stack"],
             "quantized": doc["quantized"], "batch": doc["batch"], "sharding": doc["sharding"], "links": doc["links"],
             "bandwidth": doc["bandwidth"], "vendor_share": shares, "host_link": doc["host_link"],
-            "unknown_card": doc["unknown_card"],
+            "unknown_card": doc["unknown_card"], "card_class": doc["card_class"],
             "own": doc["own"], "calibration": doc["calibration"]}
 
 

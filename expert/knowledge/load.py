@@ -36,7 +36,7 @@ from .records import (
 )
 from .rules_file import checked_rules
 from .shapes import SCHEMAS, check_shape
-from .source import Problems, line_at, read_toml, shown
+from .source import Problems, is_number, line_at, read_toml, shown
 
 # --- the shape of every file -------------------------------------------------
 # A schema is a type (str, int, float = any number, bool), ANY, a list
@@ -85,6 +85,8 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     estimator = checked_estimator(base / "estimator.toml", *data["estimator"], problems)
     models = checked_models(base / "models.toml", *data["models"], problems)
     _calibration_models(base / "timing.toml", data["timing"][1], timing["calibration"], models, problems)
+    _published_timing(base, data["timing"][1], data["estimator"][1], timing, estimator,
+                      {card.id for card in catalog} | {card.id for card in owned}, problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     bases = checked_bases(base / "prices", problems)
@@ -114,6 +116,53 @@ def _calibration_models(path: Path, text: str, calibration: dict[str, Any], mode
             if kind == "moe" and "size_b" not in entry and "model" not in entry:
                 problems.add(str(path), line_at(text, where), "calibration '%(id)s': a mixture of experts needs "
                              "size_b or model", id=entry["id"])
+
+
+def _published_timing(base: Path, timing_text: str, estimator_text: str, timing: dict[str, Any],
+                      estimator: dict[str, Any], cards: set[str], problems: Problems) -> None:
+    """What times the published runs, across timing.toml and estimator.toml:
+    each [card_class] names cards of the catalogs or of owned.toml, no card
+    in two classes, and the timed runs of [[published]] that fix its share,
+    each on a card of the class; a run's tokens per example and a
+    [[published_machine]]'s link are positive, and a machine names runs of
+    [[published]]."""
+    runs = {entry["id"]: entry for entry in estimator.get("published", ())}
+    classed: dict[str, str] = {}
+    path = str(base / "timing.toml")
+    for name, spec in timing["card_class"].items():
+        where = line_at(timing_text, f"card_class.{name}")
+        for card in spec["cards"]:
+            if card not in cards:
+                problems.add(path, where, "card class '%(id)s': '%(card)s' is not a card of the catalogs or of "
+                             "owned.toml", id=name, card=shown(card))
+            elif card in classed:
+                problems.add(path, where, "card class '%(id)s': '%(card)s' is already in the class '%(other)s'",
+                             id=name, card=card, other=classed[card])
+            else:
+                classed[card] = name
+        for run in spec["runs"]:
+            entry = runs.get(run)
+            if entry is None or "seconds" not in entry:
+                problems.add(path, where, "card class '%(id)s': '%(run)s' is not a timed run of estimator.toml "
+                             "[[published]]", id=name, run=shown(run))
+            elif entry["gpu"] not in spec["cards"]:
+                problems.add(path, where, "card class '%(id)s': the run '%(run)s' is not on a card of the class",
+                             id=name, run=run)
+    path = str(base / "estimator.toml")
+    for index, entry in enumerate(estimator.get("published", ())):
+        if "tokens_per_example" in entry and not 0 < entry["tokens_per_example"] <= 1_000_000:
+            problems.add(path, line_at(estimator_text, f"published[{index + 1}].tokens_per_example"),
+                         "'%(key)s' must be a number above 0 and at most %(max)s", key="tokens_per_example",
+                         max=1_000_000)
+    for index, machine in enumerate(estimator.get("published_machine", ())):
+        where = line_at(estimator_text, f"published_machine[{index + 1}]")
+        if not (is_number(machine["link_gbs"]) and 0 < machine["link_gbs"] <= 100_000):
+            problems.add(path, where, "'%(key)s' must be a number above 0 and at most %(max)s", key="link_gbs",
+                         max=100_000)
+        for run in machine["runs"]:
+            if run not in runs:
+                problems.add(path, where, "machine '%(id)s': '%(run)s' is not a run of [[published]]",
+                             id=machine["id"], run=shown(run))
 
 
 def _consistency(base: Path, texts: dict[str, str], fields: dict[str, ProfileField], requirements: dict[str, Any],
