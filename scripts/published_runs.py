@@ -31,8 +31,10 @@ def table() -> str:
     for row in published_runs(knowledge_base(None)):
         setup = row["setup"]
         offload = ", parameters offloaded" if setup.offload_params else ""
-        what = (f"{setup.method} {setup.model_size_b:.1f}B, {setup.gpus} × {row['gpu']}, {setup.strategy}{offload}, "
-                f"{setup.batch} × {setup.seq_len:,} tokens, rank {setup.lora_rank}")
+        precision = ", pure bf16" if setup.precision == "bf16" else ""
+        shape = f" ({setup.shape['name']})" if setup.shape else ""
+        what = (f"{setup.method} {setup.model_size_b:.1f}B{shape}, {setup.gpus} × {row['gpu']}, {setup.strategy}"
+                f"{offload}, {setup.batch} × {setup.seq_len:,} tokens, rank {setup.lora_rank}{precision}")
         if row["tokens_per_example"]:
             what += f", unpacked examples of {row['tokens_per_example']:,} tokens on average"
         if row["link_gbs"]:

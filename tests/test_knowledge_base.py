@@ -257,6 +257,11 @@ def test_rule_problems_name_the_line(tmp_path: Path) -> None:
     ("catalog.toml", "bf16_tflops = 989.4", "bf16_tflops = -2", "'bf16_tflops' must be a positive number", None),
     ("estimator.toml", 'optimizer = "adamw"\nprecision = "mixed"', 'optimizer = "lion"\nprecision = "mixed"',
      "[typical] names an unknown optimizer", None),
+    # a published run's regime is one the optimizer tables know (issue 47: Answer.AI's runs are pure bf16)
+    ("estimator.toml", 'precision = "bf16"\npeak = 14.92', 'precision = "bf17"\npeak = 14.92',
+     "published run 'answerai-70b-2x3090-offload': precision must be one of mixed, bf16, fp16", None),
+    ("estimator.toml", "working_floor_mib = 1813.0", "working_floor_mib = -1.0",
+     "'sharding.working_floor_mib' must not be negative", None),
     ("profile.toml", 'type = "choice"', 'type = "pick-one"', "type must be one of", None),
     ("sections.toml", '[section.amd]\nheading = "Ajuste fino de LLM en GPU AMD: ¿es viable?"', "[section.amd]",
      "'section.amd.heading' is missing", "[section.amd]"),

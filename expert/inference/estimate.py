@@ -202,9 +202,14 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
 
     # The caching allocator keeps blocks freed by the layers gathered and
     # released, and by the activations, that later requests of another size
-    # cannot reuse (estimator.toml [sharding] fragmentation): counted where the
-    # weights stream through the GPU.
-    fragmented = sharding["fragmentation"] * (activations + gathered) if streamed else 0.0
+    # cannot reuse (estimator.toml [sharding]): counted where the weights
+    # stream through the GPU, as a share of what comes and goes; and what
+    # comes and goes is reserved at no less than the blocks loading the model
+    # left cached, which it reuses.
+    fragmented = 0.0
+    if streamed:
+        moving = activations + gathered
+        fragmented = max(sharding["fragmentation"] * moving, sharding["working_floor_mib"] * 2**20 - moving)
     in_bytes = {"weights": weights, "gradients": gradients, "optimizer": optimizer, "activations": activations,
                 "overhead": constants["overhead"]["per_gpu_mib"] * 2**20 + fragmented}
     per_gpu = sum(in_bytes.values())

@@ -111,6 +111,11 @@ def checked_estimator(path: Path, doc: dict[str, Any], text: str, problems: Prob
             if not (is_number(shape[key]) and shape[key] > 0):
                 problems.add(str(path), line_at(text, f"shape[{index + 1}].{key}"),
                              "[[shape]] %(index)s: '%(key)s' must be a positive number", index=index + 1, key=key)
+    for index, run in enumerate(doc.get("published", ())):
+        if run.get("precision", typical["precision"]) not in doc["optimizer"]:
+            problems.add(str(path), line_at(text, f"published[{index + 1}].precision"),
+                         "published run '%(id)s': precision must be one of %(known)s", id=run["id"],
+                         known=", ".join(doc["optimizer"]))
     # Sizes, byte counts and allowances: the estimate multiplies and divides by them.
     constants = [(f"bytes.{k}", v) for k, v in doc["bytes"].items()]
     constants += [(f"optimizer.{p}.{k}", v) for p in ("mixed", "bf16", "fp16") for k, v in doc["optimizer"][p].items()]
@@ -120,7 +125,8 @@ def checked_estimator(path: Path, doc: dict[str, Any], text: str, problems: Prob
     constants += [("overhead.per_gpu_mib", doc["overhead"]["per_gpu_mib"]),
                   ("sharding.gathered_layers", doc["sharding"]["gathered_layers"]),
                   ("sharding.fragmentation", doc["sharding"]["fragmentation"]),
-                  ("sharding.checkpointed_extra", doc["sharding"]["checkpointed_extra"])]
+                  ("sharding.checkpointed_extra", doc["sharding"]["checkpointed_extra"]),
+                  ("sharding.working_floor_mib", doc["sharding"]["working_floor_mib"])]
     constants += [(f"typical.{k}", typical[k]) for k in ("seq_len", "batch", "lora_rank")]
     for key, value in constants:
         if not (is_number(value) and value >= 0) or (key.startswith("typical.") and value < 1):
