@@ -175,11 +175,11 @@ OPTIONS = {"deadline_h": "--deadline", "dataset_examples": "--dataset", "model_s
            "epochs": "--epochs", "stack": "--stack"}
 
 
-# The readings are the same whatever cards are weighed: the three ways read a string on the guide's six
-# (docs/development.md, "Tests").
-def _library(field: str, text: str) -> Any:
+# The three ways read a string on the guide's six (docs/development.md, "Tests"); a card's name is
+# suggested from the cards weighed, so whoever reads on the market (MCP) asks for catalog=None.
+def _library(field: str, text: str, catalog: str | None = "guide") -> Any:
     try:
-        return advise(catalog="guide", lang="es", **{field: text}).profile[field]
+        return advise(catalog=catalog, lang="es", **{field: text}).profile[field]
     except InputError as error:
         return ("error", error.field, str(error))
 

@@ -224,7 +224,7 @@ def test_the_same_strings_read_the_same_over_mcp() -> None:
         return [await client.call_tool("advise", {field: text, "lang": "es"}) for field, text in SAME_EVERYWHERE]
 
     for (field, text), result in zip(SAME_EVERYWHERE, session(script)):
-        expected = _library(field, text)
+        expected = _library(field, text, catalog=None)     # the MCP server weighs the market
         if isinstance(expected, tuple):
             assert result.is_error and result.structured_content["error"]["message"] == expected[2], (field, text)
             assert result.content[0].text == markdown(expected[2])      # the text content is markdown
