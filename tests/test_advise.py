@@ -184,7 +184,7 @@ def test_languages_agree_on_everything_but_text() -> None:
 
 
 # The same output whatever the hash seed: tests/test_embedding.py
-# (test_byte_identical_json_whatever_the_hash_seed runs these profiles too).
+# (test_the_firing_order_and_the_json_are_the_same_under_any_hash_seed).
 
 
 def test_repeated_consultations_in_one_process_give_identical_results() -> None:

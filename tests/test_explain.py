@@ -240,7 +240,8 @@ def test_cli_explain_bad_input_exits_2(args: list[str], field: str) -> None:
 
 
 # Identical whatever the hash seed: tests/test_embedding.py
-# (test_byte_identical_json_whatever_the_hash_seed explains these too).
+# (test_the_firing_order_and_the_json_are_the_same_under_any_hash_seed explains
+# these too).
 
 
 # --- WHY NOT with a large catalog: bounded ------------------------------------
