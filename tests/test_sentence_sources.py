@@ -45,7 +45,7 @@ def strings(value: Any, key: str = "") -> list[str]:
 
 @pytest.mark.parametrize("lang", ["en", "es"])
 def test_every_sentence_of_an_answer_is_written_by_messages(lang: str, kb: Any) -> None:
-    checked = 0
+    checked, found = 0, set()
     for profile in PROFILES:
         for answer in (advise(**profile, lang=lang), explain(**profile, what_if={"method": "full"}, lang=lang)):
             shown = [answer.render(fmt, width=WIDE) for fmt in ("text", "markdown")]
@@ -53,9 +53,13 @@ def test_every_sentence_of_an_answer_is_written_by_messages(lang: str, kb: Any) 
                 shown += [answer.render(fmt, width=WIDE, verbose=True) for fmt in ("text", "markdown")]
             paragraphs = [line for text in shown for line in text.split("\n")]
             for paragraph in paragraphs + strings(answer.to_dict()):
-                assert sources.unwritten(paragraph, kb, lang) == [], paragraph
+                # the same paragraph (in text and markdown, in the answer and its explanation: about 8,300
+                # paragraphs, 1,700 different) gives the same words: looked up once
+                if paragraph not in found:
+                    assert sources.unwritten(paragraph, kb, lang) == [], paragraph
+                    found.add(paragraph)
                 checked += 1
-    assert checked > 600
+    assert checked > 600 and len(found) > 600
 
 
 class Blocks(HTMLParser):
