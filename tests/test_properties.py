@@ -69,7 +69,10 @@ def test_only_the_documented_input_error(profile: dict[str, Any], lang: str) -> 
         assert error.field in profile and str(error)
 
 
-@SETTINGS
+# 20 examples, not SETTINGS' 30: they fire every rule the 30 fired and give an
+# option on every card the 30 did, and four more (101 against 97, 2026-12-07;
+# 10 or 15 missed 7 or 8 of them).
+@settings(SETTINGS, max_examples=int(os.environ.get("EXPERT_FUZZ", "20")))
 @given(valid_profiles)
 def test_invariants_of_every_answer(profile: dict[str, Any]) -> None:
     # The engine (expert.inference, which has no language) runs once for both
