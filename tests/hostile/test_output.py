@@ -331,7 +331,7 @@ def test_json_text_escapes_what_a_terminal_would_act_on_and_keeps_the_data() -> 
     {}, [], (), {"a": {}, "b": [[], {}, ()]}, [[[[1]]]], ("t", ("u", [])), "s", 3, 2.5, None, True,
     [1, 2.5, True, False, None, "x, y\n\"z\"", float("nan"), float("inf"), -0.0, 10**30, "{", "]"],
     {"flat": {"a": 1, "b": "c, d"}, "mixed": [1, {"x": [2, 3]}, "e"], "é\u2028": "\x00\x7f\x85\u202e"},
-    {1: "a", 2.5: [1, {"b": None}], True: {}, None: [1], "s": 0}, {"k": {1: {"n": [1, 2]}}},
+    {1: "a", 2.5: [1, {"b": None}], None: [1], "s": 0}, {True: {"n": 1}, False: [2]}, {"k": {1: {"n": [1, 2]}}},
 ], ids=repr)
 def test_json_text_is_json_dumps_indented_byte_for_byte(data: Any) -> None:
     # json_text writes the containers of scalars with json's C encoder (escape._indented): the text is
