@@ -330,14 +330,17 @@ def priced_once() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def expert_serving(command: tuple[str, ...], *args: str) -> Iterator[int]:
+def expert_serving(command: tuple[str, ...], *args: str, before: str = "") -> Iterator[int]:
     """`python -m expert COMMAND --port P ARGS` on a free loopback port P, once it
     accepts connections (a loaded machine starts it slowly: up to 60 s), until
-    the block ends (tests/hostile/test_serving.py, tests/test_mcp_sessions.py)."""
+    the block ends (tests/hostile/test_serving.py, tests/test_mcp_sessions.py).
+    ``before``: Python run in that process before the command (a test's shorter
+    limit), the command then run as `python -m expert` runs it."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
-    server = subprocess.Popen([sys.executable, "-m", "expert", *command, "--port", str(port), *args],
+    start = ["-c", f"{before}\nfrom expert.interfaces.cli.main import run\nrun()"] if before else ["-m", "expert"]
+    server = subprocess.Popen([sys.executable, *start, *command, "--port", str(port), *args],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60
