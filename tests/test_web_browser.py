@@ -193,7 +193,7 @@ def test_a_person_consults_the_page(browser: Any, server: str, downloads: Path) 
     d = browser
     # fill the form and read the recommendation
     d.get(server + "/?lang=en")
-    assert listeners(d, "submit") == 1          # the page's script runs (off: test_the_plain_form_works_without_javascript)
+    assert listeners(d, "submit") == 1      # the page's script runs (test_the_plain_form_works_without_javascript: off)
     typed(d, "model-size", "70")
     choose(d, "method", "lora")
     typed(d, "deadline", "8")
