@@ -55,6 +55,18 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.pop(name, None)
 
 
+# The files that take the longest wall time (Chromium, the page's links), run first. xdist hands whole
+# files to its workers in the order they are collected (--dist loadfile), and these sort near the end:
+# one of them started last kept one worker busy alone for its last 20-30 s while the other had finished.
+LONGEST_FIRST = ("tests/test_web_browser.py", "tests/test_web.py")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {path: n for n, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))    # stable: the rest as collected
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--cpu-durations", type=int, default=None, metavar="N",
                      help="list the N tests that took the most CPU time (their own and their child "
