@@ -141,6 +141,32 @@ def embedding_params(shape: Mapping[str, Any]) -> float:
     return float(shape["vocab"]) * float(shape["hidden"]) * (1 if shape.get("tied") else 2)
 
 
+def activation_bytes(constants: Mapping[str, Any], setup: Setup, shape: Mapping[str, Any],
+                     streamed: bool) -> float:
+    """Bytes of one GPU's activations at the setup's tokens: the layers'
+    saved inputs (all of each layer without checkpointing), the layer
+    recomputed in full, and the logits (estimator.toml [activations],
+    [loss]); ``streamed``: the weights stream through the GPU (sharded or
+    offloaded parameters), which checkpointing pays a little more for."""
+    sharding = constants["sharding"]
+    act = constants["activations"]
+    tokens = setup.seq_len * setup.batch
+    # Keys and values are as wide as the key/value heads (grouped-query attention).
+    head_dim = shape.get("head_dim") or shape["hidden"] / shape["heads"]
+    kv_width = shape["kv_heads"] * head_dim / shape["hidden"]
+    full_layer = act["per_layer"] - act["kv_per_layer"] * (1 - kv_width)
+    per_layer = act["checkpointed_per_layer"] if setup.checkpointing else full_layer
+    if setup.checkpointing and streamed:   # measured on sharded runs (estimator.toml [sharding])
+        per_layer += sharding["checkpointed_extra"]
+    activations = tokens * shape["hidden"] * per_layer * shape["layers"]
+    if setup.checkpointing:  # one layer at a time is recomputed in full
+        activations += tokens * shape["hidden"] * full_layer
+    # (a stack the loss table does not name computes the whole sequence's logits)
+    logits = constants["loss"]["logits_bytes"].get(setup.stack, act["logits_bytes"])
+    activations += tokens * shape["vocab"] * float(logits)
+    return activations
+
+
 def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     constants = kb.estimator
     size = constants["bytes"]
@@ -184,21 +210,7 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
         gradients = optimizer = 0.0
     weights += gathered
 
-    act = constants["activations"]
-    tokens = setup.seq_len * setup.batch
-    # Keys and values are as wide as the key/value heads (grouped-query attention).
-    head_dim = shape.get("head_dim") or shape["hidden"] / shape["heads"]
-    kv_width = shape["kv_heads"] * head_dim / shape["hidden"]
-    full_layer = act["per_layer"] - act["kv_per_layer"] * (1 - kv_width)
-    per_layer = act["checkpointed_per_layer"] if setup.checkpointing else full_layer
-    if setup.checkpointing and streamed:   # measured on sharded runs (estimator.toml [sharding])
-        per_layer += sharding["checkpointed_extra"]
-    activations = tokens * shape["hidden"] * per_layer * shape["layers"]
-    if setup.checkpointing:  # one layer at a time is recomputed in full
-        activations += tokens * shape["hidden"] * full_layer
-    # (a stack the loss table does not name computes the whole sequence's logits)
-    logits = constants["loss"]["logits_bytes"].get(setup.stack, act["logits_bytes"])
-    activations += tokens * shape["vocab"] * float(logits)
+    activations = activation_bytes(constants, setup, shape, streamed)
 
     # The caching allocator keeps blocks freed by the layers gathered and
     # released, and by the activations, that later requests of another size

@@ -235,7 +235,7 @@ def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
                 link_gbs=linked.link_gbs if count > 1 else 0.0, per_node=1, hardware_source=like.hardware_source,
                 price_on_demand=0.0, price_spot=0.0, price_source="", ideal_methods=(), ideal_min_b=0.0,
                 ideal_max_b=0.0, heuristics=(), source="profile", origin="own", speed_assumed=named is None,
-                bf16=named.bf16 if named else True)
+                bf16=named.bf16 if named else True, speed_of=like.id)
 
 
 def assumed_card(kb: KnowledgeBase) -> Card:

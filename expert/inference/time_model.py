@@ -79,9 +79,11 @@ def bandwidth_share(kb: KnowledgeBase, card: Mapping[str, Any]) -> float:
 def sustained_share(kb: KnowledgeBase, card: Mapping[str, Any]) -> float:
     """The share of its datasheet peak a card's class sustains under a
     training load (timing.toml [card_class], fitted to the published runs
-    each class names); 1 for a card no class names."""
+    each class names); 1 for a card no class names. One's own GPU is the
+    card it is timed as (``speed_of``: the card the person named)."""
+    timed_as = card["speed_of"] or card["id"]
     return next((float(spec["sustained"]) for spec in kb.timing["card_class"].values()
-                 if card["id"] in spec["cards"]), 1.0)
+                 if timed_as in spec["cards"]), 1.0)
 
 
 def link_gbs(kb: KnowledgeBase, card: Mapping[str, Any], spanned: int) -> float:

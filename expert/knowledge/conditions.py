@@ -202,6 +202,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "price_on_demand": NUM,
         "price_spot": NUM,
         "speed_assumed": BOOL,
+        "speed_of": STR,
         "price_assumed": BOOL,
         "bf16": BOOL,
         "priced": BOOL,

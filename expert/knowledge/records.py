@@ -229,6 +229,10 @@ class Card:
     # in MiB, for all its devices: what a run may fill, smaller than vram_gb
     # (ECC, reserved memory); 0 where it is not known (a card of one's own).
     memory_mib: float = 0.0
+    # The card whose speed times this one (timing.toml [card_class] names
+    # cards by it): "" for a card of its own figures (the catalog's, owned.toml's);
+    # one's own GPU named by the person is timed as the card named.
+    speed_of: str = ""
     memory_source: str = ""
 
     @cached_property
