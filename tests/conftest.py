@@ -55,6 +55,18 @@ def pytest_configure(config: pytest.Config) -> None:
         os.environ.pop(name, None)
 
 
+# The files that take the longest wall time (Chromium, the page's links), run first. xdist hands whole
+# files to its workers in the order they are collected (--dist loadfile), and these sort near the end:
+# one of them started last kept one worker busy alone for its last 20-30 s while the other had finished.
+LONGEST_FIRST = ("tests/test_web_browser.py", "tests/test_web.py")
+
+
+@pytest.hookimpl(trylast=True)
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    rank = {path: n for n, path in enumerate(LONGEST_FIRST)}
+    items.sort(key=lambda item: rank.get(item.nodeid.split("::", 1)[0], len(rank)))    # stable: the rest as collected
+
+
 def pytest_addoption(parser: pytest.Parser) -> None:
     parser.addoption("--cpu-durations", type=int, default=None, metavar="N",
                      help="list the N tests that took the most CPU time (their own and their child "
@@ -330,14 +342,17 @@ def priced_once() -> Iterator[None]:
 
 
 @contextlib.contextmanager
-def expert_serving(command: tuple[str, ...], *args: str) -> Iterator[int]:
+def expert_serving(command: tuple[str, ...], *args: str, before: str = "") -> Iterator[int]:
     """`python -m expert COMMAND --port P ARGS` on a free loopback port P, once it
     accepts connections (a loaded machine starts it slowly: up to 60 s), until
-    the block ends (tests/hostile/test_serving.py, tests/test_mcp_sessions.py)."""
+    the block ends (tests/hostile/test_serving.py, tests/test_mcp_sessions.py).
+    ``before``: Python run in that process before the command (a test's shorter
+    limit), the command then run as `python -m expert` runs it."""
     with socket.socket() as probe:
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
-    server = subprocess.Popen([sys.executable, "-m", "expert", *command, "--port", str(port), *args],
+    start = ["-c", f"{before}\nfrom expert.interfaces.cli.main import run\nrun()"] if before else ["-m", "expert"]
+    server = subprocess.Popen([sys.executable, *start, *command, "--port", str(port), *args],
                               stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
     try:
         deadline = time.monotonic() + 60

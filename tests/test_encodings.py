@@ -14,10 +14,11 @@ import pytest
 
 
 def expert(*args: str, encoding: str = "utf-8", **extra: object) -> subprocess.CompletedProcess[bytes]:
+    """`expert ARGS` on the guide's six cards (what is tested is the output's encoding, not the market)."""
     env = {**os.environ, "PYTHONIOENCODING": encoding, "NO_COLOR": "1", "COLUMNS": "100"}
     env.pop("EXPERT_LANG", None)
-    return subprocess.run([sys.executable, "-m", "expert", *args], capture_output=True, env=env, timeout=120,
-                          **extra)  # type: ignore[call-overload]
+    return subprocess.run([sys.executable, "-m", "expert", *args, "--catalog", "guide"], capture_output=True,
+                          env=env, timeout=120, **extra)  # type: ignore[call-overload]
 
 
 @pytest.mark.parametrize("encoding, times", [("cp1252", "×"), ("ascii", "x")])

@@ -292,9 +292,10 @@ def test_offline_reads_the_cache_and_says_what_it_cannot(loopback: LoopbackHub) 
     a config read before comes from the cache, another is refused clearly."""
     loopback.repos["someone/cached"] = GPT_OSS_20B
     models.read_hub(knowledge_base(), "someone/cached", Localizer("en"))       # into this run's HF_HOME cache
+    # the guide's six cards: what is tested is the Hub's cache, not the market
     script = ("import sys, expert\n"
-              "print(expert.advise(model='someone/cached').profile['model_experts'])\n"
-              "try:\n    expert.advise(model='someone/never-cached', lang='es')\n"
+              "print(expert.advise(model='someone/cached', catalog='guide').profile['model_experts'])\n"
+              "try:\n    expert.advise(model='someone/never-cached', lang='es', catalog='guide')\n"
               "except expert.InputError as error:\n    print(error.field, error)\n")
     done = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True, timeout=120,
                           env={**os.environ, "HF_HUB_OFFLINE": "1"})

@@ -20,8 +20,10 @@ def spawn(*args: str, lang: str = "es"):  # type: ignore[no-untyped-def]
                INPUTRC=os.devnull, HOME=os.devnull)
     # Ctrl-C as at a terminal: a runner started in the background (`pytest &`)
     # hands its children SIGINT ignored, and Python then installs no handler.
-    return pexpect.spawn(sys.executable, ["-m", "expert", *args], env=env, encoding="utf-8", timeout=30,
-                         dimensions=(50, 100), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    child = pexpect.spawn(sys.executable, ["-m", "expert", *args], env=env, encoding="utf-8", timeout=30,
+                          dimensions=(50, 100), preexec_fn=lambda: signal.signal(signal.SIGINT, signal.SIG_DFL))
+    child.delaybeforesend = None      # (pexpect's 50 ms before each send: every send here waits for its prompt)
+    return child
 
 
 def test_spanish_session_with_why_bad_answer_and_back() -> None:

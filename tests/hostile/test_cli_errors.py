@@ -188,13 +188,16 @@ def test_an_answer_piped_into_ask_is_echoed_without_its_escape_sequences() -> No
 # --- output that cannot be written -------------------------------------------
 
 FULL = Path("/dev/full")
+# The consultations below weigh the guide's six cards: what is tested is output that cannot be written,
+# not the market (docs/development.md, "Tests").
+GUIDE = ("--catalog", "guide")
 
 
 @pytest.mark.skipif(not FULL.exists(), reason="no /dev/full")
 @pytest.mark.parametrize("args", [
-    ["advise", "--model-size", "7"],
-    ["advise", "--model-size", "7", "--format", "json"],
-    ["explain", "--model-size", "70", "--method", "lora", "--lang", "es"],
+    ["advise", "--model-size", "7", *GUIDE],
+    ["advise", "--model-size", "7", "--format", "json", *GUIDE],
+    ["explain", "--model-size", "70", "--method", "lora", "--lang", "es", *GUIDE],
     ["rules"],
     ["estimate", "--model-size", "7"],
     ["check"],
@@ -215,13 +218,13 @@ def test_the_full_disk_message_is_in_the_command_language() -> None:
     if not FULL.exists():
         pytest.skip("no /dev/full")
     with FULL.open("wb") as full:
-        done = subprocess.run([sys.executable, "-m", "expert", "advise", "--lang", "es"], stdout=full,
+        done = subprocess.run([sys.executable, "-m", "expert", "advise", "--lang", "es", *GUIDE], stdout=full,
                               stderr=subprocess.PIPE, env=ENV, timeout=120)
     assert done.returncode == 1
     assert text(done.stderr).startswith("Error: no se pudo escribir la salida"), text(done.stderr)
 
 
-@pytest.mark.parametrize("args", [["rules"], ["advise", "--model-size", "7"], ["rules", "--format", "json"],
+@pytest.mark.parametrize("args", [["rules"], ["advise", "--model-size", "7", *GUIDE], ["rules", "--format", "json"],
                                   ["--help"]])
 def test_a_closed_pipe_is_quiet_and_exit_1(args: list[str]) -> None:
     """`expert rules | head -0`: the reader is gone before the output is written."""
@@ -244,7 +247,7 @@ def test_a_reader_that_stops_early_leaves_no_message() -> None:
 
 
 def test_a_closed_stdout_is_one_line_on_stderr_and_exit_1() -> None:
-    done = subprocess.run(f"'{sys.executable}' -m expert advise --model-size 7 >&-", shell=True,
+    done = subprocess.run(f"'{sys.executable}' -m expert advise --model-size 7 --catalog guide >&-", shell=True,
                           stderr=subprocess.PIPE, env=ENV, timeout=120)
     err = text(done.stderr)
     assert done.returncode == 1, err
@@ -256,6 +259,6 @@ def test_full_stdout_and_stderr_still_exit_1_quietly() -> None:
     if not FULL.exists():
         pytest.skip("no /dev/full")
     with FULL.open("wb") as full:
-        done = subprocess.run([sys.executable, "-m", "expert", "advise"], stdout=full, stderr=full, env=ENV,
+        done = subprocess.run([sys.executable, "-m", "expert", "advise", *GUIDE], stdout=full, stderr=full, env=ENV,
                               timeout=120)
     assert done.returncode == 1

@@ -200,11 +200,30 @@ def test_the_estimate_api_names_its_own_keys(key: str, value: str) -> None:
 
 # --- the server on the loopback -------------------------------------------------------------------
 
+# The head's deadline of the served process, shorter than a deployment's 5 s (guard.LIMITS.head_seconds) so
+# that the test waits 2 s, not 5, for the server to close the idle sockets; long enough that they are still
+# held while the other client is answered (asserted). serving.config reads guard.LIMITS when imported, after.
+HEAD_SECONDS = 2.0
+SHORTER_HEAD = ("import dataclasses\nfrom expert.interfaces import guard\n"
+                f"guard.LIMITS = dataclasses.replace(guard.LIMITS, head_seconds={HEAD_SECONDS})")
+
+
 @contextlib.contextmanager
 def serving(*args: str) -> Iterator[int]:
-    """`expert serve` on a free port, until the block ends."""
-    with expert_serving(("serve",), *args) as port:
+    """`expert serve` on a free port, its head's deadline HEAD_SECONDS, until the block ends."""
+    with expert_serving(("serve",), *args, before=SHORTER_HEAD) as port:
         yield port
+
+
+def still_open(held: socket.socket) -> bool:
+    """Whether the server still holds ``held`` open (nothing to read yet, no end of stream)."""
+    held.setblocking(False)
+    try:
+        return held.recv(1, socket.MSG_PEEK) != b""
+    except BlockingIOError:
+        return True
+    finally:
+        held.setblocking(True)
 
 
 def get(port: str | int, path: str) -> http.client.HTTPResponse:
@@ -224,7 +243,8 @@ def test_idle_and_slow_sockets_leave_other_clients_answered() -> None:
         trickling.sendall(b"GET / HTTP/1.1\r\n")         # a head that never ends
         try:
             answer = get(port, "/api/estimate?model-size=8")          # more idle sockets than one address may
-            assert answer.status == 200                                 # hold requests: still answered
+            assert answer.status == 200                                 # hold requests: still answered,
+            assert still_open(idle[-1]) and still_open(trickling)      # while they are held
             # the server's own answer to a malformed request carries the headers, once; so does the app's
             with socket.create_connection(("127.0.0.1", port), timeout=30) as bad:
                 bad.sendall(b"GET / HTTP/1.1\r\nHost: 127.0.0.1\r\nno colon here\r\n\r\n")
@@ -235,7 +255,7 @@ def test_idle_and_slow_sockets_leave_other_clients_answered() -> None:
             with contextlib.suppress(OSError):
                 trickling.sendall(b"X-Slow: 1\r\n")
             for held in (idle[0], trickling):
-                held.settimeout(guard.LIMITS.head_seconds * 6)
+                held.settimeout(HEAD_SECONDS * 6)
                 assert held.recv(100) == b""
         finally:
             for held in (*idle, trickling):
