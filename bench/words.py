@@ -8,10 +8,9 @@ of the same answer pays for again: the explanation, not the rules).
 
 Reports, per profile, the median and the total CPU of: the page with a WHY
 NOT asked (the first card ruled out or ranked below the first), the JSON
-and the terminal text of advise(), and of the JSON alone its writing
-(escape.json_text of the answer's dict). Compare two versions side by side,
-each pinned to one core (`taskset -c 0` / `-c 1`), each from its own
-worktree (docs/performance.md).
+and the terminal text of advise(). Compare two versions side by side, each
+pinned to one core (`taskset -c 0` / `-c 1`), each from its own worktree
+(docs/performance.md).
 """
 
 from __future__ import annotations
@@ -27,7 +26,6 @@ from typing import Any
 sys.path.insert(0, str(Path(__file__).resolve().parent))
 from bench import profiles
 from expert import advise
-from expert.escape import json_text
 from expert.inference import engine
 from expert.interfaces.web import consult
 from expert.interfaces.web import form as reader
@@ -72,8 +70,7 @@ def main() -> None:
     parser.add_argument("--n", type=int, default=30, help="profiles (default 30)")
     args = parser.parse_args()
     runs_kept()
-    times: dict[str, list[float]] = {"page with a WHY NOT": [], "advise() JSON": [], "advise() text": [],
-                                     "the JSON's writing": []}
+    times: dict[str, list[float]] = {"page with a WHY NOT": [], "advise() JSON": [], "advise() text": []}
     for profile in profiles(args.n, seed=11):
         lang = profile.pop("lang")
         pairs = [(KEYS[k], "yes" if v is True else "no" if v is False else str(v))
@@ -85,7 +82,6 @@ def main() -> None:
         times["page with a WHY NOT"].append(cpu(page, asked, lang))
         times["advise() JSON"].append(cpu(rendered, "json", profile, lang))
         times["advise() text"].append(cpu(rendered, "text", profile, lang))
-        times["the JSON's writing"].append(cpu(json_text, result.to_dict()))
     print(f"{args.n} profiles (bench.profiles, seed 11), the engine's runs made beforehand; CPU time")
     for name, values in times.items():
         print(f"  {name:<20} median {statistics.median(values) * 1000:7.1f} ms   total {sum(values):6.2f} s")

@@ -24,10 +24,9 @@ from typing import Any
 
 import pytest
 
-from expert import advise, explain
 from expert import application as explanation_module
 from expert.interfaces.api import consult, knowledge_base
-from expert.escape import _indented, json_text, markdown, one_line, quoted, terminal
+from expert.escape import json_text, markdown, one_line, quoted, terminal
 from expert.i18n import Localizer
 from expert.knowledge import PROFILE_FIELDS, KnowledgeBase
 from expert.explanation.render import render_estimate
@@ -325,30 +324,6 @@ def test_json_text_escapes_what_a_terminal_would_act_on_and_keeps_the_data() -> 
     assert unsafe_characters(text) == []
     assert "ñ ×" in text
     assert json.loads(text) == data
-
-
-@pytest.mark.parametrize("data", [
-    {}, [], (), {"a": {}, "b": [[], {}, ()]}, [[[[1]]]], ("t", ("u", [])), "s", 3, 2.5, None, True,
-    [1, 2.5, True, False, None, "x, y\n\"z\"", float("nan"), float("inf"), -0.0, 10**30, "{", "]"],
-    {"flat": {"a": 1, "b": "c, d"}, "mixed": [1, {"x": [2, 3]}, "e"], "é\u2028": "\x00\x7f\x85\u202e"},
-    {1: "a", 2.5: [1, {"b": None}], None: [1], "s": 0}, {True: {"n": 1}, False: [2]}, {"k": {1: {"n": [1, 2]}}},
-], ids=repr)
-def test_json_text_is_json_dumps_indented_byte_for_byte(data: Any) -> None:
-    # json_text writes the containers of scalars with json's C encoder (escape._indented): the text is
-    # json.dumps(indent=2)'s, keys that are not text and empty or nested containers included
-    assert _indented(data) == json.dumps(data, ensure_ascii=False, indent=2)
-
-
-def test_json_text_of_an_answer_and_an_explanation_is_json_dumps_indented() -> None:
-    answer = advise(model_size_b=70, method="lora", deadline_h=8, vram_gb=24, lang="es")
-    for data in (answer.to_dict(), answer.to_dict("summary"),
-                 explain(model_size_b=70, method="lora", vram_gb=24, why_not="own", lang="en").to_dict()):
-        assert _indented(data) == json.dumps(data, ensure_ascii=False, indent=2)
-    for bad in ({"x": object()}, [{1, 2}], {(1, 2): 3}):      # what json.dumps refuses, refused alike
-        with pytest.raises(TypeError) as theirs:
-            json.dumps(bad, ensure_ascii=False, indent=2)
-        with pytest.raises(TypeError, match=re.escape(str(theirs.value))):
-            _indented(bad)
 
 
 def test_the_shipped_outputs_have_no_unsafe_character() -> None:
