@@ -39,6 +39,9 @@ def pytest_configure(config: pytest.Config) -> None:
     the same peak memory, 137 MB). gc.collect() collects as before."""
     import gc
 
+    from consultations import register  # EXPERT_TEST_CONSULTATIONS=FILE: the consultations each test runs
+
+    register(config)
     os.environ.pop("PYTHONDONTWRITEBYTECODE", None)
     gc.set_threshold(50_000, 20, 10)
     # No test touches the Hugging Face Hub or the person's own cache and token: the Hub is a closed port of
