@@ -7,7 +7,9 @@ the interfaces import by name) and records, per test, each consultation's
 kind (advise, explain, why-not, what-if, provisional), CPU seconds and a key
 of its arguments (the kind, the catalog's cards, the language, the answers,
 the basis and the cards it was limited to), the engine's runs actually made
-(the rest were read from ``SharedRuns``) and the knowledge bases loaded.
+(the rest were read from ``SharedRuns``) and their CPU, the knowledge bases
+loaded, and when each test ended in which process (are xdist's workers done
+together?).
 Each process appends one JSON line per test to FILE; then
 
     python tests/consultations.py FILE
@@ -17,7 +19,10 @@ and the engine's runs; the keys most repeated across tests; the tests that
 consult the default market (its 23 cards). The processes the tests start
 (the CLI's, the servers) are not counted. The CPU of an ``explain`` includes
 its reruns; a rerun's own CPU is also listed under its kind, so sum by kind,
-not across kinds.
+not across kinds. Count the suite as it is run (README's command, xdist's
+workers): in one process (``-n0``) some property tests draw other examples
+(tests/hostile/test_escapes.py's ``test_explain``: 4.7 s there, 0.3 s on a
+worker), and SharedRuns shares runs across more files.
 """
 
 from __future__ import annotations
@@ -138,12 +143,16 @@ class _Plugin:
     def pytest_runtest_protocol(self, item: pytest.Item, nextitem: pytest.Item | None) -> Iterator[None]:
         from expert.inference import engine
 
-        shared, made = getattr(engine, "infer", None), [0]
+        shared, made, engine_cpu = getattr(engine, "infer", None), [0], [0.0]
         real = getattr(shared, "real", None)
         if real is not None:
             def counted(*args: Any, **kwargs: Any) -> Any:
                 made[0] += 1
-                return real(*args, **kwargs)
+                start = time.process_time()
+                try:
+                    return real(*args, **kwargs)
+                finally:
+                    engine_cpu[0] += time.process_time() - start
             shared.real = counted     # type: ignore[union-attr]
         _records.clear()
         _counts.clear()
@@ -152,6 +161,7 @@ class _Plugin:
         if real is not None:
             shared.real = real       # type: ignore[union-attr]
         line = {"test": item.nodeid, "cpu": time.process_time() - start, "engine_runs": made[0],
+                "engine_cpu": engine_cpu[0],
                 "worker": os.environ.get("PYTEST_XDIST_WORKER", "-"), "end": time.time(),
                 "counts": dict(_counts), "consultations": list(_records)}
         with open(self.path, "a", encoding="utf-8") as out:
@@ -212,6 +222,8 @@ def table(path: str, shown: int = 25) -> str:
     out.append(f"{'all':48} {total['tests']:5} {total['n']:8} {distinct:6} {total['cpu']:7.1f} "
                f"{total['test_cpu']:8.1f} {total['runs']:6} {total['market']:6}")
     out.append(f"({len(quiet)} more files: no consultation, under 1 s each)")
+    out.append(f"the engine's own runs: {sum(t.get('engine_cpu', 0.0) for t in tests):.1f} s of CPU "
+               "(inside the consultations' CPU above)")
     out.append("\nby kind (calls, cpu s; a rerun's cpu is inside its explain's too):")
     out.extend(f"  {kind:20} {kinds[kind]:6} {kind_cpu[kind]:7.1f}" for kind in sorted(kinds, key=lambda k: -kind_cpu[k]))
     out.append(f"\nknowledge-base loads: {dict(loads)}")
