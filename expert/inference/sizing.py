@@ -134,10 +134,15 @@ class Sizer:
         self.strategies = kb.ranking["strategy"]
         self.sized = sized
 
-    def strategy(self, devices: int, sharded: bool) -> str:
+    def strategy(self, devices: int, sharded: bool, recipe: Mapping[str, Any]) -> str:
+        """How ``devices`` devices share the work: one alone, each whole
+        (replicated), or sharded, with the recipe's own strategy where it
+        names one (recipes.toml sharded_as)."""
         if devices == 1:
             return str(self.strategies["single"])
-        return str(self.strategies["sharded" if sharded else "replicated"])
+        if sharded:
+            return str(recipe.get("sharded_as") or self.strategies["sharded"])
+        return str(self.strategies["replicated"])
 
     def configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
                       sharded: bool, micro_batch: int = 1, seq: int | None = None) -> dict[str, Any]:
@@ -169,7 +174,7 @@ class Sizer:
         kb, profile = self.kb, self.profile
         recipe_id, recipe = self.recipe(card, recipe_id)
         devices = count * int(card["devices"])
-        strategy = self.strategy(devices, sharded)
+        strategy = self.strategy(devices, sharded, recipe)
         # A recipe that needs bf16 or one device cannot run here at all.
         runs = bool((card["bf16"] or not recipe.get("needs_bf16")) and (devices == 1 or not recipe.get("single_device")))
         # A recipe only one framework runs has that framework's stack, and no other.
