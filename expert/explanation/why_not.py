@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..inference import sizing
+from ..inference.estimate import round_up
 from ..inference.run import Firing
 from ..input.bounds import Bounds
 from ..input.profile import OWN_GPU, OWN_GPU_COUNT, OWN_VRAM
@@ -253,7 +253,7 @@ class WhyNotSearch(Reasoning):
                                                        else 0.0)
                 if profile["deadline_h"] is None or elapsed <= profile["deadline_h"]:
                     continue
-                value = sizing.round_up(elapsed)
+                value = round_up(elapsed)
                 if not self.accepted(name, value):      # longer than any deadline a person may give
                     self.beyond.setdefault(gpu, (name, value))
                     continue
