@@ -134,21 +134,40 @@ class WhyNotSearch(Reasoning):
         else:
             summary = _("It is the recommendation.")
         change = None if status == "recommended" else self.smallest_change(gpu, status)
+        tail = self.what_would_change(gpu, status, change)
+        return WhyNot(gpu, name, status, reasons, change, summary + (" " + tail if tail else ""))
+
+    def what_would_change(self, gpu: str, status: str, change: dict[str, Any] | None) -> str:
+        """The end of a card's WHY NOT: the smallest change that would make it
+        the answer, or why none is given (once :meth:`smallest_change` ran)."""
+        _ = self._
         if change:
-            summary += " " + change["text"]
-        elif gpu in self.stopped:
-            summary += " " + _("No change was found within the %(n)s consultations an explanation may run.") % {
+            return str(change["text"])
+        if gpu in self.stopped:
+            return _("No change was found within the %(n)s consultations an explanation may run.") % {
                 "n": self.max_consultations}
-        elif gpu in self.beyond:
+        if gpu in self.beyond:
             field, needed = self.beyond[gpu]
             spec = self.kb.fields[field]
-            summary += " " + _("It would need this %(field)s: %(needed)s, above the most accepted (%(most)s); no "
-                               "single change within the answers' bounds would make it the answer.") % {
+            return _("It would need this %(field)s: %(needed)s, above the most accepted (%(most)s); no "
+                     "single change within the answers' bounds would make it the answer.") % {
                 "field": self._(spec.label), "needed": self.field_value(field, needed),
                 "most": self.field_value(field, spec.max)}
-        elif status != "recommended":
-            summary += " " + _("No single change would make it the answer.")
-        return WhyNot(gpu, name, status, reasons, change, summary)
+        return _("No single change would make it the answer.") if status != "recommended" else ""
+
+    def listed(self, entry: WhyNot, together: set[str]) -> str | None:
+        """``entry``'s text where every card ruled out is listed and the reject
+        rules in ``together`` (rules.toml ``together``, such as no provider
+        renting a card) are said once for all their cards, before the list:
+        its other reasons and what would change it; None when that leaves
+        nothing of its own to say (no other reason, no change found)."""
+        others = [r.text for r in entry.reasons if r.rule not in together]
+        if entry.status != "rejected" or len(others) == len(entry.reasons):
+            return entry.text
+        if not others and entry.change is None:
+            return None
+        tail = self.what_would_change(entry.gpu, entry.status, entry.change)
+        return " ".join(others + [tail])
 
     def more_cards(self, gpu: str) -> list[Reason]:
         """Why ``gpu`` takes more than one card: the configuration rules that
