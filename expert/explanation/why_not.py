@@ -125,7 +125,8 @@ class WhyNotSearch(Reasoning):
         if status == "rejected":
             reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
             closest = self.closest(gpu, reasons)
-            summary = " ".join([r.text for r in reasons] + ([closest] if closest else []))
+            summary = " ".join(text for r in reasons
+                               for text in (r.text, closest if r.rule == "does-not-fit" else None) if text)
         elif status == "more-cards":
             reasons = self.more_cards(gpu)
             summary = " ".join(r.text for r in reasons)
@@ -160,22 +161,11 @@ class WhyNotSearch(Reasoning):
         return _("No single change would make it the answer.") if status != "recommended" else ""
 
     def closest(self, gpu: str, reasons: list[Reason]) -> str | None:
-        """Where a card fits on none of the setups tried and its rejection
-        names the last (rules.toml does-not-fit), the one that came closest
-        (the least memory for what each device has), when it is another:
-        the trace's configurations of the card, as the rules derived them."""
-        final = self.run.options.get(gpu)
-        if final is None or not any(r.rule == "does-not-fit" for r in reasons):
+        """Where the rejection names the last setup tried (rules.toml
+        does-not-fit), the one that came closest, when it is another."""
+        if not any(r.rule == "does-not-fit" for r in reasons):
             return None
-        tried = [d["values"] for f in self.firings if f.gpu == gpu and f.rule.kind == "configure"
-                 for d in f.derived if "per_device_gib" in d["values"] and d["values"]["possible"]]
-        def share(values: Mapping[str, Any]) -> float:
-            return float(values["per_device_gib"]) / float(values["device_memory_gib"])
-
-        closest = min(tried, key=share, default=None)
-        if closest is None or share(closest) >= share(final):
-            return None
-        return self._("The closest of them: %(summary)s.") % {"summary": self.w.summary(closest)}
+        return self.w.closest(gpu, self.firings)
 
     def listed(self, entry: WhyNot, together: set[str]) -> str | None:
         """``entry``'s text where every card ruled out is listed and the reject
@@ -188,8 +178,9 @@ class WhyNotSearch(Reasoning):
             return entry.text
         if not others and entry.change is None:
             return None
-        closest = [entry.closest] if entry.closest else []
-        return " ".join(others + closest + [self.what_would_change(entry.gpu, entry.status, entry.change)])
+        said = [text for r in entry.reasons if r.rule not in together
+                for text in (r.text, entry.closest if r.rule == "does-not-fit" else None) if text]
+        return " ".join(said + [self.what_would_change(entry.gpu, entry.status, entry.change)])
 
     def more_cards(self, gpu: str) -> list[Reason]:
         """Why ``gpu`` takes more than one card: the configuration rules that
