@@ -97,7 +97,7 @@ SCHEMAS: dict[str, Any] = {
         "loss": {"logits_bytes": {"*": float}},
         "overhead": {"per_gpu_mib": float},
         "sharding": {"gathered_layers": float, "fragmentation": float, "checkpointed_extra": float,
-                     "working_floor_mib": float},
+                     "working_floor_mib": float, "working_floor_16bit_mib": float},
         "typical": {"seq_len": int, "batch": int, "checkpointing": bool, "lora_rank": int, "optimizer": str,
                     "precision": str, "base_bits": dict.fromkeys(METHODS, int)},
         "setup": [{"id": str, "optimizer?": str, "precision?": str, "offload?": bool, "base_bits?": int,
