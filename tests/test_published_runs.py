@@ -110,7 +110,8 @@ def test_the_l4_sustains_less_than_its_peak_and_other_cards_their_whole() -> Non
     (the packed single-L4 run 1.64x: 0.61 of its time); its class keeps 0.65
     of its peak. Cards no class names keep all of it."""
     assert sustained_share(KB, {"id": "l4", "speed_of": ""}) == 0.65
-    for card in ("a100-80gb", "h100-80gb", "rtx-4090", "rtx-3090", "rtx-a6000"):
+    for card in ("a100-80gb", "h100-80gb", "rtx-4090", "rtx-3090", "rtx-a6000", "l40s-48gb", "rtx-5090",
+                 "rtx-pro-6000"):
         assert sustained_share(KB, {"id": card, "speed_of": ""}) == 1.0, card
     whole = with_timing(**{"power-capped": 1.0})
     assert whole["schmid-2025-l4-packed"]["time_ratio"] < 1 / 1.5   # the miss the class fixes
@@ -173,6 +174,7 @@ def test_the_slow_link_of_the_dual_3090_rig_is_measured_not_excused() -> None:
     ("timing.toml", "sustained = 0.65", 'sustained = "most"', "sustained"),
     ("estimator.toml", "tokens_per_example = 554", "tokens_per_example = 0", "'tokens_per_example' must be"),
     ("estimator.toml", "link_gbs = 24", "link_gbs = 0", "'link_gbs' must be a number above 0"),
+    ("estimator.toml", "checkpointing = false", 'checkpointing = "no"', "checkpointing"),
     ("estimator.toml", 'runs = ["answerai-70b-2x3090-offload"', 'runs = ["nowhere"',
      "machine 'answerai-dual-3090': 'nowhere' is not a run"),
 ])
@@ -182,6 +184,37 @@ def test_a_broken_card_class_or_machine_is_refused(tmp_path: Path, filename: str
         load(edited_rules(tmp_path, (filename, old, new)))
     assert expected in str(caught.value)
     assert filename in str(caught.value)
+
+
+def test_a_run_without_recomputation_is_timed_without_it() -> None:
+    """PEFT's L40S runs keep every activation (``checkpointing = false``):
+    their FLOPs count no second forward pass. Timed with the typical setup's
+    recomputation the LoRA run would be a third slower and miss."""
+    row = ROWS["peft-metamath-l40s-lora"]
+    assert row["setup"].checkpointing is False
+    assert 1 / 1.5 <= row["time_ratio"] <= 1.5
+    entry = next(e for e in KB.estimator["published"] if e["id"] == "peft-metamath-l40s-lora")
+    recomputed = {**entry, "checkpointing": True}
+    estimator = {**KB.estimator, "published": [recomputed]}
+    [again] = published_runs(dataclasses.replace(KB, estimator=estimator))
+    assert again["time_ratio"] > 1.5 > row["time_ratio"]
+
+
+def test_no_share_of_the_l40s_holds_both_of_its_runs() -> None:
+    """The L40S's two runs (PEFT's loop, same card, data and length) pull
+    opposite ways: LoRA timed 1.43x slow, full fine-tuning 0.61x fast (its
+    optimizer steps, which the time model does not count). A class scales
+    both the same way, so no share of the peak holds both: no class is made."""
+    lora, full = ROWS["peft-metamath-l40s-lora"], ROWS["peft-metamath-l40s-full"]
+    assert full["time_ratio"] < 1 / 1.5 and lora["time_ratio"] > 1.3
+    for share in (0.5, 0.6, 0.7, 0.8, 0.9, 1.0):
+        timing = copy.deepcopy(KB.timing)
+        timing["card_class"]["l40s-trial"] = {"cards": ["l40s-48gb"], "sustained": share, "runs": [],
+                                              "source": "test"}
+        trial = {row["id"]: row for row in published_runs(dataclasses.replace(KB, timing=timing))}
+        held = [1 / 1.5 <= trial[run]["time_ratio"] <= 1.5 for run in ("peft-metamath-l40s-lora",
+                                                                        "peft-metamath-l40s-full")]
+        assert not all(held), share
 
 
 def test_the_table_in_the_docs_is_current() -> None:
