@@ -108,6 +108,22 @@ def test_listing_every_card_says_what_rules_out_several_cards_once() -> None:
     assert asked.together == [] and asked.render("text", width=200).count("No provider of the price bases") == 1
 
 
+def test_a_card_that_fits_no_setup_tried_names_the_one_that_came_closest() -> None:
+    # 70B LoRA: the RTX 4090's last step is an 8-bit base on one card (73.3 GiB), but the 16-bit base sharded
+    # over eight of them came closest (26.3 GiB of each 24), as the trace's configurations of the card say
+    x = explain(model_size_b=70, method="lora", deadline_h=8, provider="runpod", lang="en")
+    rtx = x.why_not[0]
+    assert "the last one: 1 × NVIDIA RTX 4090 with an 8-bit base" in rtx.text
+    assert ("The closest of them: 8 × NVIDIA RTX 4090 with a 16-bit base, DeepSpeed ZeRO-3 or FSDP over 8 devices, "
+            "about 26.3 GiB of each one's 24 GiB — does not fit.") in rtx.text
+    assert [r.rule for r in rtx.reasons] == ["does-not-fit"]       # the JSON's reasons: the rule that fired
+    assert "The closest of them" in x.render("text", width=300).split("Why not")[1]
+    # where the last setup tried came closest, nothing is added: 2,000B, 64 A100s with everything offloaded
+    last = explain(model_size_b=2000, method="full", lang="en")
+    a100 = next(w for w in last.why_not if w.gpu == "a100-80gb")
+    assert "the last one: 64 ×" in a100.text and "closest" not in a100.text
+
+
 def test_a_card_whose_only_reason_is_said_for_several_is_named_there_alone() -> None:
     # on today's market the RTX 6000 Ada has no rental price and nothing else against it (Spanish: the same)
     x = explain_any(model_size_b=70, method="lora", budget="low", lang="es")

@@ -121,7 +121,7 @@ class WhyNotSearch(Reasoning):
         reasons: list[Reason] = []
         if status == "rejected":
             reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
-            summary = " ".join(r.text for r in reasons)
+            summary = " ".join(r.text for r in reasons + self.closest(gpu, reasons))
         elif status == "more-cards":
             reasons = self.more_cards(gpu)
             summary = " ".join(r.text for r in reasons)
@@ -155,6 +155,26 @@ class WhyNotSearch(Reasoning):
                 "most": self.field_value(field, spec.max)}
         return _("No single change would make it the answer.") if status != "recommended" else ""
 
+    def closest(self, gpu: str, reasons: list[Reason]) -> list[Reason]:
+        """Where a card fits on none of the setups tried and its rejection
+        names the last (rules.toml does-not-fit), the one that came closest
+        (the least memory for what each device has), when it is another:
+        the trace's configurations of the card, as the rules derived them."""
+        final = self.run.options.get(gpu)
+        if final is None or not any(r.rule == "does-not-fit" for r in reasons):
+            return []
+        tried = [d["values"] for f in self.firings if f.gpu == gpu and f.rule.kind == "configure"
+                 for d in f.derived if "per_device_gib" in d["values"] and d["values"]["possible"]]
+        def share(values: Mapping[str, Any]) -> float:
+            return float(values["per_device_gib"]) / float(values["device_memory_gib"])
+
+        closest = min(tried, key=share, default=None)
+        if closest is None or share(closest) >= share(final):
+            return []
+        return [Reason("does-not-fit", self.cites(next(f for f in self.firings if f.gpu == gpu
+                                                       and f.rule.id == "does-not-fit")), [],
+                       self._("The closest of them: %(summary)s.") % {"summary": self.w.summary(closest)})]
+
     def listed(self, entry: WhyNot, together: set[str]) -> str | None:
         """``entry``'s text where every card ruled out is listed and the reject
         rules in ``together`` (rules.toml ``together``, such as no provider
@@ -166,8 +186,8 @@ class WhyNotSearch(Reasoning):
             return entry.text
         if not others and entry.change is None:
             return None
-        tail = self.what_would_change(entry.gpu, entry.status, entry.change)
-        return " ".join(others + [tail])
+        closest = [r.text for r in self.closest(entry.gpu, entry.reasons)]
+        return " ".join(others + closest + [self.what_would_change(entry.gpu, entry.status, entry.change)])
 
     def more_cards(self, gpu: str) -> list[Reason]:
         """Why ``gpu`` takes more than one card: the configuration rules that
