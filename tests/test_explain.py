@@ -117,11 +117,15 @@ def test_a_card_that_fits_no_setup_tried_names_the_one_that_came_closest() -> No
     assert ("The closest of them: 8 × NVIDIA RTX 4090 with a 16-bit base, DeepSpeed ZeRO-3 or FSDP over 8 devices, "
             "about 26.3 GiB of each one's 24 GiB — does not fit.") in rtx.text
     assert [r.rule for r in rtx.reasons] == ["does-not-fit"]       # the JSON's reasons: the rule that fired
+    assert x.to_dict()["why_not"][0]["closest"].startswith("The closest of them: 8 × NVIDIA RTX 4090")
+    # advise's "Not recommended" says it too, right after the rule's message
+    rejected = next(r for r in x.result.rejected if r.gpu == "rtx-4090")
+    assert "— does not fit. The closest of them: 8 × NVIDIA RTX 4090" in rejected.text
     assert "The closest of them" in x.render("text", width=300).split("Why not")[1]
     # where the last setup tried came closest, nothing is added: 2,000B, 64 A100s with everything offloaded
     last = explain(model_size_b=2000, method="full", lang="en")
     a100 = next(w for w in last.why_not if w.gpu == "a100-80gb")
-    assert "the last one: 64 ×" in a100.text and "closest" not in a100.text
+    assert "the last one: 64 ×" in a100.text and "closest" not in a100.text and a100.closest is None
 
 
 def test_a_card_whose_only_reason_is_said_for_several_is_named_there_alone() -> None:

@@ -46,6 +46,8 @@ class WhyNot:
     reasons: list[Reason]
     change: dict[str, Any] | None
     text: str
+    # of a card that fits none of the setups tried: the one that came closest, when not the last (a sentence)
+    closest: str | None = None
 
 
 class WhyNotSearch(Reasoning):
@@ -119,9 +121,12 @@ class WhyNotSearch(Reasoning):
         status, _rank = self.status(gpu, self.result)
         name = self.w.name(gpu)
         reasons: list[Reason] = []
+        closest = None
         if status == "rejected":
             reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
-            summary = " ".join(r.text for r in reasons + self.closest(gpu, reasons))
+            closest = self.closest(gpu, reasons)
+            summary = " ".join(text for r in reasons
+                               for text in (r.text, closest if r.rule == "does-not-fit" else None) if text)
         elif status == "more-cards":
             reasons = self.more_cards(gpu)
             summary = " ".join(r.text for r in reasons)
@@ -135,7 +140,7 @@ class WhyNotSearch(Reasoning):
             summary = _("It is the recommendation.")
         change = None if status == "recommended" else self.smallest_change(gpu, status)
         tail = self.what_would_change(gpu, status, change)
-        return WhyNot(gpu, name, status, reasons, change, summary + (" " + tail if tail else ""))
+        return WhyNot(gpu, name, status, reasons, change, summary + (" " + tail if tail else ""), closest)
 
     def what_would_change(self, gpu: str, status: str, change: dict[str, Any] | None) -> str:
         """The end of a card's WHY NOT: the smallest change that would make it
@@ -155,25 +160,12 @@ class WhyNotSearch(Reasoning):
                 "most": self.field_value(field, spec.max)}
         return _("No single change would make it the answer.") if status != "recommended" else ""
 
-    def closest(self, gpu: str, reasons: list[Reason]) -> list[Reason]:
-        """Where a card fits on none of the setups tried and its rejection
-        names the last (rules.toml does-not-fit), the one that came closest
-        (the least memory for what each device has), when it is another:
-        the trace's configurations of the card, as the rules derived them."""
-        final = self.run.options.get(gpu)
-        if final is None or not any(r.rule == "does-not-fit" for r in reasons):
-            return []
-        tried = [d["values"] for f in self.firings if f.gpu == gpu and f.rule.kind == "configure"
-                 for d in f.derived if "per_device_gib" in d["values"] and d["values"]["possible"]]
-        def share(values: Mapping[str, Any]) -> float:
-            return float(values["per_device_gib"]) / float(values["device_memory_gib"])
-
-        closest = min(tried, key=share, default=None)
-        if closest is None or share(closest) >= share(final):
-            return []
-        return [Reason("does-not-fit", self.cites(next(f for f in self.firings if f.gpu == gpu
-                                                       and f.rule.id == "does-not-fit")), [],
-                       self._("The closest of them: %(summary)s.") % {"summary": self.w.summary(closest)})]
+    def closest(self, gpu: str, reasons: list[Reason]) -> str | None:
+        """Where the rejection names the last setup tried (rules.toml
+        does-not-fit), the one that came closest, when it is another."""
+        if not any(r.rule == "does-not-fit" for r in reasons):
+            return None
+        return self.w.closest(gpu, self.firings)
 
     def listed(self, entry: WhyNot, together: set[str]) -> str | None:
         """``entry``'s text where every card ruled out is listed and the reject
@@ -186,8 +178,9 @@ class WhyNotSearch(Reasoning):
             return entry.text
         if not others and entry.change is None:
             return None
-        closest = [r.text for r in self.closest(entry.gpu, entry.reasons)]
-        return " ".join(others + closest + [self.what_would_change(entry.gpu, entry.status, entry.change)])
+        said = [text for r in entry.reasons if r.rule not in together
+                for text in (r.text, entry.closest if r.rule == "does-not-fit" else None) if text]
+        return " ".join(said + [self.what_would_change(entry.gpu, entry.status, entry.change)])
 
     def more_cards(self, gpu: str) -> list[Reason]:
         """Why ``gpu`` takes more than one card: the configuration rules that
