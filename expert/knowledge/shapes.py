@@ -106,7 +106,7 @@ SCHEMAS: dict[str, Any] = {
         "published": [{"id": str, "source": str, "date": str, "model": ANY, "method": str, "gpu": str, "count": int,
                        "strategy": str, "offload": str, "seq_len": int, "batch": int, "lora_rank": int, "precision?": str,
                        "peak?": float, "unit?": str, "filled?": bool, "examples?": int, "seconds?": float,
-                       "tokens_per_example?": int,
+                       "tokens_per_example?": int, "checkpointing?": bool,
                        "stack?": str, "memory_why?": str, "time_why?": str}],
         "published_machine?": [{"id": str, "runs": [str], "link_gbs": float, "source": str}],
         "shape": [{"size_b": float, "name": str, "hidden": int, "layers": int, "heads": int, "kv_heads": int,
