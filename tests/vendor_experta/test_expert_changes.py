@@ -1,4 +1,4 @@
-"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-20),
+"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-21),
 each shown by a test of its own where the release's tests (beside this file)
 do not already show it. This file is expert's, not experta's: the README's
 table maps each change to the tests, here and in the release's files, that
@@ -568,3 +568,17 @@ def test_asking_the_reached_nodes_gives_the_release_activations():
     ours, released = (consult_asking(CardVerdicts, facts, every) for every in (False, True))
     assert activations(ours) == activations(released) and activations(ours)
 
+
+# Item 21: scalars inside frozen dicts, lists and sets kept without the dispatch -------------
+
+def test_freezing_nested_values_dispatches_only_on_the_containers(monkeypatch):
+    from expert._vendor.experta import utils as experta_utils
+    value = {"a": 1, "b": [2.5, {"c": "x", "d": None}], "e": {True, 3}}
+    calls = []
+    real = experta_utils.freeze
+    monkeypatch.setattr(experta_utils, "freeze", lambda obj: calls.append(obj) or real(obj))
+    frozen = real(value)
+    assert frozen == frozendict(a=1, b=frozenlist([2.5, frozendict(c="x", d=None)]), e=frozenset({True, 3}))
+    assert isinstance(frozen["b"], frozenlist) and isinstance(frozen["b"][1], frozendict)
+    assert frozen["a"] is value["a"] and frozen["b"][1]["c"] is value["b"][1]["c"]
+    assert calls == [value["b"], value["b"][1], value["e"]]   # the release: every value, scalars too (9 calls)

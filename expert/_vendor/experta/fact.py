@@ -4,7 +4,7 @@ import abc
 import collections.abc
 
 from .pattern import Bindable
-from .utils import freeze, unfreeze
+from .utils import SCALARS as _SCALARS, freeze, unfreeze
 from .conditionalelement import OperableCE
 from .conditionalelement import ConditionalElement
 
@@ -55,8 +55,6 @@ class Validable(type):
         return super(Validable, mcl).__new__(mcl, name, bases, newnamespace)
 
 
-# Values freeze() returns unchanged, stored without its dispatch.
-_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 class Fact(OperableCE, Bindable, dict, metaclass=Validable):
