@@ -1,4 +1,4 @@
-"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-21),
+"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-22),
 each shown by a test of its own where the release's tests (beside this file)
 do not already show it. This file is expert's, not experta's: the README's
 table maps each change to the tests, here and in the release's files, that
@@ -582,3 +582,15 @@ def test_freezing_nested_values_dispatches_only_on_the_containers(monkeypatch):
     assert isinstance(frozen["b"], frozenlist) and isinstance(frozen["b"][1], frozendict)
     assert frozen["a"] is value["a"] and frozen["b"][1]["c"] is value["b"][1]["c"]
     assert calls == [value["b"], value["b"][1], value["e"]]   # the release: every value, scalars too (9 calls)
+
+
+# Item 22: a fact's conditional elements found by isinstance() mapped over its values ----------
+
+def test_a_fact_with_a_conditional_element_among_its_values_is_refused():
+    assert not Fact(1, a="x", b=[1, 2], c={"d": 3}, e=None).has_field_constraints()
+    assert Fact(1, a="x", b=NOT(Fact(c=1))).has_field_constraints()
+    assert Fact(NOT(Fact(c=1)), a="x").has_field_constraints()
+    with pytest.raises(TypeError, match="conditional elements"):
+        engine = KnowledgeEngine()
+        engine.reset()
+        engine.declare(Fact(a=1, b=NOT(Fact(c=1))))

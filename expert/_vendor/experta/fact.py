@@ -1,4 +1,4 @@
-from itertools import chain
+from itertools import chain, repeat
 from functools import lru_cache
 import abc
 import collections.abc
@@ -125,7 +125,9 @@ class Fact(OperableCE, Bindable, dict, metaclass=Validable):
         return self.__class__(*args, **kwargs)
 
     def has_field_constraints(self):
-        return any(isinstance(v, ConditionalElement) for v in self.values())
+        # expert: isinstance() mapped over the values, not a generator's
+        # step for each value of every fact declared.
+        return any(map(isinstance, self.values(), repeat(ConditionalElement)))
 
     def has_nested_accessor(self):
         return any(("__" in str(k).strip('__') for k in self.keys()))
