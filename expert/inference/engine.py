@@ -154,7 +154,10 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         if fact is not None:
             run.plains[fact["__factid__"]] = values   # (what the fact was made of: read without thawing it)
             self.record(("card", values["id"]) if namespace == "card" else (namespace, values.get("gpu")), fact, rule)
-        return {"fact": namespace, "values": {k: v for k, v in values.items() if k not in sizing.CARRIED}}
+        shown = dict(values)   # (what the trace shows: without what a configuration carries)
+        for key in sizing.CARRIED.intersection(shown):
+            del shown[key]
+        return {"fact": namespace, "values": shown}
 
     def conclude(self, rule: RuleDef, gpu: str | None) -> dict[str, Any]:
         """A rule that declares nothing concludes: a verdict on the card's

@@ -1,4 +1,4 @@
-"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-22),
+"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-23),
 each shown by a test of its own where the release's tests (beside this file)
 do not already show it. This file is expert's, not experta's: the README's
 table maps each change to the tests, here and in the release's files, that
@@ -594,3 +594,18 @@ def test_a_fact_with_a_conditional_element_among_its_values_is_refused():
         engine = KnowledgeEngine()
         engine.reset()
         engine.declare(Fact(a=1, b=NOT(Fact(c=1))))
+
+
+# Item 23: a join memory noting the names it already holds ----------------------------------
+
+def test_a_memory_notes_the_same_names_again_without_making_a_set_of_them(monkeypatch):
+    made = []
+    monkeypatch.setattr(nodes, "frozenset", lambda names: made.append(1) or frozenset(names), raising=False)
+    memory = nodes._Memory()
+    memory.note({"x": 1, "y": 2})
+    names = memory.names
+    for value in range(5):
+        memory.note({"y": value, "x": value})       # the same names, in another order
+    assert memory.names is names and memory.names == {"x", "y"} and len(made) == 1   # the release: 6 sets made
+    memory.note({"x": 1})                            # other names still stop the indexing
+    assert memory.names is False

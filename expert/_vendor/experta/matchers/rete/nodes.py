@@ -270,7 +270,7 @@ class _Memory:
 
     def note(self, context):
         """Record the names a context binds; False when they are not always the same."""
-        if self.names is False:
+        if self.names is False or self.names == context.keys():   # (the same names: nothing to record)
             return
         names = frozenset(context)
         if any(not isinstance(name, str) for name in names):
