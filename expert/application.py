@@ -190,10 +190,14 @@ def explain(
     rejected = [r.gpu for r in result.rejected]
     targets = [why_not] if why_not is not None else rejected[:MAX_WHY_NOT]
     more = [] if why_not is not None else rejected[MAX_WHY_NOT:]
+    entries = [explainer.why_not(gpu) for gpu in targets]
+    # listing every card ruled out, a rule that names its cards together is said once, before them
+    together = [] if why_not is not None else result.rejected_together
+    listed = {entry.gpu: explainer.listed(entry, {note.id for note in together}) for entry in entries}
     return Explanation(
         result,
         [explainer.how(rec.gpu) for rec in result.recommendations],
-        [explainer.why_not(gpu) for gpu in targets],
+        entries,
         explainer.what_if(what_if) if what_if else None,
         why_not,
         explainer.answers(given=True),
@@ -201,6 +205,8 @@ def explain(
         detail,
         tuple(what_if or ()),
         [{"gpu": gpu, "name": writer.name(gpu)} for gpu in more],
+        together,
+        listed,
     )
 
 

@@ -168,6 +168,20 @@ def test_cli_estimate_text_and_json() -> None:
     assert sharded["setup"]["strategy"] == "zero3" and sharded["total_gb"] > sharded["per_gpu_gb"] * 15
 
 
+def test_the_cards_an_estimate_lists_are_those_advise_fits_it_on() -> None:
+    # 70B LoRA over 4 GPUs needs about 43 GiB a device: an L40S reports 46,068 MiB (45 GiB), which holds it only
+    # without the 5 % advise() keeps free; the 48 GB cards that report 49,140 MiB (48 GiB) hold it with the margin
+    args = ["--model-size", "70", "--method", "lora", "--gpus", "4", "--strategy", "zero3", "--gpu", "l40s-48gb"]
+    data = json.loads(invoke("estimate", *args, "--format", "json").stdout)
+    assert 45 * 0.95 < data["per_gpu_gib"] <= 45
+    assert "l40s-48gb" not in data["fits"] and "rtx-a6000" in data["fits"]
+    assert data["time"]["fits"] is False      # the card named for the hours does not hold it either
+    listed, timed = invoke("estimate", *args).stdout.split("Cards of the catalog")[1].split("Training time on")
+    assert "L40S" not in listed and "RTX A6000" in listed
+    # and the hours' sentence says why a card of 45 GiB does not hold 43 GiB
+    assert "of which 42.7 GiB may be used (5 % kept free)" in " ".join(timed.split())
+
+
 @pytest.mark.parametrize("args, field", [
     (["--gpus", "0"], "GPUs:"), (["--gpus", "1.5"], "GPUs:"), (["--strategy", "zero9"], "strategy"),
     (["--optimizer", "lion"], "optimizer"), (["--base-bits", "3"], "base weight bits:"),

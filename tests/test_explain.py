@@ -87,6 +87,57 @@ def test_why_not_by_default_covers_every_rejected_card_with_its_failed_condition
     assert "no-rental-price" in {r.rule for r in mi250.reasons} and mi250.change is None
 
 
+def test_listing_every_card_says_what_rules_out_several_cards_once() -> None:
+    # issue 47, item 6: a card no provider rents is named once, in one line, not a paragraph per card
+    x = explain(model_size_b=70, method="lora", deadline_h=8, provider="runpod", lang="en")
+    text = x.render("text", width=200)
+    why_not = text.split("Why not")[1].split("Guide sections cited")[0]
+    assert why_not.count("No provider of the price bases") == 1
+    assert "rents NVIDIA A100 40 GB, AMD Instinct MI210, and AMD Instinct MI250 by the hour" in " ".join(why_not.split())
+    # each card keeps its own reasons and the change the search found (none here)
+    mi250 = next(line for line in why_not.splitlines() if line.startswith("  x AMD Instinct MI250:"))
+    assert "It needs ROCm" in mi250 and "No single change would make it the answer" in mi250
+    assert "No provider" not in mi250
+    markdown = x.render("markdown").split("### Why not")[1]
+    assert markdown.count("No provider of the price bases") == 1 and markdown.count("`no-rental-price`") == 0
+    # the JSON keeps each card's whole text and its reasons, the rule's conditions with them
+    data = x.to_dict()
+    assert all("No provider of the price bases" in w["text"] for w in data["why_not"] if w["gpu"].startswith("mi"))
+    # asked about one card, its whole text: nothing is said before it
+    asked = explain(model_size_b=70, method="lora", deadline_h=8, provider="runpod", lang="en", why_not="mi250")
+    assert asked.together == [] and asked.render("text", width=200).count("No provider of the price bases") == 1
+
+
+def test_a_card_that_fits_no_setup_tried_names_the_one_that_came_closest() -> None:
+    # 70B LoRA: the RTX 4090's last step is an 8-bit base on one card (73.3 GiB), but the 16-bit base sharded
+    # over eight of them came closest (26.3 GiB of each 24), as the trace's configurations of the card say
+    x = explain(model_size_b=70, method="lora", deadline_h=8, provider="runpod", lang="en")
+    rtx = x.why_not[0]
+    assert "the last one: 1 × NVIDIA RTX 4090 with an 8-bit base" in rtx.text
+    assert ("The closest of them: 8 × NVIDIA RTX 4090 with a 16-bit base, DeepSpeed ZeRO-3 or FSDP over 8 devices, "
+            "about 26.3 GiB of each one's 24 GiB — does not fit.") in rtx.text
+    assert [r.rule for r in rtx.reasons] == ["does-not-fit"]       # the JSON's reasons: the rule that fired
+    assert x.to_dict()["why_not"][0]["closest"].startswith("The closest of them: 8 × NVIDIA RTX 4090")
+    # advise's "Not recommended" says it too, right after the rule's message
+    rejected = next(r for r in x.result.rejected if r.gpu == "rtx-4090")
+    assert "— does not fit. The closest of them: 8 × NVIDIA RTX 4090" in rejected.text
+    assert "The closest of them" in x.render("text", width=300).split("Why not")[1]
+    # where the last setup tried came closest, nothing is added: 2,000B, 64 A100s with everything offloaded
+    last = explain(model_size_b=2000, method="full", lang="en")
+    a100 = next(w for w in last.why_not if w.gpu == "a100-80gb")
+    assert "the last one: 64 ×" in a100.text and "closest" not in a100.text and a100.closest is None
+
+
+def test_a_card_whose_only_reason_is_said_for_several_is_named_there_alone() -> None:
+    # on today's market the RTX 6000 Ada has no rental price and nothing else against it (Spanish: the same)
+    x = explain_any(model_size_b=70, method="lora", budget="low", lang="es")
+    ada = next(w for w in x.why_not if w.gpu == "rtx-6000-ada")
+    assert [r.rule for r in ada.reasons] == ["no-rental-price"] and ada.change is None
+    why_not = " ".join(x.render("text").split("Por qué no")[1].split())
+    assert "NVIDIA RTX 6000 Ada 48 GB por horas" in why_not and "x NVIDIA RTX 6000 Ada 48 GB:" not in why_not
+    assert x.listed["rtx-6000-ada"] is None
+
+
 def test_why_not_one_h100_says_which_deadline_would_do() -> None:
     w = explain(model_size_b=8, method="lora", deadline_h=0.8, why_not="a100-80gb", lang="en").why_not[0]
     assert w.status == "more-cards"

@@ -226,6 +226,7 @@ def test_rule_problems_name_the_line(tmp_path: Path) -> None:
      '{ step = "shard", recipe = "qlora-4bit", spread = "everywhere" }', "qlora: spread must be one of", None),
     ("recipes.toml", "margin = ", "margin = 0.7 #", "[fit] margin", None),
     ("recipes.toml", 'stack = "tuned"', 'stack = "compiled"', "stack must be one of typical, tuned", None),
+    ("recipes.toml", 'sharded_as = "fsdp"', 'sharded_as = "zero2"', "sharded_as must be one of zero3, fsdp", None),
     ("ranking.toml", "medium = { cost = 1.0, time = 0.5 }\n", "", "'medium' needs numbers cost and time",
      "[budget_weights]"),
     ("ranking.toml", "high = { cost = 0.5, time = 1.0 }", "high = { cost = -0.5, time = 1.0 }",

@@ -30,6 +30,9 @@ def test_two_3090s_train_70b_qlora_with_the_weights_offloaded() -> None:
     # 10,000 sequences of 2,048 tokens: Answer.AI took 11,795 s for 1,024 of them on this machine (32 h for 10,000)
     assert 32 / 1.5 <= pick.hours <= 32 * 1.5
     assert "host RAM" in pick.text
+    # sharded with FSDP, the strategy of both sources and of the launch files (recipes.toml sharded_as), and said so
+    # alone: not "DeepSpeed ZeRO-3 or FSDP" beside "FSDP CPU offload"
+    assert pick.strategy == "fsdp" and "FSDP over 2 devices" in pick.text and "ZeRO-3" not in pick.text
 
 
 def test_nvlink_is_not_offered_where_it_would_not_change_the_hours() -> None:
@@ -54,6 +57,7 @@ def test_the_rule_and_label_read_in_spanish() -> None:
     result = advise(**HEADLINE, lang="es")
     assert "guardada en la memoria de la CPU" in result.recommendations[0].text
     assert "RAM del equipo" in result.recommendations[0].text
+    assert "FSDP sobre 2 dispositivos" in result.recommendations[0].text
 
 
 def test_launch_writes_fsdp_with_cpu_offload_for_it(tmp_path: Path) -> None:

@@ -431,3 +431,15 @@ def test_why_not_a_card_outside_the_consultation_says_which_and_what_is_accepted
     assert error["message"].startswith(f"why-not: 'l40s-48gb' is not a card of this consultation; choose one of "
                                        f"the {weighed} cards it weighed (its options and the cards not recommended)"
                                        ", by catalog id.")
+
+
+def test_the_page_says_once_what_rules_out_several_cards_and_the_closest_setup(client: TestClient) -> None:
+    # issue 47 item 6: the provider paragraph once, not again in each card's "Why not"; a card with nothing else
+    # against it and no change (the RTX 6000 Ada, no rental price) is named there only
+    page = client.get("/", params={"model-size": "70", "method": "lora", "budget": "low", "lang": "en"}).text
+    assert page.count("No provider of the price bases") == 1 and 'id="why-not-rtx-6000-ada"' not in page
+    mi210 = re.search(r'<details id="why-not-mi210">(.*?)</details>', page, re.S).group(1)
+    assert "It needs ROCm" in mi210 and "No provider" not in mi210
+    # a card that fits no setup tried names the one that came closest, as the text and the JSON do
+    rtx = html.unescape(re.search(r'<details id="why-not-rtx-4090">(.*?)</details>', page, re.S).group(1))
+    assert "The closest of them: 8 × NVIDIA RTX 4090 with a 16-bit base" in rtx

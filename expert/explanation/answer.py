@@ -239,8 +239,11 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         for f in fired:
             if f.rule.together:
                 together.setdefault(f.rule.id, (f, []))[1].append(gpu)
-        rejected.append(Rejection(gpu, w.name(gpu), w.origin(gpu), [f.rule.id for f in fired],
-                                  " ".join(w.message(f.rule, f.env) for f in fired if not f.rule.together)))
+        # where the rejection names the last setup tried, the one that came closest, right after it
+        texts = [text for f in fired if not f.rule.together
+                 for text in (w.message(f.rule, f.env), w.closest(gpu, by_gpu[gpu]) if f.rule.id == "does-not-fit"
+                              else None) if text]
+        rejected.append(Rejection(gpu, w.name(gpu), w.origin(gpu), [f.rule.id for f in fired], " ".join(texts)))
     named_together = [Note(rule_id, [rule_id], w.together(first.rule, first.env, gpus))
                       for rule_id, (first, gpus) in together.items()]
 

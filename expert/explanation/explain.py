@@ -25,7 +25,7 @@ from ..knowledge import PROFILE_FIELDS  # the fields: declared once, in rules/pr
 from ..knowledge.bases import knowledge_base
 from ..knowledge.records import cite_line
 from .how import How
-from .result import Result, as_data
+from .result import Note, Result, as_data
 from .what_if import WhatIf, WhatIfRun
 from .why_not import WhyNot, WhyNotSearch
 from .wording import total_in_words
@@ -54,6 +54,11 @@ class Explanation:
     detail: str = "full"       # "summary": the compact form for chats (to_dict and render)
     what_if_asked: tuple[str, ...] = ()    # the fields what_if changed, as asked
     more: list[dict[str, str]] = field(default_factory=list)   # cards ruled out past MAX_WHY_NOT: gpu, name
+    # Listing every card ruled out (no card asked about), the text and markdown say a reject rule that
+    # names its cards together once (``together``, the result's rejected_together), and each card's
+    # text without it (``listed``: None, nothing left of its own). The JSON keeps every card's whole text.
+    together: list[Note] = field(default_factory=list)
+    listed: dict[str, str | None] = field(default_factory=dict)
 
     @property
     def lang(self) -> str:

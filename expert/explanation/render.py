@@ -35,7 +35,7 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
                     run: dict[str, Any] | None = None) -> str:
     """The estimate as a breakdown with a horizontal bar per component, or
     JSON; with ``run`` (from ``estimate_input.from_input``), how long it trains."""
-    from ..inference.estimate import COMPONENTS, device_memory_gib, fitting_cards
+    from ..inference.estimate import COMPONENTS, device_memory_gib, fitting_cards, holds
     from ..inference.requirement import estimate_time, named_card
 
     check_format(fmt, lang, ("text", "json"))
@@ -45,8 +45,8 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
         time = estimate_time(kb, result.setup, run)
     if time is not None and time["gpu"] is not None:   # can the card named hold it at all?
         named = named_card(kb, time["gpu"])
-        time = {**time, "fits": bool(named and device_memory_gib(named.vram_gb, named.memory_mib, named.devices)
-                                     >= result.per_gpu_gib)}
+        time = {**time, "fits": bool(named and holds(kb, result.per_gpu_gib, device_memory_gib(
+            named.vram_gb, named.memory_mib, named.devices)))}
     if fmt == "json":
         data = result.to_dict()
         data["fits"] = fits
@@ -138,8 +138,11 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
              "GFLOPs a token).") % params
     text += " " + stack_sentence(tr, time)
     if not time.get("fits", True):
-        text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s.") % {
-            "card": one_line(card.name), "vram": tr.gib(device_memory_gib(card.vram_gb, card.memory_mib, card.devices))}
+        memory = device_memory_gib(card.vram_gb, card.memory_mib, card.devices)
+        text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s, of which "
+                        "%(usable)s may be used (%(margin)s kept free).") % {
+            "card": one_line(card.name), "vram": tr.gib(memory),
+            "usable": tr.gib(memory * (1 - kb.recipes["margin"])), "margin": tr.number(kb.recipes["margin"] * 100, 0) + " %"}
     return text
 
 

@@ -12,7 +12,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..inference import sizing
+from ..inference.estimate import round_up
 from ..inference.run import Firing
 from ..input.bounds import Bounds
 from ..input.profile import OWN_GPU, OWN_GPU_COUNT, OWN_VRAM
@@ -46,6 +46,8 @@ class WhyNot:
     reasons: list[Reason]
     change: dict[str, Any] | None
     text: str
+    # of a card that fits none of the setups tried: the one that came closest, when not the last (a sentence)
+    closest: str | None = None
 
 
 class WhyNotSearch(Reasoning):
@@ -119,9 +121,12 @@ class WhyNotSearch(Reasoning):
         status, _rank = self.status(gpu, self.result)
         name = self.w.name(gpu)
         reasons: list[Reason] = []
+        closest = None
         if status == "rejected":
             reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
-            summary = " ".join(r.text for r in reasons)
+            closest = self.closest(gpu, reasons)
+            summary = " ".join(text for r in reasons
+                               for text in (r.text, closest if r.rule == "does-not-fit" else None) if text)
         elif status == "more-cards":
             reasons = self.more_cards(gpu)
             summary = " ".join(r.text for r in reasons)
@@ -134,21 +139,48 @@ class WhyNotSearch(Reasoning):
         else:
             summary = _("It is the recommendation.")
         change = None if status == "recommended" else self.smallest_change(gpu, status)
+        tail = self.what_would_change(gpu, status, change)
+        return WhyNot(gpu, name, status, reasons, change, summary + (" " + tail if tail else ""), closest)
+
+    def what_would_change(self, gpu: str, status: str, change: dict[str, Any] | None) -> str:
+        """The end of a card's WHY NOT: the smallest change that would make it
+        the answer, or why none is given (once :meth:`smallest_change` ran)."""
+        _ = self._
         if change:
-            summary += " " + change["text"]
-        elif gpu in self.stopped:
-            summary += " " + _("No change was found within the %(n)s consultations an explanation may run.") % {
+            return str(change["text"])
+        if gpu in self.stopped:
+            return _("No change was found within the %(n)s consultations an explanation may run.") % {
                 "n": self.max_consultations}
-        elif gpu in self.beyond:
+        if gpu in self.beyond:
             field, needed = self.beyond[gpu]
             spec = self.kb.fields[field]
-            summary += " " + _("It would need this %(field)s: %(needed)s, above the most accepted (%(most)s); no "
-                               "single change within the answers' bounds would make it the answer.") % {
+            return _("It would need this %(field)s: %(needed)s, above the most accepted (%(most)s); no "
+                     "single change within the answers' bounds would make it the answer.") % {
                 "field": self._(spec.label), "needed": self.field_value(field, needed),
                 "most": self.field_value(field, spec.max)}
-        elif status != "recommended":
-            summary += " " + _("No single change would make it the answer.")
-        return WhyNot(gpu, name, status, reasons, change, summary)
+        return _("No single change would make it the answer.") if status != "recommended" else ""
+
+    def closest(self, gpu: str, reasons: list[Reason]) -> str | None:
+        """Where the rejection names the last setup tried (rules.toml
+        does-not-fit), the one that came closest, when it is another."""
+        if not any(r.rule == "does-not-fit" for r in reasons):
+            return None
+        return self.w.closest(gpu, self.firings)
+
+    def listed(self, entry: WhyNot, together: set[str]) -> str | None:
+        """``entry``'s text where every card ruled out is listed and the reject
+        rules in ``together`` (rules.toml ``together``, such as no provider
+        renting a card) are said once for all their cards, before the list:
+        its other reasons and what would change it; None when that leaves
+        nothing of its own to say (no other reason, no change found)."""
+        others = [r.text for r in entry.reasons if r.rule not in together]
+        if entry.status != "rejected" or len(others) == len(entry.reasons):
+            return entry.text
+        if not others and entry.change is None:
+            return None
+        said = [text for r in entry.reasons if r.rule not in together
+                for text in (r.text, entry.closest if r.rule == "does-not-fit" else None) if text]
+        return " ".join(said + [self.what_would_change(entry.gpu, entry.status, entry.change)])
 
     def more_cards(self, gpu: str) -> list[Reason]:
         """Why ``gpu`` takes more than one card: the configuration rules that
@@ -253,7 +285,7 @@ class WhyNotSearch(Reasoning):
                                                        else 0.0)
                 if profile["deadline_h"] is None or elapsed <= profile["deadline_h"]:
                     continue
-                value = sizing.round_up(elapsed)
+                value = round_up(elapsed)
                 if not self.accepted(name, value):      # longer than any deadline a person may give
                     self.beyond.setdefault(gpu, (name, value))
                     continue

@@ -5,12 +5,12 @@ localized text (:class:`Writer`), each fact's value as a person reads it
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..escape import one_line
 from ..i18n import Localizer
-from ..inference.run import Run
+from ..inference.run import Firing, Run
 from ..knowledge import KnowledgeBase, RuleDef, find_cards
 from ..knowledge.catalog import shipped_card
 from ..knowledge.conditions import COMPARED
@@ -139,6 +139,23 @@ class Writer:
     def setup(self, option: Mapping[str, Any]) -> str:
         """The recipe, in words."""
         return self.label("recipe", option["recipe"])
+
+    def closest(self, gpu: str, firings: Iterable[Firing]) -> str | None:
+        """Of a card that fits none of the setups tried, the one that came
+        closest (the least memory for what each device has), when it is not
+        the last, the card's option: ``firings``' configurations of it, as the
+        rules derived them; a sentence, or None."""
+        final = self.run.options.get(gpu)
+        tried = [d["values"] for f in firings if f.gpu == gpu and f.rule.kind == "configure"
+                 for d in f.derived if "per_device_gib" in d["values"] and d["values"]["possible"]]
+
+        def share(values: Mapping[str, Any]) -> float:
+            return float(values["per_device_gib"]) / float(values["device_memory_gib"])
+
+        closest = min(tried, key=share, default=None)
+        if final is None or final["fits"] or closest is None or share(closest) >= share(final):
+            return None
+        return self._("The closest of them: %(summary)s.") % {"summary": self.summary(closest)}
 
     def summary(self, option: Mapping[str, Any]) -> str:
         """One configuration in a phrase: cards, recipe, strategy, memory per

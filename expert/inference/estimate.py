@@ -11,6 +11,7 @@ base at 16, 8 or 4 bits (NF4 with double quantization, as in QLoRA).
 
 from __future__ import annotations
 
+import math
 from collections.abc import Mapping
 from dataclasses import asdict, dataclass, field, replace
 from typing import Any
@@ -245,10 +246,23 @@ def guide_holds_with(kb: KnowledgeBase, model_size_b: float, method: str, guide_
 
 
 def fitting_cards(kb: KnowledgeBase, result: Estimate) -> list[str]:
-    """Catalog cards each of whose devices holds the per-GPU figure, in the
-    memory its driver reports (:func:`device_memory_gib`)."""
-    return [card.id for card in kb.catalog if device_memory_gib(card.vram_gb, card.memory_mib, card.devices)
-            >= result.per_gpu_gib]
+    """Catalog cards each of whose devices holds the per-GPU figure, by the
+    test advise() applies (:func:`holds`)."""
+    return [card.id for card in kb.catalog
+            if holds(kb, result.per_gpu_gib, device_memory_gib(card.vram_gb, card.memory_mib, card.devices))]
+
+
+def round_up(value: float, digits: int = 1) -> float:
+    scale = 10**digits
+    return math.ceil(value * scale - 1e-9) / scale
+
+
+def holds(kb: KnowledgeBase, need_gib: float, memory_gib: float) -> bool:
+    """Whether a device of ``memory_gib`` (as its driver reports it) holds a
+    need of ``need_gib`` per device, rounded up to a tenth as it is shown,
+    with the margin of recipes.toml [fit] kept free: the one fit test of
+    advise(), ``expert estimate`` and the options they list."""
+    return round_up(need_gib) <= memory_gib * (1 - kb.recipes["margin"])
 
 
 def device_memory_gib(vram_gb: float, memory_mib: float, devices: int) -> float:

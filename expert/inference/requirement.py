@@ -14,8 +14,8 @@ from dataclasses import replace
 from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
-from .estimate import GB, GIB, estimate, guide_holds_with, typical
-from .sizing import Sizer, round_up
+from .estimate import GB, GIB, estimate, guide_holds_with, round_up, typical
+from .sizing import Sizer
 from .time_model import active_b, host_link, run_hours, run_time, seq_len, shape_of, stack_of, throughput, tokens
 
 

@@ -11,14 +11,13 @@ weighed on are in :mod:`.requirement`.
 
 from __future__ import annotations
 
-import math
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
 from ..knowledge import LARGER_BATCH, SCALE_OUT, SPEED_UP, KnowledgeBase
 from ..knowledge.records import PRECISION_UP
-from .estimate import Estimate, Setup, device_memory_gib, estimate, typical
+from .estimate import Estimate, Setup, device_memory_gib, estimate, holds, round_up, typical
 from .time_model import (
     Relinked,
     accumulation,
@@ -35,12 +34,6 @@ from .time_model import (
     stack_of,
     throughput,
 )
-
-
-def round_up(value: float, digits: int = 1) -> float:
-    scale = 10**digits
-    return math.ceil(value * scale - 1e-9) / scale
-
 
 
 def recipe_setup(kb: KnowledgeBase, profile: Mapping[str, Any], recipe: Mapping[str, Any], devices: int,
@@ -153,10 +146,15 @@ class Sizer:
         self.strategies = kb.ranking["strategy"]
         self.sized = sized
 
-    def strategy(self, devices: int, sharded: bool) -> str:
+    def strategy(self, devices: int, sharded: bool, recipe: Mapping[str, Any]) -> str:
+        """How ``devices`` devices share the work: one alone, each whole
+        (replicated), or sharded, with the recipe's own strategy where it
+        names one (recipes.toml sharded_as)."""
         if devices == 1:
             return str(self.strategies["single"])
-        return str(self.strategies["sharded" if sharded else "replicated"])
+        if sharded:
+            return str(recipe.get("sharded_as") or self.strategies["sharded"])
+        return str(self.strategies["replicated"])
 
     def configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
                       sharded: bool, micro_batch: int = 1, seq: int | None = None) -> dict[str, Any]:
@@ -189,7 +187,7 @@ class Sizer:
         kb, profile = self.kb, self.profile
         recipe_id, recipe = self.recipe(card, recipe_id)
         devices = count * int(card["devices"])
-        strategy = self.strategy(devices, sharded)
+        strategy = self.strategy(devices, sharded, recipe)
         # A recipe that needs bf16 or one device cannot run here at all.
         runs = bool((card["bf16"] or not recipe.get("needs_bf16")) and (devices == 1 or not recipe.get("single_device")))
         # A recipe only one framework runs has that framework's stack, and no other.
@@ -277,7 +275,6 @@ class Sizer:
         result = estimate(kb, setup)
         device_gb = float(card["vram_gb"]) / int(card["devices"])
         memory_gib = device_memory_gib(float(card["vram_gb"]), float(card["memory_mib"]), int(card["devices"]))
-        usable = memory_gib * (1 - kb.recipes["margin"])
         # The guide's figure is for the whole run: every device holds all of it
         # unless the weights are sharded (used only by the strict guide reading).
         # It is in the unit cards are sold in (a card of 24 GB holds 24 GiB).
@@ -285,9 +282,9 @@ class Sizer:
         estimate_gib, estimate_gb = round_up(result.per_gpu_gib), round_up(result.per_gpu_gb)
         if self.basis == "guide":  # the guide's figure must fit, and the recipe must be able to start
             need, need_gb = max(round_up(guide_share), estimate_gib), max(round_up(guide_share), estimate_gb)
-            fits = guide_share <= device_gb and estimate_gib <= usable
+            fits = guide_share <= device_gb and holds(kb, result.per_gpu_gib, memory_gib)
         else:  # what the recipe needs on every device, with the margin left free
-            need, need_gb, fits = estimate_gib, estimate_gb, estimate_gib <= usable
+            need, need_gb, fits = estimate_gib, estimate_gb, holds(kb, result.per_gpu_gib, memory_gib)
         if recipe.get("offload_params"):   # the weights wait in host RAM: the host must hold them
             fits = fits and result.cpu_gib / devices <= float(kb.recipes["offload_params"]["host_ram_per_device_gib"])
         return {"result": result, "device_gb": device_gb, "memory_gib": memory_gib, "need": need,

@@ -292,8 +292,8 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
             domains[key] = Interval(low, low_open, spec.max if spec.max is not None else inf, False,
                                     spec.default is None)
     counts = set(kb.ranking["counts"])
-    strategies = set(kb.ranking["strategy"].values())
     recipes = kb.recipes.get("recipe", {})
+    strategies = set(kb.ranking["strategy"].values()) | {r["sharded_as"] for r in recipes.values() if "sharded_as" in r}
     steps = {entry["step"] for ladder in kb.recipes.get("ladder", {}).values() for entry in ladder}
     option = {
         "gpu": {card.id for card in kb.catalog} | {"own"}, "vendor": set(VENDORS) | {"unknown"},

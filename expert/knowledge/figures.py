@@ -297,6 +297,9 @@ def checked_recipes(path: Path, doc: dict[str, Any], text: str, estimator: dict[
             bad("base_bits", "recipe '%(id)s': base_bits must be 16, 8 or 4")
         if "stack" in entry and entry["stack"] not in stacks:
             bad("stack", "recipe '%(id)s': stack must be one of %(known)s", known=", ".join(stacks))
+        if "sharded_as" in entry and entry["sharded_as"] not in STRATEGY_KINDS["sharded"]:
+            bad("sharded_as", "recipe '%(id)s': sharded_as must be one of %(known)s",
+                known=", ".join(STRATEGY_KINDS["sharded"]))
         if not (is_number(entry.get("time_factor")) and 0 < entry["time_factor"] <= 100):
             bad("time_factor", "recipe '%(id)s': time_factor must be a number above 0 and at most 100")
         if len(problems.items) == problems_before:

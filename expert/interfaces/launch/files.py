@@ -38,7 +38,12 @@ def build(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> LaunchFiles:
 # --- The typical stack: TRL + accelerate (+ DeepSpeed) ----------------------------
 
 def uses_deepspeed(plan: Plan) -> bool:
-    return (plan.strategy["backend"] == "deepspeed" or plan.offload) and not plan.offload_params
+    return (plan.strategy["backend"] == "deepspeed" or plan.offload) and not uses_fsdp(plan)
+
+
+def uses_fsdp(plan: Plan) -> bool:
+    """accelerate's FSDP: the recipe's strategy (launch.toml [strategy.fsdp]), or its weights kept in CPU memory."""
+    return plan.strategy["backend"] == "fsdp" or plan.offload_params
 
 
 def _learning_rate(plan: Plan, doc: Mapping[str, Any]) -> float:
@@ -127,21 +132,21 @@ def deepspeed_config(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> dict[
 def accelerate_config(plan: Plan) -> dict[str, Any]:
     """accelerate's config (config_args.py ClusterConfig), as a dict for yaml.safe_dump."""
     backend = plan.strategy["backend"]
-    distributed = ("FSDP" if plan.offload_params else "DEEPSPEED" if uses_deepspeed(plan)
+    distributed = ("FSDP" if uses_fsdp(plan) else "DEEPSPEED" if uses_deepspeed(plan)
                    else {"none": "NO", "multi_gpu": "MULTI_GPU"}[backend])
     config: dict[str, Any] = {"compute_environment": "LOCAL_MACHINE", "debug": False,
                               "distributed_type": distributed, "machine_rank": 0,
                               "main_training_function": "main", "mixed_precision": plan.precision["accelerate"],
                               "num_machines": 1, "num_processes": plan.devices, "rdzv_backend": "static",
                               "same_network": True, "use_cpu": False}
-    if plan.offload_params:
+    if distributed == "FSDP":
         # PEFT's FSDP + QLoRA with CPU offload (peft examples/sft/configs/fsdp_config_qlora.yaml): every
         # layer's weights in CPU memory until used, the 4-bit weights stored in the compute dtype
         # (bnb_4bit_quant_storage, train.py) and loaded in it, so no mixed precision on top.
         config["mixed_precision"] = "no"
         config["fsdp_config"] = {
             "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP", "fsdp_backward_prefetch": "BACKWARD_PRE",
-            "fsdp_cpu_ram_efficient_loading": True, "fsdp_forward_prefetch": False, "fsdp_offload_params": True,
+            "fsdp_cpu_ram_efficient_loading": True, "fsdp_forward_prefetch": False, "fsdp_offload_params": plan.offload_params,
             "fsdp_sharding_strategy": "FULL_SHARD", "fsdp_state_dict_type": "SHARDED_STATE_DICT",
             "fsdp_sync_module_states": True, "fsdp_use_orig_params": False}
     elif distributed == "DEEPSPEED":
@@ -172,7 +177,7 @@ def _trl(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, s
     deepspeed = uses_deepspeed(plan)
     if deepspeed:
         files[DS_JSON] = json.dumps(deepspeed_config(plan, doc, tr), indent=2, ensure_ascii=True) + "\n"
-    elif plan.strategy["backend"] == "deepspeed" and not plan.offload_params:
+    elif plan.strategy["backend"] == "deepspeed" and not uses_fsdp(plan):
         raise refuse(tr, "recipe.strategy", plan.strategy["name"], "")
     files[ACCELERATE_YAML] = _yaml(accelerate_config(plan))
     quantization = quantization_kwargs(plan)
@@ -282,10 +287,10 @@ def _torchtune(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[
         raise refuse(tr, "recipe.offload", True, tr.gettext("false with torchtune"))
     if plan.offload_params:   # not written: the files would not offload what the answer sized offloaded
         raise refuse(tr, "recipe.offload_params", True, tr.gettext("false with torchtune"))
-    where = {"single": "single", "zero3": "distributed"}.get(plan.strategy["name"])
+    where = {"single": "single", "zero3": "distributed", "fsdp": "distributed"}.get(plan.strategy["name"])
     if where is None or (where == "single" and plan.devices != 1):
         raise refuse(tr, "recipe.strategy", plan.strategy["name"], tr.gettext(
-            "single (one device) or zero3 (torchtune's FSDP) with torchtune"))
+            "single (one device), or zero3 or fsdp (torchtune's FSDP) with torchtune"))
     if plan.base_bits == 8:
         raise refuse(tr, "recipe.base_bits", 8, tr.gettext("16 or 4 with torchtune (it has no 8-bit base)"))
     if plan.in_backward and (plan.accumulation != 1 or where != "single" or plan.method != "full"):
