@@ -32,9 +32,10 @@ def table() -> str:
         setup = row["setup"]
         offload = ", parameters offloaded" if setup.offload_params else ""
         precision = ", pure bf16" if setup.precision == "bf16" else ""
+        recompute = "" if setup.checkpointing else ", no activation checkpointing"
         shape = f" ({setup.shape['name']})" if setup.shape else ""
         what = (f"{setup.method} {setup.model_size_b:.1f}B{shape}, {setup.gpus} × {row['gpu']}, {setup.strategy}"
-                f"{offload}, {setup.batch} × {setup.seq_len:,} tokens, rank {setup.lora_rank}{precision}")
+                f"{offload}, {setup.batch} × {setup.seq_len:,} tokens, rank {setup.lora_rank}{precision}{recompute}")
         if row["tokens_per_example"]:
             what += f", unpacked examples of {row['tokens_per_example']:,} tokens on average"
         if row["link_gbs"]:

@@ -122,6 +122,11 @@ def test_a_card_that_fits_no_setup_tried_names_the_one_that_came_closest() -> No
     rejected = next(r for r in x.result.rejected if r.gpu == "rtx-4090")
     assert "— does not fit. The closest of them: 8 × NVIDIA RTX 4090" in rejected.text
     assert "The closest of them" in x.render("text", width=300).split("Why not")[1]
+    # only setups that ran out of memory count, and one's own card as many as one has: a single own 24 GiB card
+    # for 120B QLoRA was tried as two, offloaded (10 GiB each, it would fit), which one card cannot be
+    own = next(r for r in advise_any(model_size_b=120, method="qlora", vram_gb=24, lang="en", catalog="guide").rejected
+               if r.gpu == "own")
+    assert "the last one: your GPU (24 GiB)" in own.text and "closest" not in own.text
     # where the last setup tried came closest, nothing is added: 2,000B, 64 A100s with everything offloaded
     last = explain(model_size_b=2000, method="full", lang="en")
     a100 = next(w for w in last.why_not if w.gpu == "a100-80gb")

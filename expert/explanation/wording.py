@@ -146,14 +146,18 @@ class Writer:
         the last, the card's option: ``firings``' configurations of it, as the
         rules derived them; a sentence, or None."""
         final = self.run.options.get(gpu)
-        tried = [d["values"] for f in firings if f.gpu == gpu and f.rule.kind == "configure"
-                 for d in f.derived if "per_device_gib" in d["values"] and d["values"]["possible"]]
+        if final is None or final["fits"]:
+            return None
+        # the setups that ran out of memory; one's own cards as many as one has (a step may have tried more)
+        tried = [v for f in firings if f.gpu == gpu and f.rule.kind == "configure"
+                 for v in (d["values"] for d in f.derived) if "per_device_gib" in v and v["possible"]
+                 and not v["fits"] and (v["where"] != "own" or v["count"] == final["count"])]
 
         def share(values: Mapping[str, Any]) -> float:
             return float(values["per_device_gib"]) / float(values["device_memory_gib"])
 
         closest = min(tried, key=share, default=None)
-        if final is None or final["fits"] or closest is None or share(closest) >= share(final):
+        if closest is None or share(closest) >= share(final):
             return None
         return self._("The closest of them: %(summary)s.") % {"summary": self.summary(closest)}
 

@@ -152,7 +152,8 @@ def published_runs(kb: KnowledgeBase) -> list[dict[str, Any]]:
                         strategy=entry["strategy"] if entry["count"] > 1 else "single",
                         offload_params=entry["offload"] == "params", seq_len=entry["seq_len"],
                         batch=entry["batch"], lora_rank=entry["lora_rank"],
-                        precision=entry.get("precision", kb.estimator["typical"]["precision"]))
+                        precision=entry.get("precision", kb.estimator["typical"]["precision"]),
+                        checkpointing=entry.get("checkpointing", kb.estimator["typical"]["checkpointing"]))
         card = named_card(kb, entry["gpu"])
         assert card is not None, "checked by tests/test_published_runs.py"
         if entry["id"] in links:  # the source's machine links its cards more slowly than their slots would

@@ -222,7 +222,9 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     fragmented = 0.0
     if streamed:
         moving = activations + gathered
-        fragmented = max(sharding["fragmentation"] * moving, sharding["working_floor_mib"] * 2**20 - moving)
+        four_bit = setup.method != "full" and setup.base_bits == 4      # else 16-bit (or 8-bit, loaded in 16)
+        floor = sharding["working_floor_mib" if four_bit else "working_floor_16bit_mib"]
+        fragmented = max(sharding["fragmentation"] * moving, floor * 2**20 - moving)
     in_bytes = {"weights": weights, "gradients": gradients, "optimizer": optimizer, "activations": activations,
                 "overhead": constants["overhead"]["per_gpu_mib"] * 2**20 + fragmented}
     per_gpu = sum(in_bytes.values())
