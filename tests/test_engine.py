@@ -149,6 +149,31 @@ def test_a_fact_a_helper_reads_is_a_whole_mapping() -> None:
     assert own["b"] == 2 and own.read == {"b"}
 
 
+def test_a_configuration_sized_again_notes_what_the_first_sizing_read() -> None:
+    """The second rule that sizes a configuration gets it from the run's
+    ``sized`` without the arithmetic, and the fields it notes as read are the
+    first sizing's: the trace and WHY NOT say the same either way."""
+    kb = knowledge_base()
+    result = run(model_size_b=13, method="lora")
+    card = next(c for c in kb.catalog if c.id == "h100-80gb").fact()
+    sized: dict[Any, Any] = {}
+    reads = []
+    for _ in range(2):
+        noted = {name: set() for name in ("card", "profile", "req")}
+        sizer = sizing.Sizer(kb, sizing.Reads(result.profile, noted["profile"]),
+                             sizing.Reads(result.req, noted["req"]), "checked", sized)
+        config = sizer.configuration(sizing.Reads(card, noted["card"]), "one-card", "lora-16bit", 1, sharded=False)
+        reads.append((noted, config))
+    assert len(sized) == 1                                  # sized once
+    (first, config), (second, again) = reads
+    assert first == second and first["card"] >= {"id", "vram_gb", "bf16"} and first["profile"] and first["req"]
+    assert again == config
+    # a plain mapping notes nothing and sizes the same
+    plain = sizing.Sizer(kb, result.profile, result.req, "checked", sized).configuration(
+        card, "one-card", "lora-16bit", 1, sharded=False)
+    assert plain == config
+
+
 def tried(result: Run, gpu: str) -> list[tuple[str, int, bool]]:
     """The trials of ``gpu`` as the trace shows them: the rule, the count it tried, whether it fit."""
     return [(f.rule.id, d["values"]["count"], d["values"]["fits"]) for f in result.sorted_firings()

@@ -50,7 +50,7 @@ import threading
 from collections import OrderedDict
 from collections.abc import Callable, Collection
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, ClassVar
 
 from .._vendor import experta
 from ..knowledge import COLLECTS, KnowledgeBase, RuleDef
@@ -79,9 +79,30 @@ KnowledgeEngine, Rule = experta.KnowledgeEngine, experta.Rule
 _ABOUT_A_CARD = ("candidate", "trial", "option", "card", "standing", "weight", "beaten")
 
 
+@dataclass(frozen=True)
+class _Reading:
+    """What a rule reads whatever facts it matches, worked out once for its
+    engine class: the fields its condition, ``by`` keys and message name, and
+    which card a fact about one is about (by namespace); and whether it
+    joins the card a configuration carries."""
+
+    uses: dict[str, frozenset[str]]
+    joins_card: bool
+
+
+def _reading(rule: RuleDef) -> _Reading:
+    uses: dict[str, set[str]] = {}
+    for namespace, name in rule.condition.fields | {read for key in rule.by for read in key.fields} | rule.placeholders:
+        uses.setdefault(namespace, set()).add(name)
+    for namespace in _ABOUT_A_CARD:   # which card the fact is about
+        uses.setdefault(namespace, set()).add("id" if namespace == "card" else "gpu")
+    return _Reading({ns: frozenset(names) for ns, names in uses.items()}, "card" in joined(rule))
+
+
 class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
     consultation: Run   # the run being answered (each thread has its own engine)
     card_fields: tuple[str, ...] = ("id",)   # the card fields a configuration carries (engine_class)
+    readings: ClassVar[dict[int, _Reading]] = {}   # what each rule reads, by its index (engine_class)
 
     def fire(self, rule: RuleDef, bound: dict[str, Any]) -> None:
         """Take the rule's action on the facts an activation bound, declare
@@ -115,7 +136,7 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         facts = {ns: bound[ns] for ns in rule.scope if ns in bound}
         env = {ns: run.plain(fact) for ns, fact in facts.items()}
         held_by = carrier(tuple(facts))
-        if held_by and "card" in joined(rule) and "card" not in facts:  # the card its configuration carries
+        if held_by and self.readings[rule.index].joins_card and "card" not in facts:  # the card its configuration carries
             facts["card"] = self.facts[run.card_ids[env[held_by]["gpu"]]]
             env["card"] = run.plain(facts["card"])
         return facts, env, env[held_by]["gpu"] if held_by else None
@@ -133,7 +154,10 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
         if fact is not None:
             run.plains[fact["__factid__"]] = values   # (what the fact was made of: read without thawing it)
             self.record(("card", values["id"]) if namespace == "card" else (namespace, values.get("gpu")), fact, rule)
-        return {"fact": namespace, "values": {k: v for k, v in values.items() if k not in sizing.CARRIED}}
+        shown = dict(values)   # (what the trace shows: without what a configuration carries)
+        for key in sizing.CARRIED.intersection(shown):
+            del shown[key]
+        return {"fact": namespace, "values": shown}
 
     def conclude(self, rule: RuleDef, gpu: str | None) -> dict[str, Any]:
         """A rule that declares nothing concludes: a verdict on the card's
@@ -191,32 +215,26 @@ class _Engine(KnowledgeEngine):  # type: ignore[misc,valid-type]
                 reads: dict[str, set[str]]) -> list[dict[str, Any]]:
         """The facts the activation matched, each with the fields the rule's
         condition, message and helper read, and where the fact came from."""
-        uses = {ns: set(names) for ns, names in reads.items()}
-        for namespace, name in rule.condition.fields | {read for key in rule.by for read in key.fields}:
-            uses.setdefault(namespace, set()).add(name)
-        for namespace, name in rule.placeholders:
-            if namespace in facts:
-                uses.setdefault(namespace, set()).add(name)
-        for namespace in facts:
-            if namespace in _ABOUT_A_CARD:  # which card the fact is about
-                uses.setdefault(namespace, set()).add("id" if namespace == "card" else "gpu")
+        uses = self.readings[rule.index].uses
         matched: list[dict[str, Any]] = []
         for namespace in ("profile", "req", "card", "candidate", "trial", "option", "standing", "weight", "ranking",
                           "market", "beaten", "pick"):
-            if namespace not in facts or not uses.get(namespace):
+            if namespace not in facts:
                 continue
+            read = uses.get(namespace, frozenset()).union(reads.get(namespace, ()))
+            if not read:
+                continue
+            names = sorted(read - sizing.CARRIED)
             if isinstance(facts[namespace], list):   # the facts a rule that collects read
                 matched.extend({"fact": namespace, "from": self.consultation.origin.get(self.consultation.ids[
-                    namespace, values["gpu"]], INPUT), "values": {name: values.get(name) for name in
-                                                                  sorted(uses[namespace] - sizing.CARRIED)}}
+                    namespace, values["gpu"]], INPUT), "values": {name: values.get(name) for name in names}}
                                for values in facts[namespace])
                 continue
             fact = facts[namespace]
             origin = INPUT if namespace == "profile" else self.consultation.origin.get(
                 fact.get("__factid__"), "catalog" if namespace == "card" else INPUT)
             values = env[namespace]
-            matched.append({"fact": namespace, "from": origin,
-                            "values": {name: values.get(name) for name in sorted(uses[namespace] - sizing.CARRIED)}})
+            matched.append({"fact": namespace, "from": origin, "values": {name: values.get(name) for name in names}})
         return matched
 
 
@@ -254,6 +272,7 @@ def _built(kb: KnowledgeBase) -> _Built:
         attrs: dict[str, Any] = {f"rule_{rule.index}": Rule(*patterns(rule), salience=salience(rule, len(kb.rules)))(
             _action(rule)) for rule in kb.rules}
         # A configuration carries the fields of its card that the rules' conditions read.
+        attrs["readings"] = {rule.index: _reading(rule) for rule in kb.rules}
         attrs["card_fields"] = ("id",) + tuple(sorted(
             {name for rule in kb.rules for ns, name in rule.condition.fields if ns == "card"} - {"id"}))
         built = _BUILT[id(kb.rules)] = _Built(kb.rules, type("ExpertEngine", (_Engine,), attrs))

@@ -101,7 +101,7 @@ def bound(rule: RuleDef) -> tuple[str, ...]:
 def _test(rule: RuleDef, names: tuple[str, ...]) -> Callable[..., bool]:
     # experta passes a test the bindings named by its parameters: give it
     # exactly the names of the facts the rule joins.
-    holds = rule.condition
+    holds = rule.condition.evaluate
     with_card = carrier(names) if "card" in joined(rule) and "card" not in names else None
 
     def test(**facts: Any) -> bool:

@@ -11,7 +11,7 @@ weighed on are in :mod:`.requirement`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import replace
 from typing import Any
 
@@ -107,11 +107,30 @@ class Reads(Mapping[str, Any]):
         self.read.add(key)
         return self.plain[key]
 
+    def get(self, key: str, default: Any = None) -> Any:
+        self.read.add(key)   # (as Mapping.get notes it, through __getitem__, without its try)
+        return self.plain.get(key, default)
+
+    def note(self, names: Iterable[str]) -> None:
+        """Note fields read on this fact's behalf (a configuration sized before)."""
+        self.read.update(names)
+
     def __iter__(self) -> Iterator[str]:
         return iter(self.plain)
 
     def __len__(self) -> int:
         return len(self.plain)
+
+
+def plain(values: Mapping[str, Any]) -> Mapping[str, Any]:
+    """A fact's values without noting reads (``values`` itself unless it is a Reads)."""
+    return values.plain if isinstance(values, Reads) else values
+
+
+def note(values: Mapping[str, Any], names: Iterable[str]) -> None:
+    """Note ``names`` as read of ``values`` where it notes its reads (a plain mapping notes nothing)."""
+    if isinstance(values, Reads):
+        values.note(names)
 
 
 class Sizer:
@@ -148,17 +167,18 @@ class Sizer:
         if self.sized is None:
             return self._configuration(card, step, recipe_id, count, sharded, micro_batch, seq)
         key = (card["id"], recipe_id, count, sharded, micro_batch, seq)
-        if key not in self.sized:
-            noted = Reads(card), Reads(self.profile), Reads(self.req)
+        if key in self.sized:
+            config, reads = self.sized[key]
+            config = {**config, "step": step, "next_step": ladder_after(self.kb, self.profile["method"], step)}
+        else:
+            noted = Reads(plain(card)), Reads(plain(self.profile)), Reads(plain(self.req))
             sizer = Sizer(self.kb, noted[1], noted[2], self.basis)
             config = sizer._configuration(noted[0], step, recipe_id, count, sharded, micro_batch, seq)
-            self.sized[key] = dict(config), tuple(n.read for n in noted)
-            return config
-        config, reads = self.sized[key]
+            reads = tuple(n.read for n in noted)
+            self.sized[key] = dict(config), reads
         for values, names in zip((card, self.profile, self.req), reads, strict=True):
-            for name in names:     # the same fields read again (the trace and WHY NOT say what a rule read)
-                values[name]
-        return {**config, "step": step, "next_step": ladder_after(self.kb, self.profile["method"], step)}
+            note(values, names)    # the fields it read, read for the caller (the trace and WHY NOT say them)
+        return config
 
     def _configuration(self, card: Mapping[str, Any], step: str, recipe_id: str, count: int,
                        sharded: bool, micro_batch: int, seq: int | None) -> dict[str, Any]:

@@ -1,10 +1,10 @@
-"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-19),
+"""expert's changes to experta 1.9.4 (expert/_vendor/README.md, items 1-23),
 each shown by a test of its own where the release's tests (beside this file)
 do not already show it. This file is expert's, not experta's: the README's
 table maps each change to the tests, here and in the release's files, that
 cover it.
 
-The matching changes (items 12, 15, 16, 18) are also run against the
+The matching changes (items 12, 15, 16, 18, 20) are also run against the
 release's way, by switching the change off in the test (the join memories
 kept as lists, a join made for every rule): the same activations either
 way, and less work counted (pairs tried, nodes made) with the change."""
@@ -520,3 +520,92 @@ def test_a_declared_fact_hashes_by_its_class_and_id_without_hashing_its_values()
     assert other != fact and len({fact, other}) == 2
     undeclared = Fact(a=1, big=value)                                # no id: by its values, as the release
     assert hash(undeclared) == hash(Fact(a=1, big=value)) and CostlyToHash.hashed == 2
+
+
+# Item 20: only the conflict-set nodes a token reached are asked -------------------------
+
+class EveryNode(set):
+    """The release's way: every conflict-set node asked after every change."""
+
+    def clear(self):
+        pass
+
+
+def consult_asking(engine_class, facts, every, retract_every=3):
+    engine = engine_class()
+    if every:   # wired before the first change, as changes() wires its own set
+        nodes_ = engine.matcher._get_conflict_set_nodes()
+        engine.matcher.pending = EveryNode(nodes_)
+        engine.matcher._order = {csn: position for position, csn in enumerate(nodes_)}
+        for csn in nodes_:
+            csn.pending = engine.matcher.pending
+    engine.reset()
+    declared = [engine.declare(fact) for fact in facts]
+    for fact in declared[::retract_every]:
+        engine.retract(fact)
+    return engine
+
+
+def test_the_matcher_asks_the_nodes_a_token_reached_in_the_network_order(monkeypatch):
+    engine = ThreeRules()
+    engine.reset()
+    order = [csn.rule.__name__ for csn in engine.matcher._get_conflict_set_nodes()]
+    asked = []
+    real = ConflictSetNode.get_activations
+    monkeypatch.setattr(ConflictSetNode, "get_activations",
+                        lambda self: asked.append(self.rule.__name__) or real(self))
+    added, removed = engine.matcher.changes(adding=[Fact(kind="c"), Fact(kind="a")])
+    assert asked == [name for name in order if name in ("on_a", "on_c")]   # the network's order, not the facts'
+    assert sorted(act.rule.__name__ for act in added) == ["on_a", "on_c"] and removed == []
+    assert engine.matcher.pending == set()                                  # nothing left to ask next time
+    asked.clear()
+    engine.matcher.changes(adding=[Fact(kind="d")])                         # reaches no rule: none asked
+    assert asked == []
+
+
+def test_asking_the_reached_nodes_gives_the_release_activations():
+    facts = card_facts(20)
+    ours, released = (consult_asking(CardVerdicts, facts, every) for every in (False, True))
+    assert activations(ours) == activations(released) and activations(ours)
+
+
+# Item 21: scalars inside frozen dicts, lists and sets kept without the dispatch -------------
+
+def test_freezing_nested_values_dispatches_only_on_the_containers(monkeypatch):
+    from expert._vendor.experta import utils as experta_utils
+    value = {"a": 1, "b": [2.5, {"c": "x", "d": None}], "e": {True, 3}}
+    calls = []
+    real = experta_utils.freeze
+    monkeypatch.setattr(experta_utils, "freeze", lambda obj: calls.append(obj) or real(obj))
+    frozen = real(value)
+    assert frozen == frozendict(a=1, b=frozenlist([2.5, frozendict(c="x", d=None)]), e=frozenset({True, 3}))
+    assert isinstance(frozen["b"], frozenlist) and isinstance(frozen["b"][1], frozendict)
+    assert frozen["a"] is value["a"] and frozen["b"][1]["c"] is value["b"][1]["c"]
+    assert calls == [value["b"], value["b"][1], value["e"]]   # the release: every value, scalars too (9 calls)
+
+
+# Item 22: a fact's conditional elements found by isinstance() mapped over its values ----------
+
+def test_a_fact_with_a_conditional_element_among_its_values_is_refused():
+    assert not Fact(1, a="x", b=[1, 2], c={"d": 3}, e=None).has_field_constraints()
+    assert Fact(1, a="x", b=NOT(Fact(c=1))).has_field_constraints()
+    assert Fact(NOT(Fact(c=1)), a="x").has_field_constraints()
+    with pytest.raises(TypeError, match="conditional elements"):
+        engine = KnowledgeEngine()
+        engine.reset()
+        engine.declare(Fact(a=1, b=NOT(Fact(c=1))))
+
+
+# Item 23: a join memory noting the names it already holds ----------------------------------
+
+def test_a_memory_notes_the_same_names_again_without_making_a_set_of_them(monkeypatch):
+    made = []
+    monkeypatch.setattr(nodes, "frozenset", lambda names: made.append(1) or frozenset(names), raising=False)
+    memory = nodes._Memory()
+    memory.note({"x": 1, "y": 2})
+    names = memory.names
+    for value in range(5):
+        memory.note({"y": value, "x": value})       # the same names, in another order
+    assert memory.names is names and memory.names == {"x", "y"} and len(made) == 1   # the release: 6 sets made
+    memory.note({"x": 1})                            # other names still stop the indexing
+    assert memory.names is False

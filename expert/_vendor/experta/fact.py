@@ -1,10 +1,10 @@
-from itertools import chain
+from itertools import chain, repeat
 from functools import lru_cache
 import abc
 import collections.abc
 
 from .pattern import Bindable
-from .utils import freeze, unfreeze
+from .utils import SCALARS as _SCALARS, freeze, unfreeze
 from .conditionalelement import OperableCE
 from .conditionalelement import ConditionalElement
 
@@ -55,8 +55,6 @@ class Validable(type):
         return super(Validable, mcl).__new__(mcl, name, bases, newnamespace)
 
 
-# Values freeze() returns unchanged, stored without its dispatch.
-_SCALARS = frozenset({str, int, float, bool, type(None)})
 
 
 class Fact(OperableCE, Bindable, dict, metaclass=Validable):
@@ -127,7 +125,9 @@ class Fact(OperableCE, Bindable, dict, metaclass=Validable):
         return self.__class__(*args, **kwargs)
 
     def has_field_constraints(self):
-        return any(isinstance(v, ConditionalElement) for v in self.values())
+        # expert: isinstance() mapped over the values, not a generator's
+        # step for each value of every fact declared.
+        return any(map(isinstance, self.values(), repeat(ConditionalElement)))
 
     def has_nested_accessor(self):
         return any(("__" in str(k).strip('__') for k in self.keys()))

@@ -48,22 +48,27 @@ def freeze(obj):
              "own freeze method") % (obj, type(obj)))
 
 
+# expert: values freeze() returns unchanged, kept without its dispatch (as
+# `Fact` keeps them, fact.py) inside the dicts, lists and sets it freezes.
+SCALARS = frozenset({str, int, float, bool, type(None)})
+
+
 @freeze.register(dict)
 @freeze.register(frozendict)
 def freeze_dict(obj):
-    return frozendict((k, freeze(v)) for k, v in obj.items())
+    return frozendict((k, v if type(v) in SCALARS else freeze(v)) for k, v in obj.items())
 
 
 @freeze.register(list)
 @freeze.register(frozenlist)
 def freeze_list(obj):
-    return frozenlist(freeze(v) for v in obj)
+    return frozenlist(v if type(v) in SCALARS else freeze(v) for v in obj)
 
 
 @freeze.register(set)
 @freeze.register(frozenset)
 def freeze_set(obj):
-    return frozenset(freeze(v) for v in obj)
+    return frozenset(v if type(v) in SCALARS else freeze(v) for v in obj)
 
 
 @singledispatch

@@ -29,6 +29,10 @@ class ReteMatcher(Matcher):
         super().__init__(*args, **kwargs)
         self.root_node = BusNode()
         self.build_network()
+        # expert: the conflict-set nodes a token reached since the last
+        # changes() (each notes itself), and each node's place in the network.
+        self.pending = set()
+        self._order = None
 
     @lru_cache(maxsize=1)
     def _get_conflict_set_nodes(self):
@@ -47,7 +51,17 @@ class ReteMatcher(Matcher):
         return tuple(nodes)
 
     def changes(self, adding=None, deleting=None):
-        """Pass the given changes to the root_node."""
+        """Pass the given changes to the root_node.
+
+        expert: only the conflict-set nodes a token reached are asked for
+        their activations, in the network's order, not every node after every
+        change. The nodes are those of the network when it is first changed,
+        as the release's cached `_get_conflict_set_nodes()` has them."""
+        if self._order is None:
+            self._order = {csn: position for position, csn in enumerate(self._get_conflict_set_nodes())}
+            for csn in self._order:
+                csn.pending = self.pending
+
         if deleting is not None:
             for deleted in deleting:
                 self.root_node.remove(deleted)
@@ -59,7 +73,9 @@ class ReteMatcher(Matcher):
         added = list()
         removed = list()
 
-        for csn in self._get_conflict_set_nodes():
+        reached = sorted(self.pending, key=self._order.__getitem__)
+        self.pending.clear()
+        for csn in reached:
             if csn.added or csn.removed:
                 c_added, c_removed = csn.get_activations()
                 added.extend(c_added)

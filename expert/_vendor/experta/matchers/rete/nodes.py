@@ -270,7 +270,7 @@ class _Memory:
 
     def note(self, context):
         """Record the names a context binds; False when they are not always the same."""
-        if self.names is False:
+        if self.names is False or self.names == context.keys():   # (the same names: nothing to record)
             return
         names = frozenset(context)
         if any(not isinstance(name, str) for name in names):
@@ -363,6 +363,7 @@ class ConflictSetNode(mixins.AnyChild,
 
         self.added = set()
         self.removed = set()
+        self.pending = None   # expert: the matcher's set of the nodes a token reached (ReteMatcher.changes)
 
         super().__init__()
 
@@ -374,6 +375,8 @@ class ConflictSetNode(mixins.AnyChild,
         """Activate this node for the given token."""
 
         info = token.to_info()
+        if self.pending is not None:
+            self.pending.add(self)
 
         activation = Activation(
             self.rule,
