@@ -31,7 +31,7 @@ def test_two_3090s_train_70b_qlora_with_the_weights_offloaded() -> None:
     assert 32 / 1.5 <= pick.hours <= 32 * 1.5
     assert "host RAM" in pick.text
     # sharded with FSDP, the strategy of both sources and of the launch files (recipes.toml sharded_as), and said so
-    # alone: not "DeepSpeed ZeRO-3 or FSDP" beside "FSDP CPU offload"
+    # alone: not "DeepSpeed ZeRO-3 or FSDP" (the recipe is "a 4-bit base kept in CPU memory")
     assert pick.strategy == "fsdp" and "FSDP over 2 devices" in pick.text and "ZeRO-3" not in pick.text
 
 
