@@ -193,7 +193,7 @@ def explain(
     entries = [explainer.why_not(gpu) for gpu in targets]
     # listing every card ruled out, a rule that names its cards together is said once, before them
     together = [] if why_not is not None else result.rejected_together
-    listed = {entry.gpu: explainer.listed(entry, {note.id for note in together}) for entry in entries}
+    listed = {entry.gpu: explainer.listed(entry, {note.id for note in together}) for entry in entries if together}
     return Explanation(
         result,
         [explainer.how(rec.gpu) for rec in result.recommendations],

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
-from collections.abc import Mapping
+from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
 
@@ -48,6 +48,14 @@ class WhyNot:
     text: str
     # of a card that fits none of the setups tried: the one that came closest, when not the last (a sentence)
     closest: str | None = None
+
+
+def said(reasons: list[Reason], closest: str | None, leave_out: Collection[str] = ()) -> list[str]:
+    """What a rejected card's reasons say, in order, but those of the rules
+    in ``leave_out``; the setup that came ``closest`` right after
+    does-not-fit's, which names the last one tried."""
+    return [text for r in reasons if r.rule not in leave_out
+            for text in (r.text, closest if r.rule == "does-not-fit" else None) if text]
 
 
 class WhyNotSearch(Reasoning):
@@ -125,8 +133,7 @@ class WhyNotSearch(Reasoning):
         if status == "rejected":
             reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
             closest = self.closest(gpu, reasons)
-            summary = " ".join(text for r in reasons
-                               for text in (r.text, closest if r.rule == "does-not-fit" else None) if text)
+            summary = " ".join(said(reasons, closest))
         elif status == "more-cards":
             reasons = self.more_cards(gpu)
             summary = " ".join(r.text for r in reasons)
@@ -173,14 +180,12 @@ class WhyNotSearch(Reasoning):
         renting a card) are said once for all their cards, before the list:
         its other reasons and what would change it; None when that leaves
         nothing of its own to say (no other reason, no change found)."""
-        others = [r.text for r in entry.reasons if r.rule not in together]
-        if entry.status != "rejected" or len(others) == len(entry.reasons):
+        if entry.status != "rejected" or not any(r.rule in together for r in entry.reasons):
             return entry.text
-        if not others and entry.change is None:
+        own = said(entry.reasons, entry.closest, together)
+        if not own and entry.change is None:
             return None
-        said = [text for r in entry.reasons if r.rule not in together
-                for text in (r.text, entry.closest if r.rule == "does-not-fit" else None) if text]
-        return " ".join(said + [self.what_would_change(entry.gpu, entry.status, entry.change)])
+        return " ".join(own + [self.what_would_change(entry.gpu, entry.status, entry.change)])
 
     def more_cards(self, gpu: str) -> list[Reason]:
         """Why ``gpu`` takes more than one card: the configuration rules that
