@@ -128,7 +128,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         return (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
                   "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
                 + " " + stack_sentence(tr, time))
-    from ..inference.estimate import device_memory_gib
+    from ..inference.estimate import device_memory_gib, usable_gib
     from ..inference.requirement import named_card
 
     card = named_card(kb, time["gpu"])
@@ -142,7 +142,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s, of which "
                         "%(usable)s may be used (%(margin)s kept free).") % {
             "card": one_line(card.name), "vram": tr.gib(memory),
-            "usable": tr.gib(memory * (1 - kb.recipes["margin"])), "margin": tr.number(kb.recipes["margin"] * 100, 0) + " %"}
+            "usable": tr.gib(usable_gib(kb, memory)), "margin": tr.number(kb.recipes["margin"] * 100, 0) + " %"}
     return text
 
 

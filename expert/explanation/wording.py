@@ -10,6 +10,7 @@ from typing import Any
 
 from ..escape import one_line
 from ..i18n import Localizer
+from ..inference.estimate import usable_gib
 from ..inference.run import Firing, Run
 from ..knowledge import KnowledgeBase, RuleDef, find_cards
 from ..knowledge.catalog import shipped_card
@@ -184,7 +185,7 @@ class Writer:
         # within the card, but not within what may be used of it: say how much may be
         # ("about 8 GiB of its 8 GiB" alone reads as if it fitted)
         margin = (_("only %(usable)s of each device may be used, %(margin)s is kept free") % {
-            "usable": tr.gib(option["device_memory_gib"] * (1 - self.kb.recipes["margin"])),
+            "usable": tr.gib(usable_gib(self.kb, option["device_memory_gib"])),
             "margin": tr.number(self.kb.recipes["margin"] * 100, 0) + " %"}
             if not option["fits"] and option["per_device_gib"] <= option["device_memory_gib"] else "")
         if not option["possible"]:

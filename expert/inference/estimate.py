@@ -264,7 +264,13 @@ def holds(kb: KnowledgeBase, need_gib: float, memory_gib: float) -> bool:
     need of ``need_gib`` per device, rounded up to a tenth as it is shown,
     with the margin of recipes.toml [fit] kept free: the one fit test of
     advise(), ``expert estimate`` and the options they list."""
-    return round_up(need_gib) <= memory_gib * (1 - kb.recipes["margin"])
+    return round_up(need_gib) <= usable_gib(kb, memory_gib)
+
+
+def usable_gib(kb: KnowledgeBase, memory_gib: float) -> float:
+    """What may be used of a device of ``memory_gib`` (as its driver reports
+    it): the margin of recipes.toml [fit] kept free."""
+    return memory_gib * (1 - kb.recipes["margin"])
 
 
 def device_memory_gib(vram_gb: float, memory_mib: float, devices: int) -> float:

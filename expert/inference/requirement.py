@@ -14,7 +14,7 @@ from dataclasses import replace
 from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
-from .estimate import GB, GIB, estimate, guide_holds_with, round_up, typical
+from .estimate import GB, GIB, estimate, guide_holds_with, round_up, typical, usable_gib
 from .sizing import Sizer
 from .time_model import active_b, host_link, run_hours, run_time, seq_len, shape_of, stack_of, throughput, tokens
 
@@ -201,7 +201,7 @@ def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
                 break
     # what may be used of one device as its driver reports it, the margin kept free: a need of 8.0 GiB
     # misses an 8 GiB card by it
-    usable = plain["device_memory_gib"] * (1 - kb.recipes["margin"])
+    usable = usable_gib(kb, plain["device_memory_gib"])
     return {"own_fit_gb": plain["per_device_gb"], "own_fit_gib": plain["per_device_gib"],
             "own_usable_gb": round(usable * GIB / GB, 1), "own_usable_gib": round(usable, 1),
             "own_tuned_gb": tuned_gb, "own_tuned_gib": tuned_gib, "own_tuned_fits": tuned_fits,

@@ -12,7 +12,7 @@ from collections.abc import Iterator, Mapping
 from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
-from .estimate import GB, GIB, device_memory_gib, estimate, shape_for
+from .estimate import GB, GIB, device_memory_gib, estimate, shape_for, usable_gib
 
 
 def seq_len(kb: KnowledgeBase, profile: Mapping[str, Any]) -> int:
@@ -220,9 +220,9 @@ def host_traffic(kb: KnowledgeBase, card: Mapping[str, Any], states_gb: float, n
     seconds it takes, both directions at once at timing.toml [host_link]
     share of the link's rate."""
     # the device's memory as its driver reports it, in GB as the link's rate is (the margin kept free)
-    device_gb = device_memory_gib(float(card["vram_gb"]), float(card["memory_mib"]),
-                                  max(int(card["devices"]), 1)) * GIB / GB
-    room = max(0.0, device_gb * (1 - kb.recipes["margin"]) - need_gb)
+    usable_gb = usable_gib(kb, device_memory_gib(float(card["vram_gb"]), float(card["memory_mib"]),
+                                                 max(int(card["devices"]), 1))) * GIB / GB
+    room = max(0.0, usable_gb - need_gb)
     paged = max(0.0, states_gb - room)
     link = host_link(kb, str(card["id"]))
     seconds = paged / (link["gbs"] * float(kb.timing["host_link"]["share"]))
