@@ -253,6 +253,16 @@ def test_what_if_shows_the_first_options_and_counts_the_other_cards() -> None:
     assert "- Fuera de las 4 primeras opciones, 11 tarjetas más cambian de puesto, tiempo o coste; el JSON" in spanish
 
 
+def test_what_if_without_a_change_says_nothing_changes() -> None:
+    x = explain(model_size_b=8, method="lora", what_if={"method": "lora"}, lang="en")
+    assert x.what_if is not None and x.what_if.changed == [] and x.what_if.why == []
+    for fmt in ("text", "markdown"):
+        text = x.render(fmt)
+        assert "Nothing changes: the consultation answers the same." in text[text.index("What if"):]
+    changed = explain(model_size_b=8, method="lora", what_if={"method": "qlora"}, lang="en")
+    assert "Nothing changes" not in changed.render("text")
+
+
 def test_what_if_puts_the_rules_about_cards_before_advice_and_warnings() -> None:
     x = explain(model_size_b=70, method="full", what_if={"method": "qlora"}, lang="en")
     kinds = [w["kind"] for w in x.what_if.why]
