@@ -753,6 +753,42 @@ def test_parameter_offload_is_written_as_fsdp_with_cpu_offload() -> None:
     assert "ds_config.json" in launch(with_recipe(result, strategy="zero3"), 1).files
 
 
+def _saves(source: str) -> list[tuple[str, str]]:
+    """main()'s statements that touch the saved state, in order: ("switch", the state dict type the FSDP
+    plugin is set to, under `if trainer.is_fsdp_enabled`) and ("save", "")."""
+    main_def = next(node for node in ast.parse(source).body if isinstance(node, ast.FunctionDef) and node.name == "main")
+    found: list[tuple[str, str]] = []
+    for statement in main_def.body:
+        if isinstance(statement, ast.If) and ast.unparse(statement.test) == "trainer.is_fsdp_enabled":
+            (call,) = [node for node in ast.walk(statement) if isinstance(node, ast.Call)]
+            assert ast.unparse(call.func) == "trainer.accelerator.state.fsdp_plugin.set_state_dict_type"
+            found.append(("switch", ast.literal_eval(call.args[0])))
+        elif isinstance(statement, ast.Expr) and "save_model" in ast.unparse(statement):
+            found.append(("save", ""))
+    return found
+
+
+def test_an_fsdp_script_gathers_the_adapter_before_it_saves(tmp_path: Path) -> None:
+    """Trainer.save_model under FSDP writes nothing unless the plugin's state dict type is FULL_STATE_DICT
+    (transformers trainer.py); accelerate.yaml keeps SHARDED_STATE_DICT for the run, and the script switches
+    before its final save, as PEFT's examples/sft/train.py does (rules/launch.toml [fsdp]). The review's case:
+    70B QLoRA on one's own 2 x RTX 3090, the 4-bit base in CPU memory."""
+    outcome = CliRunner().invoke(main, ["advise", "--model", "Llama-2-70B", "--method", "qlora", "--own-gpu",
+                                        "2x RTX 3090", "--tokens-per-example", "2048", "--launch", str(tmp_path)])
+    assert outcome.exit_code == 0, outcome.output
+    config = yaml.safe_load((tmp_path / "accelerate.yaml").read_text(encoding="utf-8"))
+    script = (tmp_path / "train.py").read_text(encoding="utf-8")
+    assert config["distributed_type"] == "FSDP"
+    assert config["fsdp_config"]["fsdp_state_dict_type"] == "SHARDED_STATE_DICT"
+    assert _saves(script) == [("switch", "FULL_STATE_DICT"), ("save", "")]
+    assert table()["fsdp"]["save_state_dict_type"] == "FULL_STATE_DICT"
+    # a DeepSpeed or one-device script has nothing to switch
+    for name in ("70b-lora-4x80gb", "8b-lora-rtx4090"):
+        files = launch(advise_any(**EXAMPLES[name]), 1).files
+        assert "fsdp_config" not in yaml.safe_load(files["accelerate.yaml"])
+        assert _saves(files["train.py"]) == [("save", "")]
+
+
 @pytest.mark.parametrize("value", ["yes", 1])
 def test_parameter_offload_must_be_true_or_false(value: Any) -> None:
     result = advise(model_size_b=70, method="qlora", budget="low")

@@ -129,7 +129,7 @@ def deepspeed_config(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> dict[
     return config
 
 
-def accelerate_config(plan: Plan) -> dict[str, Any]:
+def accelerate_config(plan: Plan, doc: Mapping[str, Any]) -> dict[str, Any]:
     """accelerate's config (config_args.py ClusterConfig), as a dict for yaml.safe_dump."""
     backend = plan.strategy["backend"]
     distributed = ("FSDP" if uses_fsdp(plan) else "DEEPSPEED" if uses_deepspeed(plan)
@@ -143,12 +143,10 @@ def accelerate_config(plan: Plan) -> dict[str, Any]:
         # PEFT's FSDP + QLoRA with CPU offload (peft examples/sft/configs/fsdp_config_qlora.yaml): every
         # layer's weights in CPU memory until used, the 4-bit weights stored in the compute dtype
         # (bnb_4bit_quant_storage, train.py) and loaded in it, so no mixed precision on top.
+        # The settings and why each: rules/launch.toml [fsdp].
         config["mixed_precision"] = "no"
-        config["fsdp_config"] = {
-            "fsdp_auto_wrap_policy": "TRANSFORMER_BASED_WRAP", "fsdp_backward_prefetch": "BACKWARD_PRE",
-            "fsdp_cpu_ram_efficient_loading": True, "fsdp_forward_prefetch": False, "fsdp_offload_params": plan.offload_params,
-            "fsdp_sharding_strategy": "FULL_SHARD", "fsdp_state_dict_type": "SHARDED_STATE_DICT",
-            "fsdp_sync_module_states": True, "fsdp_use_orig_params": False}
+        config["fsdp_config"] = dict(sorted({**doc["fsdp"]["config"],
+                                             "fsdp_offload_params": plan.offload_params}.items()))
     elif distributed == "DEEPSPEED":
         # With a deepspeed_config_file the precision is the JSON's alone: accelerate launch refuses a
         # mixed_precision beside it ("the following accelerate config variables will be ignored",
@@ -179,12 +177,13 @@ def _trl(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, s
         files[DS_JSON] = json.dumps(deepspeed_config(plan, doc, tr), indent=2, ensure_ascii=True) + "\n"
     elif plan.strategy["backend"] == "deepspeed" and not uses_fsdp(plan):
         raise refuse(tr, "recipe.strategy", plan.strategy["name"], "")
-    files[ACCELERATE_YAML] = _yaml(accelerate_config(plan))
+    files[ACCELERATE_YAML] = _yaml(accelerate_config(plan, doc))
     quantization = quantization_kwargs(plan)
     lora = lora_kwargs(plan, doc)
     template = environment("en").get_template("launch_train.py.j2")
     files[TRAIN_PY] = template.render(
         plan=plan, model=plan.model, deepspeed=deepspeed, ds_json=DS_JSON, py=repr,
+        fsdp_save=doc["fsdp"]["save_state_dict_type"] if uses_fsdp(plan) else "",
         model_kwargs=_python_call(model_kwargs(plan), raw=True),
         quantization=_python_call(quantization, raw=True) if quantization else "",
         lora=_python_call(lora) if lora else "",
