@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+import re
 from collections.abc import Iterator
 
 import pytest
@@ -79,7 +80,8 @@ def test_why_not_by_default_covers_every_rejected_card_with_its_failed_condition
     assert rtx.status == "rejected"
     # eight RTX 4090s over PCIe, one machine, do not hold it; LoRA's last step, an 8-bit base, not on one either
     assert rtx.reasons[0].rule == "does-not-fit"
-    assert [c["text"] for c in rtx.reasons[0].conditions] == ["fits: no", "its last step could be applied: yes"]
+    assert [c["text"] for c in rtx.reasons[0].conditions] == [
+        "fits: no", "the last setup tried can be built from these cards: yes"]
     # with a 4-bit base, four of them hold it sharded over PCIe (issue 47, shard-over-pcie)
     assert rtx.change is not None and rtx.change["fields"] == {"method": "qlora"} and rtx.change["count"] == 4
     mi250 = x.why_not[3]
@@ -143,6 +145,63 @@ def test_a_card_whose_only_reason_is_said_for_several_is_named_there_alone() -> 
     assert x.listed["rtx-6000-ada"] is None
 
 
+# A field's dotted name (option.gpu) or a comparison's operator is the rule's source, not a person's words.
+RAW = re.compile(r"\b[a-z_]+\.[a-z_]+\b|==|!=|<|>")
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_why_not_words_every_condition_of_every_reject_and_demote_rule(lang: str) -> None:
+    """Each condition of the rules that rule a card out or rank it lower, worded as WHY NOT words it (held or
+    not), with the facts of a consultation where each of them is declared: a low budget and a deadline (the
+    market fact), an own card and AMD cards (vendor, where), an option beaten on money and time."""
+    from expert.application import consult
+    from expert.explanation.why_not import WhyNotSearch, joins
+    from expert.explanation.wording import Writer
+    from expert.i18n import Localizer
+    from expert.knowledge import PROFILE_FIELDS
+    from expert.knowledge.bases import knowledge_base
+
+    kb, tr = knowledge_base(), Localizer(lang)
+    given = {"model_size_b": "70B", "method": "qlora", "budget": "low", "deadline_h": 5, "own_gpu": "2x RTX 3090"}
+    run, result = consult(kb, {name: given.get(name) for name in PROFILE_FIELDS}, tr)
+    facts: dict[str, dict[str, object]] = {}
+    for firing in run.firings:
+        for namespace, values in firing.env.items():
+            facts.setdefault(namespace, values)
+    search = WhyNotSearch(kb, run, result, Writer(kb, run, tr), given, None, 0)  # type: ignore[arg-type]
+    rules = [rule for rule in kb.rules if rule.kind in ("reject", "demote")]
+    assert {"does-not-fit", "dearer-than-the-cheapest", "beaten-on-money-and-time"} <= {r.id for r in rules}
+    worded, left_out = [], []
+    for rule in rules:
+        for leaf in rule.condition.leaves({namespace: facts[namespace] for namespace in rule.condition.namespaces}):
+            if joins(leaf):     # two facts of one card joined: not shown (why_not.joins)
+                left_out.append(leaf.source)
+                continue
+            text = search.leaf_text(leaf)
+            worded.append(text)
+            assert not RAW.search(text), f"{rule.id}: {leaf.source} -> {text}"
+    assert left_out == ["beaten.gpu == option.gpu"]
+    assert len(worded) >= 18
+    if lang == "en":
+        assert ("cost in all ($14) is more than 1.1 × cost of the cheapest option that meets the deadline ($10)"
+                in worded)
+    else:
+        assert "tiempo hasta el resultado, con la puesta en marcha (4,6 h) es mayor que plazo (5 h)" in worded
+
+
+def test_why_not_beaten_names_the_option_that_beats_the_card() -> None:
+    """The review's case: 70B QLoRA, the L40S ranked lower. Its WHY NOT named no option ("Another option ...")
+    and showed the join "beaten.gpu l40s-48gb == card l40s-48gb"."""
+    for lang, beater in (("en", "1 × NVIDIA B200 180 GB ($9.48 in all, about 1.4 hr) costs no more and finishes "
+                                "no later than 1 × NVIDIA L40S 48 GB"),
+                         ("es", "1 × NVIDIA B200 180 GB (9,48\xa0US$ en total, unas 1,4 h) no cuesta más ni termina "
+                                "más tarde que 1 × NVIDIA L40S 48 GB")):
+        w = explain_any(model="Llama-3.1-70B", method="qlora", why_not="l40s-48gb", lang=lang).why_not[0]
+        beaten = next(r for r in w.reasons if r.rule == "beaten-on-money-and-time")
+        assert beater in beaten.text and beaten.conditions == []
+        assert not RAW.search(" ".join(c["text"] for r in w.reasons for c in r.conditions))
+
+
 def test_why_not_one_h100_says_which_deadline_would_do() -> None:
     w = explain(model_size_b=8, method="lora", deadline_h=0.8, why_not="a100-80gb", lang="en").why_not[0]
     assert w.status == "more-cards"
@@ -153,8 +212,9 @@ def test_why_not_one_h100_says_which_deadline_would_do() -> None:
     assert w.reasons[0].rule == "scale-out-for-the-deadline"
     assert [c["text"] for c in w.reasons[0].conditions] == [
         "the configuration before this step fits: yes", "the micro-batch is already the fastest that fits: yes",
-        "can take more cards: yes", "time until the result, setup included 1.3 hr > deadline 48 min",
-        "slowdown of its recipe 1 <= 1", "mixed precision on more cards was weighed, or there is none to weigh: yes"]
+        "can take more cards: yes", "time until the result, setup included (1.3 hr) is more than deadline (48 min)",
+        "slowdown of its recipe (1) is at most 1",
+        "mixed precision on more cards was weighed, or there is none to weigh: yes"]
 
 
 def test_why_not_a_card_that_needs_more_vram_than_one_has() -> None:
@@ -183,7 +243,8 @@ def test_why_not_a_card_that_misses_the_deadline_finds_the_deadline_it_needs() -
     # torchtune's single-device recipe, timed on torchtune's (tuned) stack: about
     # 1.6 hr of training, the paged 8-bit states that do not fit beside the
     # weights crossing PCIe 4.0 at every step (issue 39), and half an hour of setup
-    assert [c["text"] for c in demoted.conditions] == ["time until the result, setup included 2 hr > deadline 1.5 hr"]
+    assert [c["text"] for c in demoted.conditions] == [
+        "time until the result, setup included (2 hr) is more than deadline (1.5 hr)"]
     assert w.change["fields"] == {"deadline_h": 2.6} and w.change["rank"] == 1
 
 

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import functools
 import itertools
+import re
 from collections.abc import Collection, Mapping
 from dataclasses import dataclass
 from typing import Any
@@ -19,6 +20,7 @@ from ..input.profile import OWN_GPU, OWN_GPU_COUNT, OWN_VRAM
 from ..knowledge import PROFILE_FIELDS, SCALE_OUT, TRIAL_STEPS
 from ..knowledge.conditions import FROM_CARD, Leaf
 from ..knowledge.records import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND
+from ..knowledge.source import N_
 from .how import Reasoning
 from .result import Result
 
@@ -64,38 +66,57 @@ class WhyNotSearch(Reasoning):
     # --- WHY NOT --------------------------------------------------------------
 
     def leaf_text(self, leaf: Leaf) -> str:
-        def operand(source: str | None, value: Any) -> str:
-            if source is None:
-                return self.w.value("", "", value) if not isinstance(value, str) else value
-            namespace, _, name = source.partition(".")
-            label = self.field_label(source)
-            if name and label:
-                return f"{label} {self.w.value(namespace, name, value)}"
-            return self.w.value(namespace, name, value)
-
-        if leaf.op == "not":
+        """One condition of a rule as a person reads it: a field's label and its value, and a
+        comparison in words ("is more than"), never a field's dotted name or an operator."""
+        _ = self._
+        if leaf.op in ("not", ""):
             source, value = leaf.operands[0]
-            return f"{self.field_label(source or '')}: {self._('yes') if value else self._('no')}"
-        if not leaf.op:
-            source, value = leaf.operands[0]
-            return f"{self.field_label(source or '')}: {self._('yes') if value else self._('no')}"
-        (left_source, left_value), constants = leaf.operands[0], [src is None for src, _ in leaf.operands[1:]]
+            return f"{self.field_label(source or '')}: {_('yes') if value else _('no')}"
+        (left_source, left_value), constants = leaf.operands[0], [src is None for src, _v in leaf.operands[1:]]
         if leaf.op in ("==", "in", "!=", "not in") and left_source and all(constants):
-            namespace, _, name = left_source.partition(".")
-            shown = f"{self.field_label(left_source)}: {self.w.value(namespace, name, left_value)}"
+            shown = f"{self.field_label(left_source)}: {self.shown_value(left_source, left_value)}"
             if leaf.op in ("!=", "not in"):
                 other = leaf.operands[1][1]
                 others = other if isinstance(other, (list, tuple)) else [other]
-                shown += " (" + self._("not %(values)s") % {"values": self.tr.list(
-                    [self.w.value(namespace, name, v) for v in others], style="or")} + ")"
+                shown += " (" + _("not %(values)s") % {"values": self.tr.list(
+                    [self.shown_value(left_source, v) for v in others], style="or")} + ")"
             return shown
         ops = leaf.op.split(" ")
         if ops[-1] in ("not", "is") and len(ops) > len(leaf.operands) - 1:  # 'not in', 'is not'
             ops = [leaf.op]
-        pieces = [operand(*leaf.operands[0])]
-        for op, right in zip(ops, leaf.operands[1:], strict=True):
-            pieces += [op, operand(*right)]
-        return " ".join(pieces)
+        operands = [self.operand(source, value, left_source) for source, value in leaf.operands]
+        return self.tr.list([self.compared(op, left, right)
+                             for op, left, right in zip(ops, operands, operands[1:], strict=False)])
+
+    def operand(self, source: str | None, value: Any, field: str | None) -> str:
+        """One side of a comparison: a field's label and its value ("deadline (24 hr)"), a
+        multiple of one ("1.1 × cost of the cheapest option ($10.36)"), or a constant, shown as
+        ``field``'s values are (the field it is compared with)."""
+        if source is None:
+            return self.shown_value(field or "", value)
+        scaled = _SCALED.match(source)
+        if scaled:      # a field times a constant (rules.toml: "market.cheapest_total_cost * 1.1")
+            name = scaled["field"]
+            return self._("%(factor)s × %(field)s (%(value)s)") % {
+                "factor": self.tr.number(float(scaled["factor"]), 3), "field": self.field_label(name),
+                "value": self.shown_value(name, value)}
+        return self._("%(field)s (%(value)s)") % {"field": self.field_label(source),
+                                              "value": self.shown_value(source, value)}
+
+    def compared(self, op: str, left: str, right: str) -> str:
+        words = {">": N_("%(left)s is more than %(right)s"), ">=": N_("%(left)s is at least %(right)s"),
+                 "<": N_("%(left)s is less than %(right)s"), "<=": N_("%(left)s is at most %(right)s"),
+                 "==": N_("%(left)s is the same as %(right)s"), "!=": N_("%(left)s differs from %(right)s"),
+                 "in": N_("%(left)s is one of %(right)s"), "not in": N_("%(left)s is none of %(right)s"),
+                 "is": N_("%(left)s is %(right)s"), "is not": N_("%(left)s is not %(right)s")}
+        return self._(words[op]) % {"left": left, "right": right}
+
+    def shown_value(self, source: str, value: Any) -> str:
+        """A field's value as the text shows it: a card by its name, the others as format_value does."""
+        namespace, _sep, name = source.partition(".")
+        if name == "gpu" and isinstance(value, str) and (value == "own" or value in self.run.cards):
+            return self.w.name(value)
+        return self.w.value(namespace, name, value)
 
     def field_label(self, source: str) -> str:
         namespace, _, name = source.partition(".")
@@ -108,7 +129,7 @@ class WhyNotSearch(Reasoning):
         leaves = firing.rule.condition.leaves(firing.env)
         return Reason(firing.rule.id, self.cites(firing),
                       [{"condition": leaf.source, "text": self.leaf_text(leaf), "holds": leaf.holds}
-                       for leaf in leaves if leaf.holds],
+                       for leaf in leaves if leaf.holds and not joins(leaf)],
                       self.w.message(firing.rule, firing.env))
 
     def status(self, gpu: str, result: Result) -> tuple[str, int | None]:
@@ -400,6 +421,18 @@ class WhyNotSearch(Reasoning):
                     "count": rec.count, "total_vram_gb": rec.total_vram_gb}), "rank": rec.rank}
             return {"fields": change, "rank": rec.rank, "count": rec.count, "text": text}
         return None
+
+
+def joins(leaf: Leaf) -> bool:
+    """Whether a condition only joins two facts of one card (rules.toml "beaten.gpu == option.gpu"):
+    it holds for every card the rule fires on, so WHY NOT leaves it out; the rule's message says
+    what the joined fact means (the option that beats this one, by name)."""
+    return leaf.op == "==" and len(leaf.operands) == 2 and all(
+        source is not None and source.endswith(".gpu") for source, _value in leaf.operands)
+
+
+# A field times a constant, as a condition writes it: "market.cheapest_total_cost * 1.1".
+_SCALED = re.compile(r"\A(?P<field>[a-z_]+\.[a-z_]+) \* (?P<factor>[0-9]+(?:\.[0-9]+)?)\Z")
 
 
 def _embedded(sentence: str) -> str:

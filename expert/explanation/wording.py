@@ -18,10 +18,10 @@ from ..knowledge.conditions import COMPARED
 from ..knowledge.records import EXTRA_PLACEHOLDERS, RANKED
 
 _HOUR_FIELDS = ({"hours", "ref_hours", "deadline_h", "min_count_hours", "elapsed_hours", "own_qlora_hours", "other_stack_hours",
-                 "cheap_qlora_hours", "nvlink_hours"}
+                 "cheap_qlora_hours", "nvlink_hours", "by_hours"}
                 | {f"{which}_hours" for which in COMPARED})
 _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price_on_demand", "price_spot",
-                 "min_count_cost", "cheapest_total_cost", "cheap_qlora_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
+                 "min_count_cost", "cheapest_total_cost", "cheap_qlora_cost", "by_total_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
              "next_step": "step"}
@@ -250,6 +250,10 @@ class Context(Mapping[str, str]):
                 return "—"
             return self.writer.option_label({name: values[f"{which}_{name}"]
                                              for name in ("where", "gpu", "count", "total_vram_gb")})
+        if namespace == "beaten" and name == "by_label":     # the option that beats this one
+            beater = self.writer.run.options.get(values["by_gpu"]) or {
+                "where": "cloud", "gpu": values["by_gpu"], "count": values["by_count"]}
+            return self.writer.option_label(beater)
         # The placeholders records.EXTRA_PLACEHOLDERS lets a message name besides the fact's fields
         # (card_name is the option's card).
         if name in EXTRA_PLACEHOLDERS.get(namespace, ()) or (namespace == "card" and name == "name"):

@@ -126,6 +126,8 @@ EXTRA_PLACEHOLDERS.update({ns: {"label", "name"} for ns in ("standing", "weight"
 RANKED = ("first", "second")
 EXTRA_PLACEHOLDERS["ranking"] = {f"{which}_label" for which in RANKED}
 EXTRA_PLACEHOLDERS["pick"] |= {f"{which}_label" for which in COMPARED}
+# The option that beats another on money and time names itself: beaten_by_label.
+EXTRA_PLACEHOLDERS["beaten"] = {"by_label"}
 # \Z, not $: "id\n" is not an id.
 ID_RE = re.compile(r"^[a-z0-9]+(-[a-z0-9]+)*\Z")
 # The heuristics of the guide: H1 to H39.
