@@ -39,7 +39,7 @@ def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) ->
     # 179.1 GiB its driver reports (8 when the need was counted in GB against 180)
     assert top.text.startswith("1 × NVIDIA B200 180 GB (b200-180gb) with a 16-bit base: about 166.2 GiB of its "
                                "179.1 GiB")
-    assert top.recipe["micro_batch"] == 16 and "Micro-batch 16 × 2 accumulation steps" in top.text
+    assert top.recipe["micro_batch"] == 16 and "Micro-batch 16 per device, 2 gradient accumulation steps" in top.text
 
 
 def test_an_h200_shards_70b_lora_over_two_and_qlora_is_offered_beside_it(tmp_path: Path) -> None:

@@ -75,7 +75,7 @@ def test_wrong_types_and_units(tmp_path: Path) -> None:
 
 
 def test_duplicate_ids(tmp_path: Path) -> None:
-    found = problems(rules_dir(tmp_path, replace=('id = "tight-fit"', 'id = "monitor-usage"')))
+    found = problems(rules_dir(tmp_path, replace=('id = "deadline-not-met"', 'id = "monitor-usage"')))
     assert any("rule 'monitor-usage': duplicate id" in p for p in found)
 
 
@@ -155,7 +155,7 @@ def test_cli_check_exit_codes_and_spanish(tmp_path: Path) -> None:
     rules = len(knowledge_base().rules)
     cards = len(knowledge_base().catalog)
     assert ok.exit_code == 0 and ok.stdout.startswith(f"The knowledge base is sound: {rules} rules, {cards} cards")
-    base = rules_dir(tmp_path, replace=('id = "tight-fit"', 'id = "monitor-usage"'))
+    base = rules_dir(tmp_path, replace=('id = "deadline-not-met"', 'id = "monitor-usage"'))
     bad = runner.invoke(main, ["check", "--rules", str(base), "--lang", "es"])
     assert bad.exit_code == 1
     assert bad.stdout.strip().endswith("regla «monitor-usage»: id duplicado")
@@ -168,7 +168,7 @@ def test_cli_rules_lists_every_rule_in_both_languages() -> None:
     assert en.exit_code == 0 and "amd-needs-rocm (reject) — rules the card out" in en.stdout
     es = runner.invoke(main, ["rules", "--lang", "es", "amd-needs-rocm"])
     assert es.stdout.startswith("amd-needs-rocm (reject) — descarta la tarjeta")
-    assert "Necesita ROCm" in es.stdout and "tight-fit" not in es.stdout
+    assert "Necesita ROCm" in es.stdout and "deadline-not-met" not in es.stdout
     bad = runner.invoke(main, ["rules", "no-such-rule"])
     assert bad.exit_code == 2 and "unknown rule 'no-such-rule'" in bad.stderr
 

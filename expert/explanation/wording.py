@@ -338,12 +338,12 @@ def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any]
 def batch_and_stack(kb: KnowledgeBase, tr: Localizer, method: Any, micro: int, steps: int, stack: str,
                     other: float | None, recipe: str) -> str:
     """The micro-batch a configuration runs and the stack its hours assume,
-    with the hours on the other stack: "Micro-batch 4 × 8 accumulation steps.
+    with the hours on the other stack: "Micro-batch 4 per device, 8 gradient accumulation steps.
     The time assumes a typical stack (...); about 1.1 hr on a tuned one."."""
     _ = tr.gettext
     params = {"micro": micro, "steps": steps, "other": None if other is None else tr.hours(other)}
     batch = (_("Micro-batch %(micro)s per device, without gradient accumulation") if steps == 1 else
-             _("Micro-batch %(micro)s × %(steps)s accumulation steps")) % params
+             _("Micro-batch %(micro)s per device, %(steps)s gradient accumulation steps")) % params
     if other is None:  # the recipe runs on one framework only, and the hours are on its stack
         framework = kb.recipes["recipe"][recipe].get("framework", "")
         words = _("The time assumes %(framework)s, the one framework that runs this recipe (a tuned stack)") % {
