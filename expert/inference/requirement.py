@@ -72,6 +72,9 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     setup = replace(typical(kb, size, method, shape), seq_len=seq_len(kb, profile))
     typical_run = estimate(kb, setup)
     first_principles, first_principles_gb = round_up(typical_run.per_gpu_gib), round_up(typical_run.per_gpu_gb)
+    # the same for QLoRA's usual recipe, which the advice about QLoRA sets beside it
+    qlora_first_principles = (first_principles if method == "qlora" else round_up(estimate(kb, replace(
+        typical(kb, size, "qlora", shape), seq_len=setup.seq_len)).per_gpu_gib))
     run_tokens = tokens(profile)
     reference = throughput(kb, reference_card(kb).fact(), 1, 1, False, stack=stack_of(kb, profile), method=method,
                            shape=shape_of(kb, size, shape), total_b=size, active_b=active_b(profile),
@@ -95,6 +98,7 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
         # the estimate of the typical setup, in GiB (compared and shown) and in GB (10**9 bytes)
         "first_principles_gib": first_principles,
         "first_principles_gb": first_principles_gb,
+        "qlora_first_principles_gib": qlora_first_principles,
         "guide_holds_with": guide_holds_with(kb, size, method, table_gb, shape) if basis != "estimate" else None,
         # Hours on the reference card (timing.toml [own]) with
         # the method's plain recipe: how long the run is, whatever it runs on.

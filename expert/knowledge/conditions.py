@@ -86,6 +86,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "qlora_vram_gb": NUM,
         "first_principles_gb": NUM,
         "first_principles_gib": NUM,
+        # the estimate of QLoRA's usual recipe on one GPU, for the advice that offers QLoRA
+        "qlora_first_principles_gib": NUM,
         "guide_holds_with": STR,
         "ref_hours": NUM,
         "tokens": NUM,
