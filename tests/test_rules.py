@@ -157,6 +157,8 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("shard-the-model", None, dict(model_size_b=70, method="full"), dict(model_size_b=7)),
     ("shard-optimizer-state", None, SCALE_OUT_CASE, dict(model_size_b=7)),
     ("multi-device-card", None, MI250_CASE, dict(MI250_CASE, rocm_ok=False)),
+    # two cards of one's own are not "your own GPU shows up as 2 devices"
+    ("multi-device-card", None, MI250_CASE, dict(model_size_b=13, method="lora", vram_gb="2x 24 GB")),
     ("use-spot", None, dict(interruptible=True), dict(interruptible=False)),
     ("on-demand-for-critical", None, dict(interruptible=False), dict(interruptible=True)),
     ("monitor-usage", None, dict(model_size_b=7), dict(model_size_b=7, vram_gb=24)),
@@ -315,6 +317,17 @@ def test_ones_own_several_cards_and_the_micro_batch_read_right(lang: str, own: s
     assert batch in top.text and " × 8" not in top.text
     for wrong in ("it is yours", "in it.", "es tuya", "en ella"):
         assert wrong not in result.render("text", width=1000)
+
+
+def test_two_cards_of_ones_own_are_not_worded_as_one() -> None:
+    """Given as "2x 24 GB", two cards were "your own GPU shows up as 2 devices" (multi-device-card, said of
+    an MI250's two dies) and "the speed of your GPU is not known ... give its name"."""
+    result = advise(model_size_b=13, method="lora", vram_gb="2x 24 GB", lang="en")
+    assert result.recommendations[0].gpu == "own"
+    said = {item["id"]: item["text"] for item in result.to_dict()["advice"] + result.to_dict()["warnings"]}
+    assert "multi-device-card" not in said
+    assert said["own-speed-assumed"].startswith("Only the memory of your hardware was given, not the card's name")
+    assert "your GPU" not in " ".join(said.values())
 
 
 def test_a_tight_fit_is_said_once() -> None:
