@@ -296,6 +296,18 @@ def test_every_rule_has_a_scenario(kb) -> None:  # type: ignore[no-untyped-def]
     assert all(hasattr(test_hub, test) for test in ELSEWHERE_HUB.values())
 
 
+def test_the_30b_preference_is_for_a100_and_h100_class_cards_only() -> None:
+    # the guide's conclusion names A100- and H100-class cards from 30B up: not every datacenter card
+    # (the reviewer's 8 x A10G was "such as NVIDIA A10G"); the same consultation as the scenario above
+    result = run(model_size_b=30)
+    options = {rec.gpu for rec in result.recommendations}
+    assert {"a100-80gb", "h100-80gb", "h200-141gb", "b200-180gb", "a10g", "l40s-48gb", "rtx-pro-6000"} <= options
+    for gpu in ("a100-80gb", "h100-80gb", "h200-141gb", "b200-180gb"):
+        assert fired(result, "datacenter-card-for-30b-plus", gpu), gpu
+    for gpu in ("a10g", "l40s-48gb", "rtx-pro-6000", "a40", "l4"):
+        assert not fired(result, "datacenter-card-for-30b-plus", gpu), gpu
+
+
 def test_rejection_names_the_rule_and_reason() -> None:
     result = consulted(dict(model_size_b=2000, method="full"))      # a scenario's profile: consulted once
     rejected = {r.gpu: r for r in result.rejected}

@@ -193,6 +193,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "devices": NUM,
         "cost": STR,
         "segment": STR,
+        "chip": STR,
         "fast_interconnect": BOOL,
         "bf16_tflops": NUM,
         "memory_bandwidth_gbs": NUM,
