@@ -114,6 +114,10 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     # (71.9 GiB of the 76 the margin leaves; 77.2 GB of 76 before); 74B still does (75.6 GiB), 75B does not
     ("qlora-fits-own-gpus", None, dict(model_size_b=75, method="lora", vram_gb="2x A100 80GB"),
      dict(model_size_b=75, method="lora", vram_gb="A100 80GB")),
+    # 70B LoRA on one's own four RTX 4090s: a whole 4-bit copy (35 GB) fits none, the base sharded over the
+    # four does (16.8 GiB each); over two it does not (the published two-card runs offload it to CPU memory)
+    ("qlora-sharded-fits-own-gpus", None, dict(model_size_b="Llama-3.1-70B", method="lora", vram_gb="4x RTX 4090"),
+     dict(model_size_b="Llama-3.1-70B", method="lora", vram_gb="2x RTX 4090")),
     ("qlora-tradeoffs", None, dict(method="qlora"), dict(method="lora")),
     # 7B full in an hour: one H100 with pure bf16 and 8-bit AdamW (a high budget would weigh mixed precision
     # on two, issue 40)
