@@ -247,7 +247,7 @@ def test_ones_own_card_is_shown_even_when_it_ranks_low() -> None:
     result = run(model_size_b=8, method="lora", vram_gb="RTX 3090", deadline_h=3, catalog="current")
     own = next(r for r in result.recommendations if r.gpu == "own")
     assert own.rank > 4 and own in result.shown()
-    assert "misses your deadline" in result.render("text", verbose=True).replace("\n    ", " ")
+    assert "misses your deadline" in " ".join(result.render("text", verbose=True).split())
     assert "Your RTX 3090" in result.render("text")     # a row of the options' table, the card named
 
 
