@@ -306,7 +306,8 @@ def test_the_recipe_states_its_micro_batch_and_keeps_the_global_batch() -> None:
         recipe = rec.recipe
         assert recipe["global_batch"] == recipe["micro_batch"] * rec.devices * recipe["gradient_accumulation_steps"]
         assert recipe["global_batch"] >= kb.timing["batch"]["global_sequences"]
-        assert f"Micro-batch {recipe['micro_batch']} × {recipe['gradient_accumulation_steps']}" in rec.text
+        assert (f"Micro-batch {recipe['micro_batch']} per device, {recipe['gradient_accumulation_steps']} gradient "
+                "accumulation steps") in " ".join(rec.text.split())
 
 
 def test_a_larger_micro_batch_is_sized_with_its_activations_and_credited() -> None:
