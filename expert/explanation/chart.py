@@ -91,6 +91,11 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
         "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
     ranked = _("Ranked for a %(budget)s budget, the total cost weighed against the training time.") % {
         "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
+    if any(rec.cost["pricing"] is not None for rec in recs):
+        # the costs shown are billed hours: the setup a rental bills before training (ranking.toml setup_hours)
+        setup = _("A rented option's cost also counts %(setup)s of setup before it trains.") % {
+            "setup": tr.hours(float(kb.ranking["setup_hours"]))}
+        budget, ranked = f"{budget} {setup}", f"{ranked} {setup}"
     if deadline:
         lines.append(" " * (6 + label_width + 2 + hours_width + 1 + min(deadline_at or 0, bar_width - 1))
                      + DEADLINE_MARK + " " + _("deadline: %(deadline)s") % {"deadline": tr.hours(deadline)})
