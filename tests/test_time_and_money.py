@@ -491,3 +491,18 @@ def test_the_one_screen_answer_says_the_cost_counts_the_setup() -> None:
     said = "A rented option's cost also counts 30 min of setup before it trains."
     assert said in " ".join(result.render("text").split())
     assert said in " ".join(result.render("text", verbose=True).split())
+
+
+def test_the_options_table_marks_an_option_past_the_deadline() -> None:
+    # the reviewer: "64 x A100 9.7 hr misses the 8 h deadline, and only the chart's bar shows it"
+    from test_rules import SPOT_NODES
+
+    result = run(**SPOT_NODES)
+    shown = result.shown()
+    assert {rec.meets_deadline for rec in shown} == {True, False}
+    text = result.render("text")
+    table = text[text.index("Option"):text.index("Time and cost")].splitlines()[1:]
+    rows = {int(line.split(".")[0]): line for line in table if line.strip()}
+    assert sorted(rows) == [rec.rank for rec in shown]
+    for rec in shown:
+        assert (", late " in rows[rec.rank]) == (rec.meets_deadline is False), rows[rec.rank]

@@ -107,7 +107,7 @@ class OptionRow:
     rank: int
     label: str     # "1 × <card>": the count and the card
     memory: str    # "19.9 of 24 GiB": what the recipe uses of each device, of its memory as its driver reports it
-    hours: str     # the training, without the setup
+    hours: str     # the training, without the setup ("9.7 hr, late" past the deadline)
     cost: str      # "$0.69" (on spot: "$0.45 on spot"); "—" for one's own card
     price: str     # whose price and when it was read: "RunPod 2026-09-25"; nothing to rent
 
@@ -155,7 +155,10 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
                 price = _("your price")
         label = (sentence(own_short_label(kb, tr, result.profile)) if rec.gpu == "own"
                  else _short(f"{rec.count} × {rec.name}"))
-        rows.append(OptionRow(rec.rank, label, memory, tr.hours(rec.hours), cost, price))
+        hours = tr.hours(rec.hours)
+        if rec.meets_deadline is False:     # its hours and the setup a rental bills run past the deadline
+            hours = _("%(hours)s, late") % {"hours": hours}
+        rows.append(OptionRow(rec.rank, label, memory, hours, cost, price))
         names.append(_shorter_names(kb, rec, label))
     headings = (_("Option"), _("Memory used"), _("Time"), _("Cost"), _("Price from"))
     widths = [max([len(headings[i])] + [len(getattr(r, name)) for r in rows])
