@@ -25,6 +25,7 @@ from .time_model import (
     link_gbs,
     micro_batches,
     nodes,
+    optimizer_step,
     other_stack,
     over_pcie,
     parameter_traffic,
@@ -306,6 +307,11 @@ class Sizer:
         host_s = traffic["seconds"] / steps if traffic else 0.0
         if recipe.get("offload_params"):   # every micro-step brings each device's shard in over its host link
             host_s += parameter_traffic(kb, card, profile["model_size_b"], int(recipe["base_bits"]), devices)["seconds"]
+        # The optimizer step: each device's shard of the trainable parameters, once per optimizer step.
+        stepping = optimizer_step(kb, trainable_b=result.trainable_b, precision=recipe["precision"],
+                                  optimizer=recipe["optimizer"], strategy=result.setup.strategy, devices=devices,
+                                  offload=bool(recipe["offload"] or recipe.get("offload_params")),
+                                  micro_steps=steps, spanned=nodes(card, count))
 
         def on(stack: str, waits: float = host_s, linked: Mapping[str, Any] = card) -> dict[str, float]:
             return throughput(kb, linked, count, devices, sharded, stack=stack, method=profile["method"],
@@ -313,7 +319,7 @@ class Sizer:
                               total_b=profile["model_size_b"], active_b=req["active_b"],
                               seq=profile["tokens_per_example"], micro_batch=micro_batch,
                               checkpointing=checkpointing(profile, recipe), time_factor=recipe["time_factor"],
-                              base_bits=recipe["base_bits"], host_s=waits)
+                              base_bits=recipe["base_bits"], host_s=waits, optimizer=stepping)
 
         speed, other = on(stack), (None if recipe.get("stack") else on(other_stack(kb, stack)))
         # The time the paging adds counts as the recipe being slower (a time factor above its own), so
