@@ -249,6 +249,8 @@ class Sizer:
             # of a micro-step spent waiting for weights and gradients to cross the links
             "network_gbs": link_gbs(kb, card, nodes(card, count)) if nodes(card, count) > 1 else None,
             "communication_share": timing["communication_share"],
+            # the share of the hours the optimizer steps take (timing.toml [optimizer_step])
+            "optimizer_share": timing["optimizer_share"],
             "nvlink_hours": timing["nvlink_hours"],
             "flops_per_token": timing["flops_per_token"],
             "tokens_per_second": self.req["tokens"] / (timing["hours"] * 3600),
@@ -335,6 +337,7 @@ class Sizer:
                 "other_stack_hours": None if other is None else run_hours(kb, req["tokens"], other),
                 "time_factor": time_factor, "flops_per_token": speed["flops_per_token"],
                 "communication_share": speed["exposed_s"] / speed["step_s"],
+                "optimizer_share": speed["optimizer_s"] / speed["step_s"],
                 # GB of paged optimizer states that cross the host link per optimizer step (out and back in),
                 # the seconds that takes, and the link's GB/s each way (0 when nothing is paged)
                 "traffic": {"host_traffic_gb": round_up(traffic["gb"]) if traffic else 0.0,

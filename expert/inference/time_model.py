@@ -340,20 +340,25 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
             "hours": round(taken, 3), "speed_assumed": card.speed_assumed, "stack": stack,
             "other_stack": {"stack": other_stack(kb, stack), "hours": round(run_hours(kb, run_tokens, other), 3)},
             "host_traffic": host_traffic_json(traffic),
-            "optimizer_step": optimizer_step_json(kb, fact, stack, stepping, rate, taken)}
+            "optimizer_step": optimizer_step_json(kb, fact, stack, stepping, rate, taken,
+                                                  run_tokens / (tokens_per_example * setup.batch
+                                                                * max(setup.gpus, 1) * stepping.micro_steps))}
 
 
 def optimizer_step_json(kb: KnowledgeBase, card: Mapping[str, Any], stack: str, step: OptimizerStep,
-                        rate: Mapping[str, float], taken: float) -> dict[str, Any]:
+                        rate: Mapping[str, float], taken: float, steps: float) -> dict[str, Any]:
     """The JSON ``time.optimizer_step``: where the step runs (gpu or cpu),
-    the trainable parameters each device (or node's CPU) steps, the bytes
-    per parameter, the seconds of one step, the micro-steps it spans, and
-    the hours all the steps of the run take (its share of ``taken``)."""
+    the trainable parameters each device (or each node's CPU) steps, the
+    bytes it moves per parameter, the share of the device's memory
+    bandwidth it sustains (None on the CPU), the seconds of one step, the
+    micro-steps one step spans, how many steps the run takes, and the
+    hours they take together (their share of ``taken``)."""
     return {"on": "cpu" if step.on_host else "gpu", "params_b": round(step.params_b, 4),
             "bytes_per_parameter": step.bytes_per_parameter,
+            "bandwidth_share": None if step.on_host else float(kb.timing["stack"][stack]["optimizer_bandwidth_share"]),
             "seconds_per_step": round(optimizer_seconds(kb, card, stack, step), 4),
-            "micro_steps": step.micro_steps,
-            "hours": round(taken * rate["optimizer_s"] / rate["step_s"], 3)}
+            "micro_steps": step.micro_steps, "steps": math.ceil(steps),
+            "hours": round(taken * rate["optimizer_s"] / rate["step_s"], 4)}
 
 
 def host_traffic_json(traffic: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -211,6 +211,7 @@ def checked_timing(path: Path, doc: dict[str, Any], text: str, problems: Problem
         for optimizer, value in table.items():
             positive(value, f"optimizer_step.bytes.{precision}.{optimizer}", 1000)
     positive(doc["optimizer_step"]["cpu_params_per_s"], "optimizer_step.cpu_params_per_s", 1e15)
+    positive(doc["optimizer_step"]["shown_from"], "optimizer_step.shown_from", 1)
     for link, value in doc["links"]["share"].items():
         if link not in INTERCONNECTS:
             problems.add(str(path), line_at(text, "links.share"), "[links] '%(key)s' is not a link; known: "

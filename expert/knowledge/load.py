@@ -155,9 +155,9 @@ def _published_timing(base: Path, timing_text: str, estimator_text: str, timing:
     for precision, table in estimator["optimizer"].items():
         for optimizer in table:
             if optimizer not in steps.get(precision, {}):
-                problems.add(path, line_at(timing_text, f"optimizer_step.bytes.{precision}"),
-                             "[optimizer_step] bytes needs '%(key)s' (estimator.toml [optimizer.%(precision)s])",
-                             key=f"{precision}.{optimizer}", precision=precision)
+                where, name = line_at(timing_text, "optimizer_step.bytes." + precision), precision + "." + optimizer
+                problems.add(path, where, "[optimizer_step] bytes needs '%(key)s' (estimator.toml "
+                             "[optimizer.%(precision)s])", key=name, precision=precision)
     path = str(base / "estimator.toml")
     for index, entry in enumerate(estimator.get("published", ())):
         if "tokens_per_example" in entry and not 0 < entry["tokens_per_example"] <= 1_000_000:

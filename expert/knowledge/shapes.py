@@ -32,7 +32,7 @@ SCHEMAS: dict[str, Any] = {
                                "padding_waste": float, "moe_efficiency": float,
                                "moe_efficiency_unsharded": float, "overlap": float,
                                "optimizer_bandwidth_share": float}},
-               "optimizer_step": {"bytes": {"*": {"*": float}}, "cpu_params_per_s": float},
+               "optimizer_step": {"bytes": {"*": {"*": float}}, "cpu_params_per_s": float, "shown_from": float},
                "quantized": {"reference_bandwidth_gbs": float},
                "batch": {"global_sequences": int, "most_micro_batch": int},
                "bandwidth": {"reference_flops_per_byte": float, "exponent": float}, "vendor_share": {"*": float},
