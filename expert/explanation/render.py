@@ -167,8 +167,9 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     text = _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params
     text += " " + stack_sentence(tr, time)
-    if optimizer_sentence(kb, tr, time):
-        text += " " + optimizer_sentence(kb, tr, time)
+    stepping = optimizer_sentence(kb, tr, time)
+    if stepping:
+        text += " " + stepping
     if not time.get("fits", True):
         memory = device_memory_gib(card.vram_gb, card.memory_mib, card.devices)
         text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s, of which "
