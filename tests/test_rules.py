@@ -114,6 +114,10 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     # (71.9 GiB of the 76 the margin leaves; 77.2 GB of 76 before); 74B still does (75.6 GiB), 75B does not
     ("qlora-fits-own-gpus", None, dict(model_size_b=75, method="lora", vram_gb="2x A100 80GB"),
      dict(model_size_b=75, method="lora", vram_gb="A100 80GB")),
+    # 70B LoRA on one's own four RTX 4090s: a whole 4-bit copy (35 GB) fits none, the base sharded over the
+    # four does (16.8 GiB each); over two it does not (the published two-card runs offload it to CPU memory)
+    ("qlora-sharded-fits-own-gpus", None, dict(model_size_b="Llama-3.1-70B", method="lora", vram_gb="4x RTX 4090"),
+     dict(model_size_b="Llama-3.1-70B", method="lora", vram_gb="2x RTX 4090")),
     ("qlora-tradeoffs", None, dict(method="qlora"), dict(method="lora")),
     # 7B full in an hour: one H100 with pure bf16 and 8-bit AdamW (a high budget would weigh mixed precision
     # on two, issue 40)
@@ -294,6 +298,18 @@ def test_every_rule_has_a_scenario(kb) -> None:  # type: ignore[no-untyped-def]
 
     assert all(hasattr(test_engine, test) for test in ELSEWHERE.values())
     assert all(hasattr(test_hub, test) for test in ELSEWHERE_HUB.values())
+
+
+def test_the_30b_preference_is_for_a100_and_h100_class_cards_only() -> None:
+    # the guide's conclusion names A100- and H100-class cards from 30B up: not every datacenter card
+    # (the reviewer's 8 x A10G was "such as NVIDIA A10G"); the same consultation as the scenario above
+    result = run(model_size_b=30)
+    options = {rec.gpu for rec in result.recommendations}
+    assert {"a100-80gb", "h100-80gb", "h200-141gb", "b200-180gb", "a10g", "l40s-48gb", "rtx-pro-6000"} <= options
+    for gpu in ("a100-80gb", "h100-80gb", "h200-141gb", "b200-180gb"):
+        assert fired(result, "datacenter-card-for-30b-plus", gpu), gpu
+    for gpu in ("a10g", "l40s-48gb", "rtx-pro-6000", "a40", "l4"):
+        assert not fired(result, "datacenter-card-for-30b-plus", gpu), gpu
 
 
 def test_rejection_names_the_rule_and_reason() -> None:
