@@ -403,17 +403,20 @@ def test_paged_states_that_do_not_fit_are_timed_over_the_host_link() -> None:
     spanish = option(run(model_size_b=30, method="full", budget="low", rocm_ok=True, lang="es"), "h100-80gb")
     assert "PCIe 5.0 x16" in spanish.text and "107,3 GiB" in spanish.text and "en cada sentido" in spanish.text
     # The paging counts in the hours: the same run with the states kept on the card would take less.
-    from expert.inference.time_model import throughput
+    from expert.inference.time_model import optimizer_step, throughput
     kb = knowledge_base(None, ["current"])
     card = kb.card("h100-80gb")
     assert card is not None
+    # the recipe steps in the backward pass: every micro-step moves the 8-bit states of all 30B parameters
+    stepping = optimizer_step(kb, trainable_b=30, precision="bf16", optimizer="paged_adamw8bit", strategy="single",
+                              devices=1, offload=False, micro_steps=1)
     rate = {waits: throughput(kb, card.fact(), 1, 1, False, stack="tuned", method="full",
                               shape=dict(__import__("expert.inference.estimate", fromlist=["shape_for"])
                                          .shape_for(kb, 30)), total_b=30, active_b=30, seq=1024,
                               # the option's own: 16 since the units merge (issue 47), 8 before
                               micro_batch=h100.recipe["micro_batch"],
                               checkpointing=True, time_factor=1.0, base_bits=16,
-                              host_s=waits)["tokens_per_second"]
+                              host_s=waits, optimizer=stepping)["tokens_per_second"]
             for waits in (0.0, traffic["seconds_per_step"])}
     assert h100.recipe["micro_batch"] == 16
     assert h100.hours == pytest.approx(h100.time["tokens"] / rate[traffic["seconds_per_step"]] / 3600, rel=0.01)
@@ -479,3 +482,31 @@ def test_the_options_table_shortens_a_long_name_before_cutting_it() -> None:
     guide = advise(model_size_b=8, method="lora", lang="en", catalog="guide")
     rows = [line for line in guide.render("text").splitlines() if re.match(r"  \d\.  .+ of \d", line)]
     assert rows and all("× NVIDIA " in line for line in rows) and not any("…" in line for line in rows)
+
+
+def test_the_one_screen_answer_says_the_cost_counts_the_setup() -> None:
+    # the reviewer: "1.4 hr ... $9.48 only works out with the 30-minute setup, which the table never says"
+    result = run(model_size_b=8, method="lora")
+    rented = [rec for rec in result.shown() if rec.cost["pricing"] is not None]
+    assert rented
+    setup = knowledge_base().ranking["setup_hours"]
+    for rec in rented:
+        assert rec.cost["billed_hours"] == pytest.approx(rec.hours + setup, abs=0.01)
+    said = "A rented option's cost also counts 30 min of setup before it trains."
+    assert said in " ".join(result.render("text").split())
+    assert said in " ".join(result.render("text", verbose=True).split())
+
+
+def test_the_options_table_marks_an_option_past_the_deadline() -> None:
+    # the reviewer: "64 x A100 9.7 hr misses the 8 h deadline, and only the chart's bar shows it"
+    from test_rules import SPOT_NODES
+
+    result = run(**SPOT_NODES)
+    shown = result.shown()
+    assert {rec.meets_deadline for rec in shown} == {True, False}
+    text = result.render("text")
+    table = text[text.index("Option"):text.index("Time and cost")].splitlines()[1:]
+    rows = {int(line.split(".")[0]): line for line in table if line.strip()}
+    assert sorted(rows) == [rec.rank for rec in shown]
+    for rec in shown:
+        assert (", late " in rows[rec.rank]) == (rec.meets_deadline is False), rows[rec.rank]

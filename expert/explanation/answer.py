@@ -61,7 +61,8 @@ def cost_of(option: Mapping[str, Any], card: Any = None) -> dict[str, Any]:
 def time_of(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any],
             option: Mapping[str, Any]) -> dict[str, Any]:
     """The JSON ``time`` of an option: the tokens, the FLOPs each costs, how
-    fast they go, on which software stack, and the hours on the other one."""
+    fast they go, on which software stack, the hours on the other one, and
+    the share of the hours its optimizer steps take."""
     from ..inference.time_model import other_stack
 
     stack = option["stack"]
@@ -70,7 +71,7 @@ def time_of(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
     return {"tokens": int(req["tokens"]), "flops_per_token": round(option["flops_per_token"]),
             "tokens_per_second": significant(option["tokens_per_second"]), "hours": significant(option["hours"]),
             "speed_assumed": option["speed_assumed"], "stack": stack, "other_stack": other,
-            "host_traffic": host_traffic_of(kb, option)}
+            "host_traffic": host_traffic_of(kb, option), "optimizer_share": round(option["optimizer_share"], 4)}
 
 
 def host_traffic_of(kb: KnowledgeBase, option: Mapping[str, Any]) -> dict[str, Any] | None:

@@ -114,6 +114,30 @@ def stack_sentence(tr: Localizer, time: Mapping[str, Any]) -> str:
              "a tuned one.") % other
 
 
+def optimizer_sentence(kb: Any, tr: Localizer, time: Mapping[str, Any]) -> str:
+    """The optimizer step's part of the time (timing.toml [optimizer_step]),
+    when it is at least ``shown_from`` of it: LoRA's adapters step in a
+    blink and are not said."""
+    _ = tr.gettext
+    step = time.get("optimizer_step")
+    spec = kb.timing["optimizer_step"]
+    if not step or not time["hours"] or step["hours"] < float(spec["shown_from"]) * time["hours"]:
+        return ""
+    params = {"hours": tr.hours(step["hours"]), "steps": tr.number(step["steps"], 0),
+              "seconds": tr.number(step["seconds_per_step"], 2), "params": tr.billions(step["params_b"]),
+              "share": tr.number(step["hours"] / time["hours"] * 100, 0) + " %"}
+    if step["on"] == "cpu":
+        params["rate"] = tr.number(float(spec["cpu_params_per_s"]) / 1e9, 1)
+        return _("Of that, the optimizer steps take about %(hours)s (%(share)s): %(steps)s steps of %(seconds)s s, "
+                 "each run by the CPU over the %(params)s parameters it keeps (DeepSpeed's CPU Adam, about "
+                 "%(rate)s billion a second).") % params
+    params["bytes"] = tr.number(step["bytes_per_parameter"], 0)
+    params["bandwidth"] = tr.number(step["bandwidth_share"] * 100, 0) + " %"
+    return _("Of that, the optimizer steps take about %(hours)s (%(share)s): %(steps)s steps of %(seconds)s s, each "
+             "reading and writing %(bytes)s bytes for every one of the %(params)s parameters a GPU steps, at "
+             "%(bandwidth)s of its memory bandwidth.") % params
+
+
 def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     """The estimate's training time in a sentence: on which cards, how many tokens, how fast."""
     _ = tr.gettext
@@ -126,12 +150,14 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         params["card"] = one_line(reference_card(kb).name)
         if time["count"] > 1:
             params["gpus"] = tr.number(time["count"], 0)
-            return (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
+            text = (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
                       "token), on %(gpus)s GPUs as fast as the %(card)s and linked as it is: assumed, name a card "
                       "with --gpu.") % params + " " + stack_sentence(tr, time))
-        return (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
-                  "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
-                + " " + stack_sentence(tr, time))
+        else:
+            text = (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
+                      "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
+                    + " " + stack_sentence(tr, time))
+        return " ".join(part for part in (text, optimizer_sentence(kb, tr, time)) if part)
     from ..inference.estimate import device_memory_gib, usable_gib
     from ..inference.requirement import named_card
 
@@ -141,6 +167,9 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     text = _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params
     text += " " + stack_sentence(tr, time)
+    stepping = optimizer_sentence(kb, tr, time)
+    if stepping:
+        text += " " + stepping
     if not time.get("fits", True):
         memory = device_memory_gib(card.vram_gb, card.memory_mib, card.devices)
         text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s, of which "

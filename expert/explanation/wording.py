@@ -57,7 +57,7 @@ def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, va
         return tr.money(value)
     if name in ("model_size_b", "model_active_b"):
         return tr.billions(value)
-    if name in ("headroom", "communication_share"):
+    if name in ("headroom", "communication_share", "optimizer_share"):
         return tr.number(value * 100, 0) + " %"
     if isinstance(value, (int, float)):
         return tr.number(value, 3)

@@ -13,7 +13,7 @@ from typing import Any
 from ..knowledge import Card, KnowledgeBase
 from .estimate import estimate, shape_for, typical
 from .requirement import named_card
-from .time_model import host_traffic, run_time, throughput
+from .time_model import accumulation, host_traffic, nodes, optimizer_step, run_time, throughput
 
 
 def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
@@ -37,18 +37,27 @@ def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
         total = found.params_b if found else size
         active = found.active_b if found else (active_b or size)
         host_s = 0.0
-        if recipe["optimizer"].startswith("paged") and count * card.devices == 1:  # states paged at every step
-            setup = typical(kb, total, method, shape, precision=recipe["precision"], optimizer=recipe["optimizer"],
-                            base_bits=recipe["base_bits"], checkpointing=recipe["checkpointing"],
-                            offload=recipe["offload"], seq_len=seq, batch=micro_batch,
-                            optimizer_in_backward=bool(recipe.get("optimizer_in_backward")))
-            memory = estimate(kb, setup)
+        devices = count * card.devices
+        setup = typical(kb, total, method, shape, precision=recipe["precision"], optimizer=recipe["optimizer"],
+                        base_bits=recipe["base_bits"], checkpointing=recipe["checkpointing"],
+                        offload=recipe["offload"], seq_len=seq, batch=micro_batch,
+                        optimizer_in_backward=bool(recipe.get("optimizer_in_backward")))
+        memory = estimate(kb, setup)
+        if recipe["optimizer"].startswith("paged") and devices == 1:  # states paged at every step
             host_s = host_traffic(kb, card.fact(), memory.cpu_gb, memory.per_gpu_gb)["seconds"]
+        # The optimizer step, once per timing.toml [batch] global_sequences (the sources' own global batch
+        # is not what our answers run), or every micro-step when it is fused into the backward pass.
+        steps = 1 if recipe.get("optimizer_in_backward") else accumulation(kb, micro_batch, devices)
+        stepping = optimizer_step(kb, trainable_b=memory.trainable_b, precision=recipe["precision"],
+                                  optimizer=recipe["optimizer"], strategy="fsdp" if strategy == "sharded" else "ddp",
+                                  devices=devices, offload=recipe["offload"], micro_steps=steps,
+                                  spanned=nodes(card.fact(), count))
         speed = throughput(kb, card.fact(), count, count * card.devices, strategy == "sharded", stack=stack,
                            method=method, shape=shape, total_b=total, active_b=active, seq=seq,
                            micro_batch=micro_batch,
                            checkpointing=recipe["checkpointing"] if checkpointing is None else checkpointing,
-                           time_factor=recipe["time_factor"], base_bits=recipe["base_bits"], host_s=host_s)
+                           time_factor=recipe["time_factor"], base_bits=recipe["base_bits"], host_s=host_s,
+                           optimizer=stepping)
         return speed["tokens_per_second"] / count
 
     for entry in spec["anchor"]:
@@ -171,7 +180,7 @@ def published_runs(kb: KnowledgeBase) -> list[dict[str, Any]]:
         if "seconds" in entry:
             # an unpacked run's examples hold their own mean length (tokens_per_example), its memory the longest
             time = run_time(kb, setup, card, entry["examples"], entry.get("tokens_per_example", entry["seq_len"]), 1,
-                            entry["stack"])
+                            entry["stack"], entry.get("sequences_per_step"))
             predicted = time["hours"] * 3600
             row.update(seconds=float(entry["seconds"]), predicted_seconds=predicted,
                        time_ratio=predicted / float(entry["seconds"]),

@@ -168,6 +168,15 @@ def activation_bytes(constants: Mapping[str, Any], setup: Setup, shape: Mapping[
     return activations
 
 
+def shard_counts(strategy: str, gpus: int) -> tuple[int, int, int]:
+    """Over how many devices a strategy spreads the weights, the gradients
+    and the optimizer state (ZeRO-1 the states, ZeRO-2 the gradients too,
+    ZeRO-3 and FSDP everything); one device keeps all of them."""
+    n = gpus
+    return {"single": (1, 1, 1), "ddp": (1, 1, 1), "zero1": (1, 1, n), "zero2": (1, n, n),
+            "zero3": (n, n, n), "fsdp": (n, n, n)}[strategy if n > 1 else "single"]
+
+
 def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     constants = kb.estimator
     size = constants["bytes"]
@@ -194,8 +203,7 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
 
     n = setup.gpus
     sharding = constants["sharding"]
-    shards = {"single": (1, 1, 1), "ddp": (1, 1, 1), "zero1": (1, 1, n), "zero2": (1, n, n),
-              "zero3": (n, n, n), "fsdp": (n, n, n)}[setup.strategy if n > 1 else "single"]
+    shards = shard_counts(setup.strategy, n)
     # ZeRO-3/FSDP gather each layer whole before using it and prefetch the
     # next; with the parameters offloaded every layer comes from CPU memory
     # the same way, even on one GPU.

@@ -16,7 +16,19 @@ from typing import Any
 from ..knowledge import Card, KnowledgeBase
 from .estimate import GB, GIB, estimate, guide_holds_with, round_up, typical, usable_gib
 from .sizing import Sizer
-from .time_model import active_b, host_link, run_hours, run_time, seq_len, shape_of, stack_of, throughput, tokens
+from .time_model import (
+    accumulation,
+    active_b,
+    host_link,
+    optimizer_step,
+    run_hours,
+    run_time,
+    seq_len,
+    shape_of,
+    stack_of,
+    throughput,
+    tokens,
+)
 
 
 def piecewise(size: float, points: Sequence[tuple[float, float]], band: float) -> tuple[float, str, list[list[float]]]:
@@ -79,7 +91,10 @@ def requirement(kb: KnowledgeBase, profile: Mapping[str, Any], basis: str = "gui
     reference = throughput(kb, reference_card(kb).fact(), 1, 1, False, stack=stack_of(kb, profile), method=method,
                            shape=shape_of(kb, size, shape), total_b=size, active_b=active_b(profile),
                            seq=profile["tokens_per_example"], micro_batch=1, checkpointing=setup.checkpointing,
-                           time_factor=1.0, base_bits=16)
+                           time_factor=1.0, base_bits=16,
+                           optimizer=optimizer_step(kb, trainable_b=typical_run.trainable_b, precision=setup.precision,
+                                                    optimizer=setup.optimizer, strategy="single", devices=1,
+                                                    offload=False, micro_steps=accumulation(kb, 1, 1)))
     per_token = reference["flops_per_token"]
     ref_hours = run_hours(kb, run_tokens, reference)
     if basis == "estimate":

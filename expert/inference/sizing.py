@@ -25,6 +25,7 @@ from .time_model import (
     link_gbs,
     micro_batches,
     nodes,
+    optimizer_step,
     other_stack,
     over_pcie,
     parameter_traffic,
@@ -248,6 +249,8 @@ class Sizer:
             # of a micro-step spent waiting for weights and gradients to cross the links
             "network_gbs": link_gbs(kb, card, nodes(card, count)) if nodes(card, count) > 1 else None,
             "communication_share": timing["communication_share"],
+            # the share of the hours the optimizer steps take (timing.toml [optimizer_step])
+            "optimizer_share": timing["optimizer_share"],
             "nvlink_hours": timing["nvlink_hours"],
             "flops_per_token": timing["flops_per_token"],
             "tokens_per_second": self.req["tokens"] / (timing["hours"] * 3600),
@@ -306,6 +309,11 @@ class Sizer:
         host_s = traffic["seconds"] / steps if traffic else 0.0
         if recipe.get("offload_params"):   # every micro-step brings each device's shard in over its host link
             host_s += parameter_traffic(kb, card, profile["model_size_b"], int(recipe["base_bits"]), devices)["seconds"]
+        # The optimizer step: each device's shard of the trainable parameters, once per optimizer step.
+        stepping = optimizer_step(kb, trainable_b=result.trainable_b, precision=recipe["precision"],
+                                  optimizer=recipe["optimizer"], strategy=result.setup.strategy, devices=devices,
+                                  offload=bool(recipe["offload"] or recipe.get("offload_params")),
+                                  micro_steps=steps, spanned=nodes(card, count))
 
         def on(stack: str, waits: float = host_s, linked: Mapping[str, Any] = card) -> dict[str, float]:
             return throughput(kb, linked, count, devices, sharded, stack=stack, method=profile["method"],
@@ -313,7 +321,7 @@ class Sizer:
                               total_b=profile["model_size_b"], active_b=req["active_b"],
                               seq=profile["tokens_per_example"], micro_batch=micro_batch,
                               checkpointing=checkpointing(profile, recipe), time_factor=recipe["time_factor"],
-                              base_bits=recipe["base_bits"], host_s=waits)
+                              base_bits=recipe["base_bits"], host_s=waits, optimizer=stepping)
 
         speed, other = on(stack), (None if recipe.get("stack") else on(other_stack(kb, stack)))
         # The time the paging adds counts as the recipe being slower (a time factor above its own), so
@@ -329,6 +337,7 @@ class Sizer:
                 "other_stack_hours": None if other is None else run_hours(kb, req["tokens"], other),
                 "time_factor": time_factor, "flops_per_token": speed["flops_per_token"],
                 "communication_share": speed["exposed_s"] / speed["step_s"],
+                "optimizer_share": speed["optimizer_s"] / speed["step_s"],
                 # GB of paged optimizer states that cross the host link per optimizer step (out and back in),
                 # the seconds that takes, and the link's GB/s each way (0 when nothing is paged)
                 "traffic": {"host_traffic_gb": round_up(traffic["gb"]) if traffic else 0.0,

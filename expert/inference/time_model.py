@@ -9,10 +9,11 @@ from __future__ import annotations
 
 import math
 from collections.abc import Iterator, Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..knowledge import Card, KnowledgeBase
-from .estimate import GB, GIB, device_memory_gib, estimate, shape_for, usable_gib
+from .estimate import GB, GIB, device_memory_gib, estimate, shape_for, shard_counts, usable_gib
 
 
 def seq_len(kb: KnowledgeBase, profile: Mapping[str, Any]) -> int:
@@ -141,17 +142,58 @@ def accumulation(kb: KnowledgeBase, micro_batch: int, devices: int) -> int:
     return max(1, math.ceil(int(kb.timing["batch"]["global_sequences"]) / (micro_batch * max(devices, 1))))
 
 
+@dataclass(frozen=True)
+class OptimizerStep:
+    """The optimizer step of a configuration (timing.toml [optimizer_step]):
+    the trainable parameters one device steps (its shard), or, when the
+    states wait in host memory, those its node's CPU steps; the bytes each
+    moves; and how many micro-steps one optimizer step spans."""
+
+    params_b: float
+    bytes_per_parameter: float
+    on_host: bool
+    micro_steps: int
+
+
+def optimizer_step(kb: KnowledgeBase, *, trainable_b: float, precision: str, optimizer: str, strategy: str,
+                   devices: int, offload: bool, micro_steps: int, spanned: int = 1) -> OptimizerStep:
+    """What one optimizer step moves: every trainable parameter's weight,
+    gradient and moments, by the precision and optimizer (timing.toml
+    [optimizer_step] bytes), on each device for its shard of the optimizer
+    state (estimate.shard_counts: all of it replicated, 1/n sharded); with
+    the states offloaded, on the CPU of each of the ``spanned`` nodes for
+    its share."""
+    per_parameter = float(kb.timing["optimizer_step"]["bytes"][precision][optimizer])
+    if offload:
+        return OptimizerStep(trainable_b / max(spanned, 1), per_parameter, True, max(micro_steps, 1))
+    shards = shard_counts(strategy, devices)[2]
+    return OptimizerStep(trainable_b / shards, per_parameter, False, max(micro_steps, 1))
+
+
+def optimizer_seconds(kb: KnowledgeBase, card: Mapping[str, Any], stack: str, step: OptimizerStep) -> float:
+    """Seconds one optimizer step takes: its bytes at the stack's share of
+    the device's memory bandwidth, or, on the host, its parameters at CPU
+    Adam's rate (timing.toml [optimizer_step])."""
+    if step.on_host:
+        return step.params_b * 1e9 / float(kb.timing["optimizer_step"]["cpu_params_per_s"])
+    bandwidth = (float(card["memory_bandwidth_gbs"]) / max(int(card["devices"]), 1)
+                 * float(kb.timing["stack"][stack]["optimizer_bandwidth_share"]))
+    return step.params_b * 1e9 * step.bytes_per_parameter / (bandwidth * 1e9)
+
+
 def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: int, sharded: bool, *, stack: str,
                method: str, shape: Mapping[str, Any], total_b: float, active_b: float, seq: float,
                micro_batch: int, checkpointing: bool, time_factor: float, base_bits: int,
-               host_s: float = 0.0) -> dict[str, float]:
+               host_s: float = 0.0, optimizer: OptimizerStep | None = None) -> dict[str, float]:
     """Tokens per second ``count`` cards train (timing.toml): one micro-step
     of every device is its fixed overhead (per step and per layer, more
     with sharded weights), the FLOPs of its tokens at the stack's
     utilization (less the padding of unpacked batches), the
     de-quantization of a 4-bit base, and the communication the compute does
     not hide; ``host_s``, the seconds a micro-step waits for paged optimizer
-    states to cross the host link (:func:`host_traffic`). A mixture of
+    states to cross the host link (:func:`host_traffic`); and its share of
+    the ``optimizer`` step (:func:`optimizer_seconds` over the micro-steps
+    one step spans). A mixture of
     experts computes by its active parameters at the stack's MoE
     efficiency; sharded weights are gathered whole."""
     spec = kb.timing["stack"][stack]
@@ -197,9 +239,10 @@ def throughput(kb: KnowledgeBase, card: Mapping[str, Any], count: int, devices: 
             communication = max(communication, moved * (spanned - 1) / spanned
                                 / (link_gbs(kb, card, spanned) * 1e9 * local))
     exposed = max(0.0, communication - float(spec["overlap"]) * compute)
-    step = compute + fixed + dequantize + exposed + host_s
+    stepping = optimizer_seconds(kb, card, stack, optimizer) / optimizer.micro_steps if optimizer else 0.0
+    step = compute + fixed + dequantize + exposed + host_s + stepping
     return {"tokens_per_second": tokens / step * devices, "flops_per_token": per_token, "step_s": step,
-            "exposed_s": exposed}
+            "exposed_s": exposed, "optimizer_s": stepping}
 
 
 def host_link(kb: KnowledgeBase, card_id: str) -> dict[str, Any]:
@@ -248,11 +291,14 @@ def run_hours(kb: KnowledgeBase, run_tokens: float, rate: Mapping[str, float]) -
 
 
 def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_per_example: float,
-             epochs: float, stack: str | None = None) -> dict[str, Any]:
+             epochs: float, stack: str | None = None, sequences_per_step: int | None = None) -> dict[str, Any]:
     """How long ``setup`` (an estimator Setup) trains on ``card``: the JSON
     ``time`` of ``expert estimate``, on ``stack`` and on the other one. The
     recipe's time_factor is that of the recipe with the same method, base
-    bits and offload (1 when none)."""
+    bits and offload (1 when none). The optimizer steps every
+    ``sequences_per_step`` sequences (all devices together), else every
+    timing.toml [batch] global_sequences (every micro-step when it steps in
+    the backward pass)."""
     stack = stack or str(kb.fields["stack"].default)
     recipe = next((r for r in kb.recipes["recipe"].values() if r["method"] == setup.method
                    and r["base_bits"] == setup.base_bits and r["offload"] == setup.offload), None)
@@ -260,12 +306,21 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
     run_tokens = examples * tokens_per_example * epochs
     shape = shape_of(kb, setup.model_size_b, setup.shape)
     fact = card.fact()
+    memory = estimate(kb, setup)
     traffic = None
     if setup.optimizer.startswith("paged") and not setup.offload:  # paged states that do not fit cross the host link
-        memory = estimate(kb, setup)
         traffic = host_traffic(kb, fact, memory.cpu_gb / max(setup.gpus, 1), memory.per_gpu_gb)
-    steps = 1 if setup.optimizer_in_backward else accumulation(kb, setup.batch, setup.gpus)
+    if setup.optimizer_in_backward:
+        steps = 1
+    elif sequences_per_step:
+        steps = max(1, sequences_per_step // (setup.batch * max(setup.gpus, 1)))
+    else:
+        steps = accumulation(kb, setup.batch, setup.gpus)
     host_s = traffic["seconds"] / steps if traffic else 0.0
+    stepping = optimizer_step(kb, trainable_b=memory.trainable_b, precision=setup.precision,
+                              optimizer=setup.optimizer, strategy=setup.strategy, devices=setup.gpus,
+                              offload=setup.offload or setup.offload_params, micro_steps=steps,
+                              spanned=nodes(fact, count))
     if setup.offload_params:
         host_s += parameter_traffic(kb, fact, setup.model_size_b, setup.base_bits if setup.method != "full" else 16,
                                     setup.gpus)["seconds"]
@@ -276,7 +331,7 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
                           active_b=float(shape.get("active_b") or setup.model_size_b), seq=tokens_per_example,
                           micro_batch=setup.batch, checkpointing=setup.checkpointing,
                           time_factor=recipe["time_factor"] if recipe else 1.0, base_bits=setup.base_bits,
-                          host_s=host_s)
+                          host_s=host_s, optimizer=stepping)
 
     rate, other = on(stack), on(other_stack(kb, stack))
     taken = run_hours(kb, run_tokens, rate)
@@ -284,7 +339,26 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
             "flops_per_token": round(rate["flops_per_token"]), "tokens_per_second": round(rate["tokens_per_second"], 1),
             "hours": round(taken, 3), "speed_assumed": card.speed_assumed, "stack": stack,
             "other_stack": {"stack": other_stack(kb, stack), "hours": round(run_hours(kb, run_tokens, other), 3)},
-            "host_traffic": host_traffic_json(traffic)}
+            "host_traffic": host_traffic_json(traffic),
+            "optimizer_step": optimizer_step_json(kb, fact, stack, stepping, rate, taken,
+                                                  run_tokens / (tokens_per_example * setup.batch
+                                                                * max(setup.gpus, 1) * stepping.micro_steps))}
+
+
+def optimizer_step_json(kb: KnowledgeBase, card: Mapping[str, Any], stack: str, step: OptimizerStep,
+                        rate: Mapping[str, float], taken: float, steps: float) -> dict[str, Any]:
+    """The JSON ``time.optimizer_step``: where the step runs (gpu or cpu),
+    the trainable parameters each device (or each node's CPU) steps, the
+    bytes it moves per parameter, the share of the device's memory
+    bandwidth it sustains (None on the CPU), the seconds of one step, the
+    micro-steps one step spans, how many steps the run takes, and the
+    hours they take together (their share of ``taken``)."""
+    return {"on": "cpu" if step.on_host else "gpu", "params_b": round(step.params_b, 4),
+            "bytes_per_parameter": step.bytes_per_parameter,
+            "bandwidth_share": None if step.on_host else float(kb.timing["stack"][stack]["optimizer_bandwidth_share"]),
+            "seconds_per_step": round(optimizer_seconds(kb, card, stack, step), 4),
+            "micro_steps": step.micro_steps, "steps": math.ceil(steps),
+            "hours": round(taken * rate["optimizer_s"] / rate["step_s"], 4)}
 
 
 def host_traffic_json(traffic: Mapping[str, Any] | None) -> dict[str, Any] | None:

@@ -319,7 +319,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "other_stack_hours": Interval(0, False, inf, False, True),
         "host_traffic_gb": Interval(0, True, inf, False), "host_traffic_s": Interval(0, True, inf, False),
         "host_link_gbs": Interval(0, True, inf, False),
-        "network_gbs": Interval(0, False, inf, False, True), "communication_share": Interval(0, True, 1, False),
+        "network_gbs": Interval(0, False, inf, False, True), "communication_share": Interval(0, True, 1, False), "optimizer_share": Interval(0, True, 1, False),
         "nvlink_hours": Interval(0, False, inf, False, True),
     }
     for namespace in ("option", "pick", "candidate", "proposal", "trial"):

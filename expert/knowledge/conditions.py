@@ -177,6 +177,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "nodes": NUM,
         "network_gbs": NUM,
         "communication_share": NUM,
+        "optimizer_share": NUM,
         # sharded over PCIe: the hours the same cards would take with NVLink (None otherwise)
         "nvlink_hours": NUM,
         "micro_batch": NUM,

@@ -196,6 +196,7 @@ def checked_timing(path: Path, doc: dict[str, Any], text: str, problems: Problem
         positive(spec["dequantize_s_per_b"], f"stack.{stack}.dequantize_s_per_b", 10)
         positive(spec["moe_efficiency"], f"stack.{stack}.moe_efficiency", 1)
         positive(spec["moe_efficiency_unsharded"], f"stack.{stack}.moe_efficiency_unsharded", 1)
+        positive(spec["optimizer_bandwidth_share"], f"stack.{stack}.optimizer_bandwidth_share", 1)
         # fixed times may be nil (a stack whose micro-step costs nothing per layer), never negative
         for key in ("overhead_per_step_s", "overhead_per_layer_s", "sharded_overhead_per_layer_s", "padding_waste",
                     "overlap"):
@@ -206,6 +207,11 @@ def checked_timing(path: Path, doc: dict[str, Any], text: str, problems: Problem
     positive(doc["batch"]["global_sequences"], "batch.global_sequences", 1_000_000)
     positive(doc["batch"]["most_micro_batch"], "batch.most_micro_batch", 4096)
     positive(doc["sharding"]["gathers"], "sharding.gathers", 10)
+    for precision, table in doc["optimizer_step"]["bytes"].items():
+        for optimizer, value in table.items():
+            positive(value, f"optimizer_step.bytes.{precision}.{optimizer}", 1000)
+    positive(doc["optimizer_step"]["cpu_params_per_s"], "optimizer_step.cpu_params_per_s", 1e15)
+    positive(doc["optimizer_step"]["shown_from"], "optimizer_step.shown_from", 1)
     for link, value in doc["links"]["share"].items():
         if link not in INTERCONNECTS:
             problems.add(str(path), line_at(text, "links.share"), "[links] '%(key)s' is not a link; known: "
@@ -238,7 +244,8 @@ def checked_timing(path: Path, doc: dict[str, Any], text: str, problems: Problem
         positive(spec["sustained"], f"card_class.{name}.sustained", 1)
     positive(doc["calibration"]["tolerance"], "calibration.tolerance", 10)
     return {"passes": doc["passes"], "attention_per_pass": doc["attention_per_pass"], "stack": doc["stack"],
-            "quantized": doc["quantized"], "batch": doc["batch"], "sharding": doc["sharding"], "links": doc["links"],
+            "quantized": doc["quantized"], "batch": doc["batch"], "optimizer_step": doc["optimizer_step"],
+            "sharding": doc["sharding"], "links": doc["links"],
             "bandwidth": doc["bandwidth"], "vendor_share": shares, "host_link": doc["host_link"],
             "unknown_card": doc["unknown_card"], "card_class": doc["card_class"],
             "own": doc["own"], "calibration": doc["calibration"]}

@@ -123,9 +123,11 @@ def _published_timing(base: Path, timing_text: str, estimator_text: str, timing:
     """What times the published runs, across timing.toml and estimator.toml:
     each [card_class] names cards of the catalogs or of owned.toml, no card
     in two classes, and the timed runs of [[published]] that fix its share,
-    each on a card of the class; a run's tokens per example and a
-    [[published_machine]]'s link are positive, and a machine names runs of
-    [[published]]."""
+    each on a card of the class; every precision and optimizer of
+    estimator.toml [optimizer] has its [optimizer_step] bytes; a run's
+    tokens per example and a [[published_machine]]'s link are positive, a
+    run's sequences per step whole micro-batches, and a machine names runs
+    of [[published]]."""
     runs = {entry["id"]: entry for entry in estimator.get("published", ())}
     classed: dict[str, str] = {}
     path = str(base / "timing.toml")
@@ -148,12 +150,28 @@ def _published_timing(base: Path, timing_text: str, estimator_text: str, timing:
             elif entry["gpu"] not in spec["cards"]:
                 problems.add(path, where, "card class '%(id)s': the run '%(run)s' is not on a card of the class",
                              id=name, run=run)
+    # Every precision and optimizer a setup may name has the bytes its optimizer step moves.
+    steps = timing["optimizer_step"]["bytes"]
+    for precision, table in estimator["optimizer"].items():
+        for optimizer in table:
+            if optimizer not in steps.get(precision, {}):
+                where, name = line_at(timing_text, "optimizer_step.bytes." + precision), precision + "." + optimizer
+                problems.add(path, where, "[optimizer_step] bytes needs '%(key)s' (estimator.toml "
+                             "[optimizer.%(precision)s])", key=name, precision=precision)
     path = str(base / "estimator.toml")
     for index, entry in enumerate(estimator.get("published", ())):
         if "tokens_per_example" in entry and not 0 < entry["tokens_per_example"] <= 1_000_000:
             problems.add(path, line_at(estimator_text, f"published[{index + 1}].tokens_per_example"),
                          "'%(key)s' must be a number above 0 and at most %(max)s", key="tokens_per_example",
                          max=1_000_000)
+        # the sequences of one optimizer step: whole micro-batches of every device
+        if "sequences_per_step" in entry and not (
+                0 < entry["sequences_per_step"] <= 1_000_000
+                and entry["sequences_per_step"] % (entry["batch"] * entry["count"]) == 0):
+            problems.add(path, line_at(estimator_text, f"published[{index + 1}].sequences_per_step"),
+                         "published run '%(id)s': '%(key)s' must be a whole number of micro-batches of every "
+                         "GPU (a multiple of %(unit)s), above 0 and at most %(max)s", id=entry["id"],
+                         key="sequences_per_step", unit=entry["batch"] * entry["count"], max=1_000_000)
     for index, machine in enumerate(estimator.get("published_machine", ())):
         where = line_at(estimator_text, f"published_machine[{index + 1}]")
         if not (is_number(machine["link_gbs"]) and 0 < machine["link_gbs"] <= 100_000):
