@@ -208,13 +208,59 @@ def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:
     x = explain(model_size_b=70, method="full", what_if={"method": "qlora"}, lang="en")
     changed = {c["what"]: (c["before"], c["after"]) for c in x.what_if.changed}
     assert changed["fine-tuning method"] == ("full fine-tuning", "QLoRA (4-bit)")
-    assert changed["VRAM needed"] == ("140 GiB", "40 GiB")     # the guide's figures, in GiB since issue 47
+    # the figure the requirement's sentence leads with: the usual recipe on one GPU, not the guide's 140 and 40
+    after = x.what_if.after["requirement"]
+    assert changed["VRAM needed on one GPU with the usual recipe"] == (
+        f"{x.result.requirement['first_principles_gib']:,.1f} GiB", f"{after['first_principles_gib']:,.1f} GiB")
+    assert x.result.requirement["vram_gb"] == 140 and f"{after['first_principles_gib']:,.1f} GiB" in after["text"]
+    # the guide's six cards: every card that changes is shown, no sentence counts others
+    assert x.what_if.changed_shown() == x.what_if.changed and x.what_if.others() == 0
+    assert "Outside the first" not in x.render("text")
     assert changed["NVIDIA RTX 4090"][0] == "ruled out" and "4 cards" in changed["NVIDIA RTX 4090"][1]
     why = {(w["rule"], w["gpu"], w["fires"]) for w in x.what_if.why}
     assert ("qlora-tradeoffs", None, "now") in why
     assert ("no-scale-out-without-fast-link", "rtx-4090", "no longer") in why
     assert not any(rule == "offload-as-last-resort" for rule, _, _ in why)  # ladder steps: in the cards' states
     assert x.what_if.after["requirement"]["vram_gb"] == 40
+
+
+def test_what_if_shows_the_first_options_and_counts_the_other_cards() -> None:
+    # the market (issue 47): accepting ROCm rules the MI300X in at rank 4 and moves eleven more cards by a rank
+    x = explain_any(model_size_b=8, method="lora", what_if={"rocm_ok": True}, lang="en")
+    w = x.what_if
+    assert w is not None
+    cards = [c for c in w.changed if "gpu" in c]
+    first = {r.gpu for r in x.result.recommendations[:4]} | {r["gpu"] for r in w.after["recommendations"][:4]}
+    ruled_in = {c["gpu"] for c in cards if c["before"] == "ruled out"}
+    assert ruled_in == {"mi300x"}
+    assert w.shown == [c["gpu"] for c in w.changed_shown() if "gpu" in c]
+    assert set(w.shown) == ({c["gpu"] for c in cards} & first) | ruled_in
+    # in the order of the answer after the change: the MI300X (rank 4) before the H100 NVL (now rank 8)
+    assert w.shown == ["mi300x", "h100-nvl"]
+    assert w.others() == len(cards) - len(w.shown) == 11
+    text = x.render("text")
+    section = " ".join(text[text.index("What if"):text.index("Guide sections cited")].split())   # unwrapped
+    assert "- Outside the first 4 options, 11 more cards change rank, time or cost; the explanation's JSON" in section
+    hidden = [c["what"] for c in cards if c["gpu"] not in w.shown]
+    assert not [name for name in hidden if f"- {name}: " in section]
+    assert all(why["gpu"] in (None, *w.shown) for why in w.because_shown())
+    # the JSON keeps every card's row, with its gpu, and every rule
+    data = x.to_dict()["what_if"]
+    assert [c["gpu"] for c in data["changed"] if "gpu" in c] == [c["gpu"] for c in cards]
+    assert data["why"] == w.why and data["shown"] == w.shown
+    spanish = " ".join(explain_any(model_size_b=8, method="lora", what_if={"rocm_ok": True}, lang="es").render(
+        "markdown").split())
+    assert "- Fuera de las 4 primeras opciones, 11 tarjetas más cambian de puesto, tiempo o coste; el JSON" in spanish
+
+
+def test_what_if_without_a_change_says_nothing_changes() -> None:
+    x = explain(model_size_b=8, method="lora", what_if={"method": "lora"}, lang="en")
+    assert x.what_if is not None and x.what_if.changed == [] and x.what_if.why == []
+    for fmt in ("text", "markdown"):
+        text = x.render(fmt)
+        assert "Nothing changes: the consultation answers the same." in text[text.index("What if"):]
+    changed = explain(model_size_b=8, method="lora", what_if={"method": "qlora"}, lang="en")
+    assert "Nothing changes" not in changed.render("text")
 
 
 def test_what_if_puts_the_rules_about_cards_before_advice_and_warnings() -> None:

@@ -182,6 +182,11 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("own-gpu-too-small", None, dict(model_size_b=30, vram_gb=24), dict(model_size_b=30, vram_gb="2x 24 GB")),
     # one's own 24 GB card holds 36B QLoRA at a micro-batch of 1 with little room; a rented H100 raises it
     # (34B fits it at a micro-batch of 2 since issue 47: 22 GiB of 24)
+    # Llama-2-7B reads 4,096 tokens at most: longer examples are timed whole, sized at the context
+    ("examples-longer-than-sequences", None, dict(model_size_b="Llama-2-7B", tokens_per_example=8192),
+     dict(model_size_b="Llama-2-7B", tokens_per_example=4096)),
+    ("examples-longer-than-sequences", None, dict(model_size_b=8, tokens_per_example=2048, seq_len=512),
+     dict(model_size_b=8, tokens_per_example=512, seq_len=512)),
     ("tight-fit", None, dict(model_size_b=36, method="qlora", vram_gb=24), dict(model_size_b=36, method="qlora")),
     # 1B full on an RTX 4090 fills its memory with a raised micro-batch (8): little room by design, not a tight fit
     ("tight-fit", None, dict(model_size_b=36, method="qlora", vram_gb=24), dict(model_size_b=1, method="full")),

@@ -8,8 +8,11 @@ import ast
 import re
 import shlex
 
+from click.testing import CliRunner
+
 from expert import advise
 from expert.interfaces.api import estimate
+from expert.interfaces.cli.main import main
 from expert.interfaces.launch.make import launch
 
 
@@ -56,6 +59,18 @@ def test_never_beyond_the_models_context() -> None:
     result = advise(model="Llama-2-7B", method="lora", tokens_per_example=8192, lang="en")
     assert "4,096-token sequences" in text(result)
     assert sft_max_length(launch(result).files) == 4096
+    # and it says so: every token is timed, as if the examples were split into sequences of the context
+    assert "Examples of 8,192 tokens are longer than the 4,096-token sequences memory is sized for" in text(result)
+    assert result.requirement["tokens"] == 8192 * result.profile["dataset_examples"]
+    # estimate reads the same length the same way (it sized 8,192-token sequences before)
+    alone = estimate(model="Llama-2-7B", method="lora", tokens_per_example=8192, gpu="a100-80gb", lang="en")
+    assert alone.setup.seq_len == 4096
+    cli = CliRunner().invoke(main, ["estimate", "--model", "Llama-2-7B", "--method", "lora", "--tokens-per-example",
+                                    "8192", "--gpu", "a100-80gb", "--lang", "en"])
+    assert cli.exit_code == 0, cli.output
+    shown = " ".join(cli.output.split())
+    assert "4,096 tokens × micro-batch 1; examples of 8,192 tokens counted as sequences of 4,096;" in shown
+    assert alone.time is not None and alone.time["tokens"] == result.requirement["tokens"]
 
 
 def test_torchtune_reads_the_same_maximum_length() -> None:

@@ -258,8 +258,12 @@ def test_why_not_links_apply_the_smallest_change_and_show_what_changed(client: T
     assert "What changed" in changed.text
     what_if = explain(model_size_b="13", method="full", vram_gb="24", what_if={"method": "lora"}, lang="en")
     assert what_if.what_if is not None
-    for row in what_if.to_dict()["what_if"]["changed"]:
+    # the rows the text shows (the first options before or after, the cards ruled in or out), the others counted
+    for row in what_if.what_if.changed_shown():
         assert row["after"] in html.unescape(changed.text)
+    others = what_if.what_if_others()
+    assert bool(others) == (what_if.what_if.others() > 0)
+    assert not others or f'<p class="what-if-others">{others}</p>' in html.unescape(changed.text)
     # the form now holds the change, and the answer is the changed profile's
     assert re.search(r'<option value="lora" selected>', changed.text)
     after = advise(model_size_b="13", method="lora", vram_gb="24", lang="en")

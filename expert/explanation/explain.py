@@ -25,7 +25,7 @@ from ..knowledge import PROFILE_FIELDS  # the fields: declared once, in rules/pr
 from ..knowledge.bases import knowledge_base
 from ..knowledge.records import cite_line
 from .how import How
-from .result import Note, Result, as_data
+from .result import SHOWN, Note, Result, as_data
 from .what_if import WhatIf, WhatIfRun
 from .why_not import WhyNot, WhyNotSearch
 from .wording import total_in_words
@@ -102,7 +102,8 @@ class Explanation:
             "what_if": None if self.what_if is None else {
                 "changes": {k: v for k, v in self.what_if.changes.items() if k in PROFILE_FIELDS
                             and (k in self.requested_changes)},
-                "changed": self.what_if.changed,
+                "changed": self.what_if.changed_shown(),
+                "others": self.what_if_others(),
                 "rules": [{"rule": w["rule"], "fires": w["fires"]} for w in self.what_if.why]},
             "more": {"why_not": 0, "how_texts": 0},
         }
@@ -113,6 +114,8 @@ class Explanation:
         def size() -> int:
             return len(json.dumps(data, separators=(",", ":"), ensure_ascii=False).encode())   # as MCP sends it
 
+        if data["what_if"] and size() > SUMMARY_BYTES:
+            data["what_if"]["others"] = ""     # the least of it: a count of cards past the first options
         for step in reversed(data["how"][1:]):
             if size() <= SUMMARY_BYTES:
                 break
@@ -169,6 +172,17 @@ class Explanation:
                            "And %(n)s more cards ruled out: %(names)s. Ask about one of them alone (why not, "
                            "--why-not) to see what would change that.", len(self.more)) % {
             "n": len(self.more), "names": tr.list(names)}
+
+    def what_if_others(self) -> str:
+        """WHAT IF's cards that change past the shown ones, in a sentence ("" if none)."""
+        n = self.what_if.others() if self.what_if else 0
+        if not n:
+            return ""
+        return Localizer(self.lang).ngettext(
+            "Outside the first %(shown)s options, %(n)s more card changes rank, time or cost; the "
+            "explanation's JSON lists it, with the rules that account for it.",
+            "Outside the first %(shown)s options, %(n)s more cards change rank, time or cost; the "
+            "explanation's JSON lists each, with the rules that account for them.", n) % {"n": n, "shown": SHOWN}
 
     def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
         from .render import render_explanation

@@ -75,6 +75,10 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
                                                                                "rank": setup.lora_rank})
     details.append(_("%(tokens)s tokens × micro-batch %(batch)s") % {"tokens": tr.number(setup.seq_len, 0),
                                                                      "batch": setup.batch})
+    if run is not None and int(run["tokens_per_example"]) > setup.seq_len:
+        # longer than the model's context (or --seq-len): as advise, memory at that length, every token timed
+        details.append(_("examples of %(given)s tokens counted as sequences of %(tokens)s") % {
+            "given": tr.number(int(run["tokens_per_example"]), 0), "tokens": tr.number(setup.seq_len, 0)})
     details.append(_("activation checkpointing") if setup.checkpointing else _("no activation checkpointing"))
     details.append(tr.ngettext("%(n)s GPU", "%(n)s GPUs, %(strategy)s", setup.gpus) % {
         "n": setup.gpus, "strategy": setup.strategy})

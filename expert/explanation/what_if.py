@@ -11,7 +11,7 @@ from typing import Any
 from ..input.profile import is_given
 from ..knowledge import PROFILE_FIELDS
 from .how import Reasoning
-from .result import Result
+from .result import SHOWN, Result
 from .wording import total_in_words
 
 NOTE_KINDS = ("advice", "warning")
@@ -22,9 +22,24 @@ class WhatIf:
     """WHAT IF: how the answer changes when some answers change."""
 
     changes: dict[str, Any]
-    changed: list[dict[str, Any]]
+    changed: list[dict[str, Any]]   # what, before, after; a card's row also its gpu
     why: list[dict[str, Any]]       # rules that fire now or no longer: those about cards first
     after: dict[str, Any]
+    # The cards whose rows the text and the page show: those among the first SHOWN options before
+    # or after, and those ruled in or out. The others are counted in a sentence (JSON lists them).
+    shown: list[str]
+
+    def changed_shown(self) -> list[dict[str, Any]]:
+        """The changes the text shows: the profile's, the requirement's, the answer's and the shown cards'."""
+        return [c for c in self.changed if c.get("gpu") is None or c["gpu"] in self.shown]
+
+    def because_shown(self) -> list[dict[str, Any]]:
+        """The rules of :meth:`because` about the shown cards, or about none."""
+        return [w for w in self.because() if w["gpu"] is None or w["gpu"] in self.shown]
+
+    def others(self) -> int:
+        """How many cards change past the shown ones (rank, count, time or cost)."""
+        return len(self.changed) - len(self.changed_shown())
 
     def because(self) -> list[dict[str, Any]]:
         """The rules that changed which cards are ruled out or how they rank."""
@@ -55,7 +70,11 @@ class WhatIfRun(Reasoning):
         for name in PROFILE_FIELDS:
             add(self._(self.kb.fields[name].label), self.field_value(name, before.profile[name]),
                 self.field_value(name, after.profile[name]))
-        add(_("VRAM needed"), tr.gib(before.requirement["vram_gb"]), tr.gib(after.requirement["vram_gb"]))
+        # the figure the requirement's sentence leads with: the usual recipe's need on one GPU
+        def need(result: Result) -> str:
+            return tr.gib(result.requirement.get("first_principles_gib") or result.requirement["vram_gb"])
+
+        add(_("VRAM needed on one GPU with the usual recipe"), need(before), need(after))
         def top(result: Result) -> str:
             if not result.recommendations:
                 return _("none")
@@ -66,8 +85,17 @@ class WhatIfRun(Reasoning):
                                                                  "cost": self.money(rec)}
 
         add(_("Recommendation"), top(before), top(after))
-        for gpu in sorted(set(self.run.options) | set(run_after.options), key=self.run.order):
+        shown = {rec.gpu for result in (before, after) for rec in result.recommendations[:SHOWN]}
+        # the cards in the order of the answer after the change: its options by rank, then the others
+        ranks = {rec.gpu: rec.rank for rec in after.recommendations}
+        cards = sorted(set(self.run.options) | set(run_after.options),
+                       key=lambda gpu: (ranks.get(gpu, len(ranks) + 1), self.run.order(gpu)))
+        for gpu in cards:
             add(self.w.name(gpu), self.card_state(before, gpu), self.card_state(after, gpu))
+            if changed and changed[-1]["what"] == self.w.name(gpu):
+                changed[-1]["gpu"] = gpu
+                if self.standing(before, gpu) != self.standing(after, gpu):
+                    shown.add(gpu)     # ruled in or out, or now considered
         # The steps of the configuration ladder are summed up by the cards'
         # states above; the rules that changed the answer are the others.
         old_fired = {(s.rule, self.gpu_of(s)): s for s in before.trace if s.kind not in ("derive", "configure")}
@@ -80,7 +108,8 @@ class WhatIfRun(Reasoning):
         # before and after, then about other cards, then advice and warnings.
         tops = {result.recommendations[0].gpu for result in (before, after) if result.recommendations}
         why.sort(key=lambda w: (w["kind"] in NOTE_KINDS, w["gpu"] not in tops))
-        return WhatIf(dict(after.profile), changed, why, after.to_dict())
+        return WhatIf(dict(after.profile), changed, why, after.to_dict(),
+                      sorted(shown & {c["gpu"] for c in changed if "gpu" in c}, key=self.run.order))
 
     def money(self, rec: Any) -> str:
         """What a recommendation costs in all, in a word or two."""
@@ -92,6 +121,13 @@ class WhatIfRun(Reasoning):
             if derived["values"].get("gpu"):
                 return str(derived["values"]["gpu"])
         return None
+
+    @staticmethod
+    def standing(result: Result, gpu: str) -> str:
+        """Whether a card is an option, ruled out or not considered in ``result``."""
+        if any(r.gpu == gpu for r in result.recommendations):
+            return "option"
+        return "ruled out" if any(r.gpu == gpu for r in result.rejected) else "not considered"
 
     def card_state(self, result: Result, gpu: str) -> str:
         rec = next((r for r in result.recommendations if r.gpu == gpu), None)

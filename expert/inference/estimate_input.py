@@ -16,6 +16,7 @@ from ..input.values import read_choice
 from ..knowledge import KnowledgeBase
 from .estimate import PRECISIONS, STRATEGIES, Setup, typical
 from .requirement import named_card
+from .time_model import seq_len as sequence_length
 
 
 class _Reader:
@@ -88,8 +89,10 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
     setup = replace(typical(kb, resolved.total_b, method, resolved.shape), **reader.changes())
     tokens_given = profile_module.is_given(raw.get("tokens_per_example"))
     if tokens_given and raw.get("seq_len") is None:
-        # memory is sized for examples this long, shorter ones too, as advise sizes it
-        setup = replace(setup, seq_len=int(reader.field("tokens_per_example")))
+        # memory is sized for examples this long, shorter ones too, never beyond the model's context:
+        # as advise sizes it (time_model.seq_len)
+        setup = replace(setup, seq_len=sequence_length(kb, {"tokens_per_example": reader.field("tokens_per_example"),
+                                                            "model_shape": resolved.shape}))
     gpu = raw.get("gpu")
     if gpu is not None and named_card(kb, str(gpu).strip().lower()) is None:
         raise reader.refuse("gpu", gpu, tr.gettext("choose a card of the catalog or one you own (`expert catalogs` "

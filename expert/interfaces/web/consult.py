@@ -59,8 +59,10 @@ def page(form: reader.Form) -> Page:
     if changes:
         before = explain(**args, what_if=changes)
         assert before.what_if is not None
-        data = before.to_dict()["what_if"]
-        what_if = {"changed": data["changed"], "why": data.get("why")}
+        # as the text says it: the shown cards' rows and rules, the others counted in a sentence
+        what_if = {"changed": before.what_if.changed_shown(),
+                   "why": before.what_if.because_shown() + before.what_if.notes(),
+                   "others": before.what_if_others()}
         values = reader.applied(form, changes)
         args = reader.Form(form.lang, values).arguments()
     why_not = form.values.get("why-not")
