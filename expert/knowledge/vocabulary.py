@@ -22,7 +22,6 @@ from ..errors import KnowledgeBaseError
 from ..i18n import SUPPORTED, Localizer
 from .records import KnowledgeBase
 
-
 _MINUS = re.compile(r"(?:(?<=\s)|^)-(?=\d)")
 _NOT_WORD = re.compile(r"[^\w.,'+\u2212]+")
 _PUNCTUATION = re.compile(r"(?<!\d)[.,]|[.,](?!\d)")
