@@ -203,6 +203,16 @@ def test_why_not_an_unknown_card_is_an_input_error() -> None:
     assert caught.value.suggestions == ("h100-80gb",) and str(caught.value).endswith("¿Quisiste decir h100-80gb?")
 
 
+def test_why_not_ones_own_several_cards_keeps_how_many_there_are() -> None:
+    # 70B LoRA on one's own four RTX 4090s: with QLoRA the 4-bit base sharded over the four fits. WHY NOT
+    # reran with "24" (the VRAM per card) and one card, and found no change (the reviewer's finding)
+    x = explain(model_size_b="Llama-3.1-70B", method="lora", vram_gb="4x RTX 4090", why_not="own", lang="en")
+    (entry,) = x.why_not
+    assert entry.change is not None and entry.change["fields"] == {"method": "qlora"}
+    assert "then your 4 × NVIDIA GeForce RTX 4090 (24 GiB each) would be recommended" in " ".join(entry.text.split())
+    assert "qlora-sharded-fits-own-gpus" in {note.id for note in x.result.advice}
+
+
 def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:
     # 70B: eight RTX 4090s over PCIe do not hold it in full (issue 47); four do with QLoRA
     x = explain(model_size_b=70, method="full", what_if={"method": "qlora"}, lang="en")

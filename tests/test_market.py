@@ -134,3 +134,18 @@ def test_the_guide_cards_keep_their_plus_lines_on_the_market(lang: str) -> None:
     text = advise(model_size_b=7, method="lora", lang=lang).render("text")
     assert all(f"  + {line.split()[0]}" in text for line in plus(advise(model_size_b=7, method="lora", lang=lang),
                                                                  "rtx-4090"))
+
+
+def test_the_one_screen_answer_names_apart_the_cards_no_provider_rents() -> None:
+    # the reviewer: "Not recommended" mixed cards that do not fit with cards that merely have no price
+    # (the RTX 6000 Ada, 48 GB, holds 8B LoRA; no price base rents it)
+    result = advise(model_size_b=8, method="lora", lang="en")
+    only_unpriced = [rej for rej in result.rejected if not rej.text]
+    assert [rej.gpu for rej in only_unpriced] == ["rtx-6000-ada"]
+    assert all(rule == "no-rental-price" for rej in only_unpriced for rule in rej.rules)
+    text = " ".join(result.render("text").split())
+    assert ("Not recommended: AMD Instinct MI210, AMD Instinct MI250, and AMD Instinct MI300X. No provider "
+            "rents NVIDIA RTX 6000 Ada 48 GB; give your price (--price CARD=USD) and it is ranked.") in text
+    priced = advise(model_size_b=8, method="lora", prices={"rtx-6000-ada": 1.0}, lang="en")
+    assert "No provider rents" not in priced.render("text")
+    assert "rtx-6000-ada" in {rec.gpu for rec in priced.recommendations}

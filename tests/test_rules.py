@@ -30,6 +30,8 @@ LONG_RUN = dict(model_size_b=7, method="full", budget="low", dataset_examples=20
 # 70B LoRA on a million 2,048-token sequences in 48 h: 32 A100 40 GB over 4 nodes meet it.
 SEVENTY_B_LONG = dict(model_size_b="Llama-3.3-70B", method="lora", budget="high", dataset_examples=500_000,
                       tokens_per_example=2048, deadline_h=48)
+# 70B LoRA on 600,000 examples in 8 h: 64 H100s over 8 nodes; interruptible, on spot (the reviewer's case)
+SPOT_NODES = dict(model_size_b=70, method="lora", deadline_h=8, dataset_examples=200_000, epochs=3, interruptible=True)
 ONE_STRONG = dict(model_size_b=3, method="full", dataset_examples=1_000_000, deadline_h=24, prices={"h100-80gb": 2.5})
 
 # Issue 40: owned cards that published setups fit, and mixed precision for production.
@@ -114,6 +116,12 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     # (71.9 GiB of the 76 the margin leaves; 77.2 GB of 76 before); 74B still does (75.6 GiB), 75B does not
     ("qlora-fits-own-gpus", None, dict(model_size_b=75, method="lora", vram_gb="2x A100 80GB"),
      dict(model_size_b=75, method="lora", vram_gb="A100 80GB")),
+    # 70B LoRA on one's own four RTX 4090s: a whole 4-bit copy (35 GB) fits none, the base sharded over the
+    # four does (16.8 GiB each); over two it does not (the published two-card runs offload it to CPU memory)
+    ("qlora-sharded-fits-own-gpus", None, dict(model_size_b="Llama-3.1-70B", method="lora", vram_gb="4x RTX 4090"),
+     dict(model_size_b="Llama-3.1-70B", method="lora", vram_gb="2x RTX 4090")),
+    # the same run on demand spans nodes too, but no provider reclaims them
+    ("spot-across-nodes", None, SPOT_NODES, {**SPOT_NODES, "interruptible": False}),
     ("qlora-tradeoffs", None, dict(method="qlora"), dict(method="lora")),
     # 7B full in an hour: one H100 with pure bf16 and 8-bit AdamW (a high budget would weigh mixed precision
     # on two, issue 40)
@@ -294,6 +302,18 @@ def test_every_rule_has_a_scenario(kb) -> None:  # type: ignore[no-untyped-def]
 
     assert all(hasattr(test_engine, test) for test in ELSEWHERE.values())
     assert all(hasattr(test_hub, test) for test in ELSEWHERE_HUB.values())
+
+
+def test_the_30b_preference_is_for_a100_and_h100_class_cards_only() -> None:
+    # the guide's conclusion names A100- and H100-class cards from 30B up: not every datacenter card
+    # (the reviewer's 8 x A10G was "such as NVIDIA A10G"); the same consultation as the scenario above
+    result = run(model_size_b=30)
+    options = {rec.gpu for rec in result.recommendations}
+    assert {"a100-80gb", "h100-80gb", "h200-141gb", "b200-180gb", "a10g", "l40s-48gb", "rtx-pro-6000"} <= options
+    for gpu in ("a100-80gb", "h100-80gb", "h200-141gb", "b200-180gb"):
+        assert fired(result, "datacenter-card-for-30b-plus", gpu), gpu
+    for gpu in ("a10g", "l40s-48gb", "rtx-pro-6000", "a40", "l4"):
+        assert not fired(result, "datacenter-card-for-30b-plus", gpu), gpu
 
 
 def test_rejection_names_the_rule_and_reason() -> None:

@@ -478,3 +478,31 @@ def test_the_options_table_shortens_a_long_name_before_cutting_it() -> None:
     guide = advise(model_size_b=8, method="lora", lang="en", catalog="guide")
     rows = [line for line in guide.render("text").splitlines() if re.match(r"  \d\.  .+ of \d", line)]
     assert rows and all("× NVIDIA " in line for line in rows) and not any("…" in line for line in rows)
+
+
+def test_the_one_screen_answer_says_the_cost_counts_the_setup() -> None:
+    # the reviewer: "1.4 hr ... $9.48 only works out with the 30-minute setup, which the table never says"
+    result = run(model_size_b=8, method="lora")
+    rented = [rec for rec in result.shown() if rec.cost["pricing"] is not None]
+    assert rented
+    setup = knowledge_base().ranking["setup_hours"]
+    for rec in rented:
+        assert rec.cost["billed_hours"] == pytest.approx(rec.hours + setup, abs=0.01)
+    said = "A rented option's cost also counts 30 min of setup before it trains."
+    assert said in " ".join(result.render("text").split())
+    assert said in " ".join(result.render("text", verbose=True).split())
+
+
+def test_the_options_table_marks_an_option_past_the_deadline() -> None:
+    # the reviewer: "64 x A100 9.7 hr misses the 8 h deadline, and only the chart's bar shows it"
+    from test_rules import SPOT_NODES
+
+    result = run(**SPOT_NODES)
+    shown = result.shown()
+    assert {rec.meets_deadline for rec in shown} == {True, False}
+    text = result.render("text")
+    table = text[text.index("Option"):text.index("Time and cost")].splitlines()[1:]
+    rows = {int(line.split(".")[0]): line for line in table if line.strip()}
+    assert sorted(rows) == [rec.rank for rec in shown]
+    for rec in shown:
+        assert (", late " in rows[rec.rank]) == (rec.meets_deadline is False), rows[rec.rank]

@@ -91,6 +91,11 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
         "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
     ranked = _("Ranked for a %(budget)s budget, the total cost weighed against the training time.") % {
         "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
+    if any(rec.cost["pricing"] is not None for rec in recs):
+        # the costs shown are billed hours: the setup a rental bills before training (ranking.toml setup_hours)
+        setup = _("A rented option's cost also counts %(setup)s of setup before it trains.") % {
+            "setup": tr.hours(float(kb.ranking["setup_hours"]))}
+        budget, ranked = f"{budget} {setup}", f"{ranked} {setup}"
     if deadline:
         lines.append(" " * (6 + label_width + 2 + hours_width + 1 + min(deadline_at or 0, bar_width - 1))
                      + DEADLINE_MARK + " " + _("deadline: %(deadline)s") % {"deadline": tr.hours(deadline)})
@@ -102,7 +107,7 @@ class OptionRow:
     rank: int
     label: str     # "1 × <card>": the count and the card
     memory: str    # "19.9 of 24 GiB": what the recipe uses of each device, of its memory as its driver reports it
-    hours: str     # the training, without the setup
+    hours: str     # the training, without the setup ("9.7 hr, late" past the deadline)
     cost: str      # "$0.69" (on spot: "$0.45 on spot"); "—" for one's own card
     price: str     # whose price and when it was read: "RunPod 2026-09-25"; nothing to rent
 
@@ -150,7 +155,10 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
                 price = _("your price")
         label = (sentence(own_short_label(kb, tr, result.profile)) if rec.gpu == "own"
                  else _short(f"{rec.count} × {rec.name}"))
-        rows.append(OptionRow(rec.rank, label, memory, tr.hours(rec.hours), cost, price))
+        hours = tr.hours(rec.hours)
+        if rec.meets_deadline is False:     # its hours and the setup a rental bills run past the deadline
+            hours = _("%(hours)s, late") % {"hours": hours}
+        rows.append(OptionRow(rec.rank, label, memory, hours, cost, price))
         names.append(_shorter_names(kb, rec, label))
     headings = (_("Option"), _("Memory used"), _("Time"), _("Cost"), _("Price from"))
     widths = [max([len(headings[i])] + [len(getattr(r, name)) for r in rows])

@@ -372,7 +372,15 @@ class Result:
         advice = [n for n in self.advice if all(rule in brief for rule in n.rules)]
         warnings = [n for n in self.warnings if all(rule in brief for rule in n.rules)]
         names = [rej.name for rej in self.rejected]
-        rejected = _("Not recommended: %(cards)s.") % {"cards": tr.list(names)} if names else ""
+        # a card whose only reason is one said of several cards together (no provider rents it: its own
+        # text is empty) is not a worse card: named apart, with what would rank it
+        reasons = [rej.name for rej in self.rejected if rej.text]
+        unpriced = [rej.name for rej in self.rejected if not rej.text]
+        rejected = " ".join(part for part in (
+            _("Not recommended: %(cards)s.") % {"cards": tr.list(reasons)} if reasons else "",
+            tr.ngettext("No provider rents %(cards)s; give your price (--price CARD=USD) and it is ranked.",
+                        "No provider rents %(cards)s; give your price (--price CARD=USD) and they are ranked.",
+                        len(unpriced)) % {"cards": tr.list(unpriced)} if unpriced else "") if part)
         left = []
         if len(self.advice) > len(advice):
             count = len(self.advice) - len(advice)

@@ -323,8 +323,9 @@ class WhyNotSearch(Reasoning):
     def given_with(self, change: Mapping[str, Any]) -> dict[str, Any]:
         """The answers of this consultation with ``change`` made."""
         given = {**{k: v for k, v in self.run.profile.items() if k not in self.result.assumed},
-                 # the model as named (its resolved total would lose its experts and shape)
-                 "model_size_b": self.given.get("model_size_b"), **change}
+                 # the model as named (its resolved total would lose its experts and shape), and one's own
+                 # GPU as named (its VRAM per card would lose how many: four 24 GiB cards read as 24 GiB)
+                 "model_size_b": self.given.get("model_size_b"), "vram_gb": self.given.get("vram_gb"), **change}
         return {name: given.get(name) for name in PROFILE_FIELDS}
 
     def consulted(self, change: Mapping[str, Any]) -> Result | None:

@@ -154,16 +154,28 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
     (recipes.toml: the first step of the qlora ladder): whether it fits, the
     memory it needs and its training hours; None without an own GPU."""
     if not profile.get("vram_gb"):
-        return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_gib": None, "own_qlora_hours": None}
+        return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_gib": None, "own_qlora_hours": None,
+                "own_qlora_sharded": None}
     entry = kb.recipes["ladder"]["qlora"][0]
     # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable, but only
     # the first one is written
     qlora = ChainMap({"method": "qlora"}, profile)  # type: ignore[arg-type]
-    config = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis).configuration(own_card(kb, profile).fact(), entry["step"], entry["recipe"],
-                                                        1, sharded=False)
+    sizer = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis)
+    card = own_card(kb, profile).fact()
+    config = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=False)
+    sharded = False
+    if not config["fits"] and (profile.get("own_gpu_count") or 1) > 1:
+        # several cards of one's own that a whole 4-bit copy each does not fit: the base sharded over them
+        # (FSDP or ZeRO-3 over PCIe), as the qlora ladder's sharding step runs it on rented cards
+        shared = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=True)
+        if shared["fits"]:
+            config, sharded = shared, True
+    # the memory it needs (a micro-batch of 1); the hours at the fastest micro-batch that fits, as the
+    # answer would train it (larger-micro-batch)
+    fastest = sizer.batched(card, entry["step"], entry["recipe"], 1, sharded, config)
     return {"own_qlora_fits": config["fits"], "own_qlora_gb": config["per_device_gb"],
             "own_qlora_gib": config["per_device_gib"],
-            "own_qlora_hours": config["hours"]}
+            "own_qlora_hours": fastest["hours"], "own_qlora_sharded": sharded}
 
 
 OWN_FIT_NONE = {"own_fit_gb": None, "own_fit_gib": None, "own_usable_gb": None, "own_usable_gib": None,

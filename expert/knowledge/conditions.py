@@ -99,6 +99,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "own_qlora_gb": NUM,
         "own_qlora_gib": NUM,
         "own_qlora_hours": NUM,
+        "own_qlora_sharded": BOOL,
         # The person's own GPU when its method's leanest one-card recipe misses
         # (requirement.own_fit): what that needs, on a tuned stack and whether
         # that fits, the longest sequence of recipes.toml [own_fit] that fits.
@@ -193,6 +194,7 @@ FIELDS: dict[str, dict[str, str]] = {
         "devices": NUM,
         "cost": STR,
         "segment": STR,
+        "chip": STR,
         "fast_interconnect": BOOL,
         "bf16_tflops": NUM,
         "memory_bandwidth_gbs": NUM,
