@@ -127,13 +127,12 @@ def quoted(value: Any, most: int = 40) -> str:
 
 # What json.dumps(ensure_ascii=False) leaves as it is and a terminal could act
 # on: DEL, C1 controls, format characters, line and paragraph separators (and
-# lone surrogates, which cannot be encoded). A run of characters beyond ASCII
-# that is printable (str.isprintable: no Cc, Cf, Cs, Zl or Zp in it) is kept
-# whole; only a run that is not is looked at character by character.
-_BEYOND_PRINTABLE_ASCII = re.compile(r"[^\x00-\x7e]+")
+# lone surrogates, which cannot be encoded).
+_NOT_ASCII = re.compile(r"[^\x00-\x7e]")
 
 
-def _json_escape(ch: str) -> str:
+def _json_escape(match: re.Match[str]) -> str:
+    ch = match.group()
     if ch != "\x7f" and unicodedata.category(ch) not in ("Cc", "Cf", "Cs", "Zl", "Zp"):
         return ch
     code = ord(ch)
@@ -143,97 +142,9 @@ def _json_escape(ch: str) -> str:
     return "\\u%04x" % code
 
 
-def _json_escaped(match: re.Match[str]) -> str:
-    run = match.group()
-    return run if run.isprintable() else "".join(_json_escape(ch) for ch in run)
-
-
-# json.dumps with an indent writes through the json module's Python encoder
-# (only the unindented form has a C one): an advise() result, 444 KB of JSON,
-# took 39 ms of CPU that way. _indented writes the same text: a container that
-# holds containers is written here, line by line; one that holds only values
-# (str, int, float, bool, None: two thirds of them) by the C encoder, whose
-# item separator carries the newline and the indentation (bench/json_text.py).
-_SCALAR = json.JSONEncoder(ensure_ascii=False).encode
-_PLAIN = frozenset((str, int, float, bool, type(None)))
-_STR = frozenset((str,))
-_INFINITE = (float("-inf"), float("inf"))
-# Each kind of value written as json writes it: int.__repr__ and float.__repr__, NaN and the infinities
-# by json itself.
-_WRITE: dict[type, Any] = {str: _SCALAR, int: int.__repr__, bool: lambda flag: "true" if flag else "false",
-                           type(None): lambda none: "null",
-                           float: lambda x: float.__repr__(x) if x == x and x not in _INFINITE else _SCALAR(x)}
-_FLAT: dict[str, Any] = {}     # an indentation -> the C encoder of a container of values at it
-
-
-class _NotPlain(Exception):
-    """A value _indented leaves to json.dumps: not a dict, list, tuple, str, int, float, bool or None, or a
-    key that is not a str."""
-
-
-def _flat(pad: str) -> Any:
-    if pad not in _FLAT:
-        _FLAT[pad] = json.JSONEncoder(ensure_ascii=False, separators=(",\n" + pad, ": ")).encode
-    return _FLAT[pad]
-
-
-def _indented(value: Any, pad: str, out: list[str]) -> None:
-    """Append ``value`` as json.dumps(value, ensure_ascii=False, indent=2) writes it, at the indentation ``pad``."""
-    kind = type(value)
-    if kind in _PLAIN:
-        out.append(_WRITE[kind](value))
-        return
-    if kind is dict:
-        values = value.values()
-    elif kind is list or kind is tuple:
-        values = value
-    else:
-        raise _NotPlain
-    if not value:
-        out.append("{}" if kind is dict else "[]")
-        return
-    inner = pad + "  "
-    if _PLAIN.issuperset(map(type, values)) and (kind is not dict or _STR.issuperset(map(type, value))):
-        text = _flat(inner)(value)      # "[a,\n<inner>b]": the brackets on lines of their own
-        out.append(text[0] + "\n" + inner + text[1:-1] + "\n" + pad + text[-1])
-        return
-    separator = "\n" + inner           # before the first item, then ",\n" + inner
-    if kind is dict:
-        out.append("{")
-        for key, item in value.items():
-            if type(key) is not str:
-                raise _NotPlain
-            written = _WRITE.get(type(item))
-            if written is not None:
-                out.append(separator + _SCALAR(key) + ": " + written(item))
-            else:
-                out.append(separator + _SCALAR(key) + ": ")
-                _indented(item, inner, out)
-            separator = ",\n" + inner
-        out.append("\n" + pad + "}")
-    else:
-        out.append("[")
-        for item in value:
-            written = _WRITE.get(type(item))
-            if written is not None:
-                out.append(separator + written(item))
-            else:
-                out.append(separator)
-                _indented(item, inner, out)
-            separator = ",\n" + inner
-        out.append("\n" + pad + "]")
-
-
 def json_text(data: Any) -> str:
     """``data`` as indented JSON (non-ASCII letters as they are), ending in a newline.
 
     Strings keep their value: control and format characters are escaped, so
     the text can be printed on a terminal and parsed back unchanged."""
-    out: list[str] = []
-    try:
-        _indented(data, "", out)
-    except (_NotPlain, RecursionError):     # json's own encoder: its text, or its error (a cycle, a type it refuses)
-        out = [json.dumps(data, ensure_ascii=False, indent=2)]
-    # Only the pieces with a character beyond ASCII are searched (str.isascii reads a flag the string carries).
-    return "".join(piece if piece.isascii() else _BEYOND_PRINTABLE_ASCII.sub(_json_escaped, piece)
-                   for piece in out) + "\n"
+    return _NOT_ASCII.sub(_json_escape, json.dumps(data, ensure_ascii=False, indent=2)) + "\n"

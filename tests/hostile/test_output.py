@@ -332,38 +332,3 @@ def test_the_shipped_outputs_have_no_unsafe_character() -> None:
     golden = Path(__file__).resolve().parent.parent / "golden"
     for path in sorted(golden.iterdir()):
         assert unsafe_characters(path.read_text(encoding="utf-8")) == [], path.name
-
-
-class _Text(str):
-    pass
-
-
-@pytest.mark.parametrize("data", [
-    {}, [], (), "text", 3, 2.5, None, True,
-    {"a": [], "b": {}, "c": [[], [{}]], "d": (1, (2, "x")), "e": [1, {"f": None}, "g"]},
-    {"numbers": [0, -1, 10**30, 0.1, -0.0, 1e300, float("nan"), float("inf"), float("-inf"), True, False]},
-    {"nested": {"deeper": {"deepest": ["ñ ×", "\u00a0", "\ue000"]}}, "after": 1},
-    {1: "int key", 2.5: "float key", None: "none key", False: "bool key"},  # keys json turns into text
-    {"subclass": _Text("a str subclass")},
-])
-def test_json_text_writes_what_json_dumps_writes(data: Any) -> None:
-    """json_text writes containers itself (json's indenting encoder is its slow Python one): the same
-    text as json.dumps(indent=2), for every kind of value and key json takes."""
-    assert json_text(data) == json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-
-
-def test_json_text_refuses_what_json_refuses() -> None:
-    for data, error in (({"a": object()}, TypeError), ({(1, 2): 3}, TypeError)):
-        with pytest.raises(error):
-            json_text(data)
-    cycle: list[Any] = []
-    cycle.append(cycle)
-    with pytest.raises(ValueError, match="Circular"):
-        json_text(cycle)
-
-
-def test_json_text_of_a_result_is_json_dumps_text(base: KnowledgeBase) -> None:
-    data = result(base).to_dict()
-    text = json.dumps(data, ensure_ascii=False, indent=2) + "\n"
-    assert unsafe_characters(text) == []       # nothing to escape: the two texts are the same
-    assert json_text(data) == text
