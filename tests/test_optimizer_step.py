@@ -81,11 +81,16 @@ def test_a_sharded_run_steps_its_shard_on_each_device() -> None:
 
 
 def test_offloaded_states_step_on_the_cpu() -> None:
-    """--offload: DeepSpeed's CPU Adam steps all 8.03B parameters at 4e9 a
-    second, whatever the card."""
-    found = step(method="full", offload=True)
+    """--offload-params (FSDP cpu_offload): DeepSpeed's CPU Adam rate steps all
+    8.03B parameters at 4e9 a second, whatever the card. --offload
+    (ZeRO-Offload): the same step is inside the recipe's measured slowdown
+    (recipes.toml mixed-adamw-offload's time_factor), not counted again."""
+    found = step(method="full", offload_params=True, gpus=2, strategy="fsdp")
     assert (found["on"], found["bandwidth_share"]) == ("cpu", None)
     assert found["seconds_per_step"] == pytest.approx(SIZE * 1e9 / 4.0e9, rel=1e-3)
+    zero_offload = step(method="full", offload=True)
+    assert zero_offload["on"] == "cpu" and zero_offload["seconds_per_step"] == 0.0
+    assert KB.recipes["recipe"]["mixed-adamw-offload"]["time_factor"] == 2.5
 
 
 def test_the_estimate_names_the_optimizer_steps_in_both_languages() -> None:
@@ -100,7 +105,9 @@ def test_the_estimate_names_the_optimizer_steps_in_both_languages() -> None:
     spanish = text("--method", "full", lang="es")
     assert "los pasos del optimizador se llevan en torno a 2 min (3 %): 313 pasos de 0,26 s" in spanish
     assert "al 26 % de su ancho de banda de memoria" in spanish
-    assert "the CPU over the 8.03B parameters it keeps" in text("--method", "full", "--offload")
+    assert "the CPU over the 8.03B parameters it keeps" in text("--method", "full", "--offload-params", "--gpus", "2",
+                                                                 "--strategy", "fsdp")
+    assert "optimizer steps" not in text("--method", "full", "--offload")     # inside the recipe's slowdown
     assert "optimizer" not in text("--method", "lora").split("Training time")[1]
 
 

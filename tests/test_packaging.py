@@ -124,3 +124,14 @@ def test_help_does_not_import_the_heavy_packages() -> None:
             "print(sorted(m for m in ('expert._vendor.experta', 'jinja2', 'babel') if m in sys.modules))")
     done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
     assert done.stdout.strip() == "[]", done.stderr
+
+
+def test_the_library_imports_what_an_answer_needs_and_no_more() -> None:
+    # Counted, not timed (docs/performance.md, bench/cold_start.py): importing the library reads no template
+    # engine and no locale data (jinja2 and babel come with the first text and the first figure), and starts no
+    # process machinery (subprocess comes only with --own-gpu auto).
+    code = ("import sys; import expert.interfaces.api; "
+            "print(sorted(m for m in ('jinja2', 'babel', 'subprocess', 'expert.explanation.chart', "
+            "'expert.explanation.render') if m in sys.modules))")
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
+    assert done.stdout.strip() == "[]", done.stderr

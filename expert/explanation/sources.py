@@ -116,6 +116,8 @@ def _translations(lang: str) -> dict[str, tuple[str, ...]]:
 
 # A run of letters: the words a message is known by.
 LETTERS = re.compile(r"[^\W\d_]+")
+_TOKEN = re.compile(r"\S+")
+_DIGIT = re.compile(r"\d")
 
 
 @dataclass(frozen=True)
@@ -201,7 +203,8 @@ def sources(text: str, kb: KnowledgeBase, lang: str) -> list[Found]:
     found = []
     for searched in _searched(kb, lang).holding(words):
         for pieces in searched.variants:
-            found += [Found(searched.message, spans) for spans in _occurrences(text, pieces)]
+            if pieces[0] in text:       # (most candidates' first piece is not there at all)
+                found += [Found(searched.message, spans) for spans in _occurrences(text, pieces)]
     return sorted(found, key=lambda f: (f.spans[0][0], -(f.spans[-1][1] - f.spans[0][0])))
 
 
@@ -247,17 +250,22 @@ def unwritten(text: str, kb: KnowledgeBase, lang: str, values: frozenset[str] = 
     writes for units and lists, and ``values``) and every message's pieces
     taken out."""
     folded = fold(text[:MAX_TEXT])
-    written = [False] * len(folded)
+    spans: list[tuple[int, int]] = []       # the stretches written: set aside or a message's piece
     names = _names(kb) | _formatting(lang) | values
-    for token in re.finditer(r"\S+", folded):
+    for token in _TOKEN.finditer(folded):
         word = token.group().strip(PUNCTUATION)
-        if word in names or re.search(r"\d", word) or not WORDS.search(word):
-            written[token.start():token.end()] = [True] * (token.end() - token.start())
+        if word in names or _DIGIT.search(word) or not WORDS.search(word):
+            spans.append(token.span())
     for found in sources(folded, kb, lang):
-        for start, end in found.spans:
-            written[start:end] = [True] * (end - start)
-    left = "".join(" " if done else char for char, done in zip(folded, written, strict=True))
-    words = (word.strip(PUNCTUATION) for word in left.split())
+        spans += found.spans
+    # The text with every stretch written made blank: what is between them kept, stretch by stretch.
+    left, kept_to = [], 0
+    for start, end in sorted(spans):
+        if end > kept_to:
+            left += [folded[kept_to:start] if start > kept_to else "", " " * (end - max(start, kept_to))]
+            kept_to = end
+    left.append(folded[kept_to:])
+    words = (word.strip(PUNCTUATION) for word in "".join(left).split())
     return [word for word in words if WORDS.search(word)]
 
 

@@ -313,7 +313,8 @@ class Sizer:
         stepping = optimizer_step(kb, trainable_b=result.trainable_b, precision=recipe["precision"],
                                   optimizer=recipe["optimizer"], strategy=result.setup.strategy, devices=devices,
                                   offload=bool(recipe["offload"] or recipe.get("offload_params")),
-                                  micro_steps=steps, spanned=nodes(card, count))
+                                  micro_steps=steps, spanned=nodes(card, count),
+                                  in_time_factor=bool(recipe["offload"]))
 
         def on(stack: str, waits: float = host_s, linked: Mapping[str, Any] = card) -> dict[str, float]:
             return throughput(kb, linked, count, devices, sharded, stack=stack, method=profile["method"],

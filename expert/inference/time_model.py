@@ -153,27 +153,35 @@ class OptimizerStep:
     bytes_per_parameter: float
     on_host: bool
     micro_steps: int
+    # False where the recipe's time_factor already holds the step: ZeRO-Offload's measured slowdown
+    # (recipes.toml mixed-adamw-offload) includes its CPU steps, which are not counted again
+    timed: bool = True
 
 
 def optimizer_step(kb: KnowledgeBase, *, trainable_b: float, precision: str, optimizer: str, strategy: str,
-                   devices: int, offload: bool, micro_steps: int, spanned: int = 1) -> OptimizerStep:
+                   devices: int, offload: bool, micro_steps: int, spanned: int = 1,
+                   in_time_factor: bool = False) -> OptimizerStep:
     """What one optimizer step moves: every trainable parameter's weight,
     gradient and moments, by the precision and optimizer (timing.toml
     [optimizer_step] bytes), on each device for its shard of the optimizer
     state (estimate.shard_counts: all of it replicated, 1/n sharded); with
     the states offloaded, on the CPU of each of the ``spanned`` nodes for
-    its share."""
+    its share. ``in_time_factor``: the recipe's time_factor holds the step (ZeRO-Offload's measured
+    slowdown), which then takes no time of its own."""
     per_parameter = float(kb.timing["optimizer_step"]["bytes"][precision][optimizer])
     if offload:
-        return OptimizerStep(trainable_b / max(spanned, 1), per_parameter, True, max(micro_steps, 1))
+        return OptimizerStep(trainable_b / max(spanned, 1), per_parameter, True, max(micro_steps, 1),
+                             not in_time_factor)
     shards = shard_counts(strategy, devices)[2]
-    return OptimizerStep(trainable_b / shards, per_parameter, False, max(micro_steps, 1))
+    return OptimizerStep(trainable_b / shards, per_parameter, False, max(micro_steps, 1), not in_time_factor)
 
 
 def optimizer_seconds(kb: KnowledgeBase, card: Mapping[str, Any], stack: str, step: OptimizerStep) -> float:
     """Seconds one optimizer step takes: its bytes at the stack's share of
     the device's memory bandwidth, or, on the host, its parameters at CPU
-    Adam's rate (timing.toml [optimizer_step])."""
+    Adam's rate (timing.toml [optimizer_step]); none where the recipe's time_factor holds it."""
+    if not step.timed:
+        return 0.0
     if step.on_host:
         return step.params_b * 1e9 / float(kb.timing["optimizer_step"]["cpu_params_per_s"])
     bandwidth = (float(card["memory_bandwidth_gbs"]) / max(int(card["devices"]), 1)
@@ -320,7 +328,7 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
     stepping = optimizer_step(kb, trainable_b=memory.trainable_b, precision=setup.precision,
                               optimizer=setup.optimizer, strategy=setup.strategy, devices=setup.gpus,
                               offload=setup.offload or setup.offload_params, micro_steps=steps,
-                              spanned=nodes(fact, count))
+                              spanned=nodes(fact, count), in_time_factor=bool(recipe and recipe["offload"]))
     if setup.offload_params:
         host_s += parameter_traffic(kb, fact, setup.model_size_b, setup.base_bits if setup.method != "full" else 16,
                                     setup.gpus)["seconds"]

@@ -20,7 +20,6 @@ import json
 import os
 import re
 import shutil
-import subprocess
 import threading
 import time
 from collections.abc import Sequence
@@ -132,6 +131,8 @@ def detect(kb: KnowledgeBase, tr: Localizer, path: str | None = None) -> LocalCa
 
 def _run(argv: list[str], say: _Say, name: str) -> bytes:
     """What ``argv`` prints, at most MAX_OUTPUT bytes in at most TIMEOUT_S seconds."""
+    import subprocess  # here: every command imports this module (the library does), few run a tool (10 ms)
+
     try:
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, env={**os.environ, "LC_ALL": "C"})

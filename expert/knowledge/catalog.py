@@ -95,6 +95,8 @@ _UNPRINTABLE = {"Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"}
 
 def _bad_character(text: str) -> str | None:
     """The first character of ``text`` a name may not hold (as U+XXXX), or None."""
+    if text.isprintable():      # false for every character of _UNPRINTABLE (and for a few others, looked at below)
+        return None
     for char in text:
         if unicodedata.category(char) in _UNPRINTABLE:
             return f"U+{ord(char):04X}"

@@ -22,21 +22,30 @@ from ..errors import KnowledgeBaseError
 from ..i18n import SUPPORTED, Localizer
 from .records import KnowledgeBase
 
+_MINUS = re.compile(r"(?:(?<=\s)|^)-(?=\d)")
+_NOT_WORD = re.compile(r"[^\w.,'+\u2212]+")
+_PUNCTUATION = re.compile(r"(?<!\d)[.,]|[.,](?!\d)")
+
+
+def _unaccented(text: str) -> str:
+    decomposed = unicodedata.normalize("NFKD", text)
+    if decomposed.isascii():        # (no combining mark is ASCII: most words are looked at no further)
+        return decomposed
+    return "".join(c for c in decomposed if not unicodedata.combining(c))
+
 
 def normal(text: str) -> str:
     """Lower case, no accents, hyphens and punctuation as spaces, single spaces."""
-    decomposed = unicodedata.normalize("NFKD", text.lower())
-    plain = "".join(c for c in decomposed if not unicodedata.combining(c))
-    plain = re.sub(r"(?:(?<=\s)|^)-(?=\d)", "\u2212", plain)     # a minus sign stays: "-5" is not 5
-    plain = re.sub(r"[^\w.,'+\u2212]+", " ", plain)
-    plain = re.sub(r"(?<!\d)[.,]|[.,](?!\d)", " ", plain)    # punctuation, not a decimal point
+    plain = _unaccented(text.lower())
+    plain = _MINUS.sub("\u2212", plain)     # a minus sign stays: "-5" is not 5
+    plain = _NOT_WORD.sub(" ", plain)
+    plain = _PUNCTUATION.sub(" ", plain)    # punctuation, not a decimal point
     return " ".join(plain.split())
 
 
 def fold(text: str) -> str:
     """Lower case, no accents, single spaces: how words are compared."""
-    decomposed = unicodedata.normalize("NFKD", text.strip().lower())
-    return " ".join("".join(c for c in decomposed if not unicodedata.combining(c)).split())
+    return " ".join(_unaccented(text.strip().lower()).split())
 
 
 def choice_words(field: str, choices: Iterable[str], labels: Mapping[str, Iterable[str]], value_aliases: Mapping[str, Mapping[str, Iterable[str]]]) -> dict[str, str]:

@@ -116,9 +116,11 @@ def harmless_markdown(base: KnowledgeBase, monkeypatch: pytest.MonkeyPatch, lang
 
 
 def unsafe_characters(text: str) -> list[str]:
-    """Control characters (but the newline) and format characters: escape sequences, bidi overrides."""
-    return sorted({f"U+{ord(ch):04X}" for ch in text
-                   if ch != "\n" and unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp")})
+    """Control characters (but the newline) and format characters: escape sequences, bidi overrides.
+    A line str.isprintable() passes has none (it is false for every Cc, Cf, Cs, Zl and Zp character):
+    only the other lines are looked at character by character."""
+    return sorted({f"U+{ord(ch):04X}" for line in text.split("\n") if not line.isprintable() for ch in line
+                   if unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Zl", "Zp")})
 
 
 def assert_terminal_safe(text: str) -> None:
