@@ -118,20 +118,25 @@ def test_experta_imports_without_leaving_aliases_or_logging_handlers() -> None:
     assert "experta" not in done.stderr
 
 
+def imported_after(code: str, *modules: str) -> list[str]:
+    """Which of ``modules`` a fresh Python has imported once ``code`` has run."""
+    done = subprocess.run([sys.executable, "-c", f"import sys; {code}; "
+                           f"print(' '.join(m for m in {modules!r} if m in sys.modules))"],
+                          capture_output=True, text=True)
+    assert done.returncode == 0, done.stderr
+    return done.stdout.split()
+
+
 def test_help_does_not_import_the_heavy_packages() -> None:
-    code = ("import sys; from click.testing import CliRunner; from expert.interfaces.cli.main import main; "
-            "CliRunner().invoke(main, ['advise', '--help']); "
-            "print(sorted(m for m in ('expert._vendor.experta', 'jinja2', 'babel') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.stdout.strip() == "[]", done.stderr
+    code = ("from click.testing import CliRunner; from expert.interfaces.cli.main import main; "
+            "CliRunner().invoke(main, ['advise', '--help'])")
+    assert imported_after(code, "expert._vendor.experta", "jinja2", "babel") == []
 
 
 def test_the_library_imports_what_an_answer_needs_and_no_more() -> None:
     # Counted, not timed (docs/performance.md, bench/cold_start.py): importing the library reads no template
     # engine and no locale data (jinja2 and babel come with the first text and the first figure), and starts no
     # process machinery (subprocess comes only with --own-gpu auto).
-    code = ("import sys; import expert.interfaces.api; "
-            "print(sorted(m for m in ('jinja2', 'babel', 'subprocess', 'expert.explanation.chart', "
-            "'expert.explanation.render') if m in sys.modules))")
-    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True)
-    assert done.stdout.strip() == "[]", done.stderr
+    assert imported_after("import expert.interfaces.api", "jinja2", "babel", "subprocess",
+                          "expert.explanation.chart", "expert.explanation.render") == []
+    assert imported_after("import expert.interfaces.api; import jinja2", "jinja2") == ["jinja2"]    # it can see one
