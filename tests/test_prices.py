@@ -172,3 +172,32 @@ def test_free_text_names_a_provider() -> None:
     assert freetext.extract("13B with LoRA on Lambda, cheap", kb)["provider"] == "lambda"
     assert freetext.extract("quiero ajustar Llama 8B en RunPod", kb)["provider"] == "runpod"
     assert "provider" not in freetext.extract("a lambda of 0.1 for weight decay", kb)
+
+
+def test_a_prices_age_is_counted_from_the_newest_price_of_the_bases() -> None:
+    # no clock: the days between each card's price and the newest date any basis gives (a month without its
+    # day read as its first), so the same knowledge base answers the same on any day
+    import datetime
+
+    kb = knowledge_base()
+    dates = [price.date for basis in kb.prices for price in basis.prices]
+    dates += [price.spot_date for basis in kb.prices for price in basis.prices if price.spot_date]
+    newest = max(datetime.date.fromisoformat(d if len(d) == 10 else d + "-01") for d in dates)
+    pro = kb.card("rtx-pro-6000")
+    assert pro is not None and pro.price_date == "2026-03-10"
+    assert pro.price_age_days == (newest - datetime.date(2026, 3, 10)).days == 233
+    h100 = kb.card("h100-80gb")
+    assert h100 is not None and h100.spot_date == "2026-03" and h100.spot_age_days == 242
+    assert all(card.price_age_days == 0 for card in kb.catalog if not card.price_date)
+
+
+def test_the_answer_says_its_pick_was_priced_long_ago() -> None:
+    # 30B LoRA on a low budget: the market's pick is one RTX PRO 6000 at RunPod's $0.89, read 2026-03-10
+    result = advise(model_size_b=30, method="lora", budget="low", lang="en")
+    assert result.recommendations[0].gpu == "rtx-pro-6000"
+    said = ("! The price of 1 × NVIDIA RTX PRO 6000 Blackwell 96 GB ($0.89 an hour) was read 233 days before the "
+            "newest price of these lists")
+    assert said in " ".join(result.render("text", verbose=True).split())
+    # the one-screen answer gives the date in its table instead, and stays on one screen
+    brief = " ".join(result.render("text").split())
+    assert said not in brief and "RunPod 2026-03-10" in brief

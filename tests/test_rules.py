@@ -127,6 +127,10 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
           dataset_examples=50_000, epochs=3),
      dict(model_size_b="Llama-3.1-8B", method="lora", tokens_per_example=8192, vram_gb="RTX 4090",
           dataset_examples=5_000)),
+    # 8B LoRA, interruptible: one RTX 4090 at RunPod's spot price, read in March 2026, 242 days before the newest
+    # price of the bases; on demand, RunPod's of 2026-09-25, 34 days before (the market's RTX PRO 6000, read
+    # 2026-03-10, is tests/test_prices.py's)
+    ("old-price", None, dict(model_size_b=8, method="lora", interruptible=True), dict(model_size_b=8, method="lora")),
     # the same run on demand spans nodes too, but no provider reclaims them
     ("spot-across-nodes", None, SPOT_NODES, {**SPOT_NODES, "interruptible": False}),
     ("qlora-tradeoffs", None, dict(method="qlora"), dict(method="lora")),

@@ -358,6 +358,7 @@ class Sizer:
         billed = taken + kb.ranking["setup_hours"] if where == "cloud" else 0.0
         return {
             "pricing": pricing,
+            "price_age_days": None if pricing is None else card["spot_age_days" if pricing == "spot" else "price_age_days"],
             "per_hour": per_hour,
             "billed_hours": billed,
             # when the result is there: the training and, on a rented card, the

@@ -53,7 +53,7 @@ _AS_TYPE: dict[str, Any] = {"float": float, "int": int, "str": str, "bool": bool
 COPIED = tuple((field.name, _AS_TYPE[str(field.type)]) for field in fields(Card) if field.name in _CARD_KEYS)
 DERIVED = ("fast_interconnect", "source", "origin", "speed_assumed", "price_assumed", "priced", "spot_market",
            "price_provider", "price_date", "spot_provider", "spot_date", "spot_source", "price_basis",
-           "speed_of")     # "" for a catalog's card; one's own GPU is timed as the card named (requirement.py)
+           "price_age_days", "spot_age_days", "speed_of")     # "" for a catalog's card; one's own GPU is timed as the card named (requirement.py)
 # The guide's catalog gives every key but the prices (rules/prices gives those).
 GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot", "price_source",
                                                               "bf16", "chip", "public_price"))

@@ -168,6 +168,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "speed_assumed": BOOL,
         "price_assumed": BOOL,
         "pricing": STR,
+        # days between the price used (on demand or spot) and the newest of the price bases; None for one's own
+        "price_age_days": NUM,
         "per_hour": NUM,
         "billed_hours": NUM,
         "elapsed_hours": NUM,
@@ -206,6 +208,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "per_node": NUM,
         "price_on_demand": NUM,
         "price_spot": NUM,
+        "price_age_days": NUM,
+        "spot_age_days": NUM,
         "speed_assumed": BOOL,
         "speed_of": STR,
         "price_assumed": BOOL,

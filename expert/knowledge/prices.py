@@ -12,6 +12,8 @@ no-rental-price says so, naming the bases searched).
 
 from __future__ import annotations
 
+import datetime
+
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
@@ -220,7 +222,24 @@ def priced(cards: Iterable[Card], bases: tuple[Basis, ...], provider: str = CHEA
             spot_market=True, price_source=price.source, price_provider=basis.name, price_date=price.date,
             spot_provider=spot_basis.name, spot_date=spot.spot_date, spot_source=spot.spot_source,
             price_basis=basis.name if spot_basis is basis else f"{basis.name}, {spot_basis.name}"))
-    return tuple(out)
+    return tuple(aged(out, bases))
+
+
+def _day(text: str) -> datetime.date:
+    """A price's date (DATE_RE): a month without its day is read as its first."""
+    return datetime.date.fromisoformat(text if len(text) == 10 else f"{text}-01")
+
+
+def aged(cards: Iterable[Card], bases: tuple[Basis, ...]) -> list[Card]:
+    """``cards`` with the age of their prices: the days between each one's date and the newest date of
+    every basis (on demand or spot), so that an answer can say a price is old without reading a clock."""
+    dates = [_day(d) for basis in bases for price in basis.prices for d in (price.date, price.spot_date) if d]
+    if not dates:
+        return list(cards)
+    newest = max(dates)
+    return [replace(card, price_age_days=(newest - _day(card.price_date)).days if card.price_date else 0,
+                    spot_age_days=(newest - _day(card.spot_date)).days if card.spot_date else 0)
+            for card in cards]
 
 
 def for_provider(kb: KnowledgeBase, provider: str | None) -> KnowledgeBase:

@@ -227,6 +227,10 @@ class Card:
     spot_date: str = ""
     spot_source: str = ""
     price_basis: str = ""
+    # How many days before the newest price of the price bases its on-demand and spot prices were read
+    # (prices.priced): 0 where it has none from them (a price one gives, one's own card).
+    price_age_days: int = 0
+    spot_age_days: int = 0
     # The memory the card's driver reports (nvidia-smi's or rocm-smi's total),
     # in MiB, for all its devices: what a run may fill, smaller than vram_gb
     # (ECC, reserved memory); 0 where it is not known (a card of one's own).
