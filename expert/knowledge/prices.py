@@ -13,7 +13,6 @@ no-rental-price says so, naming the bases searched).
 from __future__ import annotations
 
 import datetime
-
 import re
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, replace
