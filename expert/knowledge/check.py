@@ -321,6 +321,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         "host_link_gbs": Interval(0, True, inf, False),
         "network_gbs": Interval(0, False, inf, False, True), "communication_share": Interval(0, True, 1, False), "optimizer_share": Interval(0, True, 1, False),
         "nvlink_hours": Interval(0, False, inf, False, True),
+        "price_age_days": Interval(0, True, inf, False, True),
     }
     for namespace in ("option", "pick", "candidate", "proposal", "trial"):
         for name, domain in option.items():
