@@ -63,9 +63,12 @@ class WhatIfRun(Reasoning):
         before = self.result
         changed: list[dict[str, Any]] = []
 
-        def add(what: str, old: str, new: str) -> None:
-            if old != new:
-                changed.append({"what": what, "before": old, "after": new})
+        def add(what: str, old: str, new: str, gpu: str | None = None) -> bool:
+            """A row for what changed (a card's with its gpu); whether there was one."""
+            if old == new:
+                return False
+            changed.append({"what": what, "before": old, "after": new} | ({"gpu": gpu} if gpu else {}))
+            return True
 
         for name in PROFILE_FIELDS:
             add(self._(self.kb.fields[name].label), self.field_value(name, before.profile[name]),
@@ -91,11 +94,9 @@ class WhatIfRun(Reasoning):
         cards = sorted(set(self.run.options) | set(run_after.options),
                        key=lambda gpu: (ranks.get(gpu, len(ranks) + 1), self.run.order(gpu)))
         for gpu in cards:
-            add(self.w.name(gpu), self.card_state(before, gpu), self.card_state(after, gpu))
-            if changed and changed[-1]["what"] == self.w.name(gpu):
-                changed[-1]["gpu"] = gpu
-                if self.standing(before, gpu) != self.standing(after, gpu):
-                    shown.add(gpu)     # ruled in or out, or now considered
+            if (add(self.w.name(gpu), self.card_state(before, gpu), self.card_state(after, gpu), gpu)
+                    and self.standing(before, gpu) != self.standing(after, gpu)):
+                shown.add(gpu)     # ruled in or out, or now considered
         # The steps of the configuration ladder are summed up by the cards'
         # states above; the rules that changed the answer are the others.
         old_fired = {(s.rule, self.gpu_of(s)): s for s in before.trace if s.kind not in ("derive", "configure")}
