@@ -138,6 +138,12 @@ def optimizer_sentence(kb: Any, tr: Localizer, time: Mapping[str, Any]) -> str:
              "%(bandwidth)s of its memory bandwidth.") % params
 
 
+def _with_optimizer(kb: Any, tr: Localizer, time: Mapping[str, Any], text: str) -> str:
+    """``text`` and, where it is said, the optimizer steps' part of the time after it."""
+    stepping = optimizer_sentence(kb, tr, time)
+    return f"{text} {stepping}" if stepping else text
+
+
 def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     """The estimate's training time in a sentence: on which cards, how many tokens, how fast."""
     _ = tr.gettext
@@ -157,7 +163,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
             text = (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
                       "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
                     + " " + stack_sentence(tr, time))
-        return " ".join(part for part in (text, optimizer_sentence(kb, tr, time)) if part)
+        return _with_optimizer(kb, tr, time, text)
     from ..inference.estimate import device_memory_gib, usable_gib
     from ..inference.requirement import named_card
 
@@ -166,10 +172,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     params["cards"] = "%s × %s" % (time["count"], one_line(card.name))
     text = _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params
-    text += " " + stack_sentence(tr, time)
-    stepping = optimizer_sentence(kb, tr, time)
-    if stepping:
-        text += " " + stepping
+    text = _with_optimizer(kb, tr, time, text + " " + stack_sentence(tr, time))
     if not time.get("fits", True):
         memory = device_memory_gib(card.vram_gb, card.memory_mib, card.devices)
         text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s, of which "
