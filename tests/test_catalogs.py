@@ -37,7 +37,7 @@ def test_a_b200_holds_70b_lora_on_one_card_as_the_rules_imply(tmp_path: Path) ->
     assert "one-gpu-if-it-fits" in top.rules
     # with room left for a micro-batch of 16 (its activations counted), within the 5 % margin of the
     # 179.1 GiB its driver reports (8 when the need was counted in GB against 180)
-    assert top.text.startswith("1 × NVIDIA B200 180 GB (b200-180gb) with a 16-bit base: about 166.2 GiB of its "
+    assert top.text.startswith("1 × B200 (b200-180gb) with a 16-bit base: about 166.2 GiB of its "
                                "179.1 GiB")
     assert top.recipe["micro_batch"] == 16 and "Micro-batch 16 per device, 2 gradient accumulation steps" in top.text
 
@@ -92,7 +92,7 @@ def test_a_card_no_provider_rents_is_named_once_in_one_line() -> None:
     6000 Ada) are each ruled out by no-rental-price, which the trace shows card
     by card; the answer names them together, once, in one line, not in a
     paragraph of each card's."""
-    unrented = ["AMD Instinct MI210", "AMD Instinct MI250", "NVIDIA RTX 6000 Ada 48 GB"]
+    unrented = ["AMD MI210", "AMD MI250", "RTX 6000 Ada"]
     for lang, line in (("en", "No provider of the price bases searched"),
                        ("es", "Ningún proveedor de las bases de precios consultadas")):
         result = advise(model_size_b=70, method="lora", budget="low", lang=lang)
@@ -168,7 +168,7 @@ def test_broken_user_catalogs_never_half_load(tmp_path: Path, text: str, expecte
 def test_explanations_and_consultations_name_the_catalog(tmp_path: Path) -> None:
     b200 = one_card(tmp_path, "b200-180gb")
     x = explain(model_size_b=70, method="lora", lang="en", catalog=b200, why_not="h100-80gb")
-    assert "NVIDIA B200 180 GB (b200-180gb)" in x.render("text")
+    assert "B200 (b200-180gb)" in x.render("text")
     c = Consultation(lang="en", catalog=str(b200), model_size_b=70, method="lora")
     again = Consultation.from_dict(json.loads(json.dumps(c.to_dict())))
     assert again.result().recommendations[0].gpu == "b200-180gb"

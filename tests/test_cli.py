@@ -54,16 +54,16 @@ def test_text_output_reads_at_a_glance() -> None:
     # 18.6 GB (10^9 bytes) before issue 47: 17.4 GiB, the unit named once
     assert lines[0].startswith("A model of 8B with LoRA needs about 17.4 GiB of VRAM (GiB of 2^30 bytes")
     assert "the guide's figure: 16 GiB" in done.stdout
-    assert "Recommendation: 1 × NVIDIA RTX 4090" in lines
-    assert "1. 1 × NVIDIA RTX 4090 20 of 24 GiB 1.5 hr $0.69 RunPod 2026-09-25" in [" ".join(l.split()) for l in lines]
-    assert "Not recommended: AMD Instinct MI210 and AMD Instinct MI250." in lines
+    assert "Recommendation: 1 × RTX 4090" in lines
+    assert "1. 1 × RTX 4090 20 of 24 GiB 1.5 hr $0.69 RunPod 2026-09-25" in [" ".join(l.split()) for l in lines]
+    assert "Not recommended: AMD MI210 and AMD MI250." in lines
     for said_once_in_the_docs in ("Weights & Biases", "hyperscaler", "No provider of the price bases"):
         assert said_once_in_the_docs not in done.stdout
     assert len(lines) <= 40 and all(len(line) <= 80 for line in lines)
     # --verbose: the long form, each option in full, every card left out with its reason
     verbose = invoke("advise", "--model-size", "8", "--method", "lora", "--verbose", "--catalog", "guide").stdout.splitlines()
     assert verbose[verbose.index("Recommendation") + 1].startswith(
-        "  1 × NVIDIA RTX 4090 with a 16-bit base: about 20 GiB of its 24 GiB")
+        "  1 × RTX 4090 with a 16-bit base: about 20 GiB of its 24 GiB")
     for heading in ("Alternatives", "Advice", "Not recommended"):
         assert heading in verbose
     assert len(verbose) > 60 and all(len(line) <= 80 for line in verbose)
@@ -73,14 +73,14 @@ def test_markdown_output_leads_with_the_answer() -> None:
     done = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es",
                   "--catalog", "guide")
     assert done.exit_code == 0
-    assert done.stdout.startswith("**Recomendación:** 4 × NVIDIA H100 80 GB. Con una base de 16 bits")
+    assert done.stdout.startswith("**Recomendación:** 4 × H100 80 GB. Con una base de 16 bits")
     # each H100's 81,559 MiB as its driver reports it; a micro-batch of 8 fits it (75,3 GiB), 4 did in GB
-    assert "| 1 | 4 × NVIDIA H100 80 GB | 75,3 de 79,6 GiB |" in done.stdout
-    assert "Descartadas: NVIDIA RTX 4090, AMD Instinct MI210 y AMD Instinct MI250." in done.stdout
+    assert "| 1 | 4 × H100 80 GB | 75,3 de 79,6 GiB |" in done.stdout
+    assert "Descartadas: RTX 4090, AMD MI210 y AMD MI250." in done.stdout
     assert len(done.stdout.splitlines()) <= 40
     verbose = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es", "-v",
                      "--catalog", "guide")
-    assert verbose.stdout.startswith("**Recomendación:** 4 × NVIDIA H100 80 GB con una base de 16 bits")
+    assert verbose.stdout.startswith("**Recomendación:** 4 × H100 80 GB con una base de 16 bits")
     assert "### Descartadas" in verbose.stdout
 
 

@@ -174,7 +174,7 @@ def test_cli_ask_answers_why_and_back() -> None:
     assert out.count("How large is the model you want to fine-tune?") == 2  # back
     assert "About how many tokens long is one training example?" in out
     assert "Which training software will you run" in out
-    assert "Recommendation: 4 × NVIDIA H100 80 GB\n  With a 16-bit base" in out
+    assert "Recommendation: 4 × H100 80 GB\n  With a 16-bit base" in out
     assert "Show the full reasoning?" in out and "How the answer was reached" not in out
 
 

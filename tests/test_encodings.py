@@ -26,7 +26,7 @@ def test_output_falls_back_to_what_the_encoding_can_show(encoding: str, times: s
     done = expert("advise", "--model-size", "8", "--lang", "es", "--verbose", encoding=encoding)
     assert done.returncode == 0 and b"Internal error" not in done.stderr
     text = done.stdout.decode(encoding)
-    assert f"1 {times} NVIDIA RTX 4090" in text and "~ " in text and "≈" not in text
+    assert f"1 {times} RTX 4090" in text and "~ " in text and "≈" not in text
     assert "#####" in text           # the bars of "Time and cost"
     if encoding == "ascii":
         assert "metodo" in text or "recomendacion" in text.lower()

@@ -30,7 +30,7 @@ def test_the_terminal_chatbot_takes_an_opening_sentence(tmp_path: Path) -> None:
     assert lines[2].startswith("¿Cuántos ejemplos")                 # nothing said is asked again
     assert lines[3].startswith("El tiempo de entrenamiento")          # "?" says why
     assert lines[4].startswith("ejemplos de entrenamiento: «mucho»")
-    assert any(line.startswith("**Recomendación:** Tu NVIDIA GeForce RTX 3090 (24 GiB)") for line in lines)
+    assert any(line.startswith("**Recomendación:** Tu RTX 3090 (24 GiB)") for line in lines)
     assert sum("¿Qué tamaño" in line for line in lines) == 1
     saved = json.loads(state.read_text())
     assert saved["answers"] == {"model_size_b": "Mistral-7B-v0.3", "method": "lora", "vram_gb": "rtx-3090",

@@ -59,7 +59,7 @@ def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> 
     assert top.steps[5].builds_on == ["fewest-cards-meeting-the-deadline"]
     assert "Memory is left over at a micro-batch of 1" in top.steps[2].text
     assert ("about 52 min with the setup, more than your deadline of 48 min, so add cards, the fewest first: 2 × "
-            "NVIDIA H100"
+            "H100"
             in top.steps[3].text)
     assert len(x.how) == len(x.result.recommendations)
 
@@ -95,9 +95,9 @@ def test_listing_every_card_says_what_rules_out_several_cards_once() -> None:
     text = x.render("text", width=200)
     why_not = text.split("Why not")[1].split("Guide sections cited")[0]
     assert why_not.count("No provider of the price bases") == 1
-    assert "rents NVIDIA A100 40 GB, AMD Instinct MI210, and AMD Instinct MI250 by the hour" in " ".join(why_not.split())
+    assert "rents A100 40 GB, AMD MI210, and AMD MI250 by the hour" in " ".join(why_not.split())
     # each card keeps its own reasons and the change the search found (none here)
-    mi250 = next(line for line in why_not.splitlines() if line.startswith("  x AMD Instinct MI250:"))
+    mi250 = next(line for line in why_not.splitlines() if line.startswith("  x AMD MI250:"))
     assert "It needs ROCm" in mi250 and "No single change would make it the answer" in mi250
     assert "No provider" not in mi250
     markdown = x.render("markdown").split("### Why not")[1]
@@ -115,14 +115,14 @@ def test_a_card_that_fits_no_setup_tried_names_the_one_that_came_closest() -> No
     # over eight of them came closest (26.3 GiB of each 24), as the trace's configurations of the card say
     x = explain(model_size_b=70, method="lora", deadline_h=8, provider="runpod", lang="en")
     rtx = x.why_not[0]
-    assert "the last one: 1 × NVIDIA RTX 4090 with an 8-bit base" in rtx.text
-    assert ("The closest of them: 8 × NVIDIA RTX 4090 with a 16-bit base, DeepSpeed ZeRO-3 or FSDP over 8 devices, "
+    assert "the last one: 1 × RTX 4090 with an 8-bit base" in rtx.text
+    assert ("The closest of them: 8 × RTX 4090 with a 16-bit base, DeepSpeed ZeRO-3 or FSDP over 8 devices, "
             "about 26.3 GiB of each one's 24 GiB — does not fit.") in rtx.text
     assert [r.rule for r in rtx.reasons] == ["does-not-fit"]       # the JSON's reasons: the rule that fired
-    assert x.to_dict()["why_not"][0]["closest"].startswith("The closest of them: 8 × NVIDIA RTX 4090")
+    assert x.to_dict()["why_not"][0]["closest"].startswith("The closest of them: 8 × RTX 4090")
     # advise's "Not recommended" says it too, right after the rule's message
     rejected = next(r for r in x.result.rejected if r.gpu == "rtx-4090")
-    assert "— does not fit. The closest of them: 8 × NVIDIA RTX 4090" in rejected.text
+    assert "— does not fit. The closest of them: 8 × RTX 4090" in rejected.text
     assert "The closest of them" in x.render("text", width=300).split("Why not")[1]
     # only setups that ran out of memory count, and one's own card as many as one has: a single own 24 GiB card
     # for 120B QLoRA was tried as two, offloaded (10 GiB each, it would fit), which one card cannot be
@@ -141,7 +141,7 @@ def test_a_card_whose_only_reason_is_said_for_several_is_named_there_alone() -> 
     ada = next(w for w in x.why_not if w.gpu == "rtx-6000-ada")
     assert [r.rule for r in ada.reasons] == ["no-rental-price"] and ada.change is None
     why_not = " ".join(x.render("text").split("Por qué no")[1].split())
-    assert "NVIDIA RTX 6000 Ada 48 GB por horas" in why_not and "x NVIDIA RTX 6000 Ada 48 GB:" not in why_not
+    assert "RTX 6000 Ada por horas" in why_not and "x RTX 6000 Ada:" not in why_not
     assert x.listed["rtx-6000-ada"] is None
 
 
@@ -192,10 +192,10 @@ def test_why_not_words_every_condition_of_every_reject_and_demote_rule(lang: str
 def test_why_not_beaten_names_the_option_that_beats_the_card() -> None:
     """The review's case: 70B QLoRA, the L40S ranked lower. Its WHY NOT named no option ("Another option ...")
     and showed the join "beaten.gpu l40s-48gb == card l40s-48gb"."""
-    for lang, beater in (("en", "1 × NVIDIA B200 180 GB ($9.48 in all, about 1.4 hr) costs no more and finishes "
-                                "no later than 1 × NVIDIA L40S 48 GB"),
-                         ("es", "1 × NVIDIA B200 180 GB (9,48\xa0US$ en total, unas 1,4 h) no cuesta más ni termina "
-                                "más tarde que 1 × NVIDIA L40S 48 GB")):
+    for lang, beater in (("en", "1 × B200 ($9.48 in all, about 1.4 hr) costs no more and finishes "
+                                "no later than 1 × L40S"),
+                         ("es", "1 × B200 (9,48\xa0US$ en total, unas 1,4 h) no cuesta más ni termina "
+                                "más tarde que 1 × L40S")):
         w = explain_any(model="Llama-3.1-70B", method="qlora", why_not="l40s-48gb", lang=lang).why_not[0]
         beaten = next(r for r in w.reasons if r.rule == "beaten-on-money-and-time")
         assert beater in beaten.text and beaten.conditions == []
@@ -230,7 +230,7 @@ def test_why_not_a_lower_ranked_card_contrasts_it_with_the_pick() -> None:
     assert w.status == "ranked-lower"
     # The numbers of both, in hours and money.
     assert w.reasons[0].rule == "rank-options" and w.reasons[0].text == (
-        "1 × NVIDIA RTX 4090: about 1.5 hr, $0.69 in all; 1 × NVIDIA H100 80 GB: about 22 min, $2.32 in all.")
+        "1 × RTX 4090: about 1.5 hr, $0.69 in all; 1 × H100 80 GB: about 22 min, $2.32 in all.")
     assert {"cheap-card-for-short-experiments", "table-ideal-use"} <= {r.rule for r in w.reasons}
     # For a high budget time weighs more than money, and the H100's 23 minutes win.
     assert w.change["fields"] == {"budget": "high"} and w.change["rank"] == 1
@@ -272,7 +272,7 @@ def test_why_not_ones_own_several_cards_keeps_how_many_there_are() -> None:
     x = explain(model_size_b="Llama-3.1-70B", method="lora", vram_gb="4x RTX 4090", why_not="own", lang="en")
     (entry,) = x.why_not
     assert entry.change is not None and entry.change["fields"] == {"method": "qlora"}
-    assert "then your 4 × NVIDIA GeForce RTX 4090 (24 GiB each) would be recommended" in " ".join(entry.text.split())
+    assert "then your 4 × RTX 4090 (24 GiB each) would be recommended" in " ".join(entry.text.split())
     assert "qlora-sharded-fits-own-gpus" in {note.id for note in x.result.advice}
 
 
@@ -289,7 +289,7 @@ def test_what_if_reports_what_changed_and_which_rules_account_for_it() -> None:
     # the guide's six cards: every card that changes is shown, no sentence counts others
     assert x.what_if.changed_shown() == x.what_if.changed and x.what_if.others() == 0
     assert "Outside the first" not in x.render("text")
-    assert changed["NVIDIA RTX 4090"][0] == "ruled out" and "4 cards" in changed["NVIDIA RTX 4090"][1]
+    assert changed["RTX 4090"][0] == "ruled out" and "4 cards" in changed["RTX 4090"][1]
     why = {(w["rule"], w["gpu"], w["fires"]) for w in x.what_if.why}
     assert ("qlora-tradeoffs", None, "now") in why
     assert ("no-scale-out-without-fast-link", "rtx-4090", "no longer") in why
@@ -367,7 +367,7 @@ def test_plural_forms_follow_the_count() -> None:
     # rank 3 after since the units merge (issue 47): four RTX 4090s over PCIe take a micro-batch of 2 in
     # GiB (21.3 of each one's 24), half the weights' crossings of the link a sequence: 6.4 hr and $9.38
     # (10.2 hr and $15 at a micro-batch of 1), ahead of the A100 80 GB's $11
-    assert changed["NVIDIA A100 80 GB"] == ("puesto 2 (8 tarjetas, en torno a 1,2 h, ≈ 19\xa0US$)",
+    assert changed["A100 80 GB"] == ("puesto 2 (8 tarjetas, en torno a 1,2 h, ≈ 19\xa0US$)",
                                             "puesto 3 (1 tarjeta, en torno a 7,1 h, ≈ 11\xa0US$)")
 
 
@@ -510,7 +510,7 @@ def test_why_not_a_card_behind_an_answer_of_as_many_cards_gives_the_ranking() ->
     a rank that contradicts it."""
     w = explain(model_size_b=70, method="lora", deadline_h=8, why_not="a100-80gb", lang="en").why_not[0]
     assert w.status == "ranked-lower"
-    assert w.reasons[0].rule == "rank-options" and "4 × NVIDIA H100 80 GB: about" in w.text
+    assert w.reasons[0].rule == "rank-options" and "4 × H100 80 GB: about" in w.text
     assert w.change is not None and w.change["rank"] == 1
     assert w.text.endswith("would be recommended.") and "ranked" not in w.text
 

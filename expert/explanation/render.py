@@ -86,7 +86,7 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
         details.append(_("weights, gradients and optimizer state offloaded to CPU"))
     elif setup.offload:
         details.append(_("gradients and optimizer state offloaded to CPU"))
-    names = [one_line(next(card.name for card in kb.catalog if card.id == gpu)) for gpu in fits]
+    names = [one_line(next(card.shown_name for card in kb.catalog if card.id == gpu)) for gpu in fits]
     fit_line = (_("Cards of the catalog with enough memory per GPU: %(cards)s.") % {"cards": tr.list(names)}
                 if names else _("No card of the catalog has enough memory per GPU for this setup."))
     x: dict[str, Any] = {
@@ -153,7 +153,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
     if time["gpu"] is None:
         from ..inference.requirement import reference_card
 
-        params["card"] = one_line(reference_card(kb).name)
+        params["card"] = one_line(reference_card(kb).shown_name)
         if time["count"] > 1:
             params["gpus"] = tr.number(time["count"], 0)
             text = (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
@@ -169,7 +169,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
 
     card = named_card(kb, time["gpu"])
     assert card is not None, "the estimate's time names a card estimate_input.from_input checked"
-    params["cards"] = "%s × %s" % (time["count"], one_line(card.name))
+    params["cards"] = "%s × %s" % (time["count"], one_line(card.shown_name))
     text = _("Training time on %(cards)s: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s "
              "GFLOPs a token).") % params
     text = _with_optimizer(kb, tr, time, text + " " + stack_sentence(tr, time))
@@ -177,7 +177,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         memory = device_memory_gib(card.vram_gb, card.memory_mib, card.devices)
         text += " " + _("But %(card)s does not hold this setup: each of its devices has %(vram)s, of which "
                         "%(usable)s may be used (%(margin)s kept free).") % {
-            "card": one_line(card.name), "vram": tr.gib(memory),
+            "card": one_line(card.shown_name), "vram": tr.gib(memory),
             "usable": tr.gib(usable_gib(kb, memory)), "margin": tr.number(kb.recipes["margin"] * 100, 0) + " %"}
     return text
 

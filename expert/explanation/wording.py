@@ -83,15 +83,17 @@ class Writer:
         return "" if code is None else _translated(self.tr, self.kb.labels.get(table, {}), code)
 
     def name(self, gpu: str) -> str:
-        """The card's name as every text shows it; a user catalog's name
-        (and file name) on one line, without control or format characters.
+        """The card's name as every text shows it: its short name (the
+        catalogs' `short`, one shape for every card), or a user catalog's
+        card's name where it gives none, and then the file's name; on one
+        line, without control or format characters.
         The cards that ship with the package (the guide's and today's market,
         rules/catalogs) go by their names alone: which file holds a card is
         the package's business, not the reader's."""
         if gpu == "own":
             return self.label("where", "own")
         card = self.run.cards[gpu]
-        name = one_line(card.name)
+        name = one_line(card.shown_name)    # its short name, one shape for every card (rules/catalog.toml)
         if card.origin == "guide" or shipped_card(card.source, self.kb.root):
             return name
         return f"{name} ({self.origin(gpu).removesuffix('.toml')})"   # the catalog it came from, by its name
@@ -294,17 +296,27 @@ class _Named(Mapping[str, str]):
         return len(self.context)
 
 
+def owned_name(kb: KnowledgeBase, name: str) -> str:
+    """A card of rules/owned.toml as the answers name it: without the brand
+    words of its `ignore` ("NVIDIA GeForce RTX 3090" is "RTX 3090"), the shape
+    of the catalogs' short names."""
+    words = one_line(name).split(" ")
+    while len(words) > 1 and words[0].lower() in kb.owned_ignore:
+        words.pop(0)
+    return " ".join(words)
+
+
 def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], total_vram_gb: float) -> str:
-    """One's own card (or cards) as the answer names it: the card named, with
-    its memory unless its name says it ("NVIDIA RTX 6000 Ada 48 GB": the size
-    it is sold with), or "your GPU (24 GiB)"."""
+    """One's own card (or cards) as the answer names it: the card named
+    (:func:`owned_name`), with its memory unless its name says it ("RTX 6000
+    Ada 48 GB": the size it is sold with), or "your GPU (24 GiB)"."""
     _ = tr.gettext
     named = profile.get("own_gpu")
     found = find_cards(kb, named) if named else []
     count = int(profile.get("own_gpu_count") or 1)
     device = tr.gib(total_vram_gb / count)
     if found:      # the card the person named (with its memory, unless its name says it)
-        card = one_line(found[0][1])
+        card = owned_name(kb, found[0][1])
         sized = any(f"{tr.number(size)} GB" in card for size in (total_vram_gb / count, found[0][2]))
         if count > 1:       # "your 2 × …": Spanish says "tus", not "tu"
             values = {"count": count, "card": card, "vram": device}
@@ -319,17 +331,13 @@ def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], tota
 
 def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any]) -> str:
     """One's own card (or cards) in the few characters of a table's or a
-    chart's row, without the brand words of rules/owned.toml's `ignore`:
-    "your 2 × RTX 3090", "your RTX 5090", "your 2 GPUs", "your GPU"."""
+    chart's row (:func:`owned_name`): "your 2 × RTX 3090", "your RTX 5090", "your 2 GPUs", "your GPU"."""
     _ = tr.gettext
     named = profile.get("own_gpu")
     found = find_cards(kb, named) if named else []
     count = int(profile.get("own_gpu_count") or 1)
     if found:
-        words = one_line(found[0][1]).split(" ")
-        while len(words) > 1 and words[0].lower() in kb.owned_ignore:
-            words.pop(0)
-        card = " ".join(words)
+        card = owned_name(kb, found[0][1])
         return (_("your %(count)s × %(card)s") % {"count": count, "card": card} if count > 1
                 else _("your %(card)s") % {"card": card})
     return _("your %(count)s GPUs") % {"count": count} if count > 1 else _("your GPU")

@@ -162,7 +162,7 @@ def cheap_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str,
     cost, gpu, config, card = best
     spot = config["pricing"] == "spot" and bool(card.spot_provider)
     provider, date = (card.spot_provider, card.spot_date) if spot else (card.price_provider, card.price_date)
-    return {"cheap_qlora_gpu": gpu, "cheap_qlora_name": card.name, "cheap_qlora_gb": config["per_device_gb"],
+    return {"cheap_qlora_gpu": gpu, "cheap_qlora_name": card.shown_name, "cheap_qlora_gb": config["per_device_gb"],
             "cheap_qlora_gib": config["per_device_gib"],
             "cheap_qlora_hours": config["hours"], "cheap_qlora_cost": cost,
             "cheap_qlora_rate": f"{provider}, {date}" if provider else None}

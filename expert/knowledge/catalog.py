@@ -32,11 +32,17 @@ from .source import MAX_SIZE, Problems, line_at, read_toml, shown
 #   ("list", kind)          a list of METHODS ("methods") or H-ids ("hids")
 ID_MAX = 40
 NAME_MAX = 80
+# A card's short name, the one every answer shows (the options table, the
+# chart, the "Not recommended" line): "1 × " and 16 characters fit the
+# table's first column at 80 columns beside the memory, time, cost and price
+# columns of a priced option (docs/knowledge-base.md).
+SHORT_MAX = 16
 TEXT_MAX = 300
 MAX_SIZE_B = 20_000        # the profile's largest model size (rules/profile.toml)
 INTERCONNECTS = {"nvlink": True, "infinity-fabric": True, "infiniband": True, "pcie": False}
 _CARD_KEYS: dict[str, tuple[Any, ...]] = {
-    "id": ("id",), "name": ("text", NAME_MAX), "vendor": ("choice", VENDORS), "vram_gb": ("number", 1, 1024),
+    "id": ("id",), "name": ("text", NAME_MAX), "short": ("text", SHORT_MAX), "vendor": ("choice", VENDORS),
+    "vram_gb": ("number", 1, 1024),
     "devices": ("whole", 1, 64), "cost": ("choice", COSTS), "segment": ("choice", SEGMENTS),
     "interconnect": ("choice", tuple(INTERCONNECTS)), "link_gbs": ("number", 1, 100_000),
     "per_node": ("whole", 1, 64), "bf16_tflops": ("number", 1, 100_000),
@@ -57,13 +63,13 @@ DERIVED = ("fast_interconnect", "source", "origin", "speed_assumed", "price_assu
 # The guide's catalog gives every key but the prices (rules/prices gives those).
 GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot", "price_source",
                                                               "bf16", "chip", "public_price"))
-# A user catalog needs only these; the rest take the defaults below, and a
+# A user catalog needs only these (a card without a short name goes by its name); the rest take the defaults below, and a
 # card without bf16_tflops or prices is marked (a rule warns when it is picked).
 # A card without memory_mib has 0 there: its driver's figure is not known.
 USER_REQUIRED = ("id", "name", "vendor", "vram_gb", "cost")
 # A catalog that ships with the package (rules/catalogs) gives its cards'
 # datasheet figures and the memory their drivers report, each with its source.
-SHIPPED_REQUIRED = (*USER_REQUIRED, "segment", "interconnect", "link_gbs", "per_node", "bf16_tflops",
+SHIPPED_REQUIRED = (*USER_REQUIRED, "short", "segment", "interconnect", "link_gbs", "per_node", "bf16_tflops",
                     "memory_bandwidth_gbs", "hardware_source", "memory_mib", "memory_source")
 # The memory a driver reports is what the card is sold with (vram_gb, in GiB)
 # less what ECC and the driver keep: ECC on GDDR memory takes 6.25 % of it,
@@ -272,7 +278,7 @@ def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems
             "nvlink" if fast else "pcie")
         cards.append(Card(**{
             **{name: kind(entry[name]) for name, kind in COPIED if name in entry},
-            "id": card_id, "fast_interconnect": fast, "interconnect": interconnect,
+            "id": card_id, "short": str(entry.get("short", "")), "fast_interconnect": fast, "interconnect": interconnect,
             "price_source": str(entry.get("price_source", "")),
             "bf16_tflops": float(entry.get("bf16_tflops", default_tflops)),
             "price_on_demand": float(on_demand), "price_spot": float(entry.get("price_spot", on_demand)),
@@ -295,13 +301,22 @@ def market_cards(folder: Path, guide: tuple[Card, ...], timing: dict[str, Any], 
     id of the guide's catalog or of another shipped catalog is refused."""
     cards: list[Card] = []
     seen = {card.id: (str(folder.parent / "catalog.toml"), 0) for card in guide}
+    # an answer names a card by its short name alone: no two cards the package ships share one
+    shorts = {card.short.casefold(): card.id for card in guide}
     for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
         before = len(problems.items)
         doc, text = read_toml(path, problems)
         if len(problems.items) == before:
-            cards += catalog_cards(path, doc, text, problems, user=True, seen=seen, shipped=True,
-                                   default_tflops=timing["unknown_card"]["bf16_tflops"],
-                                   class_prices=ranking["class_price"])
+            found = catalog_cards(path, doc, text, problems, user=True, seen=seen, shipped=True,
+                                  default_tflops=timing["unknown_card"]["bf16_tflops"],
+                                  class_prices=ranking["class_price"])
+            for index, card in enumerate(found):
+                other = shorts.setdefault(card.short.casefold(), card.id)
+                if other != card.id:
+                    problems.add(str(path), line_at(text, f"gpu[{index + 1}].short"),
+                                 "card '%(id)s': its short name '%(short)s' is already that of card '%(other)s'",
+                                 id=card.id, short=card.short, other=other)
+            cards += found
     return tuple(cards)
 
 

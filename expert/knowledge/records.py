@@ -240,6 +240,10 @@ class Card:
     # one's own GPU named by the person is timed as the card named.
     speed_of: str = ""
     memory_source: str = ""
+    # The name every answer shows (catalog.py SHORT_MAX): one shape for every
+    # card, the maker's name and brand left out (rules/catalog.toml says how);
+    # "" for a user card without one, which goes by its name.
+    short: str = ""
 
     @cached_property
     def _fact(self) -> dict[str, Any]:
@@ -248,6 +252,11 @@ class Card:
     def fact(self) -> dict[str, Any]:
         """The card's fields as the conditions see them (one shared, read-only dict)."""
         return self._fact
+
+    @property
+    def shown_name(self) -> str:
+        """The name every text shows: its short name, or its name where it has none (a user's card)."""
+        return self.short or self.name
 
 
 @dataclass(frozen=True)

@@ -197,13 +197,13 @@ def test_the_forged_recommendation_stays_inside_its_line(base: KnowledgeBase) ->
     # In the one-screen answer, a cell of the options' table (cut short), every markdown character escaped.
     row = next(line for line in brief.splitlines() if line.startswith("| ") and "Card" in line)
     assert re.match(r"\| [2-9] \| 1 × Card \\\*\\\*Recommendation:\\\*\\\* Buy from ", row), row
-    assert brief.splitlines()[0].startswith("**Recommendation:** 1 × NVIDIA RTX 4090")
+    assert brief.splitlines()[0].startswith("**Recommendation:** 1 × RTX 4090")
     out = result(named(base, FORGED)).render("markdown", verbose=True)
     line = next(line for line in out.splitlines() if "evil.example" in line)
     # Its own numbered line of the alternatives, every markdown character escaped.
     assert re.match(r"[2-9]\. 1 × Card \\\*\\\*Recommendation:\\\*\\\* Buy from http\\://evil\.example \\#\\#\\# Injected",
                     line), line
-    assert out.splitlines()[0].startswith("**Recommendation:** 1 × NVIDIA RTX 4090")
+    assert out.splitlines()[0].startswith("**Recommendation:** 1 × RTX 4090")
 
 
 @pytest.mark.parametrize("lang", ["en", "es"])
