@@ -129,3 +129,36 @@ def test_the_options_table_and_the_page_name_ones_own_cards(vram: str, lang: str
     assert any(line.strip().startswith(f"1.  {row[0].lower()}{row[1:]}  ") for line in lines), lines   # the chart
     bar = memory_bars(result, result.kb, Localizer(lang))[0]
     assert bar.title.startswith(f"{row[0].lower()}{row[1:]}:"), bar.title
+
+
+@pytest.mark.parametrize("lang, warning, left_out", [
+    ("en", "Your 4 GPUs do not hold this run: its leanest setup on them, a 16-bit base with DeepSpeed ZeRO-3 or "
+           "FSDP over the 4 cards, needs about 43 GiB of each, more than the 22.8 GiB of each card's 24 GiB",
+     "Not recommended: your 4 × RTX 4090,"),
+    ("es", "Tus 4 GPU no admiten este entrenamiento: su configuración más ligera en ellas, una base de 16 bits con "
+           "DeepSpeed ZeRO-3 o FSDP en las 4 tarjetas, necesita unos 43 GiB en cada una, más de los 22,8 GiB de "
+           "los 24 GiB de cada tarjeta", "Descartadas: tus 4 × RTX 4090,"),
+])
+def test_several_own_cards_too_small_are_measured_card_by_card(lang: str, warning: str, left_out: str) -> None:
+    """70B LoRA needs 136.5 GiB on one GPU; four RTX 4090s have 96 GiB in all, but what decides is each
+    card's share in the setup the answer tries on them: the 16-bit base sharded over the four, 43 GiB of
+    each card's 24. The warning says that, not the total against the one-GPU figure."""
+    result = advise(model_size_b=70, method="lora", vram_gb="4x RTX 4090", lang=lang)
+    said = {n.id: " ".join(n.text.split()) for n in result.warnings}
+    assert "own-gpu-too-small" not in said and warning in said["own-gpus-too-small"]
+    assert "96 GiB" not in said["own-gpus-too-small"]
+    text = " ".join(result.render("text").split())
+    assert left_out in text
+
+
+def test_several_own_cards_that_miss_by_little_are_told_each_cards_figure() -> None:
+    """13B LoRA of 2,048 tokens on two 16 GB cards: the leaner setup is an 8-bit base on each (15.3 GiB,
+    of the 15.2 each card leaves with the margin), not the 32 GiB of both as one card's memory."""
+    result = advise(model_size_b=13, method="lora", vram_gb="2x RTX 4060 Ti 16GB", tokens_per_example=2048,
+                    lang="en")
+    said = {n.id: " ".join(n.text.split()) for n in result.advice}
+    assert "an 8-bit base with DeepSpeed ZeRO-2 over the 2 cards, needs about 15.3 GiB of each" in (
+        said["own-gpus-fit-on-a-tuned-stack"])
+    assert "about 14.3 GiB of each one's 16 GiB" in said["own-gpus-fit-shorter-sequences"]
+    assert not any("32 GiB" in text for text in said.values())
+    assert not {"own-gpu-fits-on-a-tuned-stack", "own-gpu-fits-shorter-sequences"} & set(said)

@@ -24,7 +24,7 @@ _MONEY_FIELDS = {"per_hour", "total_cost", "on_demand_cost", "spot_cost", "price
                  "min_count_cost", "cheapest_total_cost", "cheap_qlora_cost", "by_total_cost"} | {f"{which}_{name}" for which in COMPARED for name in ("per_hour", "total_cost")}
 _LABELLED = {"basis": "basis", "source": "basis", "strategy": "strategy", "where": "where", "pricing": "pricing", "cost": "cost",
              "vendor": "vendor", "guide_holds_with": "setup", "recipe": "recipe", "step": "step",
-             "next_step": "step"}
+             "next_step": "step", "own_fit_recipe": "recipe", "own_fit_strategy": "strategy"}
 
 def sentence(text: str) -> str:
     """A message that may start with a placeholder ("your GPU …") starts with a capital; a model's Hub id

@@ -197,36 +197,46 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
             "own_qlora_hours": fastest["hours"], "own_qlora_sharded": sharded}
 
 
-OWN_FIT_NONE = {"own_fit_gb": None, "own_fit_gib": None, "own_usable_gb": None, "own_usable_gib": None,
+OWN_FIT_NONE = {"own_fit_gb": None, "own_fit_gib": None, "own_fit_recipe": None, "own_fit_strategy": None, "own_usable_gb": None, "own_usable_gib": None,
                 "own_tuned_gb": None, "own_tuned_gib": None, "own_tuned_fits": None, "own_short_seq": None,
                 "own_short_gb": None, "own_short_gib": None}
 
 
 def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> dict[str, Any]:
     """When the person's own GPU misses with the leanest recipe its method's
-    ladder tries on one card: what that recipe needs of it, what it needs on
+    ladder tries on one card (several of one's own: that, a whole copy on
+    each, or the base sharded over them all, the leaner): the recipe and
+    strategy, what it needs of each device, what it needs on
     a tuned stack (estimator.toml [loss]) and whether that fits, and the
     longest sequence of recipes.toml [own_fit] that fits, with its need; what
     may be used of one of its devices, the margin kept free. All
     None when it fits, or with no own GPU; the rules decide what to say."""
     if not profile.get("vram_gb"):
         return dict(OWN_FIT_NONE)
-    entry = [e for e in kb.recipes["ladder"][profile["method"]] if e["spread"] == "card"][-1]
+    ladder = kb.recipes["ladder"][profile["method"]]
+    # Several cards of one's own are one machine of that many devices, which the answer trains with a
+    # whole copy on each or with the base sharded over them all (the ladder's sharding step, FSDP or
+    # ZeRO-3): the leaner of the two, each figure a device's; one card, its leanest one-card recipe.
+    tried = [([e for e in ladder if e["spread"] == "card"][-1], False)]
+    if (profile.get("own_gpu_count") or 1) > 1:
+        tried.append((next(e for e in ladder if e["spread"] == "shard"), True))
     card = own_card(kb, profile).fact()
     sizer = Sizer(kb, profile, req, basis)
-    plain = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=False)
-    if plain["fits"] or not plain["possible"]:
+    configs = [(sizer.configuration(card, e["step"], e["recipe"], 1, sharded=sharded), e, sharded)
+               for e, sharded in tried]
+    if any(config["fits"] for config, _, _ in configs) or not any(config["possible"] for config, _, _ in configs):
         return dict(OWN_FIT_NONE)
+    plain, entry, several = min((c for c in configs if c[0]["possible"]), key=lambda c: c[0]["per_device_gib"])
     tuned_gb = tuned_gib = tuned_fits = None
     if stack_of(kb, profile) != "tuned":
         # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable
         tuned = ChainMap({"stack": "tuned"}, profile)  # type: ignore[arg-type]
-        config = Sizer(kb, tuned, req, basis).configuration(card, entry["step"], entry["recipe"], 1, sharded=False)
+        config = Sizer(kb, tuned, req, basis).configuration(card, entry["step"], entry["recipe"], 1, sharded=several)
         tuned_gb, tuned_gib, tuned_fits = config["per_device_gb"], config["per_device_gib"], config["fits"]
     short_seq = short_gb = short_gib = None
     for seq in kb.recipes["own_fit"]["sequences"]:   # longest first: the first that fits
         if seq < req["seq_len"]:
-            config = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=False, seq=seq)
+            config = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=several, seq=seq)
             if config["fits"]:
                 short_seq, short_gb, short_gib = seq, config["per_device_gb"], config["per_device_gib"]
                 break
@@ -234,6 +244,7 @@ def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
     # misses an 8 GiB card by it
     usable = usable_gib(kb, plain["device_memory_gib"])
     return {"own_fit_gb": plain["per_device_gb"], "own_fit_gib": plain["per_device_gib"],
+            "own_fit_recipe": plain["recipe"], "own_fit_strategy": plain["strategy"],
             "own_usable_gb": round(usable * GIB / GB, 1), "own_usable_gib": round(usable, 1),
             "own_tuned_gb": tuned_gb, "own_tuned_gib": tuned_gib, "own_tuned_fits": tuned_fits,
             "own_short_seq": short_seq, "own_short_gb": short_gb, "own_short_gib": short_gib}

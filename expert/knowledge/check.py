@@ -343,6 +343,8 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     domains["req.own_qlora_fits"] = {True, False, None}
     domains["req.sized_by"] = {"checked", "estimate", "guide"}
     domains["req.own_tuned_fits"] = {True, False, None}
+    domains["req.own_fit_recipe"] = set(recipes) | {None}
+    domains["req.own_fit_strategy"] = strategies | {None}
     domains["req.own_short_seq"] = set(kb.recipes.get("own_fit", {}).get("sequences", [])) | {None}
     for name in ("own_qlora_gb", "own_qlora_hours", "cheap_qlora_gb", "cheap_qlora_hours", "cheap_qlora_cost",
                  "own_fit_gb", "own_usable_gb", "own_tuned_gb", "own_short_gb", "own_qlora_gib", "cheap_qlora_gib",

@@ -107,6 +107,9 @@ FIELDS: dict[str, dict[str, str]] = {
         # that fits, the longest sequence of recipes.toml [own_fit] that fits.
         "own_fit_gb": NUM,
         "own_fit_gib": NUM,
+        # several cards of one's own: the leaner of a whole copy on each and the base sharded over them
+        "own_fit_recipe": STR,
+        "own_fit_strategy": STR,
         "own_usable_gb": NUM,
         "own_usable_gib": NUM,
         "own_tuned_gb": NUM,
