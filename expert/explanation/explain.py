@@ -21,11 +21,11 @@ from typing import Any
 
 from ..escape import one_line
 from ..i18n import Localizer
-from ..knowledge import PROFILE_FIELDS  # the fields: declared once, in rules/profile.toml
+from ..knowledge import PROFILE_FIELDS, load  # the fields: declared once, in rules/profile.toml
 from ..knowledge.bases import knowledge_base
 from ..knowledge.records import cite_line
 from .how import How
-from .result import SHOWN, Note, Result, as_data
+from .result import Note, Result, as_data
 from .what_if import WhatIf, WhatIfRun
 from .why_not import WhyNot, WhyNotSearch
 from .wording import total_in_words
@@ -182,7 +182,7 @@ class Explanation:
             "Outside the first %(shown)s options, %(n)s more card changes rank, time or cost; the "
             "explanation's JSON lists it, with the rules that account for it.",
             "Outside the first %(shown)s options, %(n)s more cards change rank, time or cost; the "
-            "explanation's JSON lists each, with the rules that account for them.", n) % {"n": n, "shown": SHOWN}
+            "explanation's JSON lists each, with the rules that account for them.", n) % {"n": n, "shown": (self.result.kb or load()).ranking["shown"]}
 
     def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
         from .render import render_explanation

@@ -27,8 +27,6 @@ DETAILS = ("full", "summary")
 # full form needs (the rules, the reasons, the arithmetic behind the cost; the
 # recipe by its id, rules/recipes.toml).
 SUMMARY_OPTIONS = 3
-# Text and markdown show the recommendation and three alternatives (and one's own card).
-SHOWN = 4
 SUMMARY_LEFT_OUT = ("rules", "reasons", "source", "total_vram_gb", "cost_class", "time", "name", "where", "pricing",
                     "setup", "memory")
 # Of the cost, the summary keeps what a person reads; of the profile, what is known.
@@ -263,10 +261,12 @@ class Result:
         }
 
     def shown(self) -> list[Recommendation]:
-        """The recommendations text and markdown show: the first four, and the
-        person's own card wherever it ranks (it misses the deadline, say)."""
-        first = self.recommendations[:SHOWN]
-        own = [r for r in self.recommendations[SHOWN:] if r.gpu == "own"]
+        """The recommendations text and markdown show: the first of the
+        ranking (rules/ranking.toml ``shown``: four), and the person's own card
+        wherever it ranks (it misses the deadline, say)."""
+        shown = (self.kb or load()).ranking["shown"]
+        first = self.recommendations[:shown]
+        own = [r for r in self.recommendations[shown:] if r.gpu == "own"]
         return first + own
 
     def _summary(self) -> dict[str, Any]:

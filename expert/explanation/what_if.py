@@ -11,7 +11,7 @@ from typing import Any
 from ..input.profile import is_given
 from ..knowledge import PROFILE_FIELDS
 from .how import Reasoning
-from .result import SHOWN, Result
+from .result import Result
 from .wording import total_in_words
 
 NOTE_KINDS = ("advice", "warning")
@@ -25,7 +25,7 @@ class WhatIf:
     changed: list[dict[str, Any]]   # what, before, after; a card's row also its gpu
     why: list[dict[str, Any]]       # rules that fire now or no longer: those about cards first
     after: dict[str, Any]
-    # The cards whose rows the text and the page show: those among the first SHOWN options before
+    # The cards whose rows the text and the page show: those among the options shown before
     # or after, and those ruled in or out. The others are counted in a sentence (JSON lists them).
     shown: list[str]
 
@@ -88,7 +88,7 @@ class WhatIfRun(Reasoning):
                                                                  "cost": self.money(rec)}
 
         add(_("Recommendation"), top(before), top(after))
-        shown = {rec.gpu for result in (before, after) for rec in result.recommendations[:SHOWN]}
+        shown = {rec.gpu for result in (before, after) for rec in result.recommendations[:self.kb.ranking["shown"]]}
         # the cards in the order of the answer after the change: its options by rank, then the others
         ranks = {rec.gpu: rec.rank for rec in after.recommendations}
         cards = sorted(set(self.run.options) | set(run_after.options),

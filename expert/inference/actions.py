@@ -351,11 +351,12 @@ def weighed(context: Context, option: Mapping[str, Any], rules: list[str], gpu: 
 def compared(context: Context, pick: str) -> dict[str, Any]:
     """The rented options the pick is weighed against, as pick fields
     (conditions.COMPARED): the next in the ranking, the fastest, and the
-    cheapest in all (the cheaper per hour of two that cost the same); None
-    when there is none. A summary of the ranking the rules declared, for
-    the advice rules to read (experta has no pattern that collects facts)."""
+    cheapest in all (the cheaper per hour of two that cost the same), each
+    among the options the answer shows (ranking.toml ``shown``); None when
+    there is none. A summary of the ranking the rules declared, for the
+    advice rules to read (experta has no pattern that collects facts)."""
     ranking = context.fact(("ranking", None))
-    order = ranking["order"] if ranking else []
+    order = ranking["order"][:context.run.kb.ranking["shown"]] if ranking else []
     options = [context.fact(("standing", gpu)) for gpu in order if gpu != pick]
     others = [option for option in options if option is not None and option["where"] == "cloud"]
     chosen = {"next": others[0] if others else None,

@@ -256,6 +256,9 @@ def checked_ranking(path: Path, doc: dict[str, Any], text: str, problems: Proble
     if not (isinstance(counts, list) and counts and counts[0] == 1
             and all(isinstance(c, int) and c > 0 for c in counts) and counts == sorted(set(counts))):
         problems.add(str(path), line_at(text, "counts"), "counts must be growing whole numbers starting at 1")
+    shown = doc["shown"]
+    if not 2 <= shown <= 10:
+        problems.add(str(path), line_at(text, "shown"), "'%(key)s' must be a whole number from 2 to 10", key="shown")
     strategy = doc.get("strategy", {})
     for key in ("single", "replicated", "sharded"):
         if not isinstance(strategy.get(key), str):
@@ -274,7 +277,7 @@ def checked_ranking(path: Path, doc: dict[str, Any], text: str, problems: Proble
     if not (is_number(setup) and 0 <= setup <= 24):
         problems.add(str(path), line_at(text, "billing.setup_hours"), "'%(key)s' must be a number from 0 to 24",
                      key="billing.setup_hours")
-    return {"counts": counts, "strategy": strategy, "class_price": prices, "setup_hours": setup,
+    return {"counts": counts, "shown": shown, "strategy": strategy, "class_price": prices, "setup_hours": setup,
             "budget_weights": weights}
 
 

@@ -58,7 +58,7 @@ SCHEMAS: dict[str, Any] = {
                                "ratio": [{"id": str, "faster": str, "faster_count?": int, "slower": str,
                                           "stack?": str, "micro_batch?": int,
                                           "published": [float], "source": str}]}},
-    "ranking": {"counts": [int], "strategy": {"single": str, "replicated": str, "sharded": str},
+    "ranking": {"counts": [int], "shown": int, "strategy": {"single": str, "replicated": str, "sharded": str},
                 "class_price": {"*": float}, "billing": {"setup_hours": float},
                 "budget_weights": {"*": {"cost": float, "time": float}}},
     "labels": {"*": {"*": str}},
