@@ -81,7 +81,7 @@ def test_why_not_by_default_covers_every_rejected_card_with_its_failed_condition
     # eight RTX 4090s over PCIe, one machine, do not hold it; LoRA's last step, an 8-bit base, not on one either
     assert rtx.reasons[0].rule == "does-not-fit"
     assert [c["text"] for c in rtx.reasons[0].conditions] == [
-        "fits: no", "the last setup tried can be built from these cards: yes"]
+        "it does not fit", "the last setup tried can be built from these cards"]
     # with a 4-bit base, four of them hold it sharded over PCIe (issue 47, shard-over-pcie)
     assert rtx.change is not None and rtx.change["fields"] == {"method": "qlora"} and rtx.change["count"] == 4
     mi250 = x.why_not[3]
@@ -180,13 +180,43 @@ def test_why_not_words_every_condition_of_every_reject_and_demote_rule(lang: str
             text = search.leaf_text(leaf)
             worded.append(text)
             assert not RAW.search(text), f"{rule.id}: {leaf.source} -> {text}"
+            # a field that is true or false reads as a sentence, either way (rules/labels.toml [yes], [no]),
+            # never "fits: no" ("cabe: no"); a field compared or shown with its value is named with its
+            # article (labels.toml [conditions]: "the deadline", "el plazo")
+            sources = [source for source, _value in leaf.operands if source]
+            if leaf.op in ("not", ""):
+                assert all(source in kb.labels["yes"] and source in kb.labels["no"] for source in sources), leaf.source
+                assert not re.search(r": (yes|no|sí)$", text), text
+            else:
+                assert all(_SCALED_FIELD.sub("", source) in kb.labels["conditions"] for source in sources), leaf.source
     assert left_out == ["beaten.gpu == option.gpu"]
     assert len(worded) >= 18
     if lang == "en":
-        assert ("cost in all ($14) is more than 1.1 × cost of the cheapest option that meets the deadline ($10)"
-                in worded)
+        assert ("the cost in all ($14) is more than 1.1 × the cost of the cheapest option that meets the deadline "
+                "($10)" in worded)
+        assert {"it fits", "the cards have no fast link between them", "you do not accept ROCm (AMD)"} <= set(worded)
     else:
-        assert "tiempo hasta el resultado, con la puesta en marcha (4,6 h) es mayor que plazo (5 h)" in worded
+        assert ("el tiempo hasta el resultado, con la puesta en marcha (4,6 h) es mayor que el plazo (5 h)"
+                in worded)
+        assert {"cabe", "las tarjetas no tienen un enlace rápido entre sí", "no aceptas ROCm (AMD)",
+                "el fabricante de la tarjeta: AMD", "tu presupuesto: bajo"} <= set(worded)
+
+
+_SCALED_FIELD = re.compile(r" \* [0-9.]+$")
+
+
+def test_every_true_or_false_condition_reads_both_ways_in_both_languages() -> None:
+    """[yes] and [no] of rules/labels.toml name the same fields, each sentence translated, none ending
+    in a bare yes or no."""
+    from expert.i18n import Localizer
+    from expert.knowledge.bases import knowledge_base
+
+    labels = knowledge_base().labels
+    assert set(labels["yes"]) == set(labels["no"]) and labels["yes"]
+    es = Localizer("es").gettext
+    for table in ("yes", "no", "conditions"):
+        for source, text in labels[table].items():
+            assert es(text) != text, (table, source)
 
 
 def test_why_not_beaten_names_the_option_that_beats_the_card() -> None:
@@ -211,10 +241,10 @@ def test_why_not_one_h100_says_which_deadline_would_do() -> None:
     # The conditions of the rule that added the cards, as they held.
     assert w.reasons[0].rule == "scale-out-for-the-deadline"
     assert [c["text"] for c in w.reasons[0].conditions] == [
-        "the configuration before this step fits: yes", "the micro-batch is already the fastest that fits: yes",
-        "can take more cards: yes", "time until the result, setup included (1.3 hr) is more than deadline (48 min)",
-        "slowdown of its recipe (1) is at most 1",
-        "mixed precision on more cards was weighed, or there is none to weigh: yes"]
+        "the configuration before this step fits", "the micro-batch is already the fastest that fits",
+        "it can take more cards", "the time until the result, setup included (1.3 hr) is more than the deadline "
+        "(48 min)", "the slowdown of its recipe (1) is at most 1",
+        "mixed precision on more cards was weighed, or there is none to weigh"]
 
 
 def test_why_not_a_card_that_needs_more_vram_than_one_has() -> None:
@@ -244,7 +274,7 @@ def test_why_not_a_card_that_misses_the_deadline_finds_the_deadline_it_needs() -
     # 1.6 hr of training, the paged 8-bit states that do not fit beside the
     # weights crossing PCIe 4.0 at every step (issue 39), and half an hour of setup
     assert [c["text"] for c in demoted.conditions] == [
-        "time until the result, setup included (2 hr) is more than deadline (1.5 hr)"]
+        "the time until the result, setup included (2 hr) is more than the deadline (1.5 hr)"]
     # the deadline tried is the first configuration's (a micro-batch of one, the 8-bit states of all 7B
     # parameters stepped after every sequence: timing.toml [optimizer_step]), 2.6 hr before the step was timed
     assert w.change["fields"] == {"deadline_h": 2.9} and w.change["rank"] == 1

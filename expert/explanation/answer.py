@@ -16,7 +16,7 @@ from ..inference.sizing import checkpointing, option_estimate
 from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
 from .result import Memory, Note, Recommendation, Rejection, Result, Setup, Trace, TraceStep
-from .wording import Writer, own_short_label, price_provenance, sentence
+from .wording import Writer, price_provenance, sentence
 
 RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload")
 
@@ -244,7 +244,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
         texts = [text for f in fired if not f.rule.together
                  for text in (w.message(f.rule, f.env), w.closest(gpu, by_gpu[gpu]) if f.rule.id == "does-not-fit"
                               else None) if text]
-        rejected.append(Rejection(gpu, _rejected_name(w, run, gpu), w.origin(gpu), [f.rule.id for f in fired],
+        rejected.append(Rejection(gpu, w.listed_name(gpu), w.origin(gpu), [f.rule.id for f in fired],
                                   " ".join(texts)))
     named_together = [Note(rule_id, [rule_id], w.together(first.rule, first.env, gpus))
                       for rule_id, (first, gpus) in together.items()]
@@ -268,11 +268,3 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
                            for f in firings])
     return Result(tr.lang, dict(run.profile), assumed, requirement, recommendations, notes["advice"],
                   notes["warning"], rejected, trace, kb, named_together)
-
-
-def _rejected_name(w: Writer, run: Run, gpu: str) -> str:
-    """A card left out as the lists of cards name it: one's own card by its name and how many, as the
-    options table names it ("your 2 × <card>"), where the person named it or has several."""
-    if gpu == "own" and (run.profile.get("own_gpu") or int(run.profile.get("own_gpu_count") or 1) > 1):
-        return own_short_label(w.kb, w.tr, run.profile)
-    return w.name(gpu)

@@ -66,15 +66,19 @@ class WhyNotSearch(Reasoning):
     # --- WHY NOT --------------------------------------------------------------
 
     def leaf_text(self, leaf: Leaf) -> str:
-        """One condition of a rule as a person reads it: a field's label and its value, and a
+        """One condition of a rule as a person reads it: a sentence for a field that is true or false
+        (rules/labels.toml [yes] and [no]: "it does not fit"), a field's label and its value, and a
         comparison in words ("is more than"), never a field's dotted name or an operator."""
         _ = self._
         if leaf.op in ("not", ""):
             source, value = leaf.operands[0]
-            return f"{self.field_label(source or '')}: {_('yes') if value else _('no')}"
+            said = self.kb.labels.get("yes" if value else "no", {}).get(source or "")
+            if said:
+                return _(said)
+            return f"{self.condition_label(source or '')}: {_('yes') if value else _('no')}"
         (left_source, left_value), constants = leaf.operands[0], [src is None for src, _v in leaf.operands[1:]]
         if leaf.op in ("==", "in", "!=", "not in") and left_source and all(constants):
-            shown = f"{self.field_label(left_source)}: {self.shown_value(left_source, left_value)}"
+            shown = f"{self.condition_label(left_source)}: {self.shown_value(left_source, left_value)}"
             if leaf.op in ("!=", "not in"):
                 other = leaf.operands[1][1]
                 others = other if isinstance(other, (list, tuple)) else [other]
@@ -98,9 +102,9 @@ class WhyNotSearch(Reasoning):
         if scaled:      # a field times a constant (rules.toml: "market.cheapest_total_cost * 1.1")
             name = scaled["field"]
             return self._("%(factor)s × %(field)s (%(value)s)") % {
-                "factor": self.tr.number(float(scaled["factor"]), 3), "field": self.field_label(name),
+                "factor": self.tr.number(float(scaled["factor"]), 3), "field": self.condition_label(name),
                 "value": self.shown_value(name, value)}
-        return self._("%(field)s (%(value)s)") % {"field": self.field_label(source),
+        return self._("%(field)s (%(value)s)") % {"field": self.condition_label(source),
                                               "value": self.shown_value(source, value)}
 
     def compared(self, op: str, left: str, right: str) -> str:
@@ -117,6 +121,12 @@ class WhyNotSearch(Reasoning):
         if name == "gpu" and isinstance(value, str) and (value == "own" or value in self.run.cards):
             return self.w.name(value)
         return self.w.value(namespace, name, value)
+
+    def condition_label(self, source: str) -> str:
+        """A field as a condition names it, with its article (rules/labels.toml [conditions]: "the
+        deadline"), else its label."""
+        label = self.kb.labels.get("conditions", {}).get(source)
+        return self._(label) if label else self.field_label(source)
 
     def field_label(self, source: str) -> str:
         namespace, _, name = source.partition(".")
@@ -148,7 +158,7 @@ class WhyNotSearch(Reasoning):
     def why_not(self, gpu: str) -> WhyNot:
         _ = self._
         status, _rank = self.status(gpu, self.result)
-        name = self.w.name(gpu)
+        name = self.w.listed_name(gpu)
         reasons: list[Reason] = []
         closest = None
         if status == "rejected":

@@ -98,6 +98,15 @@ class Writer:
             return name
         return f"{name} ({self.origin(gpu).removesuffix('.toml')})"   # the catalog it came from, by its name
 
+    def listed_name(self, gpu: str) -> str:
+        """A card as a list of cards names it ("Not recommended", WHY NOT): :meth:`name`, and one's
+        own card by its name and how many where the person named it or has several, as the options
+        table names it ("your 2 × <card>"), not "your own GPU"."""
+        profile = self.run.profile
+        if gpu == "own" and (profile.get("own_gpu") or int(profile.get("own_gpu_count") or 1) > 1):
+            return own_short_label(self.kb, self.tr, profile)
+        return self.name(gpu)
+
     def origin(self, gpu: str) -> str:
         """Where a card came from: "own", "guide", a shipped catalog by the
         name --catalog takes ("current", not its file), or a user's file."""
