@@ -66,6 +66,7 @@ SCHEMAS: dict[str, Any] = {
                 "offload_params": {"host_ram_per_device_gib": float},
                 "recipe": [{"id": str, "method": str, "precision": str, "optimizer": str, "base_bits": int,
                             "checkpointing": bool, "offload": bool, "offload_params?": bool, "optimizer_in_backward?": bool,
+                            "step_in_time_factor?": bool,
                             "framework?": str, "stack?": str, "needs_bf16?": bool, "single_device?": bool, "sharded_as?": str, "lean?": bool, "fp16?": str, "time_factor": float,
                             "source": str}],
                 "ladder": {"*": [{"step": str, "recipe": str, "spread": str}]}},
