@@ -74,7 +74,7 @@ SCHEMAS: dict[str, Any] = {
               "rule": [{"id": str, "kind": str, "stage": str, "then?": str, "step?": str, "section": str, "heuristics": [str],
                         "gaps?": [str], "when?": str, "by?": [str], "message": str, "factor?": float, "opposes?": [str],
                         "overrides?": [str], "summary?": bool, "brief?": bool,
-                        "together?": bool}]},
+                        "together?": bool, "names_closest?": bool}]},
     "explain": {"change": [{"field": str, "value": ANY}]},
     "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str,
                                 "which_text?": str, "which_hint?": str}]},
