@@ -93,3 +93,18 @@ def test_the_answer_names_each_card_once_the_same_way_at_80_columns(lang: str) -
     left_out = " ".join(left_out.split())
     assert "AMD MI210" in left_out and "AMD MI300X" in left_out and "RTX 6000 Ada" in left_out
     assert "Recomendación: 1 × RTX 4090" in text if lang == "es" else "Recommendation: 1 × RTX 4090" in text
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_crowded_table_closes_its_columns_up_before_cutting_a_name(lang: str) -> None:
+    """One's own two cards that miss a 3-hour deadline, shown as row 12 ("4,9 h, tarde", "nada que
+    alquilar"), widen the table's columns: the columns move one space apart instead of two, so that
+    the rented cards' names stay whole at 80 columns (they read "1 × RTX PRO…" before)."""
+    result = advise(model_size_b=13, method="qlora", vram_gb="2x RTX 4060 Ti 16GB", deadline_h=3, lang=lang)
+    rows = [line for line in result.render("text", width=80).splitlines() if re.match(r"  \d+\. ", line)]
+    rented = [rec for rec in result.shown() if rec.gpu != "own"]
+    table = rows[:len(result.shown())]
+    assert all(len(line) <= 80 for line in table)
+    for rec, row in zip(rented, table, strict=False):
+        assert f"{rec.count} × {rec.name} " in row, row
+    assert "…" not in " ".join(table[:len(rented)])

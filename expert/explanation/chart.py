@@ -124,12 +124,12 @@ class Options:
 
 def _shorter_names(kb: Any, rec: Any, label: str) -> tuple[str, str, str]:
     """``label`` whole, without the card's maker (its name's first word when that is its vendor:
-    "NVIDIA"), and without the memory too."""
+    "NVIDIA"), and without the memory too (one's own cards too: "Your 2 × RTX 4060 Ti")."""
     card = kb.card(rec.gpu) if rec.gpu != "own" else None
     count, _, name = label.partition(" × ")
     maker, _, rest = name.partition(" ")
     if card is None or not rest or maker.lower() != card.vendor:
-        return label, label, label
+        return label, label, _SIZE.sub("", label)
     return label, f"{count} × {rest}", f"{count} × {_SIZE.sub('', rest)}"
 
 
@@ -163,8 +163,11 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
     headings = (_("Option"), _("Memory used"), _("Time"), _("Cost"), _("Price from"))
     widths = [max([len(headings[i])] + [len(getattr(r, name)) for r in rows])
               for i, name in enumerate(("label", "memory", "hours", "cost", "price"))]
-    # the labels give way to the width: "  1.  label  memory  time  cost  price"
-    widths[0] = max(min(widths[0], max(width, 40) - 6 - 8 - sum(widths[1:])), len(headings[0]), 12)
+    # the labels give way to the width: "  1.  label  memory  time  cost  price", the columns two spaces
+    # apart, or one where that keeps every card's shortest name whole (a Spanish row "4,9 h, tarde")
+    shortest = max(len(n[-1]) for n in names) if names else 0
+    gap = 2 if width - 6 - 8 - sum(widths[1:]) >= shortest else 1
+    widths[0] = max(min(widths[0], max(width, 40) - 6 - 4 * gap - sum(widths[1:])), len(headings[0]), 12)
     # names whole when they all fit; else every one without its maker, and each that still does not fit
     # without the memory the next column shows, then cut
     first = 0 if all(len(n[0]) <= widths[0] for n in names) else 1
@@ -174,8 +177,9 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
     def line(rank: str, cells: tuple[str, str, str, str, str]) -> str:
         label = shown.get(cells[0], cells[0]) if rank else cells[0]
         label = label if len(label) <= widths[0] else label[:widths[0] - 1] + "…"
-        return (f"  {rank:<3} {label:<{widths[0]}}  {cells[1]:>{widths[1]}}  {cells[2]:>{widths[2]}}  "
-                f"{cells[3]:>{widths[3]}}  {cells[4]}").rstrip()
+        sep = " " * gap
+        return (f"  {rank:<3} {label:<{widths[0]}}{sep}{cells[1]:>{widths[1]}}{sep}{cells[2]:>{widths[2]}}{sep}"
+                f"{cells[3]:>{widths[3]}}{sep}{cells[4]}").rstrip()
 
     lines = [line("", headings)]
     lines += [line(f"{r.rank}.", (r.label, r.memory, r.hours, r.cost, r.price)) for r in rows]
