@@ -49,8 +49,21 @@ def test_a_comparison_names_only_an_option_the_answer_shows(profile: dict[str, A
 def test_faster_card_costs_less_names_the_cheapest_option_shown() -> None:
     result = advise(lang="en", **PROFILES[0])
     text = next(n.text for n in result.advice if n.id == "faster-card-costs-less")
-    assert text.startswith("1 × H100 80 GB costs more per hour than 1 × A100 80 GB, the cheapest of the other")
+    assert text.startswith("1 × H100 80 GB costs more per hour than 1 × A100 80 GB, the cheapest in all of the "
+                           "other options shown")
     assert "L40S" not in text and "L40S" not in {rec.name for rec in result.shown()}
+
+
+def test_costs_less_in_all_is_said_only_of_a_pick_no_hidden_option_undercuts() -> None:
+    """120B QLoRA for production: 1 × B200 ($121) costs less than every option shown (the H200 $163), but
+    1 × RTX PRO 6000, ranked seventh, costs $99: the pick does not cost less in all, and nothing says so."""
+    result = advise(method="qlora", budget="medium", rocm_ok=True, purpose="production", deadline_h=72,
+                    dataset_examples=100_000, model_size_b=120, vram_gb=12, lang="en")
+    shown = result.shown()
+    hidden = [rec for rec in result.recommendations if rec not in shown and rec.where == "cloud"]
+    assert min(rec.cost["total"] for rec in hidden) < shown[0].cost["total"] < min(
+        rec.cost["total"] for rec in shown[1:])
+    assert "faster-card-costs-less" not in {note.id for note in result.advice}
 
 
 @pytest.mark.parametrize("value", ["0", "1", "11", '"four"'])

@@ -352,18 +352,24 @@ def compared(context: Context, pick: str) -> dict[str, Any]:
     """The rented options the pick is weighed against, as pick fields
     (conditions.COMPARED): the next in the ranking, the fastest, and the
     cheapest in all (the cheaper per hour of two that cost the same), each
-    among the options the answer shows (ranking.toml ``shown``); None when
-    there is none. A summary of the ranking the rules declared, for the
+    among the options the answer shows (ranking.toml ``shown``), so that the
+    advice names only an option a person sees; None when there is none. And
+    ``others_cheapest_cost``: what the cheapest of every other rented option
+    costs in all, shown or not, so that "costs less in all" is said only of
+    a pick that does. A summary of the ranking the rules declared, for the
     advice rules to read (experta has no pattern that collects facts)."""
     ranking = context.fact(("ranking", None))
-    order = ranking["order"][:context.run.kb.ranking["shown"]] if ranking else []
+    order = ranking["order"] if ranking else []
+    shown = set(order[:context.run.kb.ranking["shown"]])
     options = [context.fact(("standing", gpu)) for gpu in order if gpu != pick]
-    others = [option for option in options if option is not None and option["where"] == "cloud"]
+    every = [option for option in options if option is not None and option["where"] == "cloud"]
+    others = [option for option in every if option["gpu"] in shown]
     chosen = {"next": others[0] if others else None,
               "fastest": min(others, key=lambda o: o["hours"], default=None),
               "cheap": min(others, key=lambda o: (o["total_cost"], o["per_hour"]), default=None)}
-    return {f"{which}_{name}": (option[name] if option else None)
-            for which, option in chosen.items() for name in COMPARED_FIELDS}
+    return {**{f"{which}_{name}": (option[name] if option else None)
+               for which, option in chosen.items() for name in COMPARED_FIELDS},
+            "others_cheapest_cost": min((o["total_cost"] for o in every), default=None)}
 
 
 def registry_problems() -> list[str]:

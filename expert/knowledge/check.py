@@ -332,6 +332,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
         for name in ("count", "hours", "per_hour", "total_cost"):
             domains[f"pick.{which}_{name}"] = Interval(0, False, inf, False, True)
         domains[f"pick.{which}_gpu"] = {card.id for card in kb.catalog} | {None}
+    domains["pick.others_cheapest_cost"] = Interval(0, False, inf, False, True)
     for name in ("vram_gb", "table_gb", "weights_gb", "qlora_vram_gb", "first_principles_gb", "first_principles_gib",
                  "ref_hours", "tokens",
                  "flops_per_token", "active_b"):

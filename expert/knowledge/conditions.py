@@ -273,7 +273,9 @@ FIELDS["proposal"] = dict(FIELDS["candidate"])
 COMPARED = ("next", "fastest", "cheap")
 COMPARED_FIELDS = {"gpu": STR, "count": NUM, "hours": NUM, "per_hour": NUM, "total_cost": NUM}
 FIELDS["pick"] = {**FIELDS["option"], "found": BOOL,
-                  **{f"{which}_{name}": kind for which in COMPARED for name, kind in COMPARED_FIELDS.items()}}
+                  **{f"{which}_{name}": kind for which in COMPARED for name, kind in COMPARED_FIELDS.items()},
+                  # the cheapest of every other rented option in all, shown or not (actions.compared)
+                  "others_cheapest_cost": NUM}
 
 
 class ConditionError(ValueError):
