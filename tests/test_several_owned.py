@@ -162,3 +162,15 @@ def test_several_own_cards_that_miss_by_little_are_told_each_cards_figure() -> N
     assert "about 14.3 GiB of each one's 16 GiB" in said["own-gpus-fit-shorter-sequences"]
     assert not any("32 GiB" in text for text in said.values())
     assert not {"own-gpu-fits-on-a-tuned-stack", "own-gpu-fits-shorter-sequences"} & set(said)
+
+
+def test_why_not_says_several_own_cards_in_the_plural_in_spanish() -> None:
+    """WHY NOT of one's own four RTX 4090s for 70B LoRA: the smallest change (QLoRA) makes them the
+    answer, "se recomendarían tus 4 × RTX 4090", named as the table names them, not "tu propia GPU"."""
+    from expert import explain
+
+    spanish = explain(model_size_b=70, method="lora", vram_gb="4x RTX 4090", why_not="own", lang="es").why_not[0]
+    assert spanish.name == "tus 4 × RTX 4090"
+    assert "entonces se recomendarían tus 4 × RTX 4090" in " ".join(spanish.text.split())
+    english = explain(model_size_b=70, method="lora", vram_gb="4x RTX 4090", why_not="own", lang="en").why_not[0]
+    assert "then your 4 × RTX 4090 (24 GiB each) would be recommended" in " ".join(english.text.split())

@@ -431,7 +431,11 @@ class WhyNotSearch(Reasoning):
             described = self.tr.list([
                 f"{self._(self.kb.fields[k].label)}: {self.field_value(k, self.run.profile[k])} → "
                 f"{self.field_value(k, v)}" for k, v in change.items()])
-            text = (self._("Smallest change: %(change)s; then %(label)s would be recommended.") if rec.rank == 1 else
+            # Spanish says several cards in the plural: "se recomendarían tus 4 × <tarjeta>"
+            cards = rec.count if gpu != "own" else int(self.run.profile.get("own_gpu_count") or 1)
+            text = (self.tr.ngettext("Smallest change: %(change)s; then %(label)s would be recommended.",
+                                     "Smallest change: %(change)s; then %(label)s would be recommended.", cards)
+                    if rec.rank == 1 else
                     self._("Smallest change: %(change)s; then %(label)s would do, ranked %(rank)s.")) % {
                 "change": described, "label": self.w.option_label({**self.run.options[gpu],
                     "count": rec.count, "total_vram_gb": rec.total_vram_gb}), "rank": rec.rank}
