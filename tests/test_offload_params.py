@@ -57,7 +57,7 @@ def test_the_rule_and_label_read_in_spanish() -> None:
     result = advise(**HEADLINE, lang="es")
     assert "guardada en la memoria de la CPU" in result.recommendations[0].text
     assert "RAM del equipo" in result.recommendations[0].text
-    assert "FSDP sobre 2 dispositivos" in result.recommendations[0].text
+    assert "FSDP en 2 dispositivos" in result.recommendations[0].text
 
 
 def test_launch_writes_fsdp_with_cpu_offload_for_it(tmp_path: Path) -> None:
