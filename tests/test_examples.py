@@ -26,7 +26,7 @@ def test_the_terminal_chatbot_takes_an_opening_sentence(tmp_path: Path) -> None:
     lines = chat("Quiero ajustar Mistral-7B con LoRA en mi 3090\n?\nmucho\n10k\n", state)
     assert lines[0].startswith("¿Qué tamaño tiene el modelo")
     assert lines[1] == ("Entendido: tamaño del modelo: Mistral-7B-v0.3 (7,25B); método de ajuste: LoRA; VRAM de tu GPU: "
-                        "NVIDIA GeForce RTX 3090 (24 GiB).")
+                        "RTX 3090 (24 GiB).")
     assert lines[2].startswith("¿Cuántos ejemplos")                 # nothing said is asked again
     assert lines[3].startswith("El tiempo de entrenamiento")          # "?" says why
     assert lines[4].startswith("ejemplos de entrenamiento: «mucho»")

@@ -24,7 +24,7 @@ from ..application import consult
 from ..errors import InputError
 from ..escape import one_line
 from ..explanation.result import Result
-from ..explanation.wording import profile_value
+from ..explanation.wording import owned_name, profile_value
 from ..i18n import Lang, Localizer, resolve_lang
 from ..input import freetext, values
 from ..input import profile as profile_module
@@ -261,7 +261,8 @@ class Consultation:
             count, card = counted if counted is not None and counted[0] > 1 else (1, value)
             found = find_cards(self._kb, card)
             if found:
-                shown = f"{one_line(found[0][1])} ({self._tr.gib(found[0][2])})"
+                # by the name the answer gives it, without the brand words ("RTX 3090", not "NVIDIA GeForce …")
+                shown = f"{owned_name(self._kb, found[0][1])} ({self._tr.gib(found[0][2])})"
                 return f"{count} × {shown}" if count > 1 else shown
         return profile_value(self._kb, self._tr, name, value)
 
