@@ -134,10 +134,10 @@ def test_the_options_table_and_the_page_name_ones_own_cards(vram: str, lang: str
 @pytest.mark.parametrize("lang, warning, left_out", [
     ("en", "Your 4 GPUs do not hold this run: its leanest setup on them, a 16-bit base with DeepSpeed ZeRO-3 or "
            "FSDP over the 4 cards, needs about 43 GiB of each, more than the 22.8 GiB of each card's 24 GiB",
-     "Not recommended: your 4 × RTX 4090,"),
+     "Not recommended — no setup tried fits: your 4 × RTX 4090,"),
     ("es", "Tus 4 GPU no admiten este entrenamiento: su configuración más ligera en ellas, una base de 16 bits con "
            "DeepSpeed ZeRO-3 o FSDP en las 4 tarjetas, necesita unos 43 GiB en cada una, más de los 22,8 GiB de "
-           "los 24 GiB de cada tarjeta", "Descartadas: tus 4 × RTX 4090,"),
+           "los 24 GiB de cada tarjeta", "Descartadas — no cabe en ninguna configuración probada: tus 4 × RTX 4090,"),
 ])
 def test_several_own_cards_too_small_are_measured_card_by_card(lang: str, warning: str, left_out: str) -> None:
     """70B LoRA needs 136.5 GiB on one GPU; four RTX 4090s have 96 GiB in all, but what decides is each
