@@ -73,6 +73,9 @@ def test_a_faster_dearer_card_is_not_said_to_cost_less_for_the_same_shown_sum() 
 
     rule = knowledge_base().rule("faster-card-costs-less")
     pick = {"found": True, "where": "cloud", "cheap_per_hour": 1.39, "per_hour": 2.69, "hours": 1.6,
-            "cheap_hours": 4.0, "total_cost": 12.6, "cheap_total_cost": 13.4}
+            "cheap_hours": 4.0, "total_cost": 12.6, "cheap_total_cost": 13.4, "others_cheapest_cost": 13.4}
     assert not rule.condition({"pick": pick, "profile": {}})
-    assert rule.condition({"pick": {**pick, "cheap_total_cost": 14.2}, "profile": {}})
+    cheaper = {**pick, "cheap_total_cost": 14.2, "others_cheapest_cost": 14.2}
+    assert rule.condition({"pick": cheaper, "profile": {}})
+    # an option the answer does not show costs less than the pick: "costs less in all" is not said
+    assert not rule.condition({"pick": {**cheaper, "others_cheapest_cost": 12.0}, "profile": {}})
