@@ -330,12 +330,13 @@ def transport_security(host: str, port: int, allow_remote: bool = False,
 def http_app(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
              allowed_hosts: tuple[str, ...] = ()) -> Any:
     """The streamable HTTP app: the SDK's, its sessions ended after limits.IDLE_SECONDS unused, at most
-    MAX_SESSIONS in all, limits.PER_CLIENT of one client address (limits.SessionBound)."""
+    MAX_SESSIONS in all, limits.PER_CLIENT of one client address (limits.SessionBound); a request's body
+    whole within 10 s (limits.BodyDeadline)."""
     security = transport_security(host, port, allow_remote, allowed_hosts)
     app = build_server().streamable_http_app(transport_security=security, max_sessions=MAX_SESSIONS,
                                              session_idle_timeout=limits.IDLE_SECONDS,
                                              max_request_body_size=limits.MAX_LINE, host=host)
-    return limits.SessionBound(app)
+    return limits.BodyDeadline(limits.SessionBound(app))
 
 
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
