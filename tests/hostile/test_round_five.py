@@ -25,3 +25,18 @@ def test_one_card_counted_is_read_by_the_cli_in_spanish() -> None:
                                         "--lang", "es", "--format", "json"])
     assert outcome.exit_code == 0, outcome.output
     assert '"own_gpu": "rtx-3090"' in outcome.output
+
+
+# On main af736b5 every LoRA and QLoRA answer on the tuned stack was refused by --launch ("recipe.precision:
+# 'mixed' cannot be written as launch files"): torchtune has no fp32 master copy, but what LoRA trains is the
+# adapters, which torchtune's LoRA recipes keep in the config's dtype (rules/launch.toml torchtune_adapters).
+@pytest.mark.parametrize("method, recipe", [("lora", "lora_finetune_single_device"),
+                                            ("qlora", "lora_finetune_single_device")])
+def test_lora_on_the_tuned_stack_writes_torchtune_files(method: str, recipe: str) -> None:
+    from expert import launch
+
+    result = advise(model="Llama-3.1-8B", method=method, stack="tuned", vram_gb="RTX 4090", catalog="guide")
+    assert result.recommendations[0].recipe["precision"] == "mixed"
+    command = launch(result).files["run_torchtune.sh"].splitlines()[-1]
+    assert f"tune run {recipe}" in command and "dtype=bf16" in command
+    assert ("qlora" in command) == (method == "qlora")
