@@ -3,6 +3,8 @@ profiles, each held by the one profile that showed it."""
 
 from __future__ import annotations
 
+from typing import Any
+
 import pytest
 from click.testing import CliRunner
 
@@ -40,3 +42,32 @@ def test_lora_on_the_tuned_stack_writes_torchtune_files(method: str, recipe: str
     command = launch(result).files["run_torchtune.sh"].splitlines()[-1]
     assert f"tune run {recipe}" in command and "dtype=bf16" in command
     assert ("qlora" in command) == (method == "qlora")
+
+
+# On main af736b5 the MCP tools explain and launch took neither the settings advise takes (seq_len, batch,
+# lora_rank, checkpointing) nor, for launch, prices: a client could not explain or write the files of the
+# answer advise gave it (explain answered for 1,024 tokens what advise answered for 8,192).
+def test_mcp_explain_and_launch_take_what_advise_takes() -> None:
+    pytest.importorskip("mcp")
+    import asyncio
+
+    from mcp import Client
+
+    from expert.interfaces.mcp.server import build_server
+
+    fields = {"model_size_b": 8, "method": "lora", "seq_len": 8192, "batch": 2, "lora_rank": 64,
+              "checkpointing": True, "prices": {"rtx-pro-6000": 0.01}}
+
+    async def script() -> list[Any]:
+        async with Client(build_server(), mode="legacy") as client:
+            return [await client.call_tool(name, {**fields, **extra})
+                    for name, extra in (("advise", {"detail": "full"}), ("explain", {"detail": "full"}), ("launch", {}))]
+
+    advised, explained, launched = asyncio.run(asyncio.wait_for(script(), timeout=120))
+    assert not (advised.is_error or explained.is_error or launched.is_error), explained.content
+    pick = advised.structured_content["recommendations"][0]
+    assert (pick["gpu"], pick["setup"]["seq_len"], pick["setup"]["lora_rank"]) == ("rtx-pro-6000", 8192, 64)
+    assert explained.structured_content["recommendations"][0]["gpu"] == "rtx-pro-6000"
+    assert explained.structured_content["recommendations"][0]["setup"]["seq_len"] == 8192
+    train = next(f["content"] for f in launched.structured_content["files"] if f["name"] == "train.py")
+    assert "max_length=8192" in train and "r=64" in train

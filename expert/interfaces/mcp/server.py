@@ -157,7 +157,8 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
 
     def do_explain(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
         explanation = explain(why_not=a.get("why_not"), what_if=a.get("what_if"), lang=a.get("lang"),
-                              prices=a.get("prices"), detail=a.get("detail") or "summary", **_profile(a))
+                              prices=a.get("prices"), detail=a.get("detail") or "summary", **_profile(a),
+                              **_settings(a))
         data = explanation.to_dict()
         data.pop("trace", None)     # the steps of `how` already cite the rules; the trace is for programs
         summary = explanation if explanation.detail == "summary" else replace(explanation, detail="summary")
@@ -168,7 +169,7 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
         # client choose paths there.
         from ..launch.make import launch
 
-        result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a))
+        result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a), **_settings(a))
         files = launch(result, 1 if a.get("option") is None else a["option"], model=a.get("model"))
         data = files.to_dict()
         # markdown: the file names, then the command in a fence (no fence inside it)
