@@ -116,14 +116,14 @@ def test_a_card_that_fits_no_setup_tried_names_the_one_that_came_closest() -> No
     x = explain(model_size_b=70, method="lora", deadline_h=8, provider="runpod", lang="en")
     rtx = x.why_not[0]
     assert "the last one: 1 × NVIDIA RTX 4090 with an 8-bit base" in rtx.text
-    assert ("The closest of them: 8 × NVIDIA RTX 4090 with a 16-bit base, DeepSpeed ZeRO-3 or FSDP over 8 devices, "
+    assert ("The closest setup tried: 8 × NVIDIA RTX 4090 with a 16-bit base, DeepSpeed ZeRO-3 or FSDP over 8 devices, "
             "about 26.3 GiB of each one's 24 GiB — does not fit.") in rtx.text
     assert [r.rule for r in rtx.reasons] == ["does-not-fit"]       # the JSON's reasons: the rule that fired
-    assert x.to_dict()["why_not"][0]["closest"].startswith("The closest of them: 8 × NVIDIA RTX 4090")
+    assert x.to_dict()["why_not"][0]["closest"].startswith("The closest setup tried: 8 × NVIDIA RTX 4090")
     # advise's "Not recommended" says it too, right after the rule's message
     rejected = next(r for r in x.result.rejected if r.gpu == "rtx-4090")
-    assert "— does not fit. The closest of them: 8 × NVIDIA RTX 4090" in rejected.text
-    assert "The closest of them" in x.render("text", width=300).split("Why not")[1]
+    assert "— does not fit. The closest setup tried: 8 × NVIDIA RTX 4090" in rejected.text
+    assert "The closest setup tried" in x.render("text", width=300).split("Why not")[1]
     # only setups that ran out of memory count, and one's own card as many as one has: a single own 24 GiB card
     # for 120B QLoRA was tried as two, offloaded (10 GiB each, it would fit), which one card cannot be
     own = next(r for r in advise_any(model_size_b=120, method="qlora", vram_gb=24, lang="en", catalog="guide").rejected
@@ -133,6 +133,23 @@ def test_a_card_that_fits_no_setup_tried_names_the_one_that_came_closest() -> No
     last = explain(model_size_b=2000, method="full", lang="en")
     a100 = next(w for w in last.why_not if w.gpu == "a100-80gb")
     assert "the last one: 64 ×" in a100.text and "closest" not in a100.text and a100.closest is None
+
+
+def test_a_card_that_cannot_spread_past_one_machine_names_the_most_cards_tried() -> None:
+    """405B QLoRA: an RTX 4090 (no NVLink) stays at its setup before sharding (one card, 211.5 GiB), which
+    no-scale-out-without-fast-link names; the eight of one machine came closest (44.1 GiB of each 24) and
+    follow it (rules.toml names_closest), in advise's "Not recommended" and in WHY NOT, in both languages."""
+    english = explain(model="Llama-3.1-405B", method="qlora", lang="en", why_not="rtx-4090")
+    rtx = english.why_not[0]
+    assert [r.rule for r in rtx.reasons] == ["no-scale-out-without-fast-link"]
+    assert ("it cannot be spread over more cards. The closest setup tried: 8 × NVIDIA RTX 4090 with a 4-bit base, "
+            "DeepSpeed ZeRO-3 or FSDP over 8 devices, about 44.1 GiB of each one's 24 GiB — does not fit") in rtx.text
+    rejected = {r.gpu: r for r in english.result.rejected}
+    assert "The closest setup tried: 8 × NVIDIA RTX 4090" in rejected["rtx-4090"].text
+    spanish = explain(model="Llama-3.1-405B", method="qlora", lang="es", why_not="rtx-4090").why_not[0]
+    assert "La configuración probada que más se acercó: 8 × NVIDIA RTX 4090" in spanish.text
+    # a rule that does not name the last setup tried adds nothing: an AMD card needs ROCm
+    assert rejected["mi250"].rules == ["no-rental-price", "amd-needs-rocm"] and "closest" not in rejected["mi250"].text
 
 
 def test_a_card_whose_only_reason_is_said_for_several_is_named_there_alone() -> None:

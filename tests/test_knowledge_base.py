@@ -186,6 +186,10 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
     # issue 47: only a reject rule whose message names the card names its cards together
     ("rules.toml", 'rents %(card_name)s by the hour', 'rents it by the hour', "together = true is for reject rules"),
     ("rules.toml", "id = \"deadline-not-met\"\n", "id = \"deadline-not-met\"\ntogether = true\n", "together = true is for reject rules"),
+    ("rules.toml", "id = \"deadline-not-met\"\n", "id = \"deadline-not-met\"\nnames_closest = true\n",
+     "names_closest = true is for reject rules"),
+    ("rules.toml", "the last one: %(option_summary)s.", "the last one tried.", "names_closest = true is for reject rules"),
+    ("rules.toml", "names_closest = true\nmessage = \"None", "names_closest = 1\nmessage = \"None", "names_closest"),
     ("catalog.toml", "vram_gb = 24\n", 'vram_gb = "24 GB"\n', "'vram_gb' must be a positive number"),
     ("catalog.toml", 'vendor = "amd"', 'vendor = "intel"', "vendor must be one of"),
     ("catalog.toml", 'cost = "high"', 'cost = "very high"', "cost must be one of"),

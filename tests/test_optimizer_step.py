@@ -93,6 +93,24 @@ def test_offloaded_states_step_on_the_cpu() -> None:
     assert KB.recipes["recipe"]["mixed-adamw-offload"]["time_factor"] == 2.5
 
 
+def test_the_recipe_says_whether_its_time_factor_holds_the_step(tmp_path: Path) -> None:
+    """Whether a recipe's slowdown already holds its optimizer steps is
+    knowledge (recipes.toml ``step_in_time_factor``), not a rule of the code
+    about offload: without it, ZeRO-Offload's steps are timed on the CPU, on
+    top of its 2.5x, and the run takes longer."""
+    assert KB.recipes["recipe"]["mixed-adamw-offload"]["step_in_time_factor"] is True
+    assert all(not recipe.get("step_in_time_factor") for recipe in KB.recipes["recipe"].values()
+               if not recipe["offload"])
+    base = edited_rules(tmp_path, ("recipes.toml", 'time_factor = 2.5\nstep_in_time_factor = true\nfp16',
+                                   'time_factor = 2.5\nfp16'))
+    within = step(method="full", offload=True)
+    timed = {**estimate(model="Llama-3.1-8B", gpu="h100-80gb", method="full", offload=True,
+                        rules_dir=base).to_dict()["time"]["optimizer_step"]}
+    assert within["seconds_per_step"] == 0.0
+    assert timed["on"] == "cpu" and timed["seconds_per_step"] == pytest.approx(SIZE * 1e9 / 4.0e9, rel=1e-3)
+    assert timed["hours"] > 0
+
+
 def test_the_estimate_names_the_optimizer_steps_in_both_languages() -> None:
     def text(*args: str, lang: str = "en") -> str:
         done = CliRunner().invoke(main, ["estimate", "--model", "Llama-3.1-8B", "--gpu", "h100-80gb", "--lang", lang,
@@ -130,6 +148,7 @@ def test_the_answers_carry_the_share_of_the_hours() -> None:
     ("timing.toml", "bf16 = { adamw = 14.0,", "bf16 = { adamw = -14.0,",
      "'optimizer_step.bytes.bf16.adamw' must be a number above 0"),
     ("timing.toml", "sgd = 10.0 }", "sgd_ = 10.0 }", "[optimizer_step] bytes needs 'bf16.sgd'"),
+    ("recipes.toml", "step_in_time_factor = true\nfp16", 'step_in_time_factor = "yes"\nfp16', "step_in_time_factor"),
     ("estimator.toml", 'stack = "tuned"\nsequences_per_step = 20', 'stack = "tuned"\nsequences_per_step = 32',
      "published run 'scicom-5090-qwen3-1.7b-full': 'sequences_per_step' must be a whole number of "
      "micro-batches of every GPU (a multiple of 5)"),

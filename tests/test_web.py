@@ -446,7 +446,7 @@ def test_the_page_says_once_what_rules_out_several_cards_and_the_closest_setup(c
     assert "It needs ROCm" in mi210 and "No provider" not in mi210
     # a card that fits no setup tried names the one that came closest, as the text and the JSON do
     rtx = html.unescape(re.search(r'<details id="why-not-rtx-4090">(.*?)</details>', page, re.S).group(1))
-    assert "The closest of them: 8 × NVIDIA RTX 4090 with a 16-bit base" in rtx
+    assert "The closest setup tried: 8 × NVIDIA RTX 4090 with a 16-bit base" in rtx
     # a card asked about keeps all its reasons, as `expert explain --why-not` does: the RTX 6000 Ada's is the price
     asked = client.get("/", params={"model-size": "70", "method": "lora", "budget": "low", "lang": "en",
                                     "why-not": "rtx-6000-ada"}).text

@@ -242,7 +242,7 @@ def build_result(kb: KnowledgeBase, run: Run, tr: Localizer, assumed: list[str])
                 together.setdefault(f.rule.id, (f, []))[1].append(gpu)
         # where the rejection names the last setup tried, the one that came closest, right after it
         texts = [text for f in fired if not f.rule.together
-                 for text in (w.message(f.rule, f.env), w.closest(gpu, by_gpu[gpu]) if f.rule.id == "does-not-fit"
+                 for text in (w.message(f.rule, f.env), w.closest(gpu, by_gpu[gpu]) if f.rule.names_closest
                               else None) if text]
         rejected.append(Rejection(gpu, w.name(gpu), w.origin(gpu), [f.rule.id for f in fired], " ".join(texts)))
     named_together = [Note(rule_id, [rule_id], w.together(first.rule, first.env, gpus))

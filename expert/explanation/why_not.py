@@ -19,7 +19,7 @@ from ..input.bounds import Bounds
 from ..input.profile import OWN_GPU, OWN_GPU_COUNT, OWN_VRAM
 from ..knowledge import PROFILE_FIELDS, SCALE_OUT, TRIAL_STEPS
 from ..knowledge.conditions import FROM_CARD, Leaf
-from ..knowledge.records import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND
+from ..knowledge.records import DEADLINE_MET, DEADLINE_MISSED, FEWEST_CARDS, NO_COUNT_FITS, SPEED_FOUND, KnowledgeBase
 from ..knowledge.source import N_
 from .how import Reasoning
 from .result import Result
@@ -52,12 +52,17 @@ class WhyNot:
     closest: str | None = None
 
 
-def said(reasons: list[Reason], closest: str | None, leave_out: Collection[str] = ()) -> list[str]:
+def said(kb: KnowledgeBase, reasons: list[Reason], closest: str | None, leave_out: Collection[str] = ()) -> list[str]:
     """What a rejected card's reasons say, in order, but those of the rules
-    in ``leave_out``; the setup that came ``closest`` right after
-    does-not-fit's, which names the last one tried."""
-    return [text for r in reasons if r.rule not in leave_out
-            for text in (r.text, closest if r.rule == "does-not-fit" else None) if text]
+    in ``leave_out``; the setup that came ``closest`` right after the first
+    whose rule names the last setup tried (rules.toml names_closest)."""
+    texts: list[str] = []
+    for r in reasons:
+        names = kb.rule(r.rule).names_closest
+        if r.rule not in leave_out:
+            texts += [text for text in (r.text, closest if names else None) if text]
+            closest = None if names else closest
+    return texts
 
 
 class WhyNotSearch(Reasoning):
@@ -154,7 +159,7 @@ class WhyNotSearch(Reasoning):
         if status == "rejected":
             reasons = [self.reason(f) for f in self.firings if f.gpu == gpu and f.rule.kind == "reject"]
             closest = self.closest(gpu, reasons)
-            summary = " ".join(said(reasons, closest))
+            summary = " ".join(said(self.kb, reasons, closest))
         elif status == "more-cards":
             reasons = self.more_cards(gpu)
             summary = " ".join(r.text for r in reasons)
@@ -190,8 +195,8 @@ class WhyNotSearch(Reasoning):
 
     def closest(self, gpu: str, reasons: list[Reason]) -> str | None:
         """Where the rejection names the last setup tried (rules.toml
-        does-not-fit), the one that came closest, when it is another."""
-        if not any(r.rule == "does-not-fit" for r in reasons):
+        names_closest), the one that came closest, when it is another."""
+        if not any(self.kb.rule(r.rule).names_closest for r in reasons):
             return None
         return self.w.closest(gpu, self.firings)
 
@@ -203,7 +208,7 @@ class WhyNotSearch(Reasoning):
         nothing of its own to say (no other reason, no change found)."""
         if entry.status != "rejected" or not any(r.rule in together for r in entry.reasons):
             return entry.text
-        own = said(entry.reasons, entry.closest, together)
+        own = said(self.kb, entry.reasons, entry.closest, together)
         if not own and entry.change is None:
             return None
         return " ".join(own + [self.what_would_change(entry.gpu, entry.status, entry.change)])

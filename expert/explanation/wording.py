@@ -160,7 +160,7 @@ class Writer:
         closest = min(tried, key=share, default=None)
         if closest is None or share(closest) >= share(final):
             return None
-        return self._("The closest of them: %(summary)s.") % {"summary": self.summary(closest)}
+        return self._("The closest setup tried: %(summary)s.") % {"summary": self.summary(closest)}
 
     def summary(self, option: Mapping[str, Any]) -> str:
         """One configuration in a phrase: cards, recipe, strategy, memory per

@@ -51,7 +51,8 @@ def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
         stepping = optimizer_step(kb, trainable_b=memory.trainable_b, precision=recipe["precision"],
                                   optimizer=recipe["optimizer"], strategy="fsdp" if strategy == "sharded" else "ddp",
                                   devices=devices, offload=recipe["offload"], micro_steps=steps,
-                                  spanned=nodes(card.fact(), count), in_time_factor=bool(recipe["offload"]))
+                                  spanned=nodes(card.fact(), count),
+                                  in_time_factor=bool(recipe.get("step_in_time_factor")))
         speed = throughput(kb, card.fact(), count, count * card.devices, strategy == "sharded", stack=stack,
                            method=method, shape=shape, total_b=total, active_b=active, seq=seq,
                            micro_batch=micro_batch,

@@ -314,7 +314,7 @@ class Sizer:
                                   optimizer=recipe["optimizer"], strategy=result.setup.strategy, devices=devices,
                                   offload=bool(recipe["offload"] or recipe.get("offload_params")),
                                   micro_steps=steps, spanned=nodes(card, count),
-                                  in_time_factor=bool(recipe["offload"]))
+                                  in_time_factor=bool(recipe.get("step_in_time_factor")))
 
         def on(stack: str, waits: float = host_s, linked: Mapping[str, Any] = card) -> dict[str, float]:
             return throughput(kb, linked, count, devices, sharded, stack=stack, method=profile["method"],

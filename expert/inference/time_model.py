@@ -153,8 +153,8 @@ class OptimizerStep:
     bytes_per_parameter: float
     on_host: bool
     micro_steps: int
-    # False where the recipe's time_factor already holds the step: ZeRO-Offload's measured slowdown
-    # (recipes.toml mixed-adamw-offload) includes its CPU steps, which are not counted again
+    # False where the recipe's time_factor already holds the step (recipes.toml step_in_time_factor):
+    # ZeRO-Offload's measured slowdown includes its CPU steps, which are not counted again
     timed: bool = True
 
 
@@ -166,8 +166,8 @@ def optimizer_step(kb: KnowledgeBase, *, trainable_b: float, precision: str, opt
     [optimizer_step] bytes), on each device for its shard of the optimizer
     state (estimate.shard_counts: all of it replicated, 1/n sharded); with
     the states offloaded, on the CPU of each of the ``spanned`` nodes for
-    its share. ``in_time_factor``: the recipe's time_factor holds the step (ZeRO-Offload's measured
-    slowdown), which then takes no time of its own."""
+    its share. ``in_time_factor``: the recipe's time_factor holds the step (recipes.toml
+    step_in_time_factor: ZeRO-Offload's measured slowdown), which then takes no time of its own."""
     per_parameter = float(kb.timing["optimizer_step"]["bytes"][precision][optimizer])
     if offload:
         return OptimizerStep(trainable_b / max(spanned, 1), per_parameter, True, max(micro_steps, 1),
@@ -328,7 +328,8 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
     stepping = optimizer_step(kb, trainable_b=memory.trainable_b, precision=setup.precision,
                               optimizer=setup.optimizer, strategy=setup.strategy, devices=setup.gpus,
                               offload=setup.offload or setup.offload_params, micro_steps=steps,
-                              spanned=nodes(fact, count), in_time_factor=bool(recipe and recipe["offload"]))
+                              spanned=nodes(fact, count),
+                              in_time_factor=bool(recipe and recipe.get("step_in_time_factor")))
     if setup.offload_params:
         host_s += parameter_traffic(kb, fact, setup.model_size_b, setup.base_bits if setup.method != "full" else 16,
                                     setup.gpus)["seconds"]

@@ -342,6 +342,9 @@ class RuleDef:
     trials: str | None = None    # a rule of a stage that settles trials: their kind
     in_brief: bool = False       # its note is in the default, one-screen answer (rules.toml `brief`; warnings by default)
     together: bool = False       # a reject rule whose cards an answer names once, in one line (rules.toml `together`)
+    # a reject rule whose message names the card's last setup tried: the one that came closest follows it
+    # (rules.toml `names_closest`)
+    names_closest: bool = False
 
     @cached_property
     def placeholders(self) -> frozenset[tuple[str, str]]:

@@ -34,7 +34,7 @@ G_RE = re.compile(r"^G[1-9]\Z")
 
 
 _RULE_KEYS = ("id", "kind", "stage", "then", "step", "section", "heuristics", "gaps", "when", "by", "message",
-              "factor", "opposes", "overrides", "summary", "brief", "together")
+              "factor", "opposes", "overrides", "summary", "brief", "together", "names_closest")
 
 
 def checked_stages(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, StageDef]:
@@ -173,10 +173,16 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
             bad("together", "together = true is for reject rules whose message names the card (%(placeholder)s)",
                 placeholder="%(card_name)s")
             together = False
+        names_closest = entry.get("names_closest", False)
+        if not isinstance(names_closest, bool) or (names_closest and (kind != "reject" or "option_summary" not in
+                                                                       PLACEHOLDER_RE.findall(message))):
+            bad("names_closest", "names_closest = true is for reject rules whose message names the last setup "
+                "tried (%(placeholder)s)", placeholder="%(option_summary)s")
+            names_closest = False
         rules.append(RuleDef(str(rule_id), kind, str(section), tuple(heuristics), tuple(gaps), condition,
                              message, None if factor is None else float(factor), then, index, str(path), line,
                              links["opposes"], links["overrides"], step, proposes, in_summary, tuple(by),
-                             stage.id, stage.rank, stage.sees, stage.trials, in_brief, together))
+                             stage.id, stage.rank, stage.sees, stage.trials, in_brief, together, names_closest))
     if not rules:
         problems.add(str(path), line_at(text, "rule"), "no [[rule]] tables")
     ids = {rule.id for rule in rules}
