@@ -48,7 +48,12 @@ def problems(base: Path, catalogs: tuple[str, ...] = ()) -> list[str]:
 def with_rule(tmp_path: Path, kind: str = "advice", when: str = "profile.method == 'lora'",
               message: str = "Keep the micro-batch small and use gradient accumulation to reach the batch size you "
                              "want without running out of memory.") -> list[str]:
-    return problems(rules_dir(tmp_path, NEW_RULE % {"kind": kind, "when": when, "message": message}))
+    base = rules_dir(tmp_path, NEW_RULE % {"kind": kind, "when": when, "message": message})
+    if kind == "reject":    # a reject rule has its few words for the one-screen answer (labels.toml [reject])
+        labels = base / "labels.toml"
+        labels.write_text(labels.read_text(encoding="utf-8").replace("[reject]\n", '[reject]\nprobe = "a probe"\n', 1),
+                          encoding="utf-8")
+    return problems(base)
 
 
 def test_the_shipped_knowledge_base_is_sound() -> None:

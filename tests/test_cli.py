@@ -56,7 +56,9 @@ def test_text_output_reads_at_a_glance() -> None:
     assert "the guide's figure: 16 GiB" in done.stdout
     assert "Recommendation: 1 × NVIDIA RTX 4090" in lines
     assert "1. 1 × NVIDIA RTX 4090 20 of 24 GiB 1.5 hr $0.69 RunPod 2026-09-25" in [" ".join(l.split()) for l in lines]
-    assert "Not recommended: AMD Instinct MI210 and AMD Instinct MI250." in lines
+    # the cards left out, under the few words of their reason (labels.toml [reject])
+    assert "Not recommended — ROCm needed, which you did not accept: AMD Instinct MI210 and AMD Instinct MI250." in (
+        " ".join(done.stdout.split()))
     for said_once_in_the_docs in ("Weights & Biases", "hyperscaler", "No provider of the price bases"):
         assert said_once_in_the_docs not in done.stdout
     assert len(lines) <= 40 and all(len(line) <= 80 for line in lines)
@@ -76,7 +78,8 @@ def test_markdown_output_leads_with_the_answer() -> None:
     assert done.stdout.startswith("**Recomendación:** 4 × NVIDIA H100 80 GB. Con una base de 16 bits")
     # each H100's 81,559 MiB as its driver reports it; a micro-batch of 8 fits it (75,3 GiB), 4 did in GB
     assert "| 1 | 4 × NVIDIA H100 80 GB | 75,3 de 79,6 GiB |" in done.stdout
-    assert "Descartadas: NVIDIA RTX 4090, AMD Instinct MI210 y AMD Instinct MI250." in done.stdout
+    assert ("Descartadas — no cabe en ninguna configuración probada: NVIDIA RTX 4090; hace falta ROCm, que no has "
+            "aceptado: AMD Instinct MI210 y AMD Instinct MI250.") in done.stdout
     assert len(done.stdout.splitlines()) <= 40
     verbose = invoke("advise", "--model-size", "70", "--method", "lora", "--format", "markdown", "--lang", "es", "-v",
                      "--catalog", "guide")

@@ -152,6 +152,23 @@ def test_a_card_that_cannot_spread_past_one_machine_names_the_most_cards_tried()
     assert rejected["mi250"].rules == ["no-rental-price", "amd-needs-rocm"] and "closest" not in rejected["mi250"].text
 
 
+def test_the_one_screen_answer_groups_the_cards_left_out_by_their_reason() -> None:
+    """The brief answer names the cards ruled out under a few words of their
+    first reason (labels.toml [reject]), in the answer's order; the full
+    reason is --verbose's. A rule said of several cards together (no price)
+    keeps its own line."""
+    def brief(lang: str, **profile: object) -> str:
+        text = " ".join(advise(model="Llama-3.1-405B", method="qlora", lang=lang, **profile).render("text").split())
+        return text.split("--verbose")[0]
+    assert ("Not recommended — too big for one machine of these cards, with no NVLink to go further: NVIDIA RTX 4090; "
+            "ROCm needed, which you did not accept: AMD Instinct MI210 and AMD Instinct MI250.") in brief("en")
+    assert ("Descartadas — demasiado grande para una máquina de estas tarjetas, sin NVLink para ir más allá: "
+            "NVIDIA RTX 4090; AMD, que la guía deja fuera del trabajo de producción: AMD Instinct MI210 y "
+            "AMD Instinct MI250.") in brief("es", rocm_ok=True, purpose="production")
+    # nothing ruled out for a reason of its own: no such line
+    assert "Not recommended" not in advise(model_size_b=8, method="lora", rocm_ok=True, lang="en").render("text")
+
+
 def test_a_card_whose_only_reason_is_said_for_several_is_named_there_alone() -> None:
     # on today's market the RTX 6000 Ada has no rental price and nothing else against it (Spanish: the same)
     x = explain_any(model_size_b=70, method="lora", budget="low", lang="es")

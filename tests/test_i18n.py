@@ -75,7 +75,7 @@ def test_spanish_output_is_spanish_throughout() -> None:
     flat = " ".join(text.split())
     assert "Recomendación" in flat and "Consejos" in flat and "en torno a 1,1 h" in flat and "US$ bajo demanda" in flat
     brief = result.render("text")
-    assert "Recomendación:" in brief and "Memoria usada" in brief and "Descartadas:" in brief
+    assert "Recomendación:" in brief and "Memoria usada" in brief and "Descartadas —" in brief
     for english in ("Recommendation", "needed", "Advice", "rented", "cost", "about", "Memory", "Option", "of"):
         assert not re.search(rf"\b{english}\b", text), english
         assert not re.search(rf"\b{english}\b", brief), english

@@ -190,6 +190,11 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
      "names_closest = true is for reject rules"),
     ("rules.toml", "the last one: %(option_summary)s.", "the last one tried.", "names_closest = true is for reject rules"),
     ("rules.toml", "names_closest = true\nmessage = \"None", "names_closest = 1\nmessage = \"None", "names_closest"),
+    # the one-screen answer's few words for each reject rule that names its cards one by one, and no other
+    ("labels.toml", 'amd-needs-rocm = "ROCm needed, which you did not accept"\n', "",
+     "[reject] needs a few words for the reject rule 'amd-needs-rocm'"),
+    ("labels.toml", 'does-not-fit = "no setup tried fits"\n', 'does-not-fit = "no setup tried fits"\nno-rental-price = "no price"\n',
+     "[reject] 'no-rental-price' is not a reject rule of rules.toml that names its cards one by one"),
     ("catalog.toml", "vram_gb = 24\n", 'vram_gb = "24 GB"\n', "'vram_gb' must be a positive number"),
     ("catalog.toml", 'vendor = "amd"', 'vendor = "intel"', "vendor must be one of"),
     ("catalog.toml", 'cost = "high"', 'cost = "very high"', "cost must be one of"),

@@ -144,7 +144,8 @@ def test_the_one_screen_answer_names_apart_the_cards_no_provider_rents() -> None
     assert [rej.gpu for rej in only_unpriced] == ["rtx-6000-ada"]
     assert all(rule == "no-rental-price" for rej in only_unpriced for rule in rej.rules)
     text = " ".join(result.render("text").split())
-    assert ("Not recommended: AMD Instinct MI210, AMD Instinct MI250, and AMD Instinct MI300X. No provider "
+    assert ("Not recommended — ROCm needed, which you did not accept: AMD Instinct MI210, AMD Instinct MI250, and "
+            "AMD Instinct MI300X. No provider "
             "rents NVIDIA RTX 6000 Ada 48 GB; give your price (--price CARD=USD) and it is ranked.") in text
     priced = advise(model_size_b=8, method="lora", prices={"rtx-6000-ada": 1.0}, lang="en")
     assert "No provider rents" not in priced.render("text")

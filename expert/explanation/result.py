@@ -360,6 +360,19 @@ class Result:
             return self._rendered(fmt, width, self.summary_selection("markdown"))
         return self._rendered(fmt, width, None) if verbose else self._brief(fmt, width)
 
+    def _rejected_by_reason(self, kb: KnowledgeBase, tr: Localizer) -> dict[str, list[str]]:
+        """The cards ruled out, each under the few words (labels.toml [reject])
+        of its first reject rule that names cards one by one, in the order the
+        answer lists them; a card whose only reason is said of several
+        together is left to that line."""
+        words = kb.labels.get("reject", {})
+        groups: dict[str, list[str]] = {}
+        for rejection in self.rejected:
+            rule = next((rule for rule in rejection.rules if rule in words), None)
+            if rejection.text and rule is not None:
+                groups.setdefault(tr.gettext(words[rule]), []).append(rejection.name)
+        return groups
+
     def _brief(self, fmt: str, width: int) -> str:
         """The one-screen answer (:meth:`render`)."""
         from .chart import options_table, time_and_cost
@@ -374,10 +387,12 @@ class Result:
         names = [rej.name for rej in self.rejected]
         # a card whose only reason is one said of several cards together (no provider rents it: its own
         # text is empty) is not a worse card: named apart, with what would rank it
-        reasons = [rej.name for rej in self.rejected if rej.text]
         unpriced = [rej.name for rej in self.rejected if not rej.text]
+        groups = self._rejected_by_reason(kb, tr)
         rejected = " ".join(part for part in (
-            _("Not recommended: %(cards)s.") % {"cards": tr.list(reasons)} if reasons else "",
+            _("Not recommended — %(groups)s.") % {"groups": "; ".join(
+                _("%(reason)s: %(cards)s") % {"reason": reason, "cards": tr.list(cards)}
+                for reason, cards in groups.items())} if groups else "",
             tr.ngettext("No provider rents %(cards)s; give your price (--price CARD=USD) and it is ranked.",
                         "No provider rents %(cards)s; give your price (--price CARD=USD) and they are ranked.",
                         len(unpriced)) % {"cards": tr.list(unpriced)} if unpriced else "") if part)

@@ -33,6 +33,7 @@ from .records import (
     KnowledgeBase,
     ModelDef,
     ProfileField,
+    RuleDef,
 )
 from .rules_file import checked_rules
 from .shapes import SCHEMAS, check_shape
@@ -73,6 +74,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     estimator_doc = data["estimator"][0]
     recipes = checked_recipes(base / "recipes.toml", *data["recipes"], estimator_doc, tuple(timing["stack"]), problems)
     stages, rules = checked_rules(base / "rules.toml", *data["rules"], sections, recipes, problems)
+    _reject_labels(base / "labels.toml", data["labels"][1], labels, rules, problems)
     if not problems.items:
         _consistency(base, {name: text for name, (_, text) in data.items()}, fields, requirements, timing, ranking,
                      problems)
@@ -181,6 +183,22 @@ def _published_timing(base: Path, timing_text: str, estimator_text: str, timing:
             if run not in runs:
                 problems.add(path, where, "machine '%(id)s': '%(run)s' is not a run of [[published]]",
                              id=machine["id"], run=shown(run))
+
+
+def _reject_labels(path: Path, text: str, labels: dict[str, dict[str, str]], rules: tuple[RuleDef, ...],
+                   problems: Problems) -> None:
+    """labels.toml [reject]: a few words for each reject rule that names its
+    cards one by one (not ``together``), and for no other rule: the
+    one-screen answer groups the cards it leaves out by them."""
+    wanted = {rule.id for rule in rules if rule.kind == "reject" and not rule.together}
+    given = labels.get("reject", {})
+    for rule_id in sorted(wanted - given.keys()):
+        problems.add(str(path), line_at(text, "reject"),
+                     "[reject] needs a few words for the reject rule '%(rule)s' of rules.toml", rule=rule_id)
+    for rule_id in sorted(given.keys() - wanted):
+        problems.add(str(path), line_at(text, f"reject.{rule_id}"),
+                     "[reject] '%(rule)s' is not a reject rule of rules.toml that names its cards one by one",
+                     rule=rule_id)
 
 
 def _consistency(base: Path, texts: dict[str, str], fields: dict[str, ProfileField], requirements: dict[str, Any],
