@@ -270,6 +270,8 @@ def test_rule_problems_name_the_line(tmp_path: Path) -> None:
     # a published run's regime is one the optimizer tables know (issue 47: Answer.AI's runs are pure bf16)
     ("estimator.toml", 'precision = "bf16"\npeak = 14.92', 'precision = "bf17"\npeak = 14.92',
      "published run 'answerai-70b-2x3090-offload': precision must be one of mixed, bf16, fp16", None),
+    ("estimator.toml", 'id = "answerai-7b-lora-512"', 'id = "answerai-7b-lora"',
+     "published run id 'answerai-7b-lora' must be unique: it is already used by run", None),
     ("estimator.toml", "working_floor_mib = 1813.0", "working_floor_mib = -1.0",
      "'sharding.working_floor_mib' must not be negative", None),
     ("profile.toml", 'type = "choice"', 'type = "pick-one"', "type must be one of", None),

@@ -111,7 +111,15 @@ def checked_estimator(path: Path, doc: dict[str, Any], text: str, problems: Prob
             if not (is_number(shape[key]) and shape[key] > 0):
                 problems.add(str(path), line_at(text, f"shape[{index + 1}].{key}"),
                              "[[shape]] %(index)s: '%(key)s' must be a positive number", index=index + 1, key=key)
+    first_at: dict[str, int] = {}
     for index, run in enumerate(doc.get("published", ())):
+        # a run is cited by its id (docs, tests, [[published_machine]]): a second row of the same id would be
+        # held or left apart unseen
+        if run["id"] in first_at:
+            problems.add(str(path), line_at(text, f"published[{index + 1}].id"),
+                         "published run id '%(id)s' must be unique: it is already used by run %(first)s",
+                         id=run["id"], first=first_at[run["id"]])
+        first_at.setdefault(run["id"], index + 1)
         if run.get("precision", typical["precision"]) not in doc["optimizer"]:
             problems.add(str(path), line_at(text, f"published[{index + 1}].precision"),
                          "published run '%(id)s': precision must be one of %(known)s", id=run["id"],
