@@ -247,8 +247,9 @@ class _Parser:
         if text.lower() in _YES:
             raise self.error("%(label)s: which GPU? Give its name, such as %(examples)s, or its VRAM in GB, such as "
                              "24.", value, examples=self.tr.list(list(self.kb.owned_examples), style="or"))
+        # a count of one too: "1 × RTX 3090" is how an answer writes one card (round five)
         counted = values.card_count(text, self.vocabulary())
-        if counted is not None and counted[0] != 1 and (find_cards(self.kb, counted[1])
+        if counted is not None and (find_cards(self.kb, counted[1])
                                                         or _NAME_AND_VRAM.match(counted[1])
                                                         or _WITH_UNIT.match(counted[1])):
             return self.several(value, *counted)

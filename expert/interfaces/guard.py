@@ -47,9 +47,17 @@ class Limits:
     body_seconds: float = 10.0    # to send that body, once the head is read
     head_seconds: float = 5.0     # from a connection's opening (or its last answer) to a request's whole head
     head_bytes: int = 16 * 1024   # a request's head (its line and headers)
+    # to deliver an answer once it starts: the largest (an explanation with a WHAT IF of every field,
+    # 2.4 MB) in 30 s is 80 kB/s; a client that takes longer, or reads nothing, gives its place back
+    send_seconds: float = 30.0
 
 
 LIMITS = Limits()
+
+
+def address_of(scope: Scope) -> str:
+    """The client's address of a request."""
+    return str((scope.get("client") or ("unknown",))[0])
 
 
 class Guard:
@@ -64,6 +72,7 @@ class Guard:
         self.by_address: Counter[str] = Counter()
         self.answered: deque[float] = deque(maxlen=32)   # when the last answers went, for Retry-After
         self.dropped = 0                             # requests cancelled because their client had gone
+        self.undelivered = 0                         # answers not taken within limits.send_seconds
 
     def retry_after(self) -> int:
         """Seconds until the queue has room: the requests in it over the rate of the last answers
@@ -86,7 +95,7 @@ class Guard:
         if scope["type"] != "http":
             await self.app(scope, receive, send)
             return
-        address = str((scope.get("client") or ("unknown",))[0])
+        address = address_of(scope)
         if self.admitted >= self.limits.queue:
             await self.answer(scope, send, 503, self.retry_after())
             return
@@ -112,6 +121,16 @@ class Guard:
             return
         gone = anyio.Event()
         replayed = False
+        deadline: float | None = None
+
+        async def timed(message: Message) -> None:
+            # The answer is delivered within send_seconds of its start, or its place in the queue is
+            # given back: a client that does not read cannot hold a place once the socket's buffers fill
+            nonlocal deadline
+            if deadline is None:
+                deadline = anyio.current_time() + self.limits.send_seconds
+            with anyio.fail_after(max(0.0, deadline - anyio.current_time())):
+                await send(message)
 
         async def replay() -> Message:
             nonlocal replayed
@@ -130,33 +149,48 @@ class Guard:
                 group.cancel_scope.cancel()      # the app's work for this client stops where it waits
 
             group.start_soon(watch)
-            await self.app(scope, replay, send)
+            try:
+                await self.app(scope, replay, timed)
+            except TimeoutError:
+                self.undelivered += 1
+                LOG.warning("an answer to %s was not taken within %s s", address_of(scope), self.limits.send_seconds)
             group.cancel_scope.cancel()
 
     async def read_body(self, scope: Scope, receive: Receive, send: Send) -> bytes | None:
         """The request's body, whole, or None once 413 (too large) or 408 (too slow) is answered."""
-        import anyio
+        body = await read_body(receive, self.limits.body_bytes, self.limits.body_seconds)
+        if isinstance(body, bytes):
+            return body
+        if body is None:
+            self.dropped += 1
+        else:
+            await self.answer(scope, send, body, self.limits.body_bytes if body == 413 else self.limits.body_seconds)
+        return None
 
-        chunks: list[bytes] = []
-        size = 0
-        with anyio.move_on_after(self.limits.body_seconds) as deadline:
-            while True:
-                message = await receive()
-                if message["type"] == "http.disconnect":
-                    self.dropped += 1
-                    return None
-                chunk = message.get("body", b"")
-                size += len(chunk)
-                if size > self.limits.body_bytes:
-                    await self.answer(scope, send, 413, self.limits.body_bytes)
-                    return None
-                chunks.append(chunk)
-                if not message.get("more_body", False):
-                    break
-        if deadline.cancelled_caught:
-            await self.answer(scope, send, 408, self.limits.body_seconds)
-            return None
-        return b"".join(chunks)
+
+async def read_body(receive: Receive, most: int, seconds: float) -> bytes | int | None:
+    """A request's body read whole, at most ``most`` bytes within ``seconds`` of its head: the body, or
+    413 (too large), 408 (too slow), None (the client went). Used by the Guard and by `expert mcp` over
+    HTTP (mcp/limits.py BodyDeadline), whose SDK waits for a body with no deadline of its own."""
+    import anyio
+
+    chunks: list[bytes] = []
+    size = 0
+    with anyio.move_on_after(seconds) as deadline:
+        while True:
+            message = await receive()
+            if message["type"] == "http.disconnect":
+                return None
+            chunk = message.get("body", b"")
+            size += len(chunk)
+            if size > most:
+                return 413
+            chunks.append(chunk)
+            if not message.get("more_body", False):
+                break
+    if deadline.cancelled_caught:
+        return 408
+    return b"".join(chunks)
 
 
 class SecurityHeaders:

@@ -284,6 +284,9 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
             for name, schema in profile.items()}
     consultation = {"type": "string", "minLength": 1, "maxLength": 64, "description": "From consultation_start."}
     settings = _settings()      # what the person may fix instead of the rules (expert/input/settings.py)
+    # advise, explain and launch take the same profile, settings and prices, so that what advise answered
+    # is what explain explains and launch writes (round five: explain and launch took neither)
+    prices = {k: v for k, v in _prices(kb).items() if k != "description"}
     plain = settings
     return [
         {"name": "advise",
@@ -294,7 +297,7 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
         {"name": "explain",
          "description": "Explain a recommendation: how it was reached, why not a card (why_not), what if "
                         "answers changed (what_if). Fields as in advise.",
-         "parameters": _params({**bare, "why_not": _card(kb),
+         "parameters": _params({**bare, **settings, "why_not": _card(kb),
                                 "what_if": {"type": "object", "maxProperties": 11,
                                             "description": "Fields of advise and their new values."},
                                 "prices": _prices(kb), "lang": LANG, "detail": DETAIL})},
@@ -342,7 +345,7 @@ def tool_specs(kb: KnowledgeBase) -> list[dict[str, Any]]:
         {"name": "launch",
          "description": "Launch files (contents only) of option `option` (default 1) of advise's answer; "
                         "fields as in advise; model: the path or Hugging Face id they load.",
-         "parameters": _params({**bare, "lang": LANG,
+         "parameters": _params({**bare, **settings, "prices": prices, "lang": LANG,
                                 "option": {"type": "integer", "minimum": 1, "maximum": 100},
                                 "model": {"type": "string", "minLength": 1, "maxLength": 300}})},
     ]

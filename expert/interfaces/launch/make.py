@@ -122,6 +122,9 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
         raise refuse(tr, "recipe.offload_params", offload_params, ["true", "false"])
     optimizer = _entry(doc, "optimizer", recipe.get("optimizer"), "recipe.optimizer", tr)
     precision = _entry(doc, "precision", recipe.get("precision"), "recipe.precision", tr)
+    if framework == "torchtune" and method in ("lora", "qlora") and precision.get("torchtune_adapters"):
+        # the adapters in torchtune's dtype (rules/launch.toml [precision.mixed] torchtune_adapters)
+        precision = {**precision, "torchtune": precision["torchtune_adapters"]}
     quantization = _entry(doc, "base_bits", recipe.get("base_bits"), "recipe.base_bits", tr)
     strategy = _entry(doc, "strategy", recipe.get("strategy"), "recipe.strategy", tr)
     strategy["name"] = recipe["strategy"]

@@ -10,7 +10,8 @@
   :data:`MAX_NAME` characters is refused with the name cut short.
 - Over HTTP, :class:`SessionBound` keeps at most :data:`PER_CLIENT`
   sessions of one client address alive; a session unused for
-  :data:`IDLE_SECONDS` is forgotten (and the SDK ends it).
+  :data:`IDLE_SECONDS` is forgotten (and the SDK ends it); :class:`BodyDeadline`
+  reads a request's body within the web guard's deadline before the SDK does.
 """
 
 from __future__ import annotations
@@ -194,3 +195,46 @@ class SessionBound:
             else:
                 self.sessions[address][session] = self.clock()
         await self.app(scope, receive, send)
+
+
+class BodyDeadline:
+    """ASGI middleware before :class:`SessionBound`: a request's body is read whole, at most
+    :data:`MAX_LINE` bytes within ``seconds`` of its head (the web guard's body_seconds, 10 s), before the
+    SDK reads it; beyond, 413 or 408 and the connection closed. The SDK waits for a body with no deadline
+    of its own, and the server's (hypercorn's) runs only until the head is read: a client that announced
+    a body and sent part of it held its connection for ever (round five)."""
+
+    def __init__(self, app: ASGIApp, seconds: float | None = None) -> None:
+        from ..guard import LIMITS
+
+        self.app, self.seconds = app, LIMITS.body_seconds if seconds is None else seconds
+
+    async def __call__(self, scope: Scope, receive: Receive, send: Send) -> None:
+        from ..guard import read_body
+
+        if scope["type"] != "http":
+            await self.app(scope, receive, send)
+            return
+        body = await read_body(receive, MAX_LINE, self.seconds)
+        if body is None:
+            return
+        if isinstance(body, int):
+            words = (f"The request's body took longer than {self.seconds:g} s." if body == 408 else
+                     f"The request's body is longer than {MAX_LINE} bytes.")
+            data = json.dumps({"jsonrpc": "2.0", "id": None,
+                               "error": {"code": INVALID_REQUEST, "message": words}}).encode()
+            await send({"type": "http.response.start", "status": body, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+                (b"connection", b"close")]})
+            await send({"type": "http.response.body", "body": data})
+            return
+        replayed = False
+
+        async def replay() -> Message:
+            nonlocal replayed
+            if not replayed:
+                replayed = True
+                return {"type": "http.request", "body": body, "more_body": False}
+            return await receive()
+
+        await self.app(scope, replay, send)

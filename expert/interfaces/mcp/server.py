@@ -157,7 +157,8 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
 
     def do_explain(a: dict[str, Any]) -> tuple[dict[str, Any], str]:
         explanation = explain(why_not=a.get("why_not"), what_if=a.get("what_if"), lang=a.get("lang"),
-                              prices=a.get("prices"), detail=a.get("detail") or "summary", **_profile(a))
+                              prices=a.get("prices"), detail=a.get("detail") or "summary", **_profile(a),
+                              **_settings(a))
         data = explanation.to_dict()
         data.pop("trace", None)     # the steps of `how` already cite the rules; the trace is for programs
         summary = explanation if explanation.detail == "summary" else replace(explanation, detail="summary")
@@ -168,7 +169,7 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
         # client choose paths there.
         from ..launch.make import launch
 
-        result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a))
+        result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a), **_settings(a))
         files = launch(result, 1 if a.get("option") is None else a["option"], model=a.get("model"))
         data = files.to_dict()
         # markdown: the file names, then the command in a fence (no fence inside it)
@@ -330,12 +331,13 @@ def transport_security(host: str, port: int, allow_remote: bool = False,
 def http_app(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
              allowed_hosts: tuple[str, ...] = ()) -> Any:
     """The streamable HTTP app: the SDK's, its sessions ended after limits.IDLE_SECONDS unused, at most
-    MAX_SESSIONS in all, limits.PER_CLIENT of one client address (limits.SessionBound)."""
+    MAX_SESSIONS in all, limits.PER_CLIENT of one client address (limits.SessionBound); a request's body
+    whole within 10 s (limits.BodyDeadline)."""
     security = transport_security(host, port, allow_remote, allowed_hosts)
     app = build_server().streamable_http_app(transport_security=security, max_sessions=MAX_SESSIONS,
                                              session_idle_timeout=limits.IDLE_SECONDS,
                                              max_request_body_size=limits.MAX_LINE, host=host)
-    return limits.SessionBound(app)
+    return limits.BodyDeadline(limits.SessionBound(app))
 
 
 def serve(transport: str = "stdio", host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
