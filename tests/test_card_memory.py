@@ -5,10 +5,10 @@ language, naming the field."""
 
 from __future__ import annotations
 
-import shutil
 from pathlib import Path
 
 import pytest
+from conftest import edited_rules
 
 from expert import paths
 from expert.errors import KnowledgeBaseError
@@ -19,15 +19,6 @@ from expert.knowledge.load import load
 
 EN, ES = Localizer("en").gettext, Localizer("es").gettext
 
-
-def copy_rules(tmp_path: Path, filename: str, old: str, new: str) -> Path:
-    base = tmp_path / "rules"
-    shutil.copytree(paths.RULES, base)
-    target = base / filename
-    text = target.read_text(encoding="utf-8")
-    assert old in text
-    target.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return base
 
 
 def shipped_cards() -> list:  # type: ignore[type-arg]
@@ -53,7 +44,7 @@ def test_published_readings_are_the_figures() -> None:
 
 
 def test_a_guide_card_without_it_is_refused_naming_the_field(tmp_path: Path) -> None:
-    base = copy_rules(tmp_path, "catalog.toml", "memory_mib = 24564\n", "")
+    base = edited_rules(tmp_path, ("catalog.toml", "memory_mib = 24564\n", ""))
     with pytest.raises(KnowledgeBaseError) as error:
         load(base)
     assert any("'memory_mib' is missing" in EN(template) % params for _, _, template, params in error.value.problems)
@@ -62,7 +53,7 @@ def test_a_guide_card_without_it_is_refused_naming_the_field(tmp_path: Path) -> 
 
 @pytest.mark.parametrize("value", ["1", "30000", "-5", "\"a lot\"", "true"])
 def test_a_nonsense_figure_is_refused_naming_the_field(tmp_path: Path, value: str) -> None:
-    base = copy_rules(tmp_path, "catalog.toml", "memory_mib = 24564", f"memory_mib = {value}")
+    base = edited_rules(tmp_path, ("catalog.toml", "memory_mib = 24564", f"memory_mib = {value}"))
     with pytest.raises(KnowledgeBaseError) as error:
         load(base)
     shown = [EN(template) % params for _, _, template, params in error.value.problems]
@@ -70,7 +61,7 @@ def test_a_nonsense_figure_is_refused_naming_the_field(tmp_path: Path, value: st
 
 
 def test_the_bounds_are_said_in_both_languages(tmp_path: Path) -> None:
-    base = copy_rules(tmp_path, "catalog.toml", "memory_mib = 24564", "memory_mib = 30000")
+    base = edited_rules(tmp_path, ("catalog.toml", "memory_mib = 24564", "memory_mib = 30000"))
     with pytest.raises(KnowledgeBaseError) as error:
         load(base)
     (template, params), = [(t, p) for _, _, t, p in error.value.problems if "memory_mib" in t]
@@ -81,7 +72,7 @@ def test_the_bounds_are_said_in_both_languages(tmp_path: Path) -> None:
 
 
 def test_expert_check_refuses_a_shipped_catalog_card_without_it(tmp_path: Path) -> None:
-    base = copy_rules(tmp_path, "catalogs/current.toml", "memory_mib = 196592\n", "")
+    base = edited_rules(tmp_path, ("catalogs/current.toml", "memory_mib = 196592\n", ""))
     found = [problem.render(EN) for problem in check(base)]
     assert any("current.toml" in line and "'memory_mib' is missing" in line for line in found), found
 

@@ -5,13 +5,13 @@ cut at 80 columns."""
 from __future__ import annotations
 
 import re
-import shutil
 from pathlib import Path
 
 import pytest
 from click.testing import CliRunner
+from conftest import edited_rules
 
-from expert import KnowledgeBaseError, advise, paths
+from expert import KnowledgeBaseError, advise
 from expert.i18n import Localizer
 from expert.interfaces.cli.main import main
 from expert.knowledge.catalog import SHORT_MAX, with_catalogs
@@ -20,15 +20,6 @@ from expert.knowledge.load import load
 
 EN, ES = Localizer("en").gettext, Localizer("es").gettext
 
-
-def copy_rules(tmp_path: Path, filename: str, old: str, new: str) -> Path:
-    base = tmp_path / "rules"
-    shutil.copytree(paths.RULES, base)
-    target = base / filename
-    text = target.read_text(encoding="utf-8")
-    assert old in text
-    target.write_text(text.replace(old, new, 1), encoding="utf-8")
-    return base
 
 
 def refusals(base: Path) -> tuple[list[str], list[str]]:
@@ -60,7 +51,7 @@ def test_every_shipped_card_has_a_short_name_of_its_own() -> None:
 ])
 def test_a_short_name_missing_too_long_or_taken_is_refused(tmp_path: Path, filename: str, old: str, new: str,
                                                            english: str, spanish: str) -> None:
-    base = copy_rules(tmp_path, filename, old, new)
+    base = edited_rules(tmp_path, (filename, old, new))
     shown_en, shown_es = refusals(base)
     assert any(english in line for line in shown_en), shown_en
     assert any(spanish in line for line in shown_es), shown_es
