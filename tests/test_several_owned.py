@@ -25,6 +25,18 @@ def test_several_cards_of_ones_own_as_people_write_them(raw: str, per_card: floa
     assert profile["own_vram_gb"] == per_card * count
 
 
+@pytest.mark.parametrize("raw, count, card", [
+    # an "s" after a digit is a plural only where the name with it names no card: "L40S" is the L40S, never
+    # two L40s (it was, and "L40S" alone was refused); the catalog's short names are read ("RTX PRO 6000").
+    # "two L40s" reads the L40S too: names are read whatever their case, and the answer names the card read.
+    ("L40S", 1, "l40s-48gb"), ("2x L40S", 2, "l40s-48gb"), ("2x L40", 2, "l40"), ("two L40s", 2, "l40s-48gb"),
+    ("3090s", 1, "rtx-3090"), ("RTX PRO 6000", 1, "rtx-pro-6000"), ("2 x A10G", 2, "a10g"),
+])
+def test_a_card_of_the_market_is_read_by_its_short_name_and_an_s_is_its_own(raw: str, count: int, card: str) -> None:
+    profile = advise(model_size_b=8, method="qlora", vram_gb=raw, lang="en").profile
+    assert (profile["own_gpu_count"], profile["own_gpu"]) == (count, card)
+
+
 def test_more_cards_than_one_machine_holds_are_refused_naming_the_field() -> None:
     with pytest.raises(InputError) as error:
         advise(vram_gb="12x 3090", lang="en")

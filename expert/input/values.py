@@ -225,10 +225,11 @@ def multiplier(field: str, unit: str | None, vocab: Any) -> float:
 
 def card_count(text: str, vocab: Any) -> tuple[int, str] | None:
     """A count before a card's name ("2x RTX 3090", "2 × 3090", "two 3090s",
-    "dos 3090"): the count and the name, without the plural's "s" after a
-    count above one; None when the text starts with no count. Whether the
-    name names a card is the caller's to check (so "24 GB" is not 24 cards
-    of "GB")."""
+    "dos 3090"): the count and the name as written; None when the text
+    starts with no count. Whether the name names a card is the caller's to
+    check (so "24 GB" is not 24 cards of "GB"), and so is a plural's "s"
+    (expert/knowledge/owned.py find_cards: "3090s" is 3090s, but "L40S" is
+    an L40S, not two L40s)."""
     spoken = "|".join(re.escape(w) for w in sorted(vocab.number_words, key=len, reverse=True)) or "(?!)"
     # (the vocabulary's words are folded, and folding drops "×": it is always a times sign here)
     times = "|".join(re.escape(x) for x in [*(x for x in vocab.card_times if x), "×"])
@@ -238,10 +239,7 @@ def card_count(text: str, vocab: Any) -> tuple[int, str] | None:
         return None
     written = match.group(1) or match.group(2) or match.group(3)
     count = int(written) if written.isdigit() else int(vocab.number_words[fold(written)])
-    name = text[match.end():].strip()
-    if count > 1 and re.search(r"\ds$", name, re.IGNORECASE):   # "3090s": the plural of a card's name
-        name = name[:-1]
-    return count, name
+    return count, text[match.end():].strip()
 
 
 # --- choices -----------------------------------------------------------------

@@ -147,15 +147,27 @@ def find_unsupported(kb: Any, text: str) -> UnsupportedDevice | None:
 
 def find_cards(kb: Any, text: str) -> list[tuple[str, str, float]]:
     """The cards ``text`` names, as (id, name, VRAM of one device): the owned
-    cards first; the catalog's when no owned card has that name. Several
-    when the name is ambiguous ("V100"), none when it names no card."""
+    cards first; the catalog's (by id, name or short name) when no owned
+    card has that name. Several when the name is ambiguous ("V100"), none
+    when it names no card. A name that names none but ends in a digit and
+    an "s" is read as a plural ("3090s"): "L40S" names an L40S before it
+    could be two L40s."""
+    found = _named(kb, text)
+    plural = text.strip()
+    if not found and re.search(r"\ds\Z", plural, re.IGNORECASE):
+        found = _named(kb, plural[:-1])
+    return found
+
+
+def _named(kb: Any, text: str) -> list[tuple[str, str, float]]:
     key = normalize(text, kb.owned_ignore)
     if not key:
         return []
     found = {card.id: (card.id, card.name, card.vram_gb) for card in find_cards_in(kb.owned, kb.owned_ignore, text)}
     if not found:
         for gpu in kb.catalog:
-            if key in (normalize(gpu.id, kb.owned_ignore), normalize(gpu.name, kb.owned_ignore)):
+            if key in (normalize(gpu.id, kb.owned_ignore), normalize(gpu.name, kb.owned_ignore),
+                       normalize(gpu.short, kb.owned_ignore) if gpu.short else None):
                 found[gpu.id] = (gpu.id, gpu.name, gpu.vram_gb / gpu.devices)
     return list(found.values())
 
