@@ -228,8 +228,8 @@ def card_count(text: str, vocab: Any) -> tuple[int, str] | None:
     "dos 3090"): the count and the name as written; None when the text
     starts with no count. Whether the name names a card is the caller's to
     check (so "24 GB" is not 24 cards of "GB"), and so is a plural's "s"
-    (expert/knowledge/owned.py find_cards: "3090s" is 3090s, but "L40S" is
-    an L40S, not two L40s)."""
+    (expert/knowledge/owned.py find_cards: a card whose name ends in an "S"
+    is that card, not several of the card without it)."""
     spoken = "|".join(re.escape(w) for w in sorted(vocab.number_words, key=len, reverse=True)) or "(?!)"
     # (the vocabulary's words are folded, and folding drops "×": it is always a times sign here)
     times = "|".join(re.escape(x) for x in [*(x for x in vocab.card_times if x), "×"])

@@ -150,8 +150,8 @@ def find_cards(kb: Any, text: str) -> list[tuple[str, str, float]]:
     cards first; the catalog's (by id, name or short name) when no owned
     card has that name. Several when the name is ambiguous ("V100"), none
     when it names no card. A name that names none but ends in a digit and
-    an "s" is read as a plural ("3090s"): "L40S" names an L40S before it
-    could be two L40s."""
+    an "s" is read as a plural ("3090s"): a card whose name ends in an "S"
+    is that card first."""
     found = _named(kb, text)
     plural = text.strip()
     if not found and re.search(r"\ds\Z", plural, re.IGNORECASE):
