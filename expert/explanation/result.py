@@ -405,7 +405,7 @@ class Result:
             count = len(self.warnings) - len(warnings)
             left.append(tr.ngettext("%(count)s more warning", "%(count)s more warnings", count) % {"count": count})
         if names:
-            left.append(_("why each card was left out"))
+            left.append(_("the full reason each card was left out"))
         if self.assumed:
             left.append(_("what was assumed"))
         more = (_("--verbose adds %(what)s; expert explain shows the reasoning.") % {
