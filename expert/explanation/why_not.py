@@ -57,12 +57,12 @@ def said(kb: KnowledgeBase, reasons: list[Reason], closest: str | None, leave_ou
     in ``leave_out``; the setup that came ``closest`` right after the first
     whose rule names the last setup tried (rules.toml names_closest)."""
     texts: list[str] = []
-    for r in reasons:
-        names = kb.rule(r.rule).names_closest
-        if r.rule not in leave_out:
-            texts += [text for text in (r.text, closest if names else None) if text]
-            closest = None if names else closest
-    return texts
+    for r in (r for r in reasons if r.rule not in leave_out):
+        texts.append(r.text)
+        if closest and kb.rule(r.rule).names_closest:
+            texts.append(closest)
+            closest = None          # said once
+    return [text for text in texts if text]
 
 
 class WhyNotSearch(Reasoning):

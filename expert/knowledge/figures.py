@@ -119,7 +119,8 @@ def checked_estimator(path: Path, doc: dict[str, Any], text: str, problems: Prob
             problems.add(str(path), line_at(text, f"published[{index + 1}].id"),
                          "published run id '%(id)s' must be unique: it is already used by run %(first)s",
                          id=run["id"], first=first_at[run["id"]])
-        first_at.setdefault(run["id"], index + 1)
+        else:
+            first_at[run["id"]] = index + 1
         if run.get("precision", typical["precision"]) not in doc["optimizer"]:
             problems.add(str(path), line_at(text, f"published[{index + 1}].precision"),
                          "published run '%(id)s': precision must be one of %(known)s", id=run["id"],
