@@ -260,3 +260,15 @@ def test_idle_and_slow_sockets_leave_other_clients_answered() -> None:
         finally:
             for held in (*idle, trickling):
                 held.close()
+
+
+def test_a_named_host_is_served_and_another_refused() -> None:
+    """The documented `--host 0.0.0.0 --allow-remote --allowed-host gpu.example.org`: each worker builds its app from
+    the host names, "gpu.example.org:PORT" among them, whose colon hypercorn read as a mode
+    (ValueError in every worker, nothing served; 2026-12-07)."""
+    with serving("--workers", "1", "--host", "0.0.0.0", "--allow-remote", "--allowed-host", "gpu.example.org") as port:
+        for host, status in ((f"gpu.example.org:{port}", 200), ("gpu.example.org", 200), ("other.example.org", 400)):
+            connection = http.client.HTTPConnection("127.0.0.1", port, timeout=60)
+            connection.request("GET", "/api/estimate?model-size=8", headers={"Host": host})
+            assert connection.getresponse().status == status, host
+            connection.close()

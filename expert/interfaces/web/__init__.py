@@ -30,10 +30,22 @@ def serve(host: str = "127.0.0.1", port: int = 8000, allow_remote: bool = False,
     """Serve the page with hypercorn and ``workers`` processes (default: the machine's cores), until
     interrupted (ValueError when ``host`` is beyond the loopback without ``allow_remote`` and
     ``allowed_hosts``). The limits are those of :mod:`..guard` and :mod:`..serving` (docs/web.md)."""
+    from .. import guard
     from ..hosts import allowed
     from ..serving import config, cores, run
     from .app import HEADERS
 
     hosts = allowed(host, port, allow_remote, allowed_hosts)
-    # each worker process imports the app and calls this (the names are checked host names: a literal)
-    run(config(f"expert.interfaces.web.app:served({hosts!r})", host, port, workers or cores(), HEADERS))
+    limits = guard.LIMITS    # read now, not at import: a test or a deployer may have set shorter ones
+    run(config(application_path(hosts, limits), host, port, workers or cores(), HEADERS, limits))
+
+
+def application_path(hosts: tuple[str, ...], limits: Any) -> str:
+    """What each worker process evaluates to build its app: ``served()`` with the checked host names
+    and every figure of ``limits`` (:class:`..guard.Limits`), written as Python literals. hypercorn
+    splits the path at its colons (exactly two read as ``mode:module:call``), so a colon inside a host
+    name ("gpu.example.org:8000", "[::1]:*") is written ``\\x3a``: the same string once evaluated."""
+    import dataclasses
+
+    figures = "".join(f", {name}={value!r}" for name, value in dataclasses.asdict(limits).items())
+    return "expert.interfaces.web.app:served(" + repr(hosts).replace(":", "\\x3a") + figures + ")"

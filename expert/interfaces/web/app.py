@@ -288,6 +288,7 @@ def create_app(allowed_hosts: tuple[str, ...] = LOOPBACK_HOSTS, headers: bool = 
                                  lambda scope: refusal(scope, 500))
 
 
-def served(allowed_hosts: tuple[str, ...]) -> ASGIApp:
-    """The app as `expert serve`'s workers build it: the server adds the headers (:mod:`..serving`)."""
-    return create_app(allowed_hosts, headers=False)
+def served(allowed_hosts: tuple[str, ...], **limits: Any) -> ASGIApp:
+    """The app as `expert serve`'s workers build it (:func:`..web.application_path`): the server adds
+    the headers (:mod:`..serving`); ``limits``: the serving process's :class:`..guard.Limits`."""
+    return create_app(allowed_hosts, headers=False, limits=guard.Limits(**limits))
