@@ -6,6 +6,7 @@ import shutil
 import socket
 import subprocess
 import sys
+import tempfile
 import threading
 import time
 from collections import OrderedDict
@@ -355,8 +356,11 @@ def expert_serving(command: tuple[str, ...], *args: str, before: str = "") -> It
         probe.bind(("127.0.0.1", 0))
         port = int(probe.getsockname()[1])
     start = ["-c", f"{before}\nfrom expert.interfaces.cli.main import run\nrun()"] if before else ["-m", "expert"]
-    server = subprocess.Popen([sys.executable, *start, *command, "--port", str(port), *args],
-                              stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    folder = Path(tempfile.mkdtemp(prefix="expert-serving-"))
+    SERVER_LOGS[port] = folder / "stderr"
+    with SERVER_LOGS[port].open("ab") as log:        # appended to: reading it moves no writer's offset
+        server = subprocess.Popen([sys.executable, *start, *command, "--port", str(port), *args],
+                                  stdout=subprocess.DEVNULL, stderr=log)
     try:
         deadline = time.monotonic() + 60
         while time.monotonic() < deadline:
@@ -368,3 +372,14 @@ def expert_serving(command: tuple[str, ...], *args: str, before: str = "") -> It
     finally:
         server.terminate()
         server.wait(timeout=20)
+        del SERVER_LOGS[port]
+        shutil.rmtree(folder, ignore_errors=True)
+
+
+SERVER_LOGS: dict[int, Path] = {}
+
+
+def server_log(port: int, most: int = 4000) -> str:
+    """The last ``most`` characters the server :func:`expert_serving` started on ``port`` wrote to its
+    stderr so far (a failing test's message: what the server logged, the cause of a tool's error)."""
+    return SERVER_LOGS[port].read_bytes().decode("utf-8", "replace")[-most:]
