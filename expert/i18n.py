@@ -40,6 +40,23 @@ def _supported(lang: str | None) -> TypeGuard[Lang]:
     return lang in SUPPORTED
 
 
+def accepted_language(header: str) -> Lang | None:
+    """The language of ours an HTTP ``Accept-Language`` header prefers (the highest ``q``, the first of
+    equals), or None when it names none of ours. Only its first 200 characters and 20 entries are read."""
+    best: Lang | None = None
+    best_q = 0.0
+    for part in header[:200].split(",")[:20]:
+        tag, _, params = part.strip().partition(";")
+        code = _language_of(tag.strip()) if tag.strip() != "*" else None
+        try:
+            q = float(params.strip()[2:]) if params.strip().startswith("q=") else 1.0
+        except ValueError:
+            q = 0.0
+        if _supported(code) and q > best_q:
+            best, best_q = code, q
+    return best
+
+
 def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> Lang:
     """``explicit``, else ``EXPERT_LANG``, else ``LC_ALL``/``LANG``, else English.
 
