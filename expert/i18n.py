@@ -13,6 +13,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache, lru_cache
 from typing import Any, Literal, TypeGuard
@@ -25,6 +26,17 @@ Lang = Literal["en", "es"]
 SUPPORTED: tuple[Lang, ...] = ("en", "es")
 DOMAIN = "messages"
 _LANG_RE = re.compile(r"^([a-zA-Z]{2,3})(?:[_-][a-zA-Z0-9]+)?(?:\.[\w-]+)?(?:@\w+)?$")
+
+
+# Who a refusal speaks to, where it says how to give a value: "cli", the command line's flags (with the
+# library's keywords beside them), or "tools", an assistant calling tools over MCP, which has no flags:
+# it is told the tool's argument. The MCP server sets it around each call (interfaces/mcp/server.py).
+WAY_IN: ContextVar[Literal["cli", "tools"]] = ContextVar("expert_way_in", default="cli")
+
+
+def for_tools() -> bool:
+    """Whether what is being answered is a tool call (MCP): name its arguments, not flags."""
+    return WAY_IN.get() == "tools"
 
 
 class CatalogMissing(RuntimeError):
