@@ -286,3 +286,16 @@ def test_the_launch_refusals_name_the_tools_arguments_never_a_flag() -> None:
                      r"con una de ellas en option \(como option: \d+\)\.$", spanish.structured_content["error"]["message"])
     assert rank.structured_content["error"]["message"].startswith("option: '99' no es un puesto de la respuesta")
     assert model.structured_content["error"]["message"].startswith("model: give a model's local path")
+
+
+def test_the_form_factor_names_the_card_over_mcp_too() -> None:
+    # the one reader of card names (rules/owned.toml form_factors): nvidia-smi's "NVIDIA H100 PCIe" is the
+    # PCIe card (756 BF16 TFLOPS), not the H100 SXM (989) it was read as until 2026-12-07
+    async def script(client: ClientSession) -> Any:
+        return [await client.call_tool("advise", {"model_size_b": 8, "method": "lora", "vram_gb": said})
+                for said in ("2x NVIDIA H100 PCIe", "NVIDIA A100-SXM4-80GB")]
+
+    pcie, sxm = session(script)
+    assert (pcie.structured_content["profile"]["own_gpu"], pcie.structured_content["profile"]["own_gpu_count"]) == (
+        "h100-pcie", 2)
+    assert sxm.structured_content["profile"]["own_gpu"] == "a100-80gb"
