@@ -68,7 +68,8 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
     # A name gives way to the width as in the options table (without its maker, then its memory), never
     # cut: one that still leaves the bars less than 4 columns each takes a line of its own, its bars under.
     fits = max(width, 40) - 6 - hours_width - cost_width - 6 - 2 * 4
-    names = [_own_names(kb, tr, result.profile, label) if rec.gpu == "own" else _shorter_names(kb, rec, label)
+    names = [_own_names(kb, tr, result.profile, label) if rec.gpu == "own"
+             else _shorter_names(kb, rec, f"{rec.count} × {one_line(rec.name)}")     # (whole: LABEL_MAX aside)
              for rec, label in zip(recs, labels, strict=True)]
     shown = [next((name for name in n if len(name) <= fits), None) for n in names]
     label_width = max([len(name) for name in shown if name is not None] or [0])
@@ -81,7 +82,7 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
     if deadline:
         deadline_at = min(bar_width, round(deadline / longest * bar_width))
     rows, lines = [], []
-    for rec, label, name, hour_text, cost_text in zip(recs, labels, shown, hours, costs, strict=True):
+    for rec, label, name, whole, hour_text, cost_text in zip(recs, labels, shown, names, hours, costs, strict=True):
         bar = _bar(rec.hours, longest, bar_width).ljust(bar_width)
         if deadline_at is not None:
             at = min(deadline_at, bar_width - 1)
@@ -91,7 +92,7 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
         rows.append(row)
         figures = f"{hour_text:>{hours_width}} {bar}  {cost_text:>{cost_width}} {row.cost_bar}"
         if name is None:        # its name alone (whole), the bars under their columns
-            lines += [f"  {f'{row.rank}.':<3} {label}", (" " * (6 + label_width + 2) + figures).rstrip()]
+            lines += [f"  {f'{row.rank}.':<3} {whole[0]}", (" " * (6 + label_width + 2) + figures).rstrip()]
         else:
             lines.append(f"  {f'{row.rank}.':<3} {name:<{label_width}}  {figures}".rstrip())
     budget = _("Ranked for a %(budget)s budget: the total cost weighed against the training time, and the "
@@ -194,8 +195,8 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
         if rec.meets_deadline is False:     # its hours and the setup a rental bills run past the deadline
             hours = _("%(hours)s, late") % {"hours": hours}
         rows.append(OptionRow(rec.rank, label, memory, hours, cost, price))
-        names.append(_own_names(kb, tr, result.profile, label) if rec.gpu == "own"
-                     else _shorter_names(kb, rec, label))
+        names.append(_own_names(kb, tr, result.profile, label) if rec.gpu == "own"     # (whole: LABEL_MAX aside)
+                     else _shorter_names(kb, rec, f"{rec.count} × {one_line(rec.name)}"))
     headings = (_("Option"), _("Memory used"), _("Time"), _("Cost"), _("Price from"))
     widths = [max([len(headings[i])] + [len(getattr(r, name)) for r in rows])
               for i, name in enumerate(("label", "memory", "hours", "cost", "price"))]
