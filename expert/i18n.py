@@ -13,6 +13,7 @@ import os
 import re
 import threading
 from collections.abc import Iterable, Mapping
+from contextvars import ContextVar
 from decimal import ROUND_HALF_UP, Decimal
 from functools import cache, lru_cache
 from typing import Any, Literal, TypeGuard
@@ -27,6 +28,17 @@ DOMAIN = "messages"
 _LANG_RE = re.compile(r"^([a-zA-Z]{2,3})(?:[_-][a-zA-Z0-9]+)?(?:\.[\w-]+)?(?:@\w+)?$")
 
 
+# Who a refusal speaks to, where it says how to give a value: "cli", the command line's flags (with the
+# library's keywords beside them), or "tools", an assistant calling tools over MCP, which has no flags:
+# it is told the tool's argument. The MCP server sets it around each call (interfaces/mcp/server.py).
+WAY_IN: ContextVar[Literal["cli", "tools"]] = ContextVar("expert_way_in", default="cli")
+
+
+def for_tools() -> bool:
+    """Whether what is being answered is a tool call (MCP): name its arguments, not flags."""
+    return WAY_IN.get() == "tools"
+
+
 class CatalogMissing(RuntimeError):
     """The compiled catalog of a supported language is not installed."""
 
@@ -38,6 +50,23 @@ def _language_of(value: str) -> str | None:
 
 def _supported(lang: str | None) -> TypeGuard[Lang]:
     return lang in SUPPORTED
+
+
+def accepted_language(header: str) -> Lang | None:
+    """The language of ours an HTTP ``Accept-Language`` header prefers (the highest ``q``, the first of
+    equals), or None when it names none of ours. Only its first 200 characters and 20 entries are read."""
+    best: Lang | None = None
+    best_q = 0.0
+    for part in header[:200].split(",")[:20]:
+        tag, _, params = part.strip().partition(";")
+        code = _language_of(tag.strip()) if tag.strip() != "*" else None
+        try:
+            q = float(params.strip()[2:]) if params.strip().startswith("q=") else 1.0
+        except ValueError:
+            q = 0.0
+        if _supported(code) and q > best_q:
+            best, best_q = code, q
+    return best
 
 
 def resolve_lang(explicit: str | None = None, environ: Mapping[str, str] | None = None) -> Lang:

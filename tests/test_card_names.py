@@ -99,3 +99,35 @@ def test_a_crowded_table_closes_its_columns_up_before_cutting_a_name(lang: str) 
     for rec, row in zip(rented, table, strict=False):
         assert f"{rec.count} × {rec.name} " in row, row
     assert "…" not in " ".join(table[:len(rented)])
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+@pytest.mark.parametrize("own, asked", [
+    ("2x RTX 3090", {"model_size_b": 70, "method": "qlora"}),
+    # a catalog's card named as one's own: its label by the catalog's long name ("RTX PRO 6000 Blackwell
+    # 96 GB"), row 7 after four rented options, "5,5 h, tarde" past a 3-hour deadline
+    ("2x rtx-pro-6000", {"model_size_b": 70, "method": "lora", "deadline_h": 3}),
+])
+def test_no_name_is_cut_or_broken_across_lines_at_60_80_or_100_columns(lang: str, own: str,
+                                                                       asked: dict[str, object]) -> None:
+    """A line longer than the terminal wraps where its edge falls, mid-name ("Tus 2 × RTX" / "3090");
+    until 2026-12-07 the table also cut the own label at 60 and 80 columns ("Tus 2 × RTX…", "Your 2 ×
+    RTX PRO …"). A name that does not fit its column takes a line of its own, its figures under it."""
+    result = advise(vram_gb=own, lang=lang, **asked)      # the market: the options the table is crowded with
+    shown = result.shown()
+    mine = re.compile(r"(Your|Tus|your|tus) 2 × RTX (3090|PRO 6000)")
+    for width in (60, 80, 100):
+        text = result.render("text", width=width)
+        lines = text.splitlines()
+        assert all(len(line) <= width for line in lines), [line for line in lines if len(line) > width]
+        assert "…" not in text
+        table = text.split("\n\n")[2].splitlines()
+        chart = text.split("\n\n")[3].splitlines()
+        for part in (table, chart):
+            assert sum(bool(mine.search(line)) for line in part) == 1, part       # the own label, whole, once
+            for rec in shown:
+                if rec.gpu != "own":
+                    name = f"{rec.count} × {re.sub(r' [0-9]+ GB$', '', rec.name)}"
+                    assert any(name in line for line in part), (name, part)
+        # every option's figures, in the table, under the table's own headings
+        assert sum(line.count(" GiB") for line in table) == len(shown)

@@ -660,3 +660,17 @@ def test_why_not_the_answer_itself_says_it_is_the_answer_first() -> None:
     assert shown and not any(".step !=" in c or ".step not in" in c for c in shown), shown
     other = explain(model_size_b=70, method="lora", deadline_h=8, why_not="a100-80gb").why_not[0]
     assert not other.text.startswith("It is the recommendation")
+
+
+def test_an_explanation_words_its_citations_with_its_own_knowledge_base(tmp_path) -> None:  # type: ignore[no-untyped-def]
+    # Explanation.kb is the result's knowledge base, typed as never None (application.explain() alone
+    # makes explanations, from a Result that carries it). The guide's section titles came from the
+    # shipped rules/ until 2026-12-07, whatever rules_dir the explanation was reasoned with.
+    from conftest import edited_rules
+    from expert.knowledge.bases import knowledge_base
+
+    base = edited_rules(tmp_path, ("sections.toml", 'title = "GPU requirements for fine-tuning an LLM: VRAM comes first"',
+                                   'title = "VRAM first, as this knowledge base says"'))
+    explanation = explain_any(rules_dir=base, catalog="guide", model_size_b=8, method="lora", lang="en")
+    assert explanation.kb is explanation.result.kb is knowledge_base(base, "guide")
+    assert explanation.cited[0]["title"] == "VRAM first, as this knowledge base says"

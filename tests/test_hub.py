@@ -336,6 +336,9 @@ def test_the_page_and_mcp_read_a_hub_id_through_the_same_reader(loopback: Loopba
     assert found.structured_content["profile"]["model_experts"] == 32
     assert absent.is_error and absent.structured_content["error"]["field"] == "model_size_b"
     assert "no tiene ningún modelo «meta-like/absent»" in absent.content[0].text
+    # no tool takes a config.json (the command line's --model-config FILE): none is offered over MCP
+    assert "config.json" not in absent.content[0].text and "--" not in absent.content[0].text
+    assert absent.content[0].text.endswith("Revisa el identificador o da el tamaño en miles de millones (7, 70B).")
 
 
 def test_the_hub_example_of_docs_models_md_is_real_output(loopback: LoopbackHub) -> None:

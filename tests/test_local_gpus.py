@@ -49,9 +49,10 @@ def detect(folder: Path, lang: str = "en") -> local_gpus.LocalCards:
     ("NVIDIA GeForce RTX 3060", 8192, "rtx-3060-8gb"),       # the name alone says 12 GB: the memory decides
     ("NVIDIA A100-SXM4-80GB", 81920, "a100-80gb"),
     ("NVIDIA A100-PCIE-40GB", 40960, "a100-40gb"),
-    ("NVIDIA A100 80GB PCIe", 81920, "a100-80gb"),
+    ("NVIDIA A100 80GB PCIe", 81920, "a100-pcie-80gb"),   # the form factor names another card (owned.toml)
     ("NVIDIA H100 80GB HBM3", 81559, "h100-80gb"),
-    ("NVIDIA H100 PCIe", 81559, "h100-80gb"),
+    ("NVIDIA H100 PCIe", 81559, "h100-pcie"),
+    ("NVIDIA H100 NVL", 95830, "h100-nvl"),
     ("NVIDIA L4", 23034, "l4"),
     ("Tesla T4", 15360, "t4"),
     ("Tesla V100-SXM2-16GB", 16160, "v100-16gb"),

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import re
 import sys
 from typing import Any
 
@@ -247,7 +248,7 @@ def test_launch_files_over_mcp_are_contents_not_writes() -> None:
     assert seventy.structured_content["framework"] == "trl" and seventy.structured_content["option"] == 1
     readme = next(f["content"] for f in eight.structured_content["files"] if f["name"] == "README.md")
     assert eight.structured_content["option"] == 2 and "## Lanzamiento" in readme
-    assert bad.is_error and "opción de lanzamiento" in bad.content[0].text
+    assert bad.is_error and bad.content[0].text.startswith("option: '99' no es un puesto")    # the tool's argument
 
 
 def test_an_error_quotes_the_callers_value_as_markdown_text() -> None:
@@ -259,3 +260,42 @@ def test_an_error_quotes_the_callers_value_as_markdown_text() -> None:
     assert error.is_error and "![x](" not in error.content[0].text and "!\\[x\\]" in error.content[0].text
     assert error.structured_content["error"]["message"].count("![x](http://t.example/a.png)") == 1   # the data: as said
     assert "[evil](" not in models.content[0].text
+
+
+def test_the_launch_refusals_name_the_tools_arguments_never_a_flag() -> None:
+    # 8B full on one 24 GB card, asked by size: torchtune's configs are per model (tests/test_launch.py),
+    # and options 2 and 3 run without it. An MCP client has no --launch-option or --model: until
+    # 2026-12-07 it was told to use them. It is told the launch tool's own arguments.
+    asked = {"model_size_b": "8B", "method": "full", "vram_gb": 24}
+
+    async def script(client: ClientSession) -> Any:
+        return [await client.call_tool("launch", {**asked, "lang": lang}) for lang in ("en", "es")] + [
+            await client.call_tool("launch", {**asked, "option": 99, "lang": "es"}),
+            await client.call_tool("launch", {**asked, "option": 2, "model": "a\nb"})]
+
+    english, spanish, rank, model = session(script)
+    for refused in (english, spanish, rank, model):
+        assert refused.is_error and "--" not in refused.structured_content["error"]["message"]
+    assert [r.structured_content["error"]["field"] for r in (english, spanish, rank, model)] == [
+        "model_size_b", "model_size_b", "option", "model"]
+    assert english.structured_content["error"]["message"].startswith("model_size_b: this option runs torchtune's")
+    assert "call again with its name (model_size_b: Llama-3.1-8B)" in english.structured_content["error"]["message"]
+    assert re.search(r"Options [\d, and]+ of this answer run without torchtune: call launch again with one of them "
+                     r"in option \(such as option: \d+\)\.$", english.structured_content["error"]["message"])
+    assert re.search(r"Las opciones [\d, y]+ de esta respuesta se ejecutan sin torchtune: vuelve a llamar a launch "
+                     r"con una de ellas en option \(como option: \d+\)\.$", spanish.structured_content["error"]["message"])
+    assert rank.structured_content["error"]["message"].startswith("option: '99' no es un puesto de la respuesta")
+    assert model.structured_content["error"]["message"].startswith("model: give a model's local path")
+
+
+def test_the_form_factor_names_the_card_over_mcp_too() -> None:
+    # the one reader of card names (rules/owned.toml form_factors): nvidia-smi's "NVIDIA H100 PCIe" is the
+    # PCIe card (756 BF16 TFLOPS), not the H100 SXM (989) it was read as until 2026-12-07
+    async def script(client: ClientSession) -> Any:
+        return [await client.call_tool("advise", {"model_size_b": 8, "method": "lora", "vram_gb": said})
+                for said in ("2x NVIDIA H100 PCIe", "NVIDIA A100-SXM4-80GB")]
+
+    pcie, sxm = session(script)
+    assert (pcie.structured_content["profile"]["own_gpu"], pcie.structured_content["profile"]["own_gpu_count"]) == (
+        "h100-pcie", 2)
+    assert sxm.structured_content["profile"]["own_gpu"] == "a100-80gb"

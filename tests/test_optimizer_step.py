@@ -163,3 +163,31 @@ def test_a_broken_optimizer_step_figure_is_refused(tmp_path: Path, filename: str
         load(edited_rules(tmp_path, (filename, old, new)))
     assert expected in str(caught.value)
     assert filename in str(caught.value)
+
+
+@pytest.mark.fresh_runs        # the answer's configurations are sized here, not read from a shared run
+def test_the_answers_the_estimate_and_the_calibration_take_the_step_from_one_helper(
+        monkeypatch: pytest.MonkeyPatch) -> None:
+    # Sizer.timing, calibration() and run_time() each built the step from a recipe with the same eight
+    # arguments (and the micro-steps before it); they now ask time_model.recipe_step(), the one caller
+    # of optimizer_step() among them. scripts/same_answers.py: the 320 answers the same before and after.
+    import sys
+
+    from expert.inference import calibration, time_model
+
+    callers: list[str] = []
+    original = time_model.optimizer_step
+
+    def recorded(*args: Any, **kwargs: Any) -> Any:
+        callers.append(sys._getframe(1).f_code.co_name)
+        return original(*args, **kwargs)
+
+    monkeypatch.setattr(time_model, "optimizer_step", recorded)
+    seen = {}
+    for name, work in (("advise", lambda: advise(model_size_b=8, method="lora", catalog="guide", lang="en")),
+                       ("estimate", lambda: estimate(model_size_b=8, method="lora", gpu="rtx-4090")),
+                       ("calibration", lambda: calibration.calibration(knowledge_base(None, "guide")))):
+        callers.clear()
+        work()
+        seen[name] = set(callers)
+    assert seen == {"advise": {"recipe_step"}, "estimate": {"recipe_step"}, "calibration": {"recipe_step"}}

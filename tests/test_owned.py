@@ -245,6 +245,48 @@ def test_datacenter_and_workstation_cards_by_the_names_people_use(said: str, car
     assert advise(catalog="guide", model_size_b=8, vram_gb=said, lang="en").profile["own_gpu"] == card
 
 
+# The form factor counts where it names another card (rules/owned.toml `form_factors`): the PCIe and
+# NVL cards are slower than the SXM cards of the same name (756 and 835 BF16 TFLOPS against the H100
+# SXM's 989), and were read as the SXM cards until the word was ignored no longer.
+FORM_FACTORS = [
+    ("H100 PCIe", "h100-pcie"), ("NVIDIA H100 PCIe", "h100-pcie"), ("H100 NVL", "h100-nvl"),
+    ("NVIDIA H100 NVL", "h100-nvl"), ("NVIDIA A100 80GB PCIe", "a100-pcie-80gb"),
+    # the SXM cards, by nvidia-smi's names and people's; no card is an A100 PCIe 40 GB
+    ("NVIDIA A100-SXM4-80GB", "a100-80gb"), ("NVIDIA H100 80GB HBM3", "h100-80gb"), ("H100 SXM", "h100-80gb"),
+    ("H100", "h100-80gb"), ("A100-PCIE-40GB", "a100-40gb"), ("Tesla V100-PCIE-32GB", "v100-32gb"),
+]
+
+
+@pytest.mark.parametrize("said, card", FORM_FACTORS)
+def test_the_form_factor_names_the_card_it_names(said: str, card: str) -> None:
+    from expert.input.freetext import extract
+    from expert.interfaces.api import knowledge_base
+
+    # on the guide's six, where the PCIe and NVL cards are owned.toml's alone (the market's catalog is off)
+    result = advise(catalog="guide", model_size_b=8, method="lora", own_gpu=f"2x {said}", lang="en")
+    assert (result.profile["own_gpu"], result.profile["own_gpu_count"]) == (card, 2)
+    consultation = Consultation(lang="es", catalog="guide")
+    consultation.answer("vram_gb", said)
+    assert consultation.answers["vram_gb"] == card
+    assert extract(f"tengo dos {said}", knowledge_base(catalog="guide")) == {"vram_gb": f"2x {card}"}
+
+
+def test_the_form_factor_is_read_the_same_on_the_command_line_in_both_languages() -> None:
+    runner = CliRunner()
+    seen = []
+    for lang, flag, said in (("en", "--own-gpu", "H100 PCIe"), ("es", "--vram", "NVIDIA H100 NVL"),
+                             ("en", "--own-gpu", "NVIDIA A100 80GB PCIe")):
+        done = runner.invoke(main, ["advise", "--catalog", "guide", "--model-size", "8", "--method", "lora",
+                                    flag, said, "--lang", lang])
+        assert done.exit_code == 0, done.output
+        seen.append(done.stdout.split("\n\n")[1].splitlines()[0])
+    assert seen == ["Recommendation: Your H100 PCIe 80 GB", "Recomendación: Tu H100 NVL 94 GB",
+                    "Recommendation: Your A100 PCIe 80 GB"]
+    # "A100 PCIe" alone is either A100 40 GB (sold as SXM and PCIe) or the A100 PCIe 80 GB: asked, not guessed
+    done = runner.invoke(main, ["advise", "--catalog", "guide", "--own-gpu", "A100 PCIe", "--lang", "es"])
+    assert done.exit_code == 2 and "NVIDIA A100 40 GB o NVIDIA A100 PCIe 80 GB" in done.output
+
+
 def test_a100_or_rtx_6000_alone_asks_which() -> None:
     from expert import advise
     from expert.errors import InputError

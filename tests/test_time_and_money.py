@@ -473,7 +473,9 @@ def test_the_options_table_shows_short_names_whole_and_shortens_a_users_long_one
     """The shipped cards go by their short names (rules/catalog.toml `short`),
     whole at 80 columns, in the terminal's table and the markdown one alike; a
     user card's long name gives way: first the maker, then the memory the
-    next column already says, then a cut."""
+    next column already says; one that still does not fit its column takes a
+    line of its own, whole, its figures under their columns (it was cut until
+    2026-12-07: "1 × Mystery Acceler…")."""
     for catalog in ("current", "guide"):
         result = advise(model_size_b=8, method="lora", lang="en", catalog=catalog)
         rows = [line for line in result.render("text").splitlines() if re.match(r"  \d\.  .+ of \d", line)]
@@ -486,8 +488,12 @@ def test_the_options_table_shows_short_names_whole_and_shortens_a_users_long_one
     path.write_text('[[gpu]]\nid = "mystery"\nname = "NVIDIA Mystery Accelerator Ultra Max 96 GB"\nvendor = "nvidia"\n'
                     'vram_gb = 96\ncost = "low"\nprice_on_demand = 0.2\n', encoding="utf-8")
     result = advise(model_size_b=8, method="lora", lang="en", catalog=["guide", path])
-    row = next(line for line in result.render("text").splitlines() if "Mystery" in line)
-    assert "NVIDIA" not in row and len(row) <= 80
+    text = result.render("text")
+    lines = text.splitlines()
+    at = next(i for i, line in enumerate(lines) if "Mystery" in line)
+    assert re.fullmatch(r"  \d\.  1 × NVIDIA Mystery Accelerator Ultra Max 96 GB \(mine\)", lines[at]), lines[at]
+    assert re.fullmatch(r" {20,}17\.4 of 96 GiB +3\.1 hr +\$0\.71 your price", lines[at + 1]), lines[at + 1]
+    assert all(len(line) <= 80 for line in lines) and "…" not in text
 
 
 def test_the_one_screen_answer_says_the_cost_counts_the_setup() -> None:

@@ -63,9 +63,16 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
     labels = [_short(own if rec.gpu == "own" else f"{rec.count} × {rec.name}") for rec in recs]
     hours = [tr.hours(rec.hours) for rec in recs]
     costs = [_("nothing to rent") if rec.cost["pricing"] is None else tr.money(rec.cost["total"]) for rec in recs]
-    label_width = max(len(label) for label in labels)
     hours_width = max(len(text) for text in hours)
     cost_width = max(len(text) for text in costs)
+    # A name gives way to the width as in the options table (without its maker, then its memory), never
+    # cut: one that still leaves the bars less than 4 columns each takes a line of its own, its bars under.
+    fits = max(width, 40) - 6 - hours_width - cost_width - 6 - 2 * 4
+    names = [_own_names(kb, tr, result.profile, label) if rec.gpu == "own"
+             else _shorter_names(kb, rec, f"{rec.count} × {one_line(rec.name)}")     # (whole: LABEL_MAX aside)
+             for rec, label in zip(recs, labels, strict=True)]
+    shown = [next((name for name in n if len(name) <= fits), None) for n in names]
+    label_width = max([len(name) for name in shown if name is not None] or [0])
     # "  1. label  hours bar  cost bar": what is left goes to the bars, shared.
     room = max(width, 40) - 6 - label_width - hours_width - cost_width - 6
     bar_width = max(4, room // 2)
@@ -75,7 +82,7 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
     if deadline:
         deadline_at = min(bar_width, round(deadline / longest * bar_width))
     rows, lines = [], []
-    for rec, label, hour_text, cost_text in zip(recs, labels, hours, costs, strict=True):
+    for rec, label, name, whole, hour_text, cost_text in zip(recs, labels, shown, names, hours, costs, strict=True):
         bar = _bar(rec.hours, longest, bar_width).ljust(bar_width)
         if deadline_at is not None:
             at = min(deadline_at, bar_width - 1)
@@ -83,8 +90,11 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
         row = Row(rec.rank, label, hour_text, cost_text, rec.meets_deadline, bar,
                   _bar(rec.cost["total"], dearest, bar_width))
         rows.append(row)
-        lines.append(f"  {f'{row.rank}.':<3} {label:<{label_width}}  {hour_text:>{hours_width}} {bar}  "
-                     f"{cost_text:>{cost_width}} {row.cost_bar}".rstrip())
+        figures = f"{hour_text:>{hours_width}} {bar}  {cost_text:>{cost_width}} {row.cost_bar}"
+        if name is None:        # its name alone (whole), the bars under their columns
+            lines += [f"  {f'{row.rank}.':<3} {whole[0]}", (" " * (6 + label_width + 2) + figures).rstrip()]
+        else:
+            lines.append(f"  {f'{row.rank}.':<3} {name:<{label_width}}  {figures}".rstrip())
     budget = _("Ranked for a %(budget)s budget: the total cost weighed against the training time, and the "
                "guide's preferences (the + lines); the best first, and an option beaten on both money and time "
                "after it (the explanation of each option shows how it ranks).") % {
@@ -133,6 +143,32 @@ def _shorter_names(kb: Any, rec: Any, label: str) -> tuple[str, str, str]:
     return label, f"{count} × {rest}", f"{count} × {_SIZE.sub('', rest)}"
 
 
+def _own_names(kb: Any, tr: Localizer, profile: Any, label: str) -> tuple[str, ...]:
+    """One's own card's label whole, then by the catalog's short name where the card is a catalog's
+    ("Your 2 × RTX PRO 6000", not "... RTX PRO 6000 Blackwell"), then without the memory: shorter
+    names, never a cut one."""
+    card = kb.card(profile.get("own_gpu")) if profile.get("own_gpu") else None
+    short = own_short_label(kb, tr, profile, card.short) if card is not None and card.short else label
+    short = sentence(short) if label[:1].isupper() else short      # as the table or the chart begins it
+    return tuple(dict.fromkeys((label, *sorted({short, _SIZE.sub("", short), _SIZE.sub("", label)}, key=len,
+                                                reverse=True))))
+
+
+def _flow(indent: int, widths: list[int], gap: int, width: int) -> list[list[int]]:
+    """The figure columns (1 to 4 of ``widths``) packed onto lines of ``width`` after ``indent``: as many
+    side by side as fit, in order; a column alone on its line wherever it is wider than the room."""
+    lines: list[list[int]] = [[]]
+    used = indent
+    for column in range(1, len(widths)):
+        need = widths[column] + (gap if lines[-1] else 0)
+        if lines[-1] and used + need > width:
+            lines.append([])
+            used, need = indent, widths[column]
+        lines[-1].append(column)
+        used += need
+    return lines
+
+
 def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
     """The shown recommendations as a compact table: cards × count, the
     memory each device uses of what it has, the training hours, the cost
@@ -159,7 +195,8 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
         if rec.meets_deadline is False:     # its hours and the setup a rental bills run past the deadline
             hours = _("%(hours)s, late") % {"hours": hours}
         rows.append(OptionRow(rec.rank, label, memory, hours, cost, price))
-        names.append(_shorter_names(kb, rec, label))
+        names.append(_own_names(kb, tr, result.profile, label) if rec.gpu == "own"     # (whole: LABEL_MAX aside)
+                     else _shorter_names(kb, rec, f"{rec.count} × {one_line(rec.name)}"))
     headings = (_("Option"), _("Memory used"), _("Time"), _("Cost"), _("Price from"))
     widths = [max([len(headings[i])] + [len(getattr(r, name)) for r in rows])
               for i, name in enumerate(("label", "memory", "hours", "cost", "price"))]
@@ -167,22 +204,39 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
     # apart, or one where that keeps every card's shortest name whole (a Spanish row "4,9 h, tarde")
     shortest = max(len(n[-1]) for n in names) if names else 0
     gap = 2 if width - 6 - 8 - sum(widths[1:]) >= shortest else 1
-    widths[0] = max(min(widths[0], max(width, 40) - 6 - 4 * gap - sum(widths[1:])), len(headings[0]), 12)
+    room = width - 6 - 4 * gap - sum(widths[1:])
+    # A name is never cut, nor broken across lines (a line longer than the terminal wraps where the
+    # terminal's edge falls). A name that does not fit its column, even shortened, takes a line of its
+    # own and its figures follow under their columns; where the figures leave no room for a name at all
+    # (60 columns, a crowded row), every option does so, its figures on as many lines as they need.
+    stacked = len(headings[0]) > room
+    widths[0] = width - 6 if stacked else max(min(widths[0], room), len(headings[0]))
+    fitting = [n for n in names if len(n[-1]) <= widths[0]]
     # names whole when they all fit; else every one without its maker, and each that still does not fit
-    # without the memory the next column shows, then cut
-    first = 0 if all(len(n[0]) <= widths[0] for n in names) else 1
-    shown = {r.label: next((name for name in n[first:] if len(name) <= widths[0]), n[-1])
+    # without the memory the next column shows; a name that fits no way is shown whole, on its own line
+    first = 0 if all(len(n[0]) <= widths[0] for n in fitting) else 1
+    shown = {r.label: next((name for name in n[first:] if len(name) <= widths[0]), None)
              for r, n in zip(rows, names, strict=True)}
+    whole = {r.label: next((name for name in n if len(name) <= width - 6), n[-1])
+             for r, n in zip(rows, names, strict=True)}
+    sep = " " * gap
 
-    def line(rank: str, cells: tuple[str, str, str, str, str]) -> str:
-        label = shown.get(cells[0], cells[0]) if rank else cells[0]
-        label = label if len(label) <= widths[0] else label[:widths[0] - 1] + "…"
-        sep = " " * gap
-        return (f"  {rank:<3} {label:<{widths[0]}}{sep}{cells[1]:>{widths[1]}}{sep}{cells[2]:>{widths[2]}}{sep}"
-                f"{cells[3]:>{widths[3]}}{sep}{cells[4]}").rstrip()
+    def figures(columns: list[int], cells: tuple[str, str, str, str, str]) -> str:
+        return sep.join(f"{cells[c]:<{widths[c]}}" if c == 4 else f"{cells[c]:>{widths[c]}}" for c in columns)
 
-    lines = [line("", headings)]
-    lines += [line(f"{r.rank}.", (r.label, r.memory, r.hours, r.cost, r.price)) for r in rows]
+    def line(rank: str, cells: tuple[str, str, str, str, str]) -> list[str]:
+        label = shown.get(cells[0]) if rank else cells[0]
+        if stacked:
+            return [f"  {rank:<3} {whole.get(cells[0], cells[0])}".rstrip()] + [
+                (" " * 6 + figures(columns, cells)).rstrip() for columns in _flow(6, widths, gap, width)]
+        if label is None:       # its name alone, the figures under their columns
+            return [f"  {rank:<3} {whole[cells[0]]}",
+                    (" " * (6 + widths[0]) + sep + figures([1, 2, 3, 4], cells)).rstrip()]
+        return [f"  {rank:<3} {label:<{widths[0]}}{sep}{figures([1, 2, 3, 4], cells)}".rstrip()]
+
+    lines = line("", headings)
+    for r in rows:
+        lines += line(f"{r.rank}.", (r.label, r.memory, r.hours, r.cost, r.price))
     pick = ""
     if rows:
         top = result.recommendations[0]

@@ -21,8 +21,7 @@ from typing import Any
 
 from ..escape import one_line
 from ..i18n import Localizer
-from ..knowledge import PROFILE_FIELDS, load  # the fields: declared once, in rules/profile.toml
-from ..knowledge.bases import knowledge_base
+from ..knowledge import PROFILE_FIELDS, KnowledgeBase  # the fields: declared once, in rules/profile.toml
 from ..knowledge.records import cite_line
 from .how import How
 from .result import Note, Result, as_data
@@ -63,6 +62,15 @@ class Explanation:
     @property
     def lang(self) -> str:
         return self.result.lang
+
+    @property
+    def kb(self) -> KnowledgeBase:
+        """The knowledge base the answer was reasoned and worded with. Never None: an explanation is made
+        only by :func:`expert.application.explain`, from consult()'s Result, which build_result() gives
+        its knowledge base (only a Result built by hand, or read back from JSON, comes without one)."""
+        if self.result.kb is None:
+            raise ValueError("an Explanation is made from a Result that carries its knowledge base")
+        return self.result.kb
 
     def to_dict(self, detail: str | None = None) -> dict[str, Any]:
         """The explanation as JSON data: everything (``"full"``), or the compact
@@ -139,7 +147,7 @@ class Explanation:
         """The guide sections the shown steps and reasons cite, in guide order."""
         found = {c["number"]: c for c in [s.cites for h in self.how[:1] for s in h.steps]
                  + [r.cites for w in self.why_not for r in w.reasons] if c}
-        sections, gettext = knowledge_base().sections, Localizer(self.lang).gettext
+        sections, gettext = self.kb.sections, Localizer(self.lang).gettext
         cited = []
         for number in sorted(found, key=lambda n: int(n[1:])):
             section = sections.get(found[number]["section"])
@@ -156,7 +164,7 @@ class Explanation:
 
     def cost(self, cost: Mapping[str, Any]) -> str:
         """A recommendation's total cost in words: nothing to rent, or the total and its pricing."""
-        return total_in_words(Localizer(self.lang), cost, (self.result.kb or knowledge_base()).labels["pricing"])
+        return total_in_words(Localizer(self.lang), cost, self.kb.labels["pricing"])
 
     def more_text(self) -> str:
         """The cards ruled out past MAX_WHY_NOT, in a sentence ("" if none)."""
@@ -178,11 +186,12 @@ class Explanation:
         n = self.what_if.others() if self.what_if else 0
         if not n:
             return ""
+        shown = self.kb.ranking["shown"]      # the options an answer shows (rules/ranking.toml)
         return Localizer(self.lang).ngettext(
             "Outside the first %(shown)s options, %(n)s more card changes rank, time or cost; the "
             "explanation's JSON lists it, with the rules that account for it.",
             "Outside the first %(shown)s options, %(n)s more cards change rank, time or cost; the "
-            "explanation's JSON lists each, with the rules that account for them.", n) % {"n": n, "shown": (self.result.kb or load()).ranking["shown"]}
+            "explanation's JSON lists each, with the rules that account for them.", n) % {"n": n, "shown": shown}
 
     def render(self, fmt: str = "text", width: int = 80, color: bool = False) -> str:
         from .render import render_explanation

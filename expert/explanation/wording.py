@@ -338,15 +338,16 @@ def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], tota
     return _("your GPU (%(vram)s)") % {"vram": tr.gib(total_vram_gb)}
 
 
-def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any]) -> str:
+def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], name: str | None = None) -> str:
     """One's own card (or cards) in the few characters of a table's or a
-    chart's row (:func:`owned_name`): "your 2 × RTX 3090", "your RTX 5090", "your 2 GPUs", "your GPU"."""
+    chart's row (:func:`owned_name`, or ``name`` where the caller has a shorter one): "your 2 × RTX 3090",
+    "your RTX 5090", "your 2 GPUs", "your GPU"."""
     _ = tr.gettext
     named = profile.get("own_gpu")
     found = find_cards(kb, named) if named else []
     count = int(profile.get("own_gpu_count") or 1)
     if found:
-        card = owned_name(kb, found[0][1])
+        card = name or owned_name(kb, found[0][1])
         return (_("your %(count)s × %(card)s") % {"count": count, "card": card} if count > 1
                 else _("your %(card)s") % {"card": card})
     return _("your %(count)s GPUs") % {"count": count} if count > 1 else _("your GPU")

@@ -13,7 +13,7 @@ from typing import Any
 from ..knowledge import Card, KnowledgeBase
 from .estimate import estimate, shape_for, typical
 from .requirement import named_card
-from .time_model import accumulation, host_traffic, nodes, optimizer_step, run_time, throughput
+from .time_model import host_traffic, recipe_step, run_time, throughput
 
 
 def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
@@ -47,12 +47,9 @@ def calibration(kb: KnowledgeBase) -> list[dict[str, Any]]:
             host_s = host_traffic(kb, card.fact(), memory.cpu_gb, memory.per_gpu_gb)["seconds"]
         # The optimizer step, once per timing.toml [batch] global_sequences (the sources' own global batch
         # is not what our answers run), or every micro-step when it is fused into the backward pass.
-        steps = 1 if recipe.get("optimizer_in_backward") else accumulation(kb, micro_batch, devices)
-        stepping = optimizer_step(kb, trainable_b=memory.trainable_b, precision=recipe["precision"],
-                                  optimizer=recipe["optimizer"], strategy="fsdp" if strategy == "sharded" else "ddp",
-                                  devices=devices, offload=recipe["offload"], micro_steps=steps,
-                                  spanned=nodes(card.fact(), count),
-                                  in_time_factor=bool(recipe.get("step_in_time_factor")))
+        stepping = recipe_step(kb, recipe, trainable_b=memory.trainable_b,
+                               strategy="fsdp" if strategy == "sharded" else "ddp", card=card.fact(), count=count,
+                               devices=devices, micro_batch=micro_batch)
         speed = throughput(kb, card.fact(), count, count * card.devices, strategy == "sharded", stack=stack,
                            method=method, shape=shape, total_b=total, active_b=active, seq=seq,
                            micro_batch=micro_batch,

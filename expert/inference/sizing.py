@@ -20,15 +20,14 @@ from ..knowledge.records import PRECISION_UP
 from .estimate import Estimate, Setup, device_memory_gib, estimate, holds, round_up, typical
 from .time_model import (
     Relinked,
-    accumulation,
     host_traffic,
     link_gbs,
     micro_batches,
     nodes,
-    optimizer_step,
     other_stack,
     over_pcie,
     parameter_traffic,
+    recipe_step,
     run_hours,
     seq_len,
     shape_of,
@@ -300,21 +299,16 @@ class Sizer:
         """How long it trains (from the card's FLOPs, :mod:`.time_model`), on
         its stack and on the other, and the host traffic of paged states."""
         kb, profile, req = self.kb, self.profile, self.req
-        # An optimizer step fused into the backward pass has no gradients to
-        # accumulate (torchtune's single-device recipe): one micro-batch a step.
-        steps = 1 if recipe.get("optimizer_in_backward") else accumulation(kb, micro_batch, devices)
+        # The optimizer step: each device's shard of the trainable parameters, once per optimizer step
+        # (one micro-batch a step where it is fused into the backward pass: torchtune's single-device recipe).
+        stepping = recipe_step(kb, recipe, trainable_b=result.trainable_b, strategy=result.setup.strategy, card=card,
+                               count=count, devices=devices, micro_batch=micro_batch)
         # Paged optimizer states that do not fit beside the rest cross the host link at every optimizer step.
         paged = recipe["optimizer"].startswith("paged") and not recipe["offload"] and result.cpu_gb > 0
         traffic = host_traffic(kb, card, result.cpu_gb / devices, result.per_gpu_gb) if paged else None
-        host_s = traffic["seconds"] / steps if traffic else 0.0
+        host_s = traffic["seconds"] / stepping.micro_steps if traffic else 0.0
         if recipe.get("offload_params"):   # every micro-step brings each device's shard in over its host link
             host_s += parameter_traffic(kb, card, profile["model_size_b"], int(recipe["base_bits"]), devices)["seconds"]
-        # The optimizer step: each device's shard of the trainable parameters, once per optimizer step.
-        stepping = optimizer_step(kb, trainable_b=result.trainable_b, precision=recipe["precision"],
-                                  optimizer=recipe["optimizer"], strategy=result.setup.strategy, devices=devices,
-                                  offload=bool(recipe["offload"] or recipe.get("offload_params")),
-                                  micro_steps=steps, spanned=nodes(card, count),
-                                  in_time_factor=bool(recipe.get("step_in_time_factor")))
 
         def on(stack: str, waits: float = host_s, linked: Mapping[str, Any] = card) -> dict[str, float]:
             return throughput(kb, linked, count, devices, sharded, stack=stack, method=profile["method"],
@@ -333,7 +327,7 @@ class Sizer:
         # Sharded over PCIe: the hours the same cards would take with NVLink between them (the trade-off
         # rules.toml shard-over-pcie states), None otherwise.
         nvlink = on(stack, linked=Relinked(kb, card)) if over_pcie(card, count, devices, sharded) else None
-        return {"steps": steps, "hours": run_hours(kb, req["tokens"], speed),
+        return {"steps": stepping.micro_steps, "hours": run_hours(kb, req["tokens"], speed),
                 "nvlink_hours": None if nvlink is None else run_hours(kb, req["tokens"], nvlink),
                 "other_stack_hours": None if other is None else run_hours(kb, req["tokens"], other),
                 "time_factor": time_factor, "flops_per_token": speed["flops_per_token"],

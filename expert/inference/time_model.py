@@ -176,6 +176,28 @@ def optimizer_step(kb: KnowledgeBase, *, trainable_b: float, precision: str, opt
     return OptimizerStep(trainable_b / shards, per_parameter, False, max(micro_steps, 1), not in_time_factor)
 
 
+def recipe_step(kb: KnowledgeBase, recipe: Mapping[str, Any], *, trainable_b: float, strategy: str,
+                card: Mapping[str, Any], count: int, devices: int, micro_batch: int,
+                sequences_per_step: int | None = None) -> OptimizerStep:
+    """The optimizer step of a configuration, as the answers, the estimate and the calibration time
+    it: ``recipe``'s precision, optimizer, offload (of its states or of its parameters) and
+    step_in_time_factor (recipes.toml keys; an estimate passes its Setup's), ``trainable_b`` over
+    ``devices`` sharded as ``strategy`` says, on ``count`` cards of ``card`` (their nodes' CPUs
+    when offloaded). One step spans one micro-step when the recipe steps in the backward pass
+    (optimizer_in_backward), else the micro-steps of ``sequences_per_step`` sequences, else of
+    timing.toml [batch] global_sequences (:func:`accumulation`); ``micro_steps`` of the step says how many."""
+    if recipe.get("optimizer_in_backward"):
+        steps = 1
+    elif sequences_per_step:
+        steps = max(1, sequences_per_step // (micro_batch * max(devices, 1)))
+    else:
+        steps = accumulation(kb, micro_batch, devices)
+    return optimizer_step(kb, trainable_b=trainable_b, precision=str(recipe["precision"]),
+                          optimizer=str(recipe["optimizer"]), strategy=strategy, devices=devices,
+                          offload=bool(recipe["offload"] or recipe.get("offload_params")), micro_steps=steps,
+                          spanned=nodes(card, count), in_time_factor=bool(recipe.get("step_in_time_factor")))
+
+
 def optimizer_seconds(kb: KnowledgeBase, card: Mapping[str, Any], stack: str, step: OptimizerStep) -> float:
     """Seconds one optimizer step takes: its bytes at the stack's share of
     the device's memory bandwidth, or, on the host, its parameters at CPU
@@ -318,18 +340,13 @@ def run_time(kb: KnowledgeBase, setup: Any, card: Card, examples: float, tokens_
     traffic = None
     if setup.optimizer.startswith("paged") and not setup.offload:  # paged states that do not fit cross the host link
         traffic = host_traffic(kb, fact, memory.cpu_gb / max(setup.gpus, 1), memory.per_gpu_gb)
-    if setup.optimizer_in_backward:
-        steps = 1
-    elif sequences_per_step:
-        steps = max(1, sequences_per_step // (setup.batch * max(setup.gpus, 1)))
-    else:
-        steps = accumulation(kb, setup.batch, setup.gpus)
-    host_s = traffic["seconds"] / steps if traffic else 0.0
-    stepping = optimizer_step(kb, trainable_b=memory.trainable_b, precision=setup.precision,
-                              optimizer=setup.optimizer, strategy=setup.strategy, devices=setup.gpus,
-                              offload=setup.offload or setup.offload_params, micro_steps=steps,
-                              spanned=nodes(fact, count),
-                              in_time_factor=bool(recipe and recipe.get("step_in_time_factor")))
+    as_recipe = {"precision": setup.precision, "optimizer": setup.optimizer, "offload": setup.offload,
+                 "offload_params": setup.offload_params, "optimizer_in_backward": setup.optimizer_in_backward,
+                 "step_in_time_factor": bool(recipe and recipe.get("step_in_time_factor"))}
+    stepping = recipe_step(kb, as_recipe, trainable_b=memory.trainable_b, strategy=setup.strategy, card=fact,
+                           count=count, devices=setup.gpus, micro_batch=setup.batch,
+                           sequences_per_step=sequences_per_step)
+    host_s = traffic["seconds"] / stepping.micro_steps if traffic else 0.0
     if setup.offload_params:
         host_s += parameter_traffic(kb, fact, setup.model_size_b, setup.base_bits if setup.method != "full" else 16,
                                     setup.gpus)["seconds"]

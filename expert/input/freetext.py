@@ -220,7 +220,13 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
     # answering that question, or when a count says how many the person has.
     times = "|".join(re.escape(x) for x in vocab.card_times) or "(?!)"
     spoken = "|".join(re.escape(w) for w in sorted(vocab.number_words, key=len, reverse=True)) or "(?!)"
-    counted_card = re.compile(r"(?:(?<![\w.,])(\d{1,4}|" + spoken + r")\s*(?:(?:" + times + r")\s*)?)?$")
+    # (between the count and the name, the brand words owned.toml ignores: "two NVIDIA ...")
+    brands = "|".join(re.escape(w) for w in sorted(kb.owned_ignore, key=len, reverse=True)) or "(?!)"
+    counted_card = re.compile(r"(?:(?<![\w.,])(\d{1,4}|" + spoken + r")\s*(?:(?:" + times + r")\s*)?"
+                              r"(?:(?:" + brands + r")\s+)*)?$")
+    # (between a name and its size, the form factors owned.toml lists, as nvidia-smi prints them)
+    forms = "|".join(re.escape(w) for w in sorted(kb.owned_forms, key=len, reverse=True)) or "(?!)"
+    size_after = re.compile(r"(?:\s+(?:" + forms + r"))*" + _SIZE_AFTER.pattern)
     for name, card_id in vocab.cards:
         for hit in (t.find_all(name, ("s", "es")) if name in t.text else []):
             before = t.text[:hit.start()]
@@ -243,7 +249,7 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
 
                 found = find_cards(kb, t.text[hit.start():hit.end()])
                 if len(found) > 1:
-                    size = _SIZE_AFTER.match(t.text, end)
+                    size = size_after.match(t.text, end)
                     chosen = [card for card, _, vram in found if size and float(size.group(1)) == vram]
                     named = chosen[0] if chosen else t.text[hit.start():hit.end()]
                     if chosen and size:

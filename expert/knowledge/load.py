@@ -80,8 +80,8 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
                      problems)
     changes = checked_changes(base / "explain.toml", *data["explain"], fields, problems)
     questions = checked_questions(base / "questions.toml", *data["questions"], fields, problems)
-    owned_ignore, owned_examples, owned = owned_cards(base / "owned.toml", *data["owned"], catalog, problems)
-    unsupported = unsupported_devices(base / "owned.toml", *data["owned"], owned_ignore, problems)
+    owned_reader, owned_examples, owned = owned_cards(base / "owned.toml", *data["owned"], catalog, problems)
+    unsupported = unsupported_devices(base / "owned.toml", *data["owned"], problems)
     if problems.items:
         raise KnowledgeBaseError(problems.items)
     estimator = checked_estimator(base / "estimator.toml", *data["estimator"], problems)
@@ -99,7 +99,8 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     models_doc = data["models"][0]
     return KnowledgeBase(base, sections, fields, catalog, requirements, timing, ranking, labels, rules, changes,
                          questions, estimator, recipes, models=models, model_names=models_doc["names"],
-                         model_config=models_doc["config"], owned=owned, owned_ignore=owned_ignore,
+                         model_config=models_doc["config"], owned=owned, owned_ignore=owned_reader.ignore,
+                         owned_forms=owned_reader.forms,
                          owned_examples=owned_examples, unsupported=unsupported, prices=bases, stages=stages)
 
 

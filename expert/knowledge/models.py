@@ -33,6 +33,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..escape import one_line
+from ..i18n import for_tools
 from . import KnowledgeBase, ModelDef, Unreadable, read_regular
 from .records import name_key
 from .source import N_
@@ -409,6 +410,26 @@ _HUB_MESSAGES = {
                    "billions (7, 70B)."),
 }
 
+# The same, to an assistant calling tools (MCP): no tool takes a config.json, so none offers it.
+_HUB_MESSAGES_TOOLS = {
+    **_HUB_MESSAGES,
+    "no-library": N_("%(label)s: '%(id)s' looks like a model's id on the Hugging Face Hub; reading it needs the "
+                     "huggingface_hub package on the server (pip install 'expert[hub]'). Or give the size in "
+                     "billions (7, 70B)."),
+    "offline": N_("%(label)s: the config.json of '%(id)s' is not in the server's Hugging Face cache and the Hub "
+                  "cannot be reached (offline mode, HF_HUB_OFFLINE, or no network). Give the size in billions "
+                  "(7, 70B)."),
+    "missing": N_("%(label)s: the Hugging Face Hub has no model '%(id)s', or it is private (the server's HF_TOKEN "
+                  "cannot read it). Check the id, or give the size in billions (7, 70B)."),
+    "gated": N_("%(label)s: '%(id)s' is a gated model: reading its config.json needs the Hugging Face token of an "
+                "account that has accepted its terms, set on the server (HF_TOKEN). Or give the size in billions "
+                "(7, 70B)."),
+    "no-config": N_("%(label)s: the Hub's '%(id)s' has no config.json (its weights may be in another format, such "
+                    "as GGUF). Give the id of the model it was made from, or the size in billions (7, 70B)."),
+    "unreachable": N_("%(label)s: the config.json of '%(id)s' could not be read from the Hugging Face Hub "
+                      "(%(detail)s). Try again later, or give the size in billions (7, 70B)."),
+}
+
 
 def read_hub(kb: KnowledgeBase, repo_id: str, tr: Any) -> Resolved:
     """The model of ``repo_id`` (``org/name``) on the Hugging Face Hub: its
@@ -423,7 +444,7 @@ def read_hub(kb: KnowledgeBase, repo_id: str, tr: Any) -> Resolved:
     try:
         raw = read_config_bytes(repo_id, spec["max_bytes"])
     except HubUnreadable as error:
-        raise InputError("model_size_b", tr.gettext(_HUB_MESSAGES[error.reason]) % {
+        raise InputError("model_size_b", tr.gettext((_HUB_MESSAGES_TOOLS if for_tools() else _HUB_MESSAGES)[error.reason]) % {
             "label": label, "id": shown, "most": tr.number(spec["max_bytes"], 0),
             "detail": quoted(one_line(error.detail)) or error.reason}) from None
     try:

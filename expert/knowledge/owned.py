@@ -1,6 +1,7 @@
 """The cards people own (``rules/owned.toml``), and finding one by the name
 a person writes: with or without the vendor's brand, an article, spaces or
-hyphens (the file's ``ignore`` words and aliases say how).
+hyphens (the file's ``ignore`` words and aliases say how), its form factor
+counted where a card is named with one (the file's ``form_factors``).
 
 Each ``[[card]]`` table is checked like a catalog card (file and line of
 every problem); :data:`OWNED_KEYS` is the one place that says which keys a
@@ -38,16 +39,50 @@ def normalize(text: str, ignore: frozenset[str] = frozenset()) -> str:
     return "".join(words)
 
 
+class Reader:
+    """How names are compared: the words that never count (``ignore``) and
+    those that count only where a card is named with one (``forms``, the
+    form factors)."""
+
+    def __init__(self, ignore: frozenset[str] = frozenset(), forms: frozenset[str] = frozenset()) -> None:
+        self.ignore = ignore
+        self.forms = forms
+        self._bare = ignore | forms
+
+    def matching(self, text: str, named: list[tuple[Any, tuple[str, ...]]]) -> list[Any]:
+        """The items of ``named`` (each with its names) that ``text`` names:
+        those named so with the form factor words kept; when none is, those
+        named so without them, by a name of theirs that carries none."""
+        key = normalize(text, self.ignore)
+        if not key:
+            return []
+        found = [item for item, names in named if any(normalize(name, self.ignore) == key for name in names)]
+        bare = normalize(text, self._bare)
+        if found or not bare:
+            return found
+        return [item for item, names in named
+                if any(normalize(name, self._bare) == bare and not self.has_form(name) for name in names)]
+
+    def has_form(self, name: str) -> bool:
+        return any(word in self.forms for word in _SEPARATORS.split(name.strip().lower()))
+
+
+def _words(doc: dict[str, Any], key: str, path: Path, text: str, problems: Problems) -> frozenset[str]:
+    listed = doc.get(key, [])
+    if not isinstance(listed, list) or len(listed) > IGNORE_MAX or not all(
+            isinstance(w, str) and w and not _SEPARATORS.search(w) and len(w) <= ALIAS_MAX for w in listed):
+        problems.add(str(path), line_at(text, key), "'%(key)s' must list at most %(max)s single words",
+                     key=key, max=IGNORE_MAX)
+        return frozenset()
+    return frozenset(w.lower() for w in listed)
+
+
 def owned_cards(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card, ...],
-           problems: Problems) -> tuple[frozenset[str], tuple[str, ...], tuple[OwnedCard, ...]]:
-    """The words to ignore in a name, the names messages give as examples and the owned cards, checked."""
-    ignore_list = doc.get("ignore", [])
-    if len(ignore_list) > IGNORE_MAX or not all(isinstance(w, str) and w and not _SEPARATORS.search(w)
-                                                and len(w) <= ALIAS_MAX for w in ignore_list):
-        problems.add(str(path), line_at(text, "ignore"), "'ignore' must list at most %(max)s single words",
-                     max=IGNORE_MAX)
-        ignore_list = []
-    ignore = frozenset(w.lower() for w in ignore_list)
+           problems: Problems) -> tuple[Reader, tuple[str, ...], tuple[OwnedCard, ...]]:
+    """How names are read (the words to ignore, the form factors), the names
+    messages give as examples and the owned cards, checked."""
+    ignore = _words(doc, "ignore", path, text, problems)
+    reader = Reader(ignore, _words(doc, "form_factors", path, text, problems) - ignore)
     examples = doc.get("examples", [])
     if not (isinstance(examples, list) and 1 <= len(examples) <= 5
             and all(isinstance(e, str) and e.strip() and len(e) <= ALIAS_MAX for e in examples)):
@@ -99,10 +134,10 @@ def owned_cards(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card,
             problems.add(str(path), owned.line, "card '%(id)s': its VRAM differs from the catalog card of the same id",
                          id=owned.id)
     for example in examples if not problems.items else ():    # (a broken card would name no card)
-        if not find_cards_in(cards, ignore, example):
+        if not find_cards_in(cards, reader, example):
             problems.add(str(path), line_at(text, "examples"), "the example '%(name)s' names no card",
                          name=shown(example))
-    return ignore, tuple(examples), tuple(cards)
+    return reader, tuple(examples), tuple(cards)
 
 
 # The keys of a device people name that no recipe here can run on ([[unsupported]]).
@@ -111,8 +146,8 @@ UNSUPPORTED_KEYS: dict[str, tuple[Any, ...]] = {
 }
 
 
-def unsupported_devices(path: Path, doc: dict[str, Any], text: str, ignore: frozenset[str],
-                 problems: Problems) -> tuple[UnsupportedDevice, ...]:
+def unsupported_devices(path: Path, doc: dict[str, Any], text: str,
+                        problems: Problems) -> tuple[UnsupportedDevice, ...]:
     """The devices named in ``[[unsupported]]``, checked: each says why no recipe runs on it."""
     devices = []
     for index, entry in enumerate(doc.get("unsupported", [])):
@@ -140,9 +175,9 @@ def unsupported_devices(path: Path, doc: dict[str, Any], text: str, ignore: froz
 
 def find_unsupported(kb: Any, text: str) -> UnsupportedDevice | None:
     """The device of ``[[unsupported]]`` that ``text`` names (by id, name or alias), if any."""
-    key = normalize(text, kb.owned_ignore)
-    return next((device for device in kb.unsupported if key and any(
-        normalize(name, kb.owned_ignore) == key for name in (device.id, device.name, *device.aliases))), None)
+    found = Reader(kb.owned_ignore, kb.owned_forms).matching(text, [(device, (device.id, device.name, *device.aliases))
+                                            for device in kb.unsupported])
+    return found[0] if found else None
 
 
 def find_cards(kb: Any, text: str) -> list[tuple[str, str, float]]:
@@ -160,20 +195,22 @@ def find_cards(kb: Any, text: str) -> list[tuple[str, str, float]]:
 
 
 def _named(kb: Any, text: str) -> list[tuple[str, str, float]]:
-    key = normalize(text, kb.owned_ignore)
-    if not key:
-        return []
-    found = {card.id: (card.id, card.name, card.vram_gb) for card in find_cards_in(kb.owned, kb.owned_ignore, text)}
-    if not found:
-        for gpu in kb.catalog:
-            if key in (normalize(gpu.id, kb.owned_ignore), normalize(gpu.name, kb.owned_ignore),
-                       normalize(gpu.short, kb.owned_ignore) if gpu.short else None):
-                found[gpu.id] = (gpu.id, gpu.name, gpu.vram_gb / gpu.devices)
-    return list(found.values())
+    reader = Reader(kb.owned_ignore, kb.owned_forms)
+    # The owned cards and then the catalog's, as one list: the name read with
+    # its form factor first, over both (a catalog's PCIe card before an owned
+    # card of the same chip whose names carry no form factor).
+    # An owned card found is the answer (its figures), the catalog's only where none is.
+    named = [((True, card.id, card.name, card.vram_gb), (card.id, card.name, *card.aliases)) for card in kb.owned]
+    named += [((False, gpu.id, gpu.name, gpu.vram_gb / gpu.devices),
+               (gpu.id, gpu.name, *((gpu.short,) if gpu.short else ()))) for gpu in kb.catalog]
+    found = reader.matching(text, named)
+    owned = [card for card in found if card[0]]
+    chosen: dict[str, tuple[str, str, float]] = {}
+    for _, card_id, name, vram in owned or found:
+        chosen.setdefault(card_id, (card_id, name, vram))
+    return list(chosen.values())
 
 
-def find_cards_in(cards: Any, ignore: frozenset[str], text: str) -> list[OwnedCard]:
+def find_cards_in(cards: Any, reader: Reader, text: str) -> list[OwnedCard]:
     """The owned cards of ``cards`` that ``text`` names (by id, name or alias)."""
-    key = normalize(text, ignore)
-    return [card for card in cards
-            if key and any(normalize(name, ignore) == key for name in (card.id, card.name, *card.aliases))]
+    return reader.matching(text, [(card, (card.id, card.name, *card.aliases)) for card in cards])

@@ -447,6 +447,7 @@ class KnowledgeBase:
         return {}
     owned: tuple[OwnedCard, ...] = ()
     owned_ignore: frozenset[str] = frozenset()
+    owned_forms: frozenset[str] = frozenset()   # form factors: they count where a card is named with one
     owned_examples: tuple[str, ...] = ()    # card names messages give as examples
     unsupported: tuple[UnsupportedDevice, ...] = ()   # devices named that no recipe runs on (Apple silicon)
     prices: tuple[Any, ...] = ()   # the price bases of rules/prices (prices.Basis), in file-name order

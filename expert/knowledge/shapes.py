@@ -78,7 +78,7 @@ SCHEMAS: dict[str, Any] = {
     "explain": {"change": [{"field": str, "value": ANY}]},
     "questions": {"question": [{"field": str, "ask_if?": str, "text": str, "hint?": str, "why": str,
                                 "which_text?": str, "which_hint?": str}]},
-    "owned": {"ignore?": [str], "examples": [str], "card": [{"*": ANY}], "unsupported?": [{"*": ANY}]},
+    "owned": {"ignore?": [str], "form_factors?": [str], "examples": [str], "card": [{"*": ANY}], "unsupported?": [{"*": ANY}]},
     "models": {
         "names": {"suffixes": [str], "prefixes": [str], "suggestions": int},
         "model": [{"id": str, "name": str, "family": str, "aliases?": [str], "params_b": float, "active_b?": float,

@@ -140,3 +140,56 @@ def test_one_address_keeps_a_bounded_number_of_sessions_forgotten_once_idle() ->
     assert len(app.live("10.0.0.1")) == 1
     assert [request(app, "10.0.0.1")[0] for _ in range(3)] == [200, 200, 429]
     assert sdk.made == 7
+
+
+# --- refusals before any tool's lang is read: the client's language (docs/mcp.md, "Limits") -------------
+
+def refused(app: Any, accept: str | None, receive: Any) -> tuple[int, dict[bytes, bytes], str]:
+    scope = {"type": "http", "method": "POST", "path": "/mcp", "client": ("10.0.0.3", 1),
+             "headers": [(b"accept-language", accept.encode())] if accept else []}
+    sent: list[dict[str, Any]] = []
+
+    async def send(message: dict[str, Any]) -> None:
+        sent.append(message)
+
+    asyncio.run(app(scope, receive, send))
+    return sent[0]["status"], dict(sent[0]["headers"]), json.loads(sent[1]["body"]).get("error", {}).get("message")
+
+
+async def too_large() -> dict[str, Any]:
+    return {"type": "http.request", "body": b"x" * (limits.MAX_LINE + 1), "more_body": True}
+
+
+async def never_sent() -> dict[str, Any]:
+    await asyncio.Event().wait()
+    return {}
+
+
+@pytest.mark.parametrize("accept, server, lang", [
+    ("es-ES,es;q=0.9,en;q=0.8", "en", "es"), ("fr, en;q=0.5", "es", "en"),
+    (None, "es", "es"), ("fr", "en", "en"), (None, "fr", "en"),       # EXPERT_LANG we do not speak: English
+])
+def test_the_body_refusals_speak_the_clients_language(accept: str | None, server: str, lang: str,
+                                                      monkeypatch: pytest.MonkeyPatch) -> None:
+    # Accept-Language when it names a language of ours, else the server's (EXPERT_LANG): the body is
+    # unread, so no tool's lang can say it. Until 2026-12-07 the 408 and 413 were English only.
+    monkeypatch.setenv("EXPERT_LANG", server)
+    app = limits.BodyDeadline(FakeSDK(), seconds=0.2)
+    large = refused(app, accept, too_large)
+    slow = refused(app, accept, never_sent)
+    assert (large[0], slow[0]) == (413, 408)
+    assert large[1][b"content-language"] == slow[1][b"content-language"] == lang.encode()
+    assert large[1][b"connection"] == b"close"
+    assert (large[2], slow[2]) == {
+        "en": ("The request's body is longer than 1,048,576 bytes.",
+               "The request's body did not arrive within 0.2 s."),
+        "es": ("El cuerpo de la petición ocupa más de 1.048.576 bytes.",
+               "El cuerpo de la petición no llegó en 0,2 s.")}[lang]
+
+
+def test_too_many_sessions_is_said_in_the_clients_language_too() -> None:
+    app = limits.SessionBound(FakeSDK(), per_client=1)
+    refused(app, None, never_sent)        # (answered by the SDK: the one session this address may keep)
+    status, headers, words = refused(app, "es", never_sent)
+    assert status == 429 and headers[b"content-language"] == b"es"
+    assert words.startswith("Demasiadas sesiones desde esta dirección (1): termina una (DELETE) o espera ")

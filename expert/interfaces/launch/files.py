@@ -16,7 +16,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...escape import quoted
-from ...i18n import Localizer
+from ...i18n import Localizer, for_tools
 from .plan import ACCELERATE_YAML, DS_JSON, TORCHTUNE_SH, TRAIN_PY, LaunchFiles, Plan, refuse
 
 LORA_MODULES_TORCHTUNE = ["q_proj", "k_proj", "v_proj", "output_proj"]   # every attention projection
@@ -243,9 +243,18 @@ def no_torchtune_config(plan: Plan, tune: Mapping[str, Any], where: str, recipe_
     within = float(tune.get("same_size_within", 0.1)) * max(plan.size_b, 0.001)
     values = {"recipe": recipe_name, "model": quoted(plan.model_label, 60), "size": tr.billions(plan.size_b),
               "models": tr.list(names, style="or")}
-    if not names:
+    tools = for_tools()     # (a tool's model is the path the files load: the model asked about is model_size_b)
+    if not names and tools:
+        text = tr.gettext("model_size_b: torchtune ships no config of %(recipe)s (the recipe of this option) for "
+                          "any model expert knows, so the files are not written.") % values
+    elif not names:
         text = tr.gettext("model: torchtune ships no config of %(recipe)s (the recipe of this option) for any model "
                           "expert knows, so the files are not written.") % values
+    elif plan.model_id is None and having[0][0] <= within and tools:
+        text = tr.gettext("model_size_b: this option runs torchtune's %(recipe)s, whose configs are written per "
+                          "model, and the answer names only a size (%(size)s). If your model is %(models)s, call "
+                          "again with its name (model_size_b: %(first)s): torchtune ships a config of it for that "
+                          "one.") % {**values, "first": names[0]}
     elif plan.model_id is None and having[0][0] <= within:
         text = tr.gettext("model: this option runs torchtune's %(recipe)s, whose configs are written per model, and "
                           "the answer names only a size (%(size)s). If your model is %(models)s, ask again with its "
@@ -254,16 +263,21 @@ def no_torchtune_config(plan: Plan, tune: Mapping[str, Any], where: str, recipe_
     else:
         if plan.model_id is None:
             values["model"] = tr.gettext("a model of %(size)s") % values
-        text = tr.gettext("model: torchtune ships no config of %(recipe)s (the recipe of this option) for %(model)s, "
-                          "only for %(models)s, so the files are not written.") % {**values, "models": tr.list(names)}
+        text = (tr.gettext("model_size_b: torchtune ships no config of %(recipe)s (the recipe of this option) for "
+                           "%(model)s, only for %(models)s, so the files are not written.") if tools else tr.gettext(
+                "model: torchtune ships no config of %(recipe)s (the recipe of this option) for %(model)s, "
+                "only for %(models)s, so the files are not written.")) % {**values, "models": tr.list(names)}
     if plan.trl_options:
         ranks = tr.list([str(rank) for rank in plan.trl_options])
-        text += " " + tr.ngettext(
+        text += " " + (tr.ngettext(
+            "Option %(ranks)s of this answer runs without torchtune: call launch again with option: %(first)s.",
+            "Options %(ranks)s of this answer run without torchtune: call launch again with one of them in "
+            "option (such as option: %(first)s).", len(plan.trl_options)) if tools else tr.ngettext(
             "Option %(ranks)s of this answer runs without torchtune: write its files with --launch-option "
             "(option= in launch()).",
             "Options %(ranks)s of this answer run without torchtune: write their files with --launch-option "
-            "(option= in launch()).", len(plan.trl_options)) % {"ranks": ranks}
-    return InputError("model", text)
+            "(option= in launch()).", len(plan.trl_options))) % {"ranks": ranks, "first": plan.trl_options[0]}
+    return InputError("model_size_b" if tools else "model", text)
 
 
 def _override_word(key: str, value: Any) -> str:

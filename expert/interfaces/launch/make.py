@@ -22,7 +22,7 @@ from typing import Any
 
 from ...errors import InputError
 from ...escape import quoted
-from ...i18n import Localizer
+from ...i18n import Localizer, for_tools
 from ...inference.time_model import seq_len
 from .plan import (
     CONTROL,
@@ -61,9 +61,11 @@ def check_model(model: Any, tr: Localizer) -> str | None:
     if model is None:
         return None
     if not isinstance(model, str) or not model.strip() or len(model) > MAX_MODEL or CONTROL.search(model):
-        raise InputError("launch_model", tr.gettext(
+        raise InputError("launch_model", (tr.gettext(
+            "model: give a model's local path or Hugging Face id, on one line, at most %(most)s characters.")
+            if for_tools() else tr.gettext(
             "launch model: give a model's local path or Hugging Face id, on one line, at most %(most)s "
-            "characters.") % {"most": MAX_MODEL})
+            "characters.")) % {"most": MAX_MODEL})
     return model
 
 
@@ -90,8 +92,10 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
         if not ranks:
             raise InputError("launch_option", tr.gettext(
                 "launch: the answer recommends nothing, so there is nothing to write."))
-        raise InputError("launch_option", tr.gettext(
-            "launch option: '%(value)s' is not a rank of the answer; choose from %(first)s to %(last)s.")
+        raise InputError("launch_option", (tr.gettext(
+            "option: '%(value)s' is not a rank of the answer; choose from %(first)s to %(last)s.")
+            if for_tools() else tr.gettext(
+            "launch option: '%(value)s' is not a rank of the answer; choose from %(first)s to %(last)s."))
             % {"value": quoted(str(option), 20), "first": min(ranks), "last": max(ranks)})
     rec = next(rec for rec in result.recommendations if rec.rank == option)
     recipe = dict(rec.recipe)

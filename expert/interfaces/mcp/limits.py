@@ -23,7 +23,9 @@ import time
 from collections.abc import Awaitable, Callable
 from typing import IO, TYPE_CHECKING, Any
 
+from ...errors import InputError
 from ...escape import quoted
+from ...i18n import Lang, Localizer, accepted_language, resolve_lang
 
 if TYPE_CHECKING:
     from starlette.types import ASGIApp, Message, Receive, Scope, Send
@@ -139,6 +141,28 @@ async def refuse(ctx: Any, call_next: Callable[[Any], Awaitable[Any]]) -> Any:
     return await call_next(ctx)
 
 
+def language(scope: Scope) -> Lang:
+    """The language of a refusal over HTTP, given before any tool's ``lang`` can be read: the request's
+    Accept-Language where it names one of ours, else the server's (``EXPERT_LANG``, then the locale;
+    English when that is not one of ours)."""
+    header = next((value.decode("latin-1") for name, value in scope.get("headers", [])
+                   if name.lower() == b"accept-language"), "")
+    try:
+        return accepted_language(header) or resolve_lang()
+    except InputError:          # an EXPERT_LANG we do not speak: each tool call says so; a refusal is in English
+        return "en"
+
+
+def refusal(scope: Scope, status: int, words: str, extra: list[tuple[bytes, bytes]]) -> tuple[Message, Message]:
+    """A JSON-RPC error as an HTTP response of ``status``, in :func:`language`'s language (Content-Language)."""
+    data = json.dumps({"jsonrpc": "2.0", "id": None, "error": {"code": INVALID_REQUEST, "message": words}},
+                      ensure_ascii=False).encode()
+    return ({"type": "http.response.start", "status": status, "headers": [
+                (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
+                (b"content-language", language(scope).encode()), *extra]},
+            {"type": "http.response.body", "body": data})
+
+
 class SessionBound:
     """ASGI middleware before the SDK's streamable HTTP app: a client address may keep at most
     ``per_client`` sessions alive; a new one beyond is refused (HTTP 429, Retry-After) until one ends
@@ -171,13 +195,11 @@ class SessionBound:
             if len(live) >= self.per_client:
                 oldest = min(live.values())
                 wait = max(1, int(self.idle_seconds - (self.clock() - oldest)) + 1)
-                body = json.dumps({"jsonrpc": "2.0", "id": None, "error": {
-                    "code": INVALID_REQUEST, "message": f"Too many sessions from this address ({self.per_client}): "
-                                                       f"end one (DELETE) or wait {wait} s."}}).encode()
-                await send({"type": "http.response.start", "status": 429, "headers": [
-                    (b"content-type", b"application/json"), (b"retry-after", str(wait).encode()),
-                    (b"content-length", str(len(body)).encode())]})
-                await send({"type": "http.response.body", "body": body})
+                tr = Localizer(language(scope))
+                words = tr.gettext("Too many sessions from this address (%(most)s): end one (DELETE) or wait "
+                                   "%(seconds)s s.") % {"most": self.per_client, "seconds": wait}
+                for message in refusal(scope, 429, words, [(b"retry-after", str(wait).encode())]):
+                    await send(message)
                 return
 
             async def noting(message: Message) -> None:
@@ -219,14 +241,12 @@ class BodyDeadline:
         if body is None:
             return
         if isinstance(body, int):
-            words = (f"The request's body took longer than {self.seconds:g} s." if body == 408 else
-                     f"The request's body is longer than {MAX_LINE} bytes.")
-            data = json.dumps({"jsonrpc": "2.0", "id": None,
-                               "error": {"code": INVALID_REQUEST, "message": words}}).encode()
-            await send({"type": "http.response.start", "status": body, "headers": [
-                (b"content-type", b"application/json"), (b"content-length", str(len(data)).encode()),
-                (b"connection", b"close")]})
-            await send({"type": "http.response.body", "body": data})
+            tr = Localizer(language(scope))
+            words = (tr.gettext("The request's body did not arrive within %(seconds)s s.")
+                     % {"seconds": tr.number(self.seconds, 1)} if body == 408 else
+                     tr.gettext("The request's body is longer than %(most)s bytes.") % {"most": tr.number(MAX_LINE, 0)})
+            for message in refusal(scope, body, words, [(b"connection", b"close")]):
+                await send(message)
             return
         replayed = False
 

@@ -28,7 +28,7 @@ from ...application import explain
 from ...errors import InputError, KnowledgeBaseError
 from ...escape import markdown
 from ...explanation.render import render_models
-from ...i18n import SUPPORTED, Localizer, resolve_lang
+from ...i18n import SUPPORTED, WAY_IN, Localizer, resolve_lang
 from ...input.arguments import check_bounds
 from ...input.profile import shown
 from ...input.settings import NAMES as SETTINGS
@@ -144,6 +144,7 @@ def _settings(arguments: dict[str, Any]) -> dict[str, Any]:
 
 
 Work = Callable[[dict[str, Any]], tuple[dict[str, Any], str]]
+_LAUNCH_ARGUMENTS = {"launch_option": "option", "launch_model": "model"}
 
 
 def handlers(store: ConsultationStore) -> dict[str, Work]:
@@ -170,7 +171,10 @@ def handlers(store: ConsultationStore) -> dict[str, Work]:
         from ..launch.make import launch
 
         result = advise(lang=a.get("lang"), prices=a.get("prices"), **_profile(a), **_settings(a))
-        files = launch(result, 1 if a.get("option") is None else a["option"], model=a.get("model"))
+        try:
+            files = launch(result, 1 if a.get("option") is None else a["option"], model=a.get("model"))
+        except InputError as error:      # the library's launch_option and launch_model are this tool's option, model
+            raise InputError(_LAUNCH_ARGUMENTS.get(error.field or "", error.field), str(error)) from None
         data = files.to_dict()
         # markdown: the file names, then the command in a fence (no fence inside it)
         fence = "`" * 3
@@ -268,6 +272,7 @@ def _tool(spec: dict[str, Any], work: Work) -> Tool:
         lang = arguments.get("lang") if isinstance(arguments, dict) else None
         tr = Localizer(resolve_lang(lang if lang in SUPPORTED else None))
         caller = _CALLER.set(_caller_of(ctx))
+        way_in = WAY_IN.set("tools")        # refusals name the tool's arguments, never a flag
         try:
             checked = check_arguments(spec, arguments, knowledge_base(), tr)
             data, text = work(checked)
@@ -280,6 +285,7 @@ def _tool(spec: dict[str, Any], work: Work) -> Tool:
             return _error(None, tr.gettext("Internal error (%(kind)s); please report it.")
                           % {"kind": type(error).__name__})
         finally:
+            WAY_IN.reset(way_in)
             _CALLER.reset(caller)
 
     call.__name__ = spec["name"]

@@ -35,7 +35,7 @@ from starlette.staticfiles import StaticFiles
 
 from ...errors import InputError
 from ...escape import quoted
-from ...i18n import Localizer
+from ...i18n import Localizer, accepted_language
 from ...knowledge.bases import shipped_catalogs
 from .. import guard
 from ..hosts import LOOPBACK_HOSTS, HostCheck
@@ -150,17 +150,7 @@ def language(request: Request) -> str:
     asked = request.query_params.get("lang", "").strip().lower()[:2]
     if asked in LANGS:
         return asked
-    best, best_q = "en", 0.0
-    for part in request.headers.get("accept-language", "")[:200].split(",")[:20]:
-        tag, _, params = part.strip().partition(";")
-        code = tag.strip().lower()[:2]
-        try:
-            q = float(params.strip()[2:]) if params.strip().startswith("q=") else 1.0
-        except ValueError:
-            q = 0.0
-        if code in LANGS and q > best_q:
-            best, best_q = code, q
-    return best
+    return accepted_language(request.headers.get("accept-language", "")) or "en"
 
 
 @cache
