@@ -287,6 +287,23 @@ def test_the_form_factor_is_read_the_same_on_the_command_line_in_both_languages(
     assert done.exit_code == 2 and "NVIDIA A100 40 GB o NVIDIA A100 PCIe 80 GB" in done.output
 
 
+# The RTX PRO 6000 Blackwell as its buyers and nvidia-smi name it: before 2026-12-07 only "RTX PRO 6000"
+# (the market catalog's short name) was read, and not with the guide's six cards.
+@pytest.mark.parametrize("said", ["RTX PRO 6000 Blackwell", "NVIDIA RTX PRO 6000 Blackwell Workstation Edition",
+                                  "NVIDIA RTX PRO 6000 Blackwell Server Edition", "pro 6000"])
+def test_the_rtx_pro_6000_by_its_names(said: str) -> None:
+    result = advise(catalog="guide", model_size_b=8, method="lora", own_gpu=said, lang="en")
+    assert (result.profile["own_gpu"], result.profile["own_gpu_count"]) == ("rtx-pro-6000", 1)
+
+
+def test_the_max_q_rtx_pro_6000_is_not_read_as_the_600_w_card() -> None:
+    from expert.errors import InputError
+
+    with pytest.raises(InputError) as caught:       # 300 W: not the card whose speed we count
+        advise(catalog="guide", vram_gb="NVIDIA RTX PRO 6000 Blackwell Max-Q Workstation Edition", lang="en")
+    assert caught.value.field == "vram_gb" and "Did you mean rtx-pro-6000?" in str(caught.value)
+
+
 def test_a100_or_rtx_6000_alone_asks_which() -> None:
     from expert import advise
     from expert.errors import InputError
