@@ -215,6 +215,9 @@ class _Parser:
             try:
                 plain = values.plain_numbers(value)
             except values.Unreadable as error:
+                if shown(error.text) == shown(value):     # the whole answer refused: quoted once ('1e400')
+                    raise self.error("%(label)s: '%(value)s' is not a number that can be read safely; write it "
+                                     "with digits, such as 10000 or 1.5.", value) from None
                 raise self.error("%(label)s: '%(value)s' is not a number that can be read safely ('%(part)s'); "
                                  "write it with digits, such as 10000 or 1.5.", value, part=shown(error.text)) \
                     from None
