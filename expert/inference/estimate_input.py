@@ -59,9 +59,11 @@ class _Reader:
             changes["optimizer"] = self.choice("optimizer", raw["optimizer"], tuple(kb.estimator["optimizer"]["mixed"]))
         if raw.get("base_bits") is not None:
             changes["base_bits"] = int(self.choice("base_bits", raw["base_bits"], ("16", "8", "4")))
-        for name, (low, high) in (*settings.BOUNDS.items(), ("gpus", (1, 4096))):
-            if raw.get(name) is not None:
+        for name, (low, high) in settings.BOUNDS.items():
+            if profile_module.is_given(raw.get(name)):     # empty is not given, as advise reads the settings
                 changes[name] = settings.whole(kb, tr, name, raw[name], low, high)
+        if raw.get("gpus") is not None:
+            changes["gpus"] = settings.whole(kb, tr, "gpus", raw["gpus"], 1, 4096)
         for name in ("checkpointing", "offload", "offload_params"):
             if raw.get(name) is not None:
                 changes[name] = bool(raw[name])
@@ -88,7 +90,7 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
     resolved = profile_module.resolve_size(kb, given, tr, raw.get("model_config"))
     setup = replace(typical(kb, resolved.total_b, method, resolved.shape), **reader.changes())
     tokens_given = profile_module.is_given(raw.get("tokens_per_example"))
-    if tokens_given and raw.get("seq_len") is None:
+    if tokens_given and not profile_module.is_given(raw.get("seq_len")):
         # memory is sized for examples this long, shorter ones too, never beyond the model's context:
         # as advise sizes it (time_model.seq_len)
         setup = replace(setup, seq_len=sequence_length(kb, {"tokens_per_example": reader.field("tokens_per_example"),

@@ -339,6 +339,11 @@ def shipped_card(source: str, root: Path) -> bool:
     return _in(Path(source), root / "catalogs")
 
 
+def shipped_names() -> list[str]:
+    """The names a shipped catalog is given by (knowledge.bases.shipped_catalogs, which imports this module)."""
+    return sorted(["guide", *(path.stem for path in (rules_paths.RULES / "catalogs").glob("*.toml"))])
+
+
 def _in(path: Path, folder: Path) -> bool:
     """``path`` is a file of ``folder``."""
     try:
@@ -387,8 +392,8 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
             problems.add(str(path), 0, "too many catalogs: at most %(max)s may be given together", max=MAX_CATALOGS)
             break
         if path.suffix.lower() != ".toml":
-            problems.add(str(path), 0, "is not a catalog: a catalog is a file named *.toml of at most %(limit)s",
-                         limit=MAX_SIZE)
+            problems.add(str(path), 0, "is not a catalog: a catalog is a shipped one by name (%(names)s) or a file "
+                         "named *.toml of at most %(limit)s", names=", ".join(shipped_names()), limit=MAX_SIZE)
             continue
         before = len(problems.items)
         doc, text = read_toml(path, problems)

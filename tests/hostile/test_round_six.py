@@ -4,8 +4,10 @@ finding held by the one input that showed it. Refusals only: no engine run."""
 from __future__ import annotations
 
 import pytest
+from click.testing import CliRunner
 
 from expert import InputError, advise
+from expert.interfaces.cli.main import main
 
 
 # On main a368f4a a number refused whole was quoted twice: "training examples: '1e400' is not a number that
@@ -19,3 +21,34 @@ def test_a_number_refused_whole_is_quoted_once(lang: str, field: str, value: str
     with pytest.raises(InputError) as error:
         advise(**{field: value}, lang=lang)
     assert error.value.field == field and said in str(error.value)
+
+
+# On main a368f4a an empty value on the command line was read as no value without a word: `--model-size ""` (a
+# shell variable left unset) answered for the default 7B model, `--own-gpu ""` for no GPU of one's own. It is
+# still not given (docs/cli.md: scripts pass variables that may be empty), and stderr now says so; `expert
+# estimate` refused an empty --seq-len that advise took as not given.
+@pytest.mark.parametrize("args, said", [
+    (["advise", "--model-size", "", "--method", "lora"], "Note: --model-size is empty, so it is not given and its "
+                                                          "default is assumed"),
+    (["advise", "--model-size=", "--lang", "es"], "Nota: --model-size está vacío, así que no se da"),
+    (["advise", "--gpu", " ", "--lang", "es"], "Nota: --gpu está vacío"),        # named as typed, an alias of --vram
+    (["estimate", "--tokens-per-example", ""], "Note: --tokens-per-example is empty"),
+    (["estimate", "--seq-len", ""], "Note: --seq-len is empty"),
+])
+def test_an_empty_value_on_the_command_line_is_said_to_be_not_given(args: list[str], said: str) -> None:
+    outcome = CliRunner().invoke(main, [*args, "--catalog", "guide", "--format", "json"])
+    assert outcome.exit_code == 0, outcome.output
+    assert said in outcome.stderr and "Traceback" not in outcome.output
+    assert outcome.stdout.startswith("{")       # the answer a script reads, unchanged
+
+
+# On main a368f4a `--catalog ""` was the folder ".": ".: is not a catalog: a catalog is a file named *.toml", and a
+# name that is no shipped catalog's was told only of files, though `current` and `guide` are names too.
+def test_a_catalog_named_empty_or_unknown_is_told_the_shipped_names() -> None:
+    with pytest.raises(InputError) as error:
+        advise(catalog="", lang="es")
+    assert error.value.field == "catalog" and "(current, guide) o un archivo *.toml" in str(error.value)
+    assert str(error.value).startswith("catálogo: ")
+    outcome = CliRunner().invoke(main, ["advise", "--catalog", "nope"])
+    assert outcome.exit_code == 2
+    assert "nope: is not a catalog: a catalog is a shipped one by name (current, guide)" in outcome.output
