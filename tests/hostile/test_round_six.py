@@ -52,3 +52,13 @@ def test_a_catalog_named_empty_or_unknown_is_told_the_shipped_names() -> None:
     outcome = CliRunner().invoke(main, ["advise", "--catalog", "nope"])
     assert outcome.exit_code == 2
     assert "nope: is not a catalog: a catalog is a shipped one by name (current, guide)" in outcome.output
+
+
+# On main a368f4a a value quoted back lost its escape sequences without a trace, so the message contradicted
+# itself: --own-gpu "RTX<OSC title> 3090" got "'RTX 3090' is neither a VRAM figure in GB nor a GPU the
+# knowledge base knows ... Did you mean rtx-3090". What was removed is now marked.
+def test_a_value_quoted_back_marks_what_was_removed_from_it() -> None:
+    with pytest.raises(InputError) as error:
+        advise(vram_gb="RTX\x1b]0;pwn\x07 3090", lang="en")
+    assert "'RTX\ufffd 3090' is neither a VRAM figure" in str(error.value)
+    assert "\x1b" not in str(error.value) and "pwn" not in str(error.value)
