@@ -62,3 +62,11 @@ def test_a_value_quoted_back_marks_what_was_removed_from_it() -> None:
         advise(vram_gb="RTX\x1b]0;pwn\x07 3090", lang="en")
     assert "'RTX\ufffd 3090' is neither a VRAM figure" in str(error.value)
     assert "\x1b" not in str(error.value) and "pwn" not in str(error.value)
+
+
+# On main a368f4a `--method full --lora-rank 64` answered as if the rank had not been given, without a word.
+def test_a_lora_rank_for_full_fine_tuning_is_said_to_be_unused() -> None:
+    outcome = CliRunner().invoke(main, ["advise", "--model-size", "8", "--method", "full", "--lora-rank", "64",
+                                        "--catalog", "guide", "--lang", "es"])
+    assert outcome.exit_code == 0, outcome.output
+    assert "El rango LoRA indicado (64) no se usa: el ajuste completo entrena todos los" in outcome.stdout
