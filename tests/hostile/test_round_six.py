@@ -70,3 +70,13 @@ def test_a_lora_rank_for_full_fine_tuning_is_said_to_be_unused() -> None:
                                         "--catalog", "guide", "--lang", "es"])
     assert outcome.exit_code == 0, outcome.output
     assert "El rango LoRA indicado (64) no se usa: el ajuste completo entrena todos los" in outcome.stdout
+
+
+# On main a368f4a result.render("markdown"), "ready for a chat message" (README), ended with "_--verbose adds 4
+# more pieces of advice ...; expert explain shows the reasoning._": flags a chat's reader cannot type.
+def test_the_markdown_answer_for_a_chat_names_no_command_line_flag() -> None:
+    result = advise(model_size_b=8, method="lora", catalog="guide", lang="es")
+    chat = result.render("markdown")
+    assert "--verbose" not in chat and "expert explain" not in chat
+    assert "_La respuesta completa añade " in chat and "; la explicación muestra el razonamiento._" in chat
+    assert "--verbose añade " in result.render("text")         # the terminal's form keeps its flag
