@@ -80,3 +80,15 @@ def test_the_markdown_answer_for_a_chat_names_no_command_line_flag() -> None:
     assert "--verbose" not in chat and "expert explain" not in chat
     assert "_La respuesta completa añade " in chat and "; la explicación muestra el razonamiento._" in chat
     assert "--verbose añade " in result.render("text")         # the terminal's form keeps its flag
+
+
+# On main a368f4a WHY NOT of a card the answer lists on more cards than its pick never said it was listed:
+# "why not the RTX 4090?" for 13B full fine-tuning told why two did not fit and "then 2 × RTX 4090 would do,
+# ranked 13", though 4 × RTX 4090 was option 19 of the same answer.
+def test_why_not_an_option_on_more_cards_says_which_option_it_is() -> None:
+    from expert import explain
+
+    entry = explain(model_size_b=13, method="full", why_not="rtx-4090", catalog="guide", lang="es").why_not[0]
+    assert entry.status == "more-cards"
+    assert " ".join(entry.text.split()).startswith("Es la opción ") and "con más tarjetas que la recomendación, 1 × " \
+        in " ".join(entry.text.split())
