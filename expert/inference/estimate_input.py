@@ -57,8 +57,21 @@ class _Reader:
             changes["precision"] = self.choice("precision", raw["precision"], PRECISIONS)
         if raw.get("optimizer") is not None:
             changes["optimizer"] = self.choice("optimizer", raw["optimizer"], tuple(kb.estimator["optimizer"]["mixed"]))
+        method = self.field("method")
         if raw.get("base_bits") is not None:
             changes["base_bits"] = int(self.choice("base_bits", raw["base_bits"], ("16", "8", "4")))
+            # a frozen base is LoRA's: full fine-tuning trains the weights (4 or 8 bits were ignored; 16 is what
+            # an option's setup carries back), and QLoRA's is 4-bit (a 16-bit one was estimated under the
+            # heading "QLoRA (4-bit)")
+            if method == "full" and changes["base_bits"] != 16:
+                raise self.refuse("base_bits", raw["base_bits"], tr.gettext(
+                    "full fine-tuning trains the weights themselves; a frozen base goes with LoRA or QLoRA"))
+            if method == "qlora" and changes["base_bits"] != 4:
+                raise self.refuse("base_bits", raw["base_bits"], tr.gettext(
+                    "QLoRA's frozen base is 4-bit; for a 16- or 8-bit base choose the method LoRA"))
+        if method == "full" and profile_module.is_given(raw.get("lora_rank")):
+            raise self.refuse("lora_rank", raw["lora_rank"], tr.gettext(
+                "full fine-tuning adds no adapters; a LoRA rank goes with LoRA or QLoRA"))
         for name, (low, high) in settings.BOUNDS.items():
             if profile_module.is_given(raw.get(name)):     # empty is not given, as advise reads the settings
                 changes[name] = settings.whole(kb, tr, name, raw[name], low, high)

@@ -92,3 +92,24 @@ def test_why_not_an_option_on_more_cards_says_which_option_it_is() -> None:
     assert entry.status == "more-cards"
     assert " ".join(entry.text.split()).startswith("Es la opción ") and "con más tarjetas que la recomendación, 1 × " \
         in " ".join(entry.text.split())
+
+
+# On main a368f4a `expert estimate` took settings that contradict the method without a word: --method full
+# --base-bits 4 and --lora-rank 64 were ignored, and --method qlora --base-bits 16 was estimated as a 16-bit
+# base under the heading "QLoRA (4-bit)".
+@pytest.mark.parametrize("args, said", [
+    (["--method", "full", "--base-bits", "4"], "base weight bits: '4' is not accepted; full fine-tuning trains the "
+                                               "weights themselves"),
+    (["--method", "full", "--lora-rank", "64"], "LoRA rank: '64' is not accepted; full fine-tuning adds no adapters"),
+    (["--method", "qlora", "--base-bits", "16", "--lang", "es"], "la base congelada de QLoRA es de 4 bits"),
+])
+def test_estimate_refuses_settings_the_method_contradicts(args: list[str], said: str) -> None:
+    outcome = CliRunner().invoke(main, ["estimate", *args])
+    assert outcome.exit_code == 2 and said in outcome.stderr, outcome.output
+
+
+def test_estimate_takes_back_the_setup_of_a_full_fine_tuning_option() -> None:
+    from expert.interfaces.api import estimate
+
+    # what an option of full fine-tuning carries (base_bits 16, no rank) is accepted back, as the 16-bit default
+    assert estimate(8, "full", base_bits=16).per_gpu_gib == estimate(8, "full").per_gpu_gib
