@@ -113,3 +113,23 @@ def test_estimate_takes_back_the_setup_of_a_full_fine_tuning_option() -> None:
 
     # what an option of full fine-tuning carries (base_bits 16, no rank) is accepted back, as the 16-bit default
     assert estimate(8, "full", base_bits=16).per_gpu_gib == estimate(8, "full").per_gpu_gib
+
+
+# On main a368f4a click's own usage errors were English whatever the language asked: `expert advise --lang es
+# --model-size` said "Error: Option '--model-size' requires an argument.", and every usage error ended with
+# "Try 'expert advise --help' for help." in English, ours ("aparece dos veces") too.
+@pytest.mark.parametrize("args, env, said", [
+    (["advise", "--lang", "es", "--model-size"], {}, "Error: La opción «--model-size» necesita un valor."),
+    (["advise", "--budget"], {"EXPERT_LANG": "es"}, "Error: La opción «--budget» necesita un valor."),
+    (["advise", "-l", "es", "--bogus"], {}, "Error: No existe la opción «--bogus». ¿Quisiste decir "),
+    (["--lang", "es", "advice"], {}, "Error: No existe la orden «advice». ¿Quisiste decir advise?"),
+    (["advise", "--lang=es", "a", "b"], {}, "Prueba «expert advise --help» para ver la ayuda.\n\nError: Sobran "
+                                           "argumentos: a b."),
+    (["advise", "--lang", "es", "-s", "8", "-s", "9"], {}, "Uso: expert advise [OPTIONS]\nPrueba «expert advise "
+                                                          "--help» para ver la ayuda.\n\nError: --model-size aparece"),
+    (["advise", "--bogus"], {"EXPERT_LANG": "en"}, "Error: No such option '--bogus'."),      # English: click's own
+])
+def test_click_usage_errors_are_in_the_language_asked(args: list[str], env: dict[str, str], said: str) -> None:
+    outcome = CliRunner().invoke(main, args, prog_name="expert", env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": "",
+                                                                       **env})
+    assert outcome.exit_code == 2 and said in outcome.stderr, outcome.stderr

@@ -205,8 +205,9 @@ def output_failed(error: OSError) -> int:
     return 1
 
 
-def standalone(call: Callable[[], Any]) -> None:
-    """Run the group: every error is a message on stderr and an exit status, never a traceback."""
+def standalone(call: Callable[[], Any], args: list[str] | None = None) -> None:
+    """Run the group: every error is a message on stderr and an exit status, never a traceback; click's
+    usage errors in the language ``args`` ask for (:mod:`.usage`)."""
     code: Any = 0
     try:
         try:
@@ -224,8 +225,14 @@ def standalone(call: Callable[[], Any]) -> None:
     except click.ClickException as error:   # a usage error: click's message quotes what was typed
         # click types message Final; show() prints it, so what was typed is made safe for the terminal first
         error.message = terminal(error.message, newlines=True)  # type: ignore[misc]
+        from . import usage
+
+        tr = usage.localizer(sys.argv[1:] if args is None else args) if isinstance(error, click.UsageError) else None
         try:
-            error.show()
+            if tr is not None and isinstance(error, click.UsageError):
+                usage.show(error, tr)
+            else:
+                error.show()
         except OSError as failed:
             output_failed(failed)
         code = error.exit_code
