@@ -133,3 +133,12 @@ def test_click_usage_errors_are_in_the_language_asked(args: list[str], env: dict
     outcome = CliRunner().invoke(main, args, prog_name="expert", env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": "",
                                                                        **env})
     assert outcome.exit_code == 2 and said in outcome.stderr, outcome.stderr
+
+
+# On main a368f4a `expert catalogs` gave each card its nominal size as GiB: "NVIDIA H200 141 GB (141 GiB)",
+# while every answer counts the 140.4 GiB its driver reports ("72.3 of 140.4 GiB").
+def test_the_catalogs_list_gives_the_memory_the_answers_count() -> None:
+    outcome = CliRunner().invoke(main, ["catalogs"])
+    assert outcome.exit_code == 0
+    assert "NVIDIA H200 141 GB (140.4 GiB)" in outcome.stdout and "(141 GiB)" not in outcome.stdout
+    assert "NVIDIA H100 80 GB (79.6 GiB)" in outcome.stdout
