@@ -142,3 +142,10 @@ def test_the_catalogs_list_gives_the_memory_the_answers_count() -> None:
     assert outcome.exit_code == 0
     assert "NVIDIA H200 141 GB (140.4 GiB)" in outcome.stdout and "(141 GiB)" not in outcome.stdout
     assert "NVIDIA H100 80 GB (79.6 GiB)" in outcome.stdout
+
+
+# On main a368f4a a word for tokens per example was told "for example 10000, 10k": the dataset's examples.
+def test_tokens_per_example_refused_gives_examples_of_its_own() -> None:
+    with pytest.raises(InputError) as error:
+        advise(tokens_per_example="long", lang="es")
+    assert str(error.value) == "tokens por ejemplo: «long» no es un número; por ejemplo 512, 4k."
