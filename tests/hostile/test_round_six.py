@@ -149,3 +149,13 @@ def test_tokens_per_example_refused_gives_examples_of_its_own() -> None:
     with pytest.raises(InputError) as error:
         advise(tokens_per_example="long", lang="es")
     assert str(error.value) == "tokens por ejemplo: «long» no es un número; por ejemplo 512, 4k."
+
+
+# On main a368f4a 405B full fine-tuning due in 1 hour showed "64 × H100 80 GB  37 min, late" under a chart whose
+# deadline mark stood past the 37 minutes, and said only that the setup counts in the cost.
+def test_the_chart_says_the_setup_counts_against_the_deadline_too() -> None:
+    result = advise(model_size_b=13, method="lora", deadline_h=4, catalog="guide", lang="en")
+    text = " ".join(result.render("text").split())
+    assert "A rented option's cost, and its time against the deadline, also count 30 min of setup" in text
+    plain = " ".join(advise(model_size_b=13, method="lora", catalog="guide", lang="en").render("text").split())
+    assert "A rented option's cost also counts 30 min of setup before it trains." in plain
