@@ -305,6 +305,10 @@ def market_cards(folder: Path, guide: tuple[Card, ...], timing: dict[str, Any], 
     shorts = {card.short.casefold(): card.id for card in guide}
     for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
         before = len(problems.items)
+        if not path.exists() and not path.is_symlink():     # "file is missing" named no catalog, nor what is
+            problems.add(str(path), 0, "no such catalog: neither a shipped one (%(names)s) nor a file that "
+                         "exists", names=", ".join(shipped_names()))
+            continue
         doc, text = read_toml(path, problems)
         if len(problems.items) == before:
             found = catalog_cards(path, doc, text, problems, user=True, seen=seen, shipped=True,
@@ -396,6 +400,10 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
                          "named *.toml of at most %(limit)s", names=", ".join(shipped_names()), limit=MAX_SIZE)
             continue
         before = len(problems.items)
+        if not path.exists() and not path.is_symlink():     # "file is missing" named no catalog, nor what is
+            problems.add(str(path), 0, "no such catalog: neither a shipped one (%(names)s) nor a file that "
+                         "exists", names=", ".join(shipped_names()))
+            continue
         doc, text = read_toml(path, problems)
         if len(problems.items) == before:
             added += catalog_cards(path, doc, text, problems, user=True, seen=seen, room=MAX_USER_CARDS - len(added),

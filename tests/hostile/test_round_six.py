@@ -3,6 +3,8 @@ finding held by the one input that showed it. Refusals only: no engine run."""
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 from click.testing import CliRunner
 
@@ -159,3 +161,12 @@ def test_the_chart_says_the_setup_counts_against_the_deadline_too() -> None:
     assert "A rented option's cost, and its time against the deadline, also count 30 min of setup" in text
     plain = " ".join(advise(model_size_b=13, method="lora", catalog="guide", lang="en").render("text").split())
     assert "A rented option's cost also counts 30 min of setup before it trains." in plain
+
+
+# On main a368f4a a catalog file that does not exist was "/tmp/x.toml: file is missing": no "Error:", no word of
+# a catalog or of what --catalog takes.
+def test_a_missing_catalog_file_is_an_error_that_says_what_catalog_takes(tmp_path: Path) -> None:
+    outcome = CliRunner().invoke(main, ["advise", "--catalog", str(tmp_path / "mine.toml"), "--lang", "es"])
+    assert outcome.exit_code == 2
+    assert outcome.stderr == (f"Error: {tmp_path / 'mine.toml'}: no existe ese catálogo: no es uno incluido "
+                              "(current, guide) ni un archivo que exista\n")

@@ -121,6 +121,7 @@ def fail(message: str, code: int) -> None:
 
 
 def render_kb_error(error: Any, lang: str | None) -> str:
+    """A knowledge base or catalog refused, a line per problem, each an "Error: " as every other error is."""
     from ...errors import InputError
     from ...i18n import CatalogMissing, Localizer, resolve_lang
 
@@ -128,7 +129,7 @@ def render_kb_error(error: Any, lang: str | None) -> str:
         gettext = Localizer(resolve_lang(lang)).gettext
     except (InputError, CatalogMissing):
         gettext = _untranslated
-    return str(error.render(gettext))
+    return "\n".join(f"Error: {line}" for line in str(error.render(gettext)).splitlines())
 
 
 def _untranslated(message: str) -> str:
