@@ -170,3 +170,15 @@ def test_a_missing_catalog_file_is_an_error_that_says_what_catalog_takes(tmp_pat
     assert outcome.exit_code == 2
     assert outcome.stderr == (f"Error: {tmp_path / 'mine.toml'}: no existe ese catálogo: no es uno incluido "
                               "(current, guide) ni un archivo que exista\n")
+
+
+# On main a368f4a a student with one 8 GiB RTX 4060 asking for 8B LoRA was told to rent, with no word that QLoRA
+# runs on the card they own: QLoRA's usual recipe misses it by a little (7.8 GiB), but its next step, the
+# adapters' optimizer paged to CPU memory, fits (7.5 GiB) and is what `--method qlora` recommends there.
+def test_qlora_on_ones_own_card_is_offered_when_its_paged_step_fits() -> None:
+    result = advise(model="Llama-3.1-8B", method="lora", vram_gb="RTX 4060", catalog="guide", lang="en")
+    said = {n.id: " ".join(n.text.split()) for n in result.advice}
+    assert "Your own GPU can run this job another way: with QLoRA (a 4-bit base) it needs about 7.5 GiB of its " \
+           "8 GiB" in said["qlora-fits-own-gpu"]
+    qlora = advise(model="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060", catalog="guide", lang="en")
+    assert qlora.recommendations[0].gpu == "own" and qlora.recommendations[0].per_device_gib == 7.5
