@@ -182,3 +182,14 @@ def test_qlora_on_ones_own_card_is_offered_when_its_paged_step_fits() -> None:
            "8 GiB" in said["qlora-fits-own-gpu"]
     qlora = advise(model="Llama-3.1-8B", method="qlora", vram_gb="RTX 4060", catalog="guide", lang="en")
     assert qlora.recommendations[0].gpu == "own" and qlora.recommendations[0].per_device_gib == 7.5
+
+
+# On main a368f4a three Spanish refusals quoted the person's value in English quotes ('-1'), the others in «».
+@pytest.mark.parametrize("kwargs, said", [
+    (dict(prices={"h100-80gb": "-1"}), "no «-1»."),
+    (dict(vram_gb="12x 3090"), "VRAM de tu GPU: «12x 3090» cuenta 12 tarjetas"),
+])
+def test_spanish_quotes_a_value_in_angle_quotes(kwargs: dict[str, object], said: str) -> None:
+    with pytest.raises(InputError) as error:
+        advise(**kwargs, lang="es")          # type: ignore[arg-type]
+    assert said in str(error.value)
