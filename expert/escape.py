@@ -14,7 +14,8 @@ output it goes through one of these:
   emphasis, a code span, a link, an image, an autolink, HTML, an entity, a
   table cell or an @mention.
 - :func:`quoted`: :func:`one_line`, shortened to 40 characters, for quoting a
-  value of any type back in an error message.
+  value of any type back in an error message; where it removed something,
+  a U+FFFD says so.
 - :func:`json_text`: JSON whose strings keep the data as given, with every
   character a terminal could act on written as a ``\\uXXXX`` escape.
 
@@ -121,8 +122,21 @@ def quoted(value: Any, most: int = 40) -> str:
     ``most`` characters. A value that is not text is shown as Python writes
     it, shortened by reprlib (a list of a million items, a deep dict), and a
     whole number too long to print (10**5000) by its size."""
-    text = one_line(value if isinstance(value, str) else _SHORT.repr(value))
+    text = one_line(_marked(value) if isinstance(value, str) else _SHORT.repr(value))
     return text if len(text) <= most else text[:most - 1] + "…"
+
+
+_REMOVED = "\ufffd"
+_CONTROL_NOT_BREAK = re.compile(r"[\x00-\x08\x0e-\x1f\x7f-\x84\x86-\x9f]")
+
+
+def _marked(text: str) -> str:
+    """``text`` with each escape sequence, control or format character it holds shown as one U+FFFD: quoted
+    back without them, "RTX<ESC>]0;x<BEL> 3090" read as the 'RTX 3090' the message said it did not know."""
+    text = _CONTROL_NOT_BREAK.sub(_REMOVED, _SEQUENCE.sub(_REMOVED, text))
+    if text.isascii():
+        return text
+    return "".join(_REMOVED if unicodedata.category(ch) == "Cf" else ch for ch in text)
 
 
 # What json.dumps(ensure_ascii=False) leaves as it is and a terminal could act

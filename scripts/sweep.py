@@ -42,6 +42,7 @@ import re
 import sys
 import tempfile
 import traceback
+import unicodedata
 from collections import Counter
 from collections.abc import Iterator
 from pathlib import Path
@@ -258,8 +259,9 @@ class Sweep:
 
     def find(self, kind: str, detail: str, p: dict[str, str]) -> None:
         self.counts[kind] += 1
-        if kind not in self.findings:
-            self.findings[kind] = (detail, " ".join(_shell(a) for a in argv(p)))
+        if kind not in self.findings:     # the command that shows it: a hostile input as typed, else advise's
+            self.findings[kind] = (detail, p["hostile"] if "hostile" in p else
+                                   "advise " + " ".join(_shell(a) for a in argv(p)))
 
     def look(self, where: str, text: str, p: dict[str, str]) -> None:
         for kind, detail in scan(where, text):
@@ -411,6 +413,90 @@ class Sweep:
                 picks["web"] = pick(answer.json())
 
 
+# --- hostile input (--hostile): what a person should be refused, clearly -------------------------
+
+ESC, OSC, RLO = "\x1b[31m", "\x1b]0;pwned\x07", "\u202e"
+# (arguments after `expert`, the words the message must hold in English and in Spanish: the field as the
+# person reads it, or the flag; None: answered, exit 0). Each is run with --lang en and --lang es.
+HOSTILE: list[tuple[list[str], tuple[str, str] | None]] = [
+    # huge numbers
+    (["advise", "--model-size", "1e400"], ("model size", "tamaño del modelo")),
+    (["advise", "--model-size", "99999999999999999999999"], ("model size", "tamaño del modelo")),
+    (["advise", "--dataset", "1" + "0" * 40], ("training examples", "ejemplos de entrenamiento")),
+    (["advise", "--deadline", "1e308"], ("deadline", "plazo")),
+    (["advise", "--epochs", "1e9"], ("epochs", "épocas")),
+    (["advise", "--tokens-per-example", str(2 ** 64)], ("tokens per example", "tokens por ejemplo")),
+    (["advise", "--price", "h100-80gb=1e400"], ("price", "precio")),
+    (["estimate", "--gpus", "1" + "0" * 30], ("GPUs", "GPU")),
+    # NaN and infinities
+    (["advise", "--model-size", "nan"], ("model size", "tamaño del modelo")),
+    (["advise", "--deadline", "inf"], ("deadline", "plazo")),
+    (["advise", "--epochs", "-inf"], ("epochs", "épocas")),
+    (["advise", "--vram", "NaN"], ("VRAM", "VRAM")),
+    (["explain", "--what-if", "deadline=nan"], ("deadline", "plazo")),
+    # digits of other scripts: read as the number they write, or refused naming the field
+    (["advise", "--model-size", "٧٠"], None),
+    (["advise", "--dataset", "１０k"], None),
+    (["advise", "--tokens-per-example", "10⁴⁰⁰"], ("tokens per example", "tokens por ejemplo")),
+    # empty values: not given, and said so on stderr
+    (["advise", "--model-size", ""], None),
+    (["advise", "--own-gpu", " "], None),
+    (["advise", "--catalog", ""], ("catalog", "catálogo")),
+    (["explain", "--why-not", ""], ("why-not", "why-not")),
+    # a flag twice, under one name or two
+    (["advise", "--model-size", "8", "--model", "70"], ("--model-size", "--model-size")),
+    (["advise", "--vram", "24", "--gpu", "48"], ("--vram", "--vram")),
+    (["advise", "--rocm-ok", "--no-rocm"], ("--rocm-ok", "--rocm-ok")),
+    # contradictory flags: refused, or answered with a warning
+    (["estimate", "--method", "full", "--base-bits", "4"], ("base weight bits", "bits de los pesos base")),
+    (["estimate", "--method", "qlora", "--base-bits", "16"], ("base weight bits", "bits de los pesos base")),
+    (["advise", "--method", "full", "--lora-rank", "64"], None),
+    (["advise", "--launch-option", "2"], ("--launch", "--launch")),
+    (["estimate", "--gpus", "2", "--strategy", "single"], ("strategy", "estrategia")),
+    # control characters and escape sequences in what is echoed back
+    (["advise", "--model", f"{ESC}Llama{OSC}"], ("model size", "tamaño del modelo")),
+    (["advise", "--own-gpu", f"RTX{OSC} 3090"], ("VRAM", "VRAM")),
+    (["advise", "--method", f"lo{RLO}ra"], ("fine-tuning method", "método de ajuste")),
+    (["explain", "--why-not", f"h100{ESC}"], ("why-not", "why-not")),
+    (["advise", "--price", f"{ESC}h100=2"], ("price", "precio")),
+    (["advise", "--catalog", f"/tmp/{OSC}.toml"], ("catalog", "catálogo")),
+    (["advise", f"--bogus{ESC}"], ("--bogus", "--bogus")),
+    (["advise", "--model-size"], ("--model-size", "--model-size")),
+]
+# English a Spanish error must not fall back to (click's own words, an untranslated message).
+ENGLISH = re.compile(r"\b(?:is not|requires|No such|must be|accepted|Try '|Usage:|given twice)\b")
+
+
+def hostile(sweep: Sweep) -> None:
+    """Each HOSTILE input in both languages: no traceback, nothing a terminal acts on, the exit status
+    its case says, the field named, and a Spanish message in Spanish."""
+    for args, words in HOSTILE:
+        for lang in ("en", "es"):
+            p = {"hostile": " ".join(_shell(a) for a in args)}
+            where = f"hostile {args[0]} --lang {lang}"
+            sweep.runs[where] += 1
+            outcome = sweep.runner.invoke(sweep.main, [*args, "--lang", lang, "--catalog", "guide"]
+                                          if args[-1] != "--model-size" else ["--lang", lang, *args])
+            err, out = outcome.stderr, outcome.stdout
+            if outcome.exception is not None and not isinstance(outcome.exception, SystemExit):
+                sweep.find(f"exception in {where}", repr(outcome.exception), p)
+                continue
+            unsafe = sorted({f"U+{ord(ch):04X}" for ch in out + err
+                             if ch != "\n" and unicodedata.category(ch) in ("Cc", "Cf")})
+            if unsafe or "Traceback" in out + err or "Internal error" in err:
+                sweep.find(f"unsafe output in {where}", f"{unsafe} {err[-300:]}", p)
+            expected = 0 if words is None else 2
+            if outcome.exit_code != expected:
+                sweep.find(f"exit {outcome.exit_code} (not {expected}) in {where}", (err or out)[-300:], p)
+                continue
+            if words is not None:
+                line = err.strip().splitlines()[-1] if err.strip() else ""
+                if not line.startswith("Error: ") or words[lang == "es"] not in line:
+                    sweep.find(f"field not named in {where}", line[:300], p)
+                if lang == "es" and ENGLISH.search(err):
+                    sweep.find(f"English in a Spanish error ({where})", err[-300:], p)
+
+
 def _shell(word: str) -> str:
     return word if re.fullmatch(r"[\w./=:-]+", word) else "'" + word.replace("'", "'\\''") + "'"
 
@@ -423,10 +509,15 @@ def main() -> int:
     parser.add_argument("--no-mcp", action="store_true")
     parser.add_argument("--no-web", action="store_true")
     parser.add_argument("--progress", action="store_true", help="a dot per profile on stderr")
+    parser.add_argument("--hostile", action="store_true",
+                        help="also the hostile inputs (HOSTILE: huge numbers, NaN, other digits, empty values, a flag "
+                             "twice, contradictory flags, escape sequences), through the CLI in both languages")
     options = parser.parse_args()
     rng = random.Random(options.seed)
     ids = cards()
-    sweep = Sweep(cli=not options.no_cli, mcp=not options.no_mcp, web=not options.no_web)
+    sweep = Sweep(cli=not options.no_cli or options.hostile, mcp=not options.no_mcp, web=not options.no_web)
+    if options.hostile:
+        hostile(sweep)
     for _ in range(options.n):
         sweep.one(draw(rng, ids))
         if options.progress:
@@ -437,7 +528,7 @@ def main() -> int:
         print("no findings")
         return 0
     for kind, (detail, flags) in sorted(sweep.findings.items()):
-        print(f"\n{kind} ({sweep.counts[kind]}x)\n  expert advise {flags}\n  {detail.strip()}")
+        print(f"\n{kind} ({sweep.counts[kind]}x)\n  expert {flags}\n  {detail.strip()}")
     return 1
 
 

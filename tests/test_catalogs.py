@@ -162,7 +162,7 @@ def test_broken_user_catalogs_never_half_load(tmp_path: Path, text: str, expecte
     assert done.exit_code == 2 and done.stdout == "" and expected in done.stderr
     assert "Traceback" not in done.stderr
     missing = CliRunner().invoke(main, ["explain", "--catalog", str(tmp_path / "nope.toml")], env={"EXPERT_LANG": "en"})
-    assert missing.exit_code == 2 and "file is missing" in missing.stderr
+    assert missing.exit_code == 2 and "nope.toml: no such catalog: neither a shipped one (current, guide) nor a file" in missing.stderr
 
 
 def test_explanations_and_consultations_name_the_catalog(tmp_path: Path) -> None:

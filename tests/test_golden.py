@@ -74,7 +74,9 @@ NOT_IN_A_GOLDEN = {"tuned-stack-needs-fewer-cards", "faster-recipe-on-more-cards
                    # tests/test_rules.py's scenarios read the warning; a golden case would add 20 KB for a line
                    "examples-longer-than-sequences",
                    # spot across nodes: tests/test_rules.py's scenario (64 H100s over 8 nodes on spot)
-                   "spot-across-nodes"}
+                   "spot-across-nodes",
+                   # a LoRA rank given for full fine-tuning: tests/test_rules.py's scenario, a line of its own
+                   "lora-rank-without-lora"}
 
 
 def test_golden_text_fits_the_width() -> None:

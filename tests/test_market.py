@@ -79,7 +79,7 @@ def test_expert_catalogs_lists_twenty_rented_cards_with_providers_and_dates() ->
     # each card's prices cheapest first
     assert all([r["on_demand"] for r in c["prices"]] == sorted(r["on_demand"] for r in c["prices"]) for c in rented)
     text = CliRunner().invoke(main, ["catalogs"], env={"EXPERT_LANG": "en"}).stdout
-    assert re.search(r"  a40 +NVIDIA A40 48 GB \(48 GiB\): RunPod \$0\.44 \(2026-08-19\)", text)
+    assert re.search(r"  a40 +NVIDIA A40 48 GB \(45 GiB\): RunPod \$0\.44 \(2026-08-19\)", text)
     assert f"{len(rented)} cards are rented by {len(data['rentable']['providers'])} providers" in text
 
 

@@ -214,6 +214,9 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("own-gpu-too-small", None, dict(model_size_b=30, vram_gb=24), OWN_4X4090_70B),
     ("own-gpus-too-small", None, OWN_4X4090_70B, dict(OWN_4X4090_70B, vram_gb="RTX 4090")),
     ("own-gpus-too-small", None, dict(model_size_b=30, vram_gb="2x 24 GB"), dict(model_size_b=30, vram_gb="4x 24 GB")),
+    # a LoRA rank given for full fine-tuning is said to be unused (review7: it was dropped without a word)
+    ("lora-rank-without-lora", None, dict(model_size_b=8, method="full", budget="medium", lora_rank=64),
+     dict(model_size_b=8, method="full", budget="medium")),
     # Llama-2-7B reads 4,096 tokens at most: longer examples are timed whole, sized at the context
     ("examples-longer-than-sequences", None, dict(model_size_b="Llama-2-7B", tokens_per_example=8192),
      dict(model_size_b="Llama-2-7B", tokens_per_example=4096)),

@@ -186,3 +186,16 @@ def test_why_not_says_several_own_cards_in_the_plural_in_spanish() -> None:
     assert "entonces se recomendarían tus 4 × RTX 4090" in " ".join(spanish.text.split())
     english = explain(model_size_b=70, method="lora", vram_gb="4x RTX 4090", why_not="own", lang="en").why_not[0]
     assert "then your 4 × RTX 4090 (24 GiB each) would be recommended" in " ".join(english.text.split())
+
+
+def test_own_cards_that_hold_the_run_but_miss_the_deadline_are_not_told_they_do_not_hold_it() -> None:
+    """70B QLoRA of 50k examples on two own RTX 3090s, 48 hours: they hold it with the base kept in CPU
+    memory (20.6 GiB of each), but take about 84 hours, so a rented card is the answer. The warning said
+    they did not hold it ("needs about 26.6 GiB of each"), weighing only the steps before that one."""
+    result = advise(model_size_b=70, method="qlora", vram_gb="2x RTX 3090", dataset_examples=50000,
+                    deadline_h=48, lang="en")
+    mine = own(result)
+    assert mine is not None and mine.rank > 1 and mine.per_device_gib <= 24
+    assert "own-gpus-too-small" not in {n.id for n in result.warnings}
+    assert "Your 2 GPUs do not hold this run" not in result.render("text", verbose=True)
+    assert "It misses your deadline of 48 hr" in " ".join(result.render("text", verbose=True).split())

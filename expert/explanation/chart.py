@@ -103,7 +103,11 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
         "budget": _(kb.fields["budget"].choice_labels[result.profile["budget"]])}
     if any(rec.cost["pricing"] is not None for rec in recs):
         # the costs shown are billed hours: the setup a rental bills before training (ranking.toml setup_hours)
-        setup = _("A rented option's cost also counts %(setup)s of setup before it trains.") % {
+        # and so does the deadline (ranking.toml [billing]): "37 min, late" for a deadline of 1 hr read as an
+        # error where nothing said the setup counts against it
+        setup = (_("A rented option's cost, and its time against the deadline, also count %(setup)s of setup "
+                   "before it trains.") if deadline else
+                 _("A rented option's cost also counts %(setup)s of setup before it trains.")) % {
             "setup": tr.hours(float(kb.ranking["setup_hours"]))}
         budget, ranked = f"{budget} {setup}", f"{ranked} {setup}"
     if deadline:

@@ -408,8 +408,10 @@ class Result:
             left.append(_("the full reason each card was left out"))
         if self.assumed:
             left.append(_("what was assumed"))
-        more = (_("--verbose adds %(what)s; expert explain shows the reasoning.") % {
-            "what": tr.list(left)} if left else "")
+        # markdown is for a chat, whose reader types no flags: what the long form adds, not how the CLI asks
+        more = "" if not left else (
+            _("The full answer adds %(what)s; the explanation shows the reasoning.") if fmt == "markdown"
+            else _("--verbose adds %(what)s; expert explain shows the reasoning.")) % {"what": tr.list(left)}
         template = environment(self.lang).get_template(f"advise.brief.{'md' if fmt == 'markdown' else 'txt'}.j2")
         chart = time_and_cost(self, kb, tr, width)
         top = self.recommendations[0] if self.recommendations else None

@@ -176,6 +176,11 @@ class WhyNotSearch(Reasoning):
             if _rank == 1:      # asked about the answer itself: say so, then why one card is not enough
                 summary = _("It is the recommendation, on %(count)s cards rather than one.") % {
                     "count": self.result.recommendations[0].count} + " " + summary
+            else:               # an option of the answer: say which, before why it takes more cards than the pick
+                pick = self.result.recommendations[0].gpu
+                summary = _("It is option %(rank)s, %(label)s, on more cards than the recommendation, "
+                            "%(pick)s.") % {"rank": _rank, "label": self.w.option_label(self.run.options[gpu]),
+                                             "pick": self.w.option_label(self.run.options[pick])} + " " + summary
         elif status == "ranked-lower":
             reasons = self.contrast(gpu)
             summary = " ".join(r.text for r in reasons)

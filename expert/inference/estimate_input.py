@@ -57,11 +57,26 @@ class _Reader:
             changes["precision"] = self.choice("precision", raw["precision"], PRECISIONS)
         if raw.get("optimizer") is not None:
             changes["optimizer"] = self.choice("optimizer", raw["optimizer"], tuple(kb.estimator["optimizer"]["mixed"]))
+        method = self.field("method")
         if raw.get("base_bits") is not None:
             changes["base_bits"] = int(self.choice("base_bits", raw["base_bits"], ("16", "8", "4")))
-        for name, (low, high) in (*settings.BOUNDS.items(), ("gpus", (1, 4096))):
-            if raw.get(name) is not None:
+            # a frozen base is LoRA's: full fine-tuning trains the weights (4 or 8 bits were ignored; 16 is what
+            # an option's setup carries back), and QLoRA's is 4-bit (a 16-bit one was estimated under the
+            # heading "QLoRA (4-bit)")
+            if method == "full" and changes["base_bits"] != 16:
+                raise self.refuse("base_bits", raw["base_bits"], tr.gettext(
+                    "full fine-tuning trains the weights themselves; a frozen base goes with LoRA or QLoRA"))
+            if method == "qlora" and changes["base_bits"] != 4:
+                raise self.refuse("base_bits", raw["base_bits"], tr.gettext(
+                    "QLoRA's frozen base is 4-bit; for a 16- or 8-bit base choose the method LoRA"))
+        if method == "full" and profile_module.is_given(raw.get("lora_rank")):
+            raise self.refuse("lora_rank", raw["lora_rank"], tr.gettext(
+                "full fine-tuning adds no adapters; a LoRA rank goes with LoRA or QLoRA"))
+        for name, (low, high) in settings.BOUNDS.items():
+            if profile_module.is_given(raw.get(name)):     # empty is not given, as advise reads the settings
                 changes[name] = settings.whole(kb, tr, name, raw[name], low, high)
+        if raw.get("gpus") is not None:
+            changes["gpus"] = settings.whole(kb, tr, "gpus", raw["gpus"], 1, 4096)
         for name in ("checkpointing", "offload", "offload_params"):
             if raw.get(name) is not None:
                 changes[name] = bool(raw[name])
@@ -88,7 +103,7 @@ def from_input(kb: KnowledgeBase, tr: Any, **raw: Any) -> tuple[Setup, dict[str,
     resolved = profile_module.resolve_size(kb, given, tr, raw.get("model_config"))
     setup = replace(typical(kb, resolved.total_b, method, resolved.shape), **reader.changes())
     tokens_given = profile_module.is_given(raw.get("tokens_per_example"))
-    if tokens_given and raw.get("seq_len") is None:
+    if tokens_given and not profile_module.is_given(raw.get("seq_len")):
         # memory is sized for examples this long, shorter ones too, never beyond the model's context:
         # as advise sizes it (time_model.seq_len)
         setup = replace(setup, seq_len=sequence_length(kb, {"tokens_per_example": reader.field("tokens_per_example"),

@@ -169,23 +169,34 @@ def cheap_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str,
 
 
 def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str) -> dict[str, Any]:
-    """The person's own GPU running the same model with QLoRA's recipe
-    (recipes.toml: the first step of the qlora ladder): whether it fits, the
-    memory it needs and its training hours; None without an own GPU."""
+    """The person's own GPU running the same model with QLoRA (recipes.toml:
+    the first step of the qlora ladder on one card that fits it, the usual
+    recipe first): whether it fits, the memory it needs and its training
+    hours; None without an own GPU."""
     if not profile.get("vram_gb"):
         return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_gib": None, "own_qlora_hours": None,
                 "own_qlora_sharded": None}
-    entry = kb.recipes["ladder"]["qlora"][0]
+    first = kb.recipes["ladder"]["qlora"][0]
     # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable, but only
     # the first one is written
     qlora = ChainMap({"method": "qlora"}, profile)  # type: ignore[arg-type]
     sizer = Sizer(kb, qlora, {**req, "vram_gb": req["qlora_vram_gb"]}, basis)
     card = own_card(kb, profile).fact()
-    config = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=False)
+    # the ladder's steps on one card, in order, as a QLoRA answer tries them on it: the first that fits (the
+    # adapters' optimizer paged to CPU memory fits 8B on an 8 GiB RTX 4060, which the usual recipe misses by
+    # a little; a LoRA answer told the student to rent without a word of it), else the usual recipe's figure
+    entry, config = first, sizer.configuration(card, first["step"], first["recipe"], 1, sharded=False)
+    for later in (e for e in kb.recipes["ladder"]["qlora"][1:] if e["spread"] == "card"):
+        if config["fits"]:
+            break
+        tried = sizer.configuration(card, later["step"], later["recipe"], 1, sharded=False)
+        if tried["fits"]:
+            entry, config = later, tried
     sharded = False
     if not config["fits"] and (profile.get("own_gpu_count") or 1) > 1:
         # several cards of one's own that a whole 4-bit copy each does not fit: the base sharded over them
         # (FSDP or ZeRO-3 over PCIe), as the qlora ladder's sharding step runs it on rented cards
+        entry = first
         shared = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=True)
         if shared["fits"]:
             config, sharded = shared, True
@@ -218,13 +229,19 @@ def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
     # whole copy on each or with the base sharded over them all (the ladder's sharding step, FSDP or
     # ZeRO-3): the leaner of the two, each figure a device's; one card, its leanest one-card recipe.
     tried = [([e for e in ladder if e["spread"] == "card"][-1], False)]
-    if (profile.get("own_gpu_count") or 1) > 1:
+    several = (profile.get("own_gpu_count") or 1) > 1
+    if several:
         tried.append((next(e for e in ladder if e["spread"] == "shard"), True))
     card = own_card(kb, profile).fact()
     sizer = Sizer(kb, profile, req, basis)
     configs = [(sizer.configuration(card, e["step"], e["recipe"], 1, sharded=sharded), e, sharded)
                for e, sharded in tried]
-    if any(config["fits"] for config, _, _ in configs) or not any(config["possible"] for config, _, _ in configs):
+    # It fits when any step the answer tries on one's own cards fits, the later ones too (the base kept
+    # in CPU memory, FSDP + QLoRA: 70B on two own RTX 3090s, 20.6 GiB of each, was told it needed 26.6).
+    later = [sizer.configuration(card, e["step"], e["recipe"], 1, sharded=several) for e in ladder
+             if e["spread"] == "fewest" or (several and e["spread"] == "shard")]
+    if any(config["fits"] for config in later + [c for c, _, _ in configs]) or not any(
+            config["possible"] for config, _, _ in configs):
         return dict(OWN_FIT_NONE)
     plain, entry, several = min((c for c in configs if c[0]["possible"]), key=lambda c: c[0]["per_device_gib"])
     tuned_gb = tuned_gib = tuned_fits = None

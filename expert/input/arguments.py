@@ -33,6 +33,12 @@ def check_paths(rules_dir: Any, catalog: Any, tr: Localizer) -> None:
     items = [catalog] if isinstance(catalog, (str, Path)) or catalog is None else catalog
     if not isinstance(items, (list, tuple)) or not all(isinstance(c, (str, Path)) for c in items if c is not None):
         raise InputError("catalog", tr.gettext("catalog: a file path or a list of file paths is accepted"))
+    if any(isinstance(c, str) and not c.strip() for c in items):     # read as a path, "" is the folder "."
+        from ..knowledge.bases import shipped_catalogs
+
+        raise InputError("catalog", tr.gettext("catalog: an empty name is not a catalog; give a shipped catalog's "
+                                               "name (%(names)s) or a file named *.toml.")
+                         % {"names": ", ".join(sorted(shipped_catalogs()))})
 
 
 # The arguments advise() declares besides the profile fields (for the error that lists them).

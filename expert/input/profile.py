@@ -215,6 +215,9 @@ class _Parser:
             try:
                 plain = values.plain_numbers(value)
             except values.Unreadable as error:
+                if shown(error.text) == shown(value):     # the whole answer refused: quoted once ('1e400')
+                    raise self.error("%(label)s: '%(value)s' is not a number that can be read safely; write it "
+                                     "with digits, such as 10000 or 1.5.", value) from None
                 raise self.error("%(label)s: '%(value)s' is not a number that can be read safely ('%(part)s'); "
                                  "write it with digits, such as 10000 or 1.5.", value, part=shown(error.text)) \
                     from None
@@ -319,7 +322,9 @@ class _Parser:
     def integer(self, value: Any) -> int:
         if isinstance(value, str) and _GROUPED.match(value.strip()):
             value = value.strip().replace(".", "").replace(",", "")
-        number, unit = self.number(value, _COUNT, N_("10000, 10k"))
+        # each count with examples of its own: "10000" tokens in one example was no example to give
+        number, unit = self.number(value, _COUNT, N_("512, 4k") if self.spec.name == "tokens_per_example"
+                                   else N_("10000, 10k"))
         vocab = self.vocabulary()
         number *= (values.multiplier(self.spec.name, unit, vocab) if vocab is not None
                    else {"k": 1e3, "m": 1e6}.get((unit or "").lower(), 1))

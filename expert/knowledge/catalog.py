@@ -305,6 +305,10 @@ def market_cards(folder: Path, guide: tuple[Card, ...], timing: dict[str, Any], 
     shorts = {card.short.casefold(): card.id for card in guide}
     for path in sorted(folder.glob("*.toml")) if folder.is_dir() else ():
         before = len(problems.items)
+        if not path.exists() and not path.is_symlink():     # "file is missing" named no catalog, nor what is
+            problems.add(str(path), 0, "no such catalog: neither a shipped one (%(names)s) nor a file that "
+                         "exists", names=", ".join(shipped_names()))
+            continue
         doc, text = read_toml(path, problems)
         if len(problems.items) == before:
             found = catalog_cards(path, doc, text, problems, user=True, seen=seen, shipped=True,
@@ -337,6 +341,11 @@ def shipped_card(source: str, root: Path) -> bool:
     it, and resolving both paths (a system call per part) was a twentieth of
     an advise() with today's market (23 cards; bench/bench.py, 2026-12-07)."""
     return _in(Path(source), root / "catalogs")
+
+
+def shipped_names() -> list[str]:
+    """The names a shipped catalog is given by (knowledge.bases.shipped_catalogs, which imports this module)."""
+    return sorted(["guide", *(path.stem for path in (rules_paths.RULES / "catalogs").glob("*.toml"))])
 
 
 def _in(path: Path, folder: Path) -> bool:
@@ -387,10 +396,14 @@ def with_catalogs(kb: KnowledgeBase, catalogs: Iterable[Path | str]) -> Knowledg
             problems.add(str(path), 0, "too many catalogs: at most %(max)s may be given together", max=MAX_CATALOGS)
             break
         if path.suffix.lower() != ".toml":
-            problems.add(str(path), 0, "is not a catalog: a catalog is a file named *.toml of at most %(limit)s",
-                         limit=MAX_SIZE)
+            problems.add(str(path), 0, "is not a catalog: a catalog is a shipped one by name (%(names)s) or a file "
+                         "named *.toml of at most %(limit)s", names=", ".join(shipped_names()), limit=MAX_SIZE)
             continue
         before = len(problems.items)
+        if not path.exists() and not path.is_symlink():     # "file is missing" named no catalog, nor what is
+            problems.add(str(path), 0, "no such catalog: neither a shipped one (%(names)s) nor a file that "
+                         "exists", names=", ".join(shipped_names()))
+            continue
         doc, text = read_toml(path, problems)
         if len(problems.items) == before:
             added += catalog_cards(path, doc, text, problems, user=True, seen=seen, room=MAX_USER_CARDS - len(added),

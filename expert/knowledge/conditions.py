@@ -33,9 +33,11 @@ NUM, STR, BOOL, LIST = "number", "text", "bool", "list"
 
 # The fields of each fact namespace and their types: the schema rules are
 # checked against. A field may be None where noted in docs/knowledge-base.md.
-# The profile fields the resolver derives from model_size_b (not input fields).
+# The profile fields that are not input fields of rules/profile.toml: those the resolver derives from
+# model_size_b, those read with vram_gb, and a setting the rules read (lora_rank).
 DERIVED_PROFILE_FIELDS = ("model_name", "model_id", "model_label", "model_read_as", "model_active_b",
-                          "model_experts", "model_experts_per_token", "own_gpu_count", "own_vram_gb")
+                          "model_experts", "model_experts_per_token", "own_gpu_count", "own_vram_gb",
+                          "lora_rank")
 # The condition type of each type a profile field may have in rules/profile.toml.
 PROFILE_TYPES = {"size": NUM, "number": NUM, "amount": NUM, "integer": NUM, "hours": NUM, "choice": STR, "bool": BOOL}
 # The profile's input fields are declared once, in rules/profile.toml, and
@@ -75,6 +77,8 @@ FIELDS: dict[str, dict[str, str]] = {
         # person has ("two 3090s": 2) and their VRAM in all (None without one).
         "own_gpu_count": NUM,
         "own_vram_gb": NUM,
+        # A setting the person fixed (expert/input/settings.py), None when the rules choose it.
+        "lora_rank": NUM,
     },
     "req": {
         "vram_gb": NUM,

@@ -153,9 +153,9 @@ def test_each_malformed_catalog_is_a_knowledge_base_error_at_its_line(tmp_path: 
 def files(tmp_path: Path) -> list[tuple[str, Path, str]]:
     """Paths that are not catalogs: (name, path, words of the message)."""
     found = [("directory", tmp_path / "dir.toml", "is not a regular file"),
-             ("not-toml", Path("/etc/passwd"), "is not a catalog: a catalog is a file named *.toml of at most 2 MB"),
+             ("not-toml", Path("/etc/passwd"), "is not a catalog: a catalog is a shipped one by name (current, guide) or a file named *.toml of at most 2 MB"),
              ("empty-name", Path(""), "is not a catalog"),
-             ("missing", tmp_path / "nope.toml", "file is missing"),
+             ("missing", tmp_path / "nope.toml", "no such catalog: neither a shipped one (current, guide) nor a file"),
              ("too-large", tmp_path / "big.toml", "is too large: 2000001 bytes (a TOML file of at most 2 MB")]
     (tmp_path / "dir.toml").mkdir()
     (tmp_path / "big.toml").write_text("#" * 2_000_001)

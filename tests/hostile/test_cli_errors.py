@@ -31,6 +31,9 @@ CLEAR = "\x1b[2J"
 TITLE = "\x1b]0;pwned\x07"
 RLO = "\u202e"
 HOSTILE = f"{CLEAR}{TITLE}{RLO}x"
+# What was removed from a value quoted back is marked, one U+FFFD each: "'es' is not a supported language;
+# accepted: en, es" read as nonsense where the value was CLEAR + "es" (review7).
+GONE = "\ufffd"
 RUNNER_ENV = dict(EXPERT_LANG="en", LC_ALL="", LANG="", NO_COLOR="1", COLUMNS="80")
 ENV = dict(os.environ, **RUNNER_ENV)
 
@@ -78,7 +81,7 @@ def assert_one_error(done: subprocess.CompletedProcess, code: int, *quoted: str,
 # sequences removed); click quotes an unknown option or command as a Python
 # literal ('\x1b[2J').
 QUOTED_AS_REPLACEMENT = [
-    (["advise", "--model-size", HOSTILE], "model size: 'x' is not a size or a model we know"),
+    (["advise", "--model-size", HOSTILE], f"model size: '{GONE * 3}x' is not a size or a model we know"),
     (["advise", "--method", HOSTILE], "fine-tuning method:"),
     (["estimate", "--strategy", HOSTILE], "strategy:"),
     (["advise", f"--bogus{TITLE}"], "No such option '--bogus\\x1b]0;pwned\\x07'"),
@@ -93,29 +96,29 @@ def test_an_error_quotes_what_was_typed_without_control_characters(args: list[st
 
 
 @pytest.mark.parametrize("args, quoted", [
-    (["advise", "--lang", HOSTILE], "lang: 'x' is not a supported language"),
-    (["advise", "--lang", f"{CLEAR}es"], "lang: 'es' is not a supported language"),
-    (["explain", "--why-not", HOSTILE], "why-not: 'x' is not a card"),
-    (["explain", "--why-not", CLEAR], "why-not: '' is not a card"),
-    (["explain", "--what-if", f"{TITLE}=1"], "--what-if: '=1' is not FIELD=VALUE"),
-    (["explain", "--what-if", f"method{CLEAR}=1"], "--what-if: 'method=1' is not FIELD=VALUE"),
+    (["advise", "--lang", HOSTILE], f"lang: '{GONE * 3}x' is not a supported language"),
+    (["advise", "--lang", f"{CLEAR}es"], f"lang: '{GONE}es' is not a supported language"),
+    (["explain", "--why-not", HOSTILE], f"why-not: '{GONE * 3}x' is not a card"),
+    (["explain", "--why-not", CLEAR], f"why-not: '{GONE}' is not a card"),
+    (["explain", "--what-if", f"{TITLE}=1"], f"--what-if: '{GONE}=1' is not FIELD=VALUE"),
+    (["explain", "--what-if", f"method{CLEAR}=1"], f"--what-if: 'method{GONE}=1' is not FIELD=VALUE"),
     (["rules", CLEAR], "unknown rule ''"),
     (["rules", HOSTILE], "unknown rule 'x'"),
     (["advise", "--basis", HOSTILE], "basis: 'x' is not accepted"),
-    (["advise", "--format", HOSTILE], "format: 'x' is not accepted"),
-    (["rules", "--format", HOSTILE], "format: 'x' is not accepted"),
+    (["advise", "--format", HOSTILE], f"format: '{GONE * 3}x' is not accepted"),
+    (["rules", "--format", HOSTILE], f"format: '{GONE * 3}x' is not accepted"),
 ])
 def test_an_error_quotes_what_was_typed_without_its_escape_sequences(args: list[str], quoted: str) -> None:
     assert_one_error(expert(*args), 2, quoted)
 
 
 def test_an_unsupported_expert_lang_is_quoted_safely() -> None:
-    assert_one_error(expert("advise", env={"EXPERT_LANG": HOSTILE}), 2, "EXPERT_LANG: 'x' is not a supported")
+    assert_one_error(expert("advise", env={"EXPERT_LANG": HOSTILE}), 2, f"EXPERT_LANG: '{GONE * 3}x' is not a supported")
 
 
 def test_a_long_value_is_shortened() -> None:
     err = assert_one_error(expert("explain", "--what-if", CLEAR + "a" * 300), 2)
-    assert "a" * 39 + "…" in err and "a" * 41 not in err
+    assert GONE + "a" * 38 + "…" in err and "a" * 40 not in err
 
 
 @pytest.mark.parametrize("command", ["advise", "explain", "check"])

@@ -315,7 +315,9 @@ def test_markdown_escapes_what_could_become_markup(text: str, escaped: str) -> N
 
 
 def test_quoted_is_one_safe_short_line() -> None:
-    assert quoted("\x1b[2J\x1b]0;x\x07abc\u202e") == "abc"
+    # what was removed is marked, one U+FFFD a sequence or character: never "'RTX 3090' is not a GPU we know"
+    assert quoted("\x1b[2J\x1b]0;x\x07abc\u202e") == "\ufffd\ufffdabc\ufffd"
+    assert quoted("RTX\x1b]0;pwn\x07 3090\tx\n") == "RTX\ufffd 3090 x"
     assert quoted("a" * 100) == "a" * 39 + "…"
     assert quoted(3) == "3"
 

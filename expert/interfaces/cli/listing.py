@@ -76,9 +76,14 @@ def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
         return ": " + ", ".join(f"{row['provider']} {tr.money(row['on_demand'])} ({row['date']})"
                                 for row in c["prices"])
 
+    def memory(c: dict[str, Any]) -> str:
+        # the memory its driver reports, as every answer counts it ("80 of 140.4 GiB"): an H200 was "(141 GiB)"
+        # here, its 141 GB read as GiB; a card with no driver figure (one's own, by name) by its nominal size
+        return tr.gib(c["memory_mib"] / 1024 if c.get("memory_mib") else c["vram_gb"])
+
     def rows(cards: list[dict[str, Any]], extra: Any = None) -> list[str]:
         width = max((len(c["id"]) for c in cards), default=0)
-        return [f"  {c['id']:<{width}}  {c['name']} ({tr.gib(c['vram_gb'])})" + (extra(c) if extra else "")
+        return [f"  {c['id']:<{width}}  {c['name']} ({memory(c)})" + (extra(c) if extra else "")
                 for c in cards]
 
     lines = [_("The guide's cards, weighed by default (--catalog guide weighs them alone), with the price "

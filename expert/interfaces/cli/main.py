@@ -74,7 +74,8 @@ class _Group(click.Group):
             return super().main(args, prog_name, complete_var, standalone_mode=False, **extra)
         # prog_name "expert" names _EXPERT_COMPLETE, also for python -m expert
         standalone(lambda: super(_Group, self).main(args, prog_name or "expert", complete_var,
-                                                     standalone_mode=False, **extra))
+                                                     standalone_mode=False, **extra),
+                   None if args is None else list(args))
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         args = list(args)

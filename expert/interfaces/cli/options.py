@@ -199,19 +199,31 @@ class Command(click.Command):
             if param is None:
                 at += 1
                 continue
+            typed = (renamed or {}).get(at, name)
             if not param.multiple and not param.count:
-                typed = (renamed or {}).get(at, name)
                 if param.name in seen:
                     self.refuse_twice(ctx, param, seen[str(param.name)], quoted(typed), args)
                 seen[str(param.name)] = quoted(typed)
+            value: str | None = _value if sep else None
             if not sep and not param.is_flag and at + 1 < len(args):
                 following = args[at + 1]
                 # an option whose value may be left out (--color) takes the next word only if it is one of its values
                 optional = isinstance(param.flag_value, str)
                 if not optional or (isinstance(param.type, click.Choice) and following in param.type.choices):
                     at += 1         # its value, whatever it looks like
+                    value = following
+            if value is not None and not value.strip() and param.name in NOT_GIVEN_WHEN_EMPTY:
+                self.note_empty(ctx, typed, args)
             at += 1
         return args
+
+    def note_empty(self, ctx: click.Context, typed: str, args: list[str]) -> None:
+        """A profile field or setting given an empty value (`--model-size ""`, a shell variable left unset) is
+        not given (docs/cli.md), and its default is assumed: said on stderr, never silently (a 7B answer
+        to a question about 70B), while stdout keeps the answer a script reads."""
+        gettext = _args_gettext(args, ctx.find_root().params.get("lang"))
+        click.echo(gettext("Note: %(option)s is empty, so it is not given and its default is assumed; give it a "
+                           "value, or leave it out.") % {"option": typed}, err=True)   # typed: one of its options' names
 
     def refuse_twice(self, ctx: click.Context, param: click.Option, first: str, second: str, args: list[str]) -> None:
         gettext = _args_gettext(args, ctx.find_root().params.get("lang"))
@@ -220,6 +232,10 @@ class Command(click.Command):
             gettext("%(option)s is given twice; give it once.") % {"option": long} if first == second
             else gettext("%(option)s is given twice (as %(first)s and %(second)s); give it once.")
             % {"option": long, "first": first, "second": second}, ctx=ctx)
+
+
+# The options an empty value leaves not given (the profile's fields and the settings); the others refuse it.
+NOT_GIVEN_WHEN_EMPTY = frozenset([*FIELD_TYPES, "seq_len", "batch", "lora_rank"])
 
 
 def _args_gettext(args: list[str], before: str | None = None) -> Callable[[str], str]:

@@ -121,6 +121,7 @@ def fail(message: str, code: int) -> None:
 
 
 def render_kb_error(error: Any, lang: str | None) -> str:
+    """A knowledge base or catalog refused, a line per problem, each an "Error: " as every other error is."""
     from ...errors import InputError
     from ...i18n import CatalogMissing, Localizer, resolve_lang
 
@@ -128,7 +129,7 @@ def render_kb_error(error: Any, lang: str | None) -> str:
         gettext = Localizer(resolve_lang(lang)).gettext
     except (InputError, CatalogMissing):
         gettext = _untranslated
-    return str(error.render(gettext))
+    return "\n".join(f"Error: {line}" for line in str(error.render(gettext)).splitlines())
 
 
 def _untranslated(message: str) -> str:
@@ -205,8 +206,9 @@ def output_failed(error: OSError) -> int:
     return 1
 
 
-def standalone(call: Callable[[], Any]) -> None:
-    """Run the group: every error is a message on stderr and an exit status, never a traceback."""
+def standalone(call: Callable[[], Any], args: list[str] | None = None) -> None:
+    """Run the group: every error is a message on stderr and an exit status, never a traceback; click's
+    usage errors in the language ``args`` ask for (:mod:`.usage`)."""
     code: Any = 0
     try:
         try:
@@ -224,8 +226,14 @@ def standalone(call: Callable[[], Any]) -> None:
     except click.ClickException as error:   # a usage error: click's message quotes what was typed
         # click types message Final; show() prints it, so what was typed is made safe for the terminal first
         error.message = terminal(error.message, newlines=True)  # type: ignore[misc]
+        from . import usage
+
+        tr = usage.localizer(sys.argv[1:] if args is None else args) if isinstance(error, click.UsageError) else None
         try:
-            error.show()
+            if tr is not None and isinstance(error, click.UsageError):
+                usage.show(error, tr)
+            else:
+                error.show()
         except OSError as failed:
             output_failed(failed)
         code = error.exit_code
