@@ -248,7 +248,7 @@ def test_launch_files_over_mcp_are_contents_not_writes() -> None:
     assert seventy.structured_content["framework"] == "trl" and seventy.structured_content["option"] == 1
     readme = next(f["content"] for f in eight.structured_content["files"] if f["name"] == "README.md")
     assert eight.structured_content["option"] == 2 and "## Lanzamiento" in readme
-    assert bad.is_error and bad.content[0].text.startswith("option: '99' no es un puesto")    # the tool's argument
+    assert bad.is_error and bad.content[0].text.startswith("option: «99» no es un puesto")    # the tool's argument
 
 
 def test_an_error_quotes_the_callers_value_as_markdown_text() -> None:
@@ -284,7 +284,7 @@ def test_the_launch_refusals_name_the_tools_arguments_never_a_flag() -> None:
                      r"in option \(such as option: \d+\)\.$", english.structured_content["error"]["message"])
     assert re.search(r"Las opciones [\d, y]+ de esta respuesta se ejecutan sin torchtune: vuelve a llamar a launch "
                      r"con una de ellas en option \(como option: \d+\)\.$", spanish.structured_content["error"]["message"])
-    assert rank.structured_content["error"]["message"].startswith("option: '99' no es un puesto de la respuesta")
+    assert rank.structured_content["error"]["message"].startswith("option: «99» no es un puesto de la respuesta")
     assert model.structured_content["error"]["message"].startswith("model: give a model's local path")
 
 
