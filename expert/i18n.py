@@ -28,10 +28,15 @@ DOMAIN = "messages"
 _LANG_RE = re.compile(r"^([a-zA-Z]{2,3})(?:[_-][a-zA-Z0-9]+)?(?:\.[\w-]+)?(?:@\w+)?$")
 
 
-# Who a refusal speaks to, where it says how to give a value: "cli", the command line's flags (with the
-# library's keywords beside them), or "tools", an assistant calling tools over MCP, which has no flags:
-# it is told the tool's argument. The MCP server sets it around each call (interfaces/mcp/server.py).
-WAY_IN: ContextVar[Literal["cli", "tools"]] = ContextVar("expert_way_in", default="cli")
+# Who an answer speaks to, where it says how to give a value (a refusal's field, an advice's setting):
+# "cli", the command line's flags; "library", advise()'s keywords (the default: who calls the library
+# passes keywords); "tools", an assistant calling tools over MCP, which has no flags: it is told the tool's
+# argument; "web", a person at the page of `expert serve`: the form's field. Each way in sets it around its
+# call (interfaces/cli/main.py, interfaces/mcp/server.py, interfaces/web/app.py); the words of each
+# setting on each way are in rules/labels.toml [how_cli], [how_library], [how_tools], [how_web].
+WayIn = Literal["cli", "library", "tools", "web"]
+WAYS_IN: tuple[WayIn, ...] = ("cli", "library", "tools", "web")
+WAY_IN: ContextVar[WayIn] = ContextVar("expert_way_in", default="library")
 
 
 def for_tools() -> bool:

@@ -12,9 +12,11 @@ committing it:
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import sys
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
@@ -74,18 +76,33 @@ GUIDE = "guide"
 MARKET = {"70b-lora-low-budget-market"}
 
 
+@contextlib.contextmanager
+def on_the_command_line() -> Iterator[None]:
+    """The goldens are what `expert explain` prints: worded for the command line (its flags), as the CLI
+    words them (expert.i18n.WAY_IN), where the library's default names its keywords."""
+    from expert.i18n import WAY_IN
+
+    way_in = WAY_IN.set("cli")
+    try:
+        yield
+    finally:
+        WAY_IN.reset(way_in)
+
+
 @functools.lru_cache(maxsize=None)
 def explained(case: str, lang: str) -> Any:
     """The explanation of a case (explained once, rendered in every format)."""
     from expert.application import explain
 
-    return explain(**{"catalog": GUIDE, **CASES[case]}, lang=lang)
+    with on_the_command_line():
+        return explain(**{"catalog": GUIDE, **CASES[case]}, lang=lang)
 
 
 def render(case: str, lang: str, fmt: str) -> str:
-    if fmt == "json":
-        return json.dumps(summary(explained(case, lang).to_dict()), indent=1, ensure_ascii=False) + "\n"
-    return explained(case, lang).render(fmt, width=80, color=False)
+    with on_the_command_line():
+        if fmt == "json":
+            return json.dumps(summary(explained(case, lang).to_dict()), indent=1, ensure_ascii=False) + "\n"
+        return explained(case, lang).render(fmt, width=80, color=False)
 
 
 def goldens() -> list[tuple[str, str, str]]:

@@ -155,11 +155,11 @@ def test_a_card_that_cannot_spread_past_one_machine_names_the_most_cards_tried()
 def test_the_one_screen_answer_groups_the_cards_left_out_by_their_reason() -> None:
     """The brief answer names the cards ruled out under a few words of their
     first reason (labels.toml [reject]), in the answer's order; the full
-    reason is --verbose's. A rule said of several cards together (no price)
+    reason is --verbose's (render(verbose=True) in the library). A rule said of several cards together (no price)
     keeps its own line."""
     def brief(lang: str, **profile: object) -> str:
         text = " ".join(advise(model="Llama-3.1-405B", method="qlora", lang=lang, **profile).render("text").split())
-        return text.split("--verbose")[0]
+        return text.split("render(verbose=True)")[0]
     assert ("Not recommended — too big for one machine of these cards, with no NVLink to go further: RTX 4090; "
             "ROCm needed, which you did not accept: AMD MI210 and AMD MI250.") in brief("en")
     assert ("Descartadas — demasiado grande para una máquina de estas tarjetas, sin NVLink para ir más allá: "
@@ -513,7 +513,7 @@ def test_why_not_for_every_card_covers_the_first_cards_and_names_the_others(tmp_
     found = {tuple(sorted(w.change["fields"].items())) for w in x.why_not if w.change}
     assert len(consulted) - 1 <= len(found) + 1
     text = x.render("text", width=200)
-    assert f"And {len(x.more)} more cards ruled out: Card " in text and "(why not, --why-not)" in text
+    assert f"And {len(x.more)} more cards ruled out: Card " in text and "(why not, why_not=)" in text     # the library's keyword
     assert x.to_dict()["why_not_more"] == x.more
     # asked about alone, a card past the first ones gets its smallest change
     one = explain(model_size_b=70, method="lora", deadline_h=24, catalog=_catalog(tmp_path, 24), lang="es",

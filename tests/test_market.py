@@ -146,7 +146,7 @@ def test_the_one_screen_answer_names_apart_the_cards_no_provider_rents() -> None
     text = " ".join(result.render("text").split())
     assert ("Not recommended — ROCm needed, which you did not accept: AMD MI210, AMD MI250, and "
             "AMD MI300X. No provider "
-            "rents RTX 6000 Ada; give your price (--price CARD=USD) and it is ranked.") in text
+            "rents RTX 6000 Ada; give your price (prices={\"CARD\": USD}) and it is ranked.") in text   # advise()'s keyword
     priced = advise(model_size_b=8, method="lora", prices={"rtx-6000-ada": 1.0}, lang="en")
     assert "No provider rents" not in priced.render("text")
     assert "rtx-6000-ada" in {rec.gpu for rec in priced.recommendations}

@@ -13,6 +13,7 @@ from typing import Any
 from ..escape import json_text, markdown, one_line
 from ..i18n import Localizer
 from .templating import FORMATS, check_format, environment
+from .wording import how
 
 __all__ = ["FORMATS", "check_format", "environment", "render_estimate", "render_explanation", "render_models"]
 
@@ -154,14 +155,15 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         from ..inference.requirement import reference_card
 
         params["card"] = one_line(reference_card(kb).shown_name)
+        params["how_gpu"] = how(kb, tr, "gpu")
         if time["count"] > 1:
             params["gpus"] = tr.number(time["count"], 0)
             text = (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
                       "token), on %(gpus)s GPUs as fast as the %(card)s and linked as it is: assumed, name a card "
-                      "with --gpu.") % params + " " + stack_sentence(tr, time))
+                      "with %(how_gpu)s.") % params + " " + stack_sentence(tr, time))
         else:
             text = (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
-                      "token), at the speed of one %(card)s: assumed, name a card with --gpu.") % params
+                      "token), at the speed of one %(card)s: assumed, name a card with %(how_gpu)s.") % params
                     + " " + stack_sentence(tr, time))
         return _with_optimizer(kb, tr, time, text)
     from ..inference.estimate import device_memory_gib, usable_gib

@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..escape import one_line
-from ..i18n import Localizer
+from ..i18n import WAY_IN, Localizer
 from ..inference.estimate import usable_gib
 from ..inference.run import Firing, Run
 from ..knowledge import KnowledgeBase, RuleDef, find_cards
@@ -36,6 +36,13 @@ def sentence(text: str) -> str:
 def _translated(tr: Localizer, labels: Mapping[str, str], code: Any) -> str:
     """The translated label of ``code``, or the code itself (on one safe line) when it has none."""
     return tr.gettext(labels[code]) if code in labels else one_line(code)
+
+
+def how(kb: KnowledgeBase, tr: Localizer, setting: str) -> str:
+    """How a setting is given on the way in that asked (expert.i18n.WAY_IN): the command line's flag,
+    the library's keyword, the tool's argument or the page's field (labels.toml [how_*]), in ``tr``'s
+    language. Read where the text is written, so an answer is worded for the way in that asked it."""
+    return tr.gettext(kb.labels[f"how_{WAY_IN.get()}"][setting])
 
 
 def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, value: Any) -> str:
@@ -246,6 +253,8 @@ class Context(Mapping[str, str]):
 
     def __getitem__(self, key: str) -> str:
         namespace, _, name = key.partition("_")
+        if namespace == "how":      # how a setting is given on this way in (labels.toml [how_*])
+            return how(self.writer.kb, self.writer.tr, name)
         values = self.env.get("option" if namespace == "card" and name == "name" else namespace)
         if values is None:
             raise KeyError(key)

@@ -73,7 +73,8 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     labels = checked_labels(base / "labels.toml", *data["labels"], problems)
     estimator_doc = data["estimator"][0]
     recipes = checked_recipes(base / "recipes.toml", *data["recipes"], estimator_doc, tuple(timing["stack"]), problems)
-    stages, rules = checked_rules(base / "rules.toml", *data["rules"], sections, recipes, problems)
+    stages, rules = checked_rules(base / "rules.toml", *data["rules"], sections, recipes, problems,
+                                   frozenset(labels.get("how_cli", {})))
     _reject_labels(base / "labels.toml", data["labels"][1], labels, rules, problems)
     if not problems.items:
         _consistency(base, {name: text for name, (_, text) in data.items()}, fields, requirements, timing, ranking,

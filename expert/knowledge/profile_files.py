@@ -9,6 +9,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
+from ..i18n import WAYS_IN
 from .conditions import FIELDS, TRUE, ConditionError, compile_condition
 from .records import (
     FIELD_TYPES,
@@ -145,4 +146,13 @@ def checked_labels(path: Path, doc: dict[str, Any], text: str, problems: Problem
     for table in ("basis", "strategy", "where", "pricing", "cost", "vendor"):
         if not isinstance(doc.get(table), dict):
             problems.add(str(path), line_at(text, table), "[%(table)s] is missing", table=table)
+    # How an answer names a setting on each way in: a table per way, the same keys in each.
+    keys = set(doc["how_cli"]) if isinstance(doc.get("how_cli"), dict) else set()
+    for way in WAYS_IN:
+        table = f"how_{way}"
+        if not isinstance(doc.get(table), dict):
+            problems.add(str(path), line_at(text, table), "[%(table)s] is missing", table=table)
+        elif set(doc[table]) != keys:
+            problems.add(str(path), line_at(text, table), "[%(table)s] names %(keys)s: every [how_*] table "
+                         "names the same settings as [how_cli]", table=table, keys=", ".join(sorted(doc[table])))
     return {name: {k: str(v) for k, v in table.items()} for name, table in doc.items() if isinstance(table, dict)}

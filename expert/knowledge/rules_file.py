@@ -65,7 +65,8 @@ def checked_stages(path: Path, doc: dict[str, Any], text: str, problems: Problem
 
 
 def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str, Section], recipes: dict[str, Any],
-           problems: Problems) -> tuple[tuple[StageDef, ...], tuple[RuleDef, ...]]:
+           problems: Problems, hows: frozenset[str] = frozenset()) -> tuple[tuple[StageDef, ...], tuple[RuleDef, ...]]:
+    """The rules; ``hows``, the settings a message may name as %(how_<key>)s (labels.toml [how_cli])."""
     stages = checked_stages(path, doc, text, problems)
     rules: list[RuleDef] = []
     seen: set[str] = set()
@@ -149,6 +150,10 @@ def checked_rules(path: Path, doc: dict[str, Any], text: str, sections: dict[str
             ("proposal",) if kind == "configure" else ())
         for name in PLACEHOLDER_RE.findall(message):
             namespace, _, attr = name.partition("_")
+            if namespace == "how":      # how a setting is given on the way in that asked (labels.toml [how_*])
+                if attr not in hows:
+                    bad("message", "placeholder '%(name)s' names no setting of labels.toml [how_cli]", name=name)
+                continue
             allowed = set(FIELDS.get(namespace, {})) | EXTRA_PLACEHOLDERS.get(namespace, set())
             if namespace not in visible or attr not in allowed:
                 bad("message", "placeholder '%(name)s' is not a field this rule can see", name=name)

@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, Any, cast
 import click
 
 from ...escape import quoted, terminal
+from ...i18n import WAY_IN
 from . import completion as complete
 from .ask import ask
 from .knowledge import catalogs, check, models, rules
@@ -76,6 +77,15 @@ class _Group(click.Group):
         standalone(lambda: super(_Group, self).main(args, prog_name or "expert", complete_var,
                                                      standalone_mode=False, **extra),
                    None if args is None else list(args))
+
+    def invoke(self, ctx: click.Context) -> Any:
+        """The command, its answers worded for the command line: a setting is named by its flag
+        (``--stack tuned``; expert.i18n.WAY_IN, labels.toml [how_cli])."""
+        way_in = WAY_IN.set("cli")
+        try:
+            return super().invoke(ctx)
+        finally:
+            WAY_IN.reset(way_in)
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         args = list(args)

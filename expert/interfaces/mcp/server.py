@@ -272,7 +272,7 @@ def _tool(spec: dict[str, Any], work: Work) -> Tool:
         lang = arguments.get("lang") if isinstance(arguments, dict) else None
         tr = Localizer(resolve_lang(lang if lang in SUPPORTED else None))
         caller = _CALLER.set(_caller_of(ctx))
-        way_in = WAY_IN.set("tools")        # refusals name the tool's arguments, never a flag
+        way_in = WAY_IN.set("tools")        # answers and refusals name the tool's arguments, never a flag
         try:
             checked = check_arguments(spec, arguments, knowledge_base(), tr)
             data, text = work(checked)

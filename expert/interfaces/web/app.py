@@ -35,7 +35,7 @@ from starlette.staticfiles import StaticFiles
 
 from ...errors import InputError
 from ...escape import quoted
-from ...i18n import Localizer, accepted_language
+from ...i18n import WAY_IN, Localizer, accepted_language
 from ...knowledge.bases import shipped_catalogs
 from .. import guard
 from ..hosts import LOOPBACK_HOSTS, HostCheck
@@ -138,7 +138,11 @@ async def run_in_threadpool(function: Any, *args: Any) -> Any:
 
     def timed() -> tuple[Any, float]:
         started = time.perf_counter()
-        return function(*args), time.perf_counter() - started
+        way_in = WAY_IN.set("web")      # an answer names the page's fields, never a flag (labels.toml [how_web])
+        try:
+            return function(*args), time.perf_counter() - started
+        finally:
+            WAY_IN.reset(way_in)
 
     value, took = await anyio.to_thread.run_sync(timed, limiter=_LIMITER[0])
     COMPUTED.set(COMPUTED.get() + took)

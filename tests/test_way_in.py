@@ -1,0 +1,160 @@
+"""An answer names a setting as the way in that asked gives it (expert.i18n.WAY_IN, labels.toml
+[how_*]): the command line its flag (`--model-config`), the library its keyword (`model_config=`), an
+assistant over MCP the tool's argument, a visitor of `expert serve` the page's field; never a flag
+where there are none."""
+
+from __future__ import annotations
+
+import asyncio
+import html
+import re
+from typing import Any
+
+import pytest
+from click.testing import CliRunner
+
+from expert import advise
+from expert.i18n import WAY_IN, WAYS_IN
+from expert.interfaces.cli.main import main
+
+# A model the table does not know: its size is read from the name, and the warning says how to give it
+# (model-size-read-from-name, rules.toml), on the guide's six cards (the warning reads the profile alone).
+UNKNOWN = {"model_size_b": "MyModel-13B-Instruct", "method": "lora"}
+SAID = {  # what the warning says in its parenthesis, by way in and language
+    ("cli", "en"): "(--model-config)", ("cli", "es"): "(--model-config)",
+    ("library", "en"): "(model_config=)", ("library", "es"): "(model_config=)",
+    ("tools", "en"): "(model_size_b: the model's Hugging Face id)",
+    ("tools", "es"): "(model_size_b: el identificador del modelo en Hugging Face)",
+    ("web", "en"): "(the field “model size”: the model's Hugging Face id)",
+    ("web", "es"): "(el campo «tamaño del modelo»: el identificador del modelo en Hugging Face)",
+}
+# A flag of the command line, as an answer would name it ("--stack tuned", "--price CARD=USD").
+FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
+
+
+def texts(value: Any) -> list[str]:
+    """Every string of a JSON value (the answer's advice, warnings, rejections, summary, explain's text)."""
+    if isinstance(value, str):
+        return [value]
+    if isinstance(value, dict):
+        return [text for item in value.values() for text in texts(item)]
+    if isinstance(value, list):
+        return [text for item in value for text in texts(item)]
+    return []
+
+
+def test_every_way_in_names_every_setting(kb) -> None:  # type: ignore[no-untyped-def]
+    tables = {way: kb.labels[f"how_{way}"] for way in WAYS_IN}
+    assert all(set(table) == set(tables["cli"]) for table in tables.values())
+    assert all(flag.startswith(("--", "expert ")) for flag in tables["cli"].values())
+    assert not [(way, text) for way in ("library", "tools", "web") for text in tables[way].values()
+                if FLAG.search(text)]
+    assert WAY_IN.get() == "library"        # the library's callers pass keywords
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_the_command_line_and_the_library_name_their_own(lang: str) -> None:
+    done = CliRunner().invoke(main, ["--lang", lang, "advise", "--model-size", UNKNOWN["model_size_b"],
+                                     "--method", "lora", "--catalog", "guide"])
+    assert done.exit_code == 0, done.output
+    assert SAID["cli", lang] in " ".join(done.output.split())
+    assert ("expert explain" in done.output) and ("--verbose" in done.output)      # the brief answer's last line
+    result = advise(**UNKNOWN, catalog="guide", lang=lang)
+    warning = next(w["text"] for w in result.to_dict()["warnings"] if w["id"] == "model-size-read-from-name")
+    assert SAID["library", lang] in warning and "--" not in warning
+    brief = " ".join(result.render("text").split())
+    assert ("render(verbose=True) adds" if lang == "en" else "render(verbose=True) añade") in brief
+    assert "explain() " in brief and not FLAG.search(brief)
+    assert WAY_IN.get() == "library"        # the command line's way in ended with its command
+
+
+def mcp_calls(*calls: tuple[str, dict[str, Any]]) -> list[Any]:
+    """The tools' answers (structured content and text) from the server `expert mcp` serves, in this process."""
+    pytest.importorskip("mcp")
+    from mcp import Client
+
+    from expert.interfaces.mcp.server import build_server
+
+    async def main() -> list[Any]:
+        async with Client(build_server(), mode="legacy") as client:
+            answers = []
+            for name, arguments in calls:
+                got = await client.call_tool(name, arguments)
+                assert not got.is_error, got.content
+                answers.append([got.structured_content, [part.text for part in got.content]])
+            return answers
+
+    return asyncio.run(asyncio.wait_for(main(), timeout=120))
+
+
+@pytest.fixture(scope="module")
+def web() -> Any:
+    pytest.importorskip("starlette")
+    from starlette.testclient import TestClient
+
+    from expert.interfaces.web.app import create_app
+
+    return TestClient(create_app(), base_url="http://127.0.0.1:8000")
+
+
+def page_text(web: Any, **query: Any) -> str:
+    """The page's answer as a person reads it: its text, the tags left out."""
+    flags = {"model_size_b": "model-size", "vram_gb": "vram"}    # the address's keys: the CLI's long option names
+    got = web.get("/", params={flags.get(key, key): str(value) for key, value in query.items()})
+    assert got.status_code == 200, got.text
+    return " ".join(html.unescape(re.sub(r"<[^>]+>", " ", got.text)).split())
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_an_assistant_and_a_visitor_are_told_their_own(lang: str, web: Any) -> None:
+    (data, _), = mcp_calls(("advise", {**UNKNOWN, "lang": lang, "detail": "full"}))
+    warning = next(w["text"] for w in data["warnings"] if w["id"] == "model-size-read-from-name")
+    assert SAID["tools", lang] in warning
+    shown = page_text(web, **UNKNOWN, lang=lang)
+    assert SAID["web", lang] in shown
+    assert SAID["cli", lang] not in shown and SAID["library", lang] not in shown
+
+
+# Profiles whose answers told how to give a setting (rules.toml): the stack (own-gpu-fits-on-a-tuned-stack),
+# a price (amd-on-a-tight-budget), the model's size (model-size-read-from-name).
+NAMING = [dict(model_size_b=9, method="qlora", vram_gb="RTX 4060"), dict(model_size_b=8, method="lora", budget="low"),
+          UNKNOWN]
+
+
+def test_no_answer_over_mcp_or_the_web_names_a_flag(web: Any) -> None:
+    calls = [("advise", {**profile, "lang": lang, "detail": "full"}) for profile in NAMING for lang in ("en", "es")]
+    calls += [("explain", {**NAMING[0], "lang": "en", "detail": "full"}),
+              ("estimate", {"model_size_b": 8, "method": "lora", "gpus": 4, "strategy": "zero3", "lang": "es"})]
+    answers = mcp_calls(*calls)
+    said = {entry["id"] for (data, _), (name, _) in zip(answers, calls, strict=True) if name == "advise"
+            for entry in data["advice"] + data["warnings"]}
+    # the answers reach the sentences that named a flag
+    assert {"own-gpu-fits-on-a-tuned-stack", "amd-on-a-tight-budget", "model-size-read-from-name"} <= said
+    estimate = " ".join(answers[-1][1])
+    assert "es una suposición; nombra una tarjeta con gpu." in " ".join(estimate.split())
+    flags = [(name, found) for (data, text), (name, _) in zip(answers, calls, strict=True)
+             for found in FLAG.findall(" ".join(texts(data) + text))]
+    assert not flags
+    for profile, lang, said in ((NAMING[0], "en", "ask again with the field “software stack” set to “tuned”."),
+                                (NAMING[1], "es", "(indícalo con el campo «tus precios» donde"),
+                                (NAMING[0], "es",
+                                 "vuelve a preguntar con el campo «stack de software» en «optimizado».")):
+        shown = page_text(web, **profile, lang=lang)     # the answer, the form and its hints
+        assert said in shown and not FLAG.findall(shown), (profile, lang)
+
+
+def test_the_loader_holds_the_table_and_the_placeholders(tmp_path: Any) -> None:
+    """A way in that lacks a setting, or a message that names a setting no table has, is a problem of the
+    knowledge base, found when it loads, not a KeyError in the middle of an answer."""
+    from conftest import edited_rules
+
+    from expert import KnowledgeBaseError
+    from expert.knowledge import load
+
+    base = edited_rules(tmp_path, ("labels.toml", 'why_not = "why_not"\n', ""),
+                        ("rules.toml", "ask again with %(how_stack_tuned)s.", "ask again with %(how_stack)s."))
+    with pytest.raises(KnowledgeBaseError) as caught:
+        load(base)
+    problems = str(caught.value)
+    assert "[how_tools] names" in problems and "every [how_*] table names the same settings" in problems
+    assert "placeholder 'how_stack' names no setting of labels.toml [how_cli]" in problems
