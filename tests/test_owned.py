@@ -296,6 +296,52 @@ def test_the_rtx_pro_6000_by_its_names(said: str) -> None:
     assert (result.profile["own_gpu"], result.profile["own_gpu_count"]) == ("rtx-pro-6000", 1)
 
 
+# The cards nvidia-smi and rocm-smi name, read as one's own whatever catalog is weighed: the market's
+# (rules/catalogs/current.toml) with its figures when --catalog guide leaves it out. Until 2026-12-08
+# they were refused under the guide's six ("... is neither a VRAM figure in GB nor a GPU the knowledge
+# base knows").
+# (card id, VRAM of one, bf16 TFLOPS, GB/s): the figures the training time is worked out from.
+SMI_NAMES = [
+    ("NVIDIA L40S", "l40s-48gb", 48, 362.05, 864), ("NVIDIA A10G", "a10g", 24, 70, 600),
+    ("NVIDIA A10", "a10", 24, 125, 600), ("NVIDIA H200", "h200-141gb", 141, 989.4, 4800),
+    ("NVIDIA B200", "b200-180gb", 180, 2250, 8000), ("NVIDIA A40", "a40", 48, 149.7, 696),
+    ("NVIDIA L40", "l40", 48, 181.05, 864), ("AMD Instinct MI300X", "mi300x", 192, 1307.4, 5300),
+]
+
+
+@pytest.mark.parametrize("catalog", ["guide", None])
+def test_a_card_a_tool_names_is_read_whatever_catalog_is_weighed(catalog: str | None) -> None:
+    from expert.i18n import Localizer
+    from expert.inference.requirement import own_card
+    from expert.input.profile import build
+    from expert.interfaces.api import knowledge_base
+
+    kb = knowledge_base(catalog=catalog)
+    weighed = {card.id for card in kb.catalog}
+    for said, card, vram, tflops, gbs in SMI_NAMES:     # (the profile alone: no consultation is run)
+        profile, _ = build(kb, {"vram_gb": said}, Localizer("en"))
+        own = own_card(kb, profile)
+        assert (profile["own_gpu"], profile["vram_gb"]) == (card, vram), said
+        assert (own.bf16_tflops, own.memory_bandwidth_gbs, own.speed_assumed) == (tflops, gbs, False), said
+    # the market's cards are not weighed under the guide's six for being read as one's own
+    assert (catalog is None) == ("l40s-48gb" in weighed)
+    # the one set of figures: a market card's are its catalog's, an owned card's owned.toml's
+    for said, card, _, tflops, _ in SMI_NAMES:
+        shipped = kb.known_card(card)
+        owned = next((c for c in kb.owned if c.id == card), None)
+        assert (shipped or owned).bf16_tflops == tflops and (shipped is None) != (owned is None), said
+
+
+def test_a_market_card_as_ones_own_on_the_guides_six_in_both_languages() -> None:
+    runner = CliRunner()
+    for lang, said, first in (("en", "NVIDIA L40S", "Recommendation: Your L40S 48 GB"),
+                              ("es", "NVIDIA H200", "Recomendación: Tu H200 141 GB")):
+        done = runner.invoke(main, ["advise", "--catalog", "guide", "--model-size", "8", "--method", "lora",
+                                    "--own-gpu", said, "--lang", lang])
+        assert done.exit_code == 0, done.output
+        assert done.stdout.split("\n\n")[1].splitlines()[0] == first
+
+
 def test_the_max_q_rtx_pro_6000_is_not_read_as_the_600_w_card() -> None:
     from expert.errors import InputError
 

@@ -151,7 +151,7 @@ def _own_names(kb: Any, tr: Localizer, profile: Any, label: str) -> tuple[str, .
     """One's own card's label whole, then by the catalog's short name where the card is a catalog's
     ("Your 2 × RTX PRO 6000", not "... RTX PRO 6000 Blackwell"), then without the memory: shorter
     names, never a cut one."""
-    card = kb.card(profile.get("own_gpu")) if profile.get("own_gpu") else None
+    card = kb.known_card(profile.get("own_gpu")) if profile.get("own_gpu") else None
     short = own_short_label(kb, tr, profile, card.short) if card is not None and card.short else label
     short = sentence(short) if label[:1].isupper() else short      # as the table or the chart begins it
     return tuple(dict.fromkeys((label, *sorted({short, _SIZE.sub("", short), _SIZE.sub("", label)}, key=len,

@@ -320,7 +320,7 @@ def named_card(kb: KnowledgeBase, gpu: str | None) -> Card | None:
     own (rules/owned.toml) as one device of its own; None for no id."""
     if not gpu:
         return None
-    card = kb.card(gpu)
+    card = kb.known_card(gpu)      # a shipped card not weighed is named by one's own card too
     if card is not None:
         return card
     owned = next((c for c in kb.owned if c.id == gpu), None)

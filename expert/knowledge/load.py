@@ -102,7 +102,8 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
                          questions, estimator, recipes, models=models, model_names=models_doc["names"],
                          model_config=models_doc["config"], owned=owned, owned_ignore=owned_reader.ignore,
                          owned_forms=owned_reader.forms,
-                         owned_examples=owned_examples, unsupported=unsupported, prices=bases, stages=stages)
+                         owned_examples=owned_examples, unsupported=unsupported, prices=bases, stages=stages,
+                         shipped=catalog)
 
 
 def _calibration_models(path: Path, text: str, calibration: dict[str, Any], models: tuple[ModelDef, ...],

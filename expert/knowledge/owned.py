@@ -183,7 +183,8 @@ def find_unsupported(kb: Any, text: str) -> UnsupportedDevice | None:
 def find_cards(kb: Any, text: str) -> list[tuple[str, str, float]]:
     """The cards ``text`` names, as (id, name, VRAM of one device): the owned
     cards first; the catalog's (by id, name or short name) when no owned
-    card has that name. Several when the name is ambiguous ("V100"), none
+    card has that name, the weighed catalog's and then the shipped ones'
+    not weighed (``kb.shipped``: the market's under ``--catalog guide``). Several when the name is ambiguous ("V100"), none
     when it names no card. A name that names none but ends in a digit and
     an "s" is read as a plural ("3090s"): a card whose name ends in an "S"
     is that card first."""
@@ -201,8 +202,12 @@ def _named(kb: Any, text: str) -> list[tuple[str, str, float]]:
     # card of the same chip whose names carry no form factor).
     # An owned card found is the answer (its figures), the catalog's only where none is.
     named = [((True, card.id, card.name, card.vram_gb), (card.id, card.name, *card.aliases)) for card in kb.owned]
+    # The shipped cards not weighed (the market's, under --catalog guide) last: one's own card is the
+    # card it is whatever catalog is weighed, with the one set of figures its catalog gives it.
+    weighed = {gpu.id for gpu in kb.catalog}
     named += [((False, gpu.id, gpu.name, gpu.vram_gb / gpu.devices),
-               (gpu.id, gpu.name, *((gpu.short,) if gpu.short else ()))) for gpu in kb.catalog]
+               (gpu.id, gpu.name, *((gpu.short,) if gpu.short else ())))
+              for gpu in (*kb.catalog, *(gpu for gpu in kb.shipped if gpu.id not in weighed))]
     found = reader.matching(text, named)
     owned = [card for card in found if card[0]]
     chosen: dict[str, tuple[str, str, float]] = {}

@@ -452,9 +452,17 @@ class KnowledgeBase:
     unsupported: tuple[UnsupportedDevice, ...] = ()   # devices named that no recipe runs on (Apple silicon)
     prices: tuple[Any, ...] = ()   # the price bases of rules/prices (prices.Basis), in file-name order
     stages: tuple[StageDef, ...] = ()   # rules.toml [[stage]], in firing order
+    # Every card of the shipped catalogs (the guide's and the market's), weighed or not: one's own card is
+    # read by its name among them too, with their figures (owned.find_cards), whatever catalog is weighed.
+    shipped: tuple[Card, ...] = ()
 
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
+
+    def known_card(self, gpu: str) -> Card | None:
+        """The card of id ``gpu`` that is weighed (the catalog's), else the shipped card of that id
+        that is not (one's own card, named while ``--catalog guide`` leaves the market out)."""
+        return self.card(gpu) or next((card for card in self.shipped if card.id == gpu), None)
 
     def rule(self, rule_id: str) -> RuleDef:
         return self._rules_by_id[rule_id]

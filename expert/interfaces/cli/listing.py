@@ -95,6 +95,8 @@ def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
     lines += ["", _("%(cards)s cards are rented by %(count)s providers: %(providers)s.") % {
         "cards": data["rentable"]["cards"], "count": len(data["rentable"]["providers"]),
         "providers": tr.list(data["rentable"]["providers"])}]
-    lines += ["", _("Cards you can name as your own GPU (--vram NAME), with the names people write:")]
+    # the cards above are one's own by name too, whatever --catalog weighs (kb.shipped, owned.find_cards)
+    lines += ["", _("Cards you can name as your own GPU (--vram NAME) besides every card above, whatever "
+                    "--catalog weighs, with the names people write:")]
     lines += rows(data["owned"], lambda c: ": " + ", ".join(c["aliases"]))
     return "\n".join(lines) + "\n"
