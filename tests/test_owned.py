@@ -318,6 +318,7 @@ SMI_NAMES = [
 def test_a_card_a_tool_names_is_read_whatever_catalog_is_weighed(catalog: str | None) -> None:
     from expert.i18n import Localizer
     from expert.inference.requirement import own_card
+    from expert.input.freetext import extract
     from expert.input.profile import build
     from expert.interfaces.api import knowledge_base
 
@@ -330,6 +331,8 @@ def test_a_card_a_tool_names_is_read_whatever_catalog_is_weighed(catalog: str | 
         assert (own.bf16_tflops, own.memory_bandwidth_gbs, own.speed_assumed) == (tflops, gbs, False), said
     # the market's cards are not weighed under the guide's six for being read as one's own
     assert (catalog is None) == ("l40s-48gb" in weighed)
+    # free text reads them by the catalog's names as well
+    assert extract("tengo dos NVIDIA H200 141 GB", kb) == {"vram_gb": "2x h200-141gb"}
     # the one set of figures: a market card's are its catalog's, an owned card's owned.toml's
     for said, card, _, tflops, _ in SMI_NAMES:
         shipped = kb.known_card(card)
