@@ -437,3 +437,17 @@ def test_why_not_ones_own_card_finds_the_tuned_stack_the_advice_names() -> None:
     text = json.dumps(data, ensure_ascii=False)
     assert "No single change would make it the answer" not in text
     assert "software stack: typical (Hugging Face Trainer) → tuned" in text
+
+
+def test_an_owned_card_that_is_also_a_shipped_catalogs_has_the_same_figures() -> None:
+    """owned.toml repeats 13 catalog cards (their names people type: "RTX PRO 6000 Blackwell Workstation
+    Edition", "H100 PCIe"), and the loader compares only the weighed catalog's VRAM with them: the speed and
+    bandwidth a time is worked out from must not depend on which of the two files the name was read in."""
+    from expert.interfaces.api import knowledge_base
+
+    kb = knowledge_base()
+    both = [(card, kb.known_card(card.id)) for card in kb.owned if kb.known_card(card.id) is not None]
+    assert len(both) >= 13
+    for owned, shipped in both:
+        assert (owned.vram_gb, owned.bf16_tflops, owned.memory_bandwidth_gbs) == (
+            shipped.vram_gb / shipped.devices, shipped.bf16_tflops, shipped.memory_bandwidth_gbs), owned.id
