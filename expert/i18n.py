@@ -44,6 +44,12 @@ def for_tools() -> bool:
     return WAY_IN.get() == "tools"
 
 
+def served() -> bool:
+    """Whether the asker is away from this machine (a tool call over MCP, a visitor of the web page): no
+    file of theirs can be named, and the Hugging Face cache and token are the server's."""
+    return WAY_IN.get() in ("tools", "web")
+
+
 class CatalogMissing(RuntimeError):
     """The compiled catalog of a supported language is not installed."""
 

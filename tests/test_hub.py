@@ -249,7 +249,7 @@ def test_a_gated_model_needs_a_token_and_reads_with_one(loopback: LoopbackHub, m
         with pytest.raises(InputError) as error:
             advise(model="meta-like/gated-8b", lang=lang)
         assert words in str(error.value) and "HF_TOKEN" in str(error.value)
-        assert "--model-config" in str(error.value)
+        assert "model_config=" in str(error.value) and "--model-config" not in str(error.value)
     monkeypatch.setenv("HF_TOKEN", LoopbackHub.TOKEN)
     assert advise(model="meta-like/gated-8b").profile["model_read_as"] == "hub"
     assert ("GET", "meta-like/gated-8b", f"Bearer {LoopbackHub.TOKEN}") in loopback.requests
@@ -260,7 +260,7 @@ def test_the_messages_are_in_spanish_too(loopback: LoopbackHub) -> None:
         advise(model="nobody/nada", lang="es")
     message = str(error.value)
     assert message.startswith("tamaño del modelo: el Hugging Face Hub no tiene ningún modelo «nobody/nada»")
-    assert "--model-config FICHERO" in message
+    assert "(model_config=RUTA)" in message       # the library's keyword; the command line's flag is its own
 
 
 def test_the_known_models_need_no_hub(monkeypatch: Any) -> None:
@@ -274,7 +274,7 @@ def test_the_known_models_need_no_hub(monkeypatch: Any) -> None:
     assert advise(model="Mixtral-8x7B").profile["model_experts"] == 8
     with pytest.raises(InputError) as error:
         advise(model="openai/gpt-oss-20b")
-    assert "pip install 'expert[hub]'" in str(error.value) and "--model-config" in str(error.value)
+    assert "pip install 'expert[hub]'" in str(error.value) and "(model_config=PATH)" in str(error.value)
 
 
 @pytest.mark.parametrize("text, is_id", [

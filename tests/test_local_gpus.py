@@ -84,7 +84,8 @@ def test_one_card(tmp_path: Path) -> None:
     nvidia(tmp_path, "NVIDIA GeForce RTX 4090, 24564 MiB")
     found = detect(tmp_path)
     assert (found.answer, found.tool, found.left_out) == ("rtx-4090", "nvidia-smi", ())
-    assert found.note == "--own-gpu auto: nvidia-smi found 1 × NVIDIA GeForce RTX 4090 (rtx-4090)."
+    # the library's caller called local_gpus(): the note names it, never the command line's flag
+    assert found.note == "local_gpus(): nvidia-smi found 1 × NVIDIA GeForce RTX 4090 (rtx-4090)."
 
 
 def test_several_cards_of_one_kind_are_counted(tmp_path: Path) -> None:
@@ -142,7 +143,8 @@ def test_what_cannot_be_read_is_said_naming_the_field(tmp_path: Path, name: str,
         detect(tmp_path)
     assert error.value.field == "vram_gb" and words in str(error.value)
     assert str(error.value).startswith("VRAM of your own GPU: ")
-    assert "--own-gpu 24" in str(error.value) or "could not be started" in str(error.value)
+    assert 'vram_gb="RTX 3090", vram_gb=24' in str(error.value) or "could not be started" in str(error.value)
+    assert "--own-gpu" not in str(error.value)      # the library's keyword, not the command line's flag
 
 
 def test_a_tool_that_never_ends_is_stopped(tmp_path: Path, monkeypatch: Any) -> None:

@@ -46,7 +46,7 @@ def texts(value: Any) -> list[str]:
 def test_every_way_in_names_every_setting(kb) -> None:  # type: ignore[no-untyped-def]
     tables = {way: kb.labels[f"how_{way}"] for way in WAYS_IN}
     assert all(set(table) == set(tables["cli"]) for table in tables.values())
-    assert all(flag.startswith(("--", "expert ")) for flag in tables["cli"].values())
+    assert all(flag.startswith(("--", "expert ")) for key, flag in tables["cli"].items() if key != "own_gpu_none")
     assert not [(way, text) for way in ("library", "tools", "web") for text in tables[way].values()
                 if FLAG.search(text)]
     assert WAY_IN.get() == "library"        # the library's callers pass keywords
@@ -152,9 +152,146 @@ def test_the_loader_holds_the_table_and_the_placeholders(tmp_path: Any) -> None:
     from expert.knowledge import load
 
     base = edited_rules(tmp_path, ("labels.toml", 'why_not = "why_not"\n', ""),
-                        ("rules.toml", "ask again with %(how_stack_tuned)s.", "ask again with %(how_stack)s."))
+                        ("labels.toml", "“VRAM of your own GPU”: %(example)s, or 24", "“VRAM of your own GPU”"),
+                        ("rules.toml", "ask again with %(how_stack_tuned)s.", "ask again with %(how_stack)s."),
+                        ("rules.toml", "(%(how_model_config)s)", "(%(how_own_gpu_named)s)"))
     with pytest.raises(KnowledgeBaseError) as caught:
         load(base)
     problems = str(caught.value)
     assert "[how_tools] names" in problems and "every [how_*] table names the same settings" in problems
     assert "placeholder 'how_stack' names no setting of labels.toml [how_cli]" in problems
+    # an entry's own placeholder (the card of the example) is on every way in, and no rule names such an entry
+    assert "[how_web] own_gpu_named holds placeholders other than [how_cli]'s" in problems
+    assert "placeholder 'how_own_gpu_named' names no setting of labels.toml [how_cli]" in problems
+
+
+# --- refusals: a value that cannot be used says how else to give it, in the words of the way in that asked
+
+# The Hub's refusals, by way in and language: how to give a config.json instead. The page and MCP take no
+# file (and the cache and the token are the server's): they are not offered one.
+HUB_SAID = {
+    ("cli", "en"): "Check the id, give its config.json (--model-config FILE), or give the size in billions",
+    ("cli", "es"): "Revisa el identificador, indica su config.json (--model-config FICHERO) o da el tamaño",
+    ("library", "en"): "Check the id, give its config.json (model_config=PATH), or give the size in billions",
+    ("library", "es"): "Revisa el identificador, indica su config.json (model_config=RUTA) o da el tamaño",
+    ("web", "en"): "(the server's HF_TOKEN cannot read it). Check the id, or give the size in billions (7, 70B).",
+    ("web", "es"): "(el HF_TOKEN del servidor no puede leerlo). Revisa el identificador o da el tamaño en miles",
+}
+
+
+@pytest.fixture
+def no_hub_model(monkeypatch: Any) -> None:
+    """The Hugging Face Hub has no model of that id (the reader's answer, without a network)."""
+    from expert.knowledge import hub
+
+    def missing(repo_id: str, most: int) -> bytes:
+        raise hub.HubUnreadable("missing", repo_id)
+
+    monkeypatch.setattr(hub, "read_config_bytes", missing)
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_hub_refusal_names_the_setting_as_its_way_in_gives_it(lang: str, web: Any, no_hub_model: None) -> None:
+    done = CliRunner().invoke(main, ["--lang", lang, "advise", "--model", "nobody/nothing", "--catalog", "guide"])
+    assert done.exit_code == 2 and HUB_SAID["cli", lang] in " ".join(done.stderr.split())
+    from expert import InputError
+    with pytest.raises(InputError) as refused:
+        advise(model="nobody/nothing", lang=lang, catalog="guide")
+    assert refused.value.field == "model_size_b"
+    assert HUB_SAID["library", lang] in str(refused.value) and not FLAG.search(str(refused.value))
+    page = web.get("/", params={"model-size": "nobody/nothing", "lang": lang})
+    shown = " ".join(html.unescape(re.sub(r"<[^>]+>", " ", page.text)).split())
+    api = web.get("/api/advise", params={"model-size": "nobody/nothing", "lang": lang})
+    assert api.status_code == 400 and api.json()["error"]["field"] == "model-size"      # the address's key
+    for text in (shown, api.json()["error"]["message"]):
+        assert HUB_SAID["web", lang] in text and "config.json (" not in text and not FLAG.findall(text)
+
+
+# `--own-gpu auto` (the command line) and local_gpus() (the library) on a machine without nvidia-smi or
+# rocm-smi. The page and MCP never read the machine they run on ('auto' is no card there): their words are
+# the table's, checked with WAY_IN set as their apps set it.
+OWN_SAID = {
+    ("cli", "en"): '(--own-gpu "RTX 3090", --own-gpu 24), or leave the flag out for no GPU of your own.',
+    ("cli", "es"): '(--own-gpu "RTX 3090", --own-gpu 24), o quita la opción si no tienes GPU propia.',
+    ("library", "en"): '(vram_gb="RTX 3090", vram_gb=24), or leave vram_gb out for no GPU of your own.',
+    ("library", "es"): '(vram_gb="RTX 3090", vram_gb=24), o deja vram_gb sin dar si no tienes GPU propia.',
+    ("tools", "en"): '(vram_gb: "RTX 3090", vram_gb: 24), or leave vram_gb out for no GPU of your own.',
+    ("tools", "es"): '(vram_gb: "RTX 3090", vram_gb: 24), o deja vram_gb sin dar si no tienes GPU propia.',
+    ("web", "en"): "(the field “VRAM of your own GPU”: RTX 3090, or 24), or leave the field “VRAM of your own GPU” "
+                   "empty for no GPU of your own.",
+    ("web", "es"): "(el campo «VRAM de tu GPU»: RTX 3090, o 24), o deja vacío el campo «VRAM de tu GPU» si no "
+                   "tienes GPU propia.",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_local_gpus_refusal_names_the_setting_as_its_way_in_gives_it(lang: str, tmp_path: Any,
+                                                                       monkeypatch: Any) -> None:
+    from expert import InputError
+    from expert.i18n import Localizer
+    from expert.input import local_gpus as local
+    from expert.interfaces.api import knowledge_base, local_gpus
+
+    monkeypatch.setenv("PATH", str(tmp_path))       # no nvidia-smi, no rocm-smi
+    done = CliRunner().invoke(main, ["--lang", lang, "advise", "--own-gpu", "auto", "--model", "8"])
+    assert done.exit_code == 2 and OWN_SAID["cli", lang] in " ".join(done.stderr.split())
+    with pytest.raises(InputError) as refused:
+        local_gpus(lang=lang)
+    assert refused.value.field == "vram_gb" and OWN_SAID["library", lang] in str(refused.value)
+    for way in ("tools", "web"):
+        way_in = WAY_IN.set(way)
+        try:
+            with pytest.raises(InputError) as refused:
+                local.detect(knowledge_base(), Localizer(lang), path=str(tmp_path))
+        finally:
+            WAY_IN.reset(way_in)
+        assert OWN_SAID[way, lang] in str(refused.value) and not FLAG.search(str(refused.value))
+
+
+# The launch files of a torchtune option for a model given by its size alone: torchtune has configs per
+# model, so the refusal says how to name the model, and which options TRL writes instead (the guide's cards).
+LAUNCH = {"model_size_b": "8B", "method": "full", "vram_gb": 24, "catalog": "guide"}
+LAUNCH_SAID = {
+    ("cli", "en"): ("(--model Llama-3.1-8B in the command line, model= in advise())",
+                    "write their files with --launch-option (option= in launch())."),
+    ("cli", "es"): ("(--model Llama-3.1-8B en la línea de órdenes, model= en advise())",
+                    "escribe sus archivos con --launch-option (option= en launch())."),
+    ("library", "en"): ('(model="Llama-3.1-8B" in advise())', "write their files with option= in launch()."),
+    ("library", "es"): ('(model="Llama-3.1-8B" en advise())', "escribe sus archivos con option= en launch()."),
+    ("web", "en"): ("(the field “model size”: Llama-3.1-8B)",
+                    "write their files with the link “Launch files of option … (.zip)”."),
+    ("web", "es"): ("(el campo «tamaño del modelo»: Llama-3.1-8B)",
+                    "escribe sus archivos con el enlace «Archivos de lanzamiento de la opción … (.zip)»."),
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_launch_refusal_names_the_setting_as_its_way_in_gives_it(lang: str, web: Any, tmp_path: Any) -> None:
+    from expert import InputError, launch
+
+    done = CliRunner().invoke(main, ["--lang", lang, "advise", "--model", "8B", "--method", "full", "--own-gpu",
+                                     "24", "--catalog", "guide", "--launch", str(tmp_path / "files")])
+    said = " ".join(done.stderr.split())
+    assert done.exit_code == 2 and all(words in said for words in LAUNCH_SAID["cli", lang]), said
+    with pytest.raises(InputError) as refused:
+        launch(advise(**LAUNCH, lang=lang))
+    said = str(refused.value)
+    assert all(words in said for words in LAUNCH_SAID["library", lang]) and not FLAG.search(said), said
+    got = web.get("/launch.zip", params={"model-size": "8B", "method": "full", "vram": "24", "catalog": "guide",
+                                         "lang": lang, "option": "1"})
+    assert got.status_code == 400
+    assert all(words in got.text for words in LAUNCH_SAID["web", lang]) and not FLAG.search(got.text), got.text
+
+
+def test_no_message_outside_the_command_line_names_a_flag(kb) -> None:  # type: ignore[no-untyped-def]
+    """Every message of the code that names a flag is the command line's own (expert/interfaces/cli/, or a
+    text only `expert models` and `expert rules` write): a refusal or an answer the library, the page or
+    MCP may say names a setting through labels.toml [how_*], never as a flag."""
+    from expert.explanation.sources import written_in_code
+
+    cli_only = ("expert/interfaces/cli/", "expert/explanation/templates/models.txt.j2",
+                "expert/explanation/templates/rules.md.j2")
+    flagged = {message: [where for where in places if not where.startswith(cli_only)]
+               for message, places in written_in_code().items() if FLAG.search(message)}
+    assert not {message: places for message, places in flagged.items() if places}
+    assert not [(rule.id, rule.message) for rule in kb.rules if FLAG.search(rule.message or "")]

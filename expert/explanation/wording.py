@@ -9,7 +9,7 @@ from collections.abc import Iterable, Iterator, Mapping
 from typing import Any
 
 from ..escape import one_line
-from ..i18n import WAY_IN, Localizer
+from ..i18n import Localizer
 from ..inference.estimate import usable_gib
 from ..inference.run import Firing, Run
 from ..knowledge import KnowledgeBase, RuleDef, find_cards
@@ -42,7 +42,7 @@ def how(kb: KnowledgeBase, tr: Localizer, setting: str) -> str:
     """How a setting is given on the way in that asked (expert.i18n.WAY_IN): the command line's flag,
     the library's keyword, the tool's argument or the page's field (labels.toml [how_*]), in ``tr``'s
     language. Read where the text is written, so an answer is worded for the way in that asked it."""
-    return tr.gettext(kb.labels[f"how_{WAY_IN.get()}"][setting])
+    return kb.how(tr, setting)
 
 
 def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, value: Any) -> str:

@@ -93,22 +93,25 @@ def _gib_of(cards: Sequence[LocalCard], name: str) -> float:
 
 @dataclass(frozen=True)
 class _Say:
-    """The own-GPU field's errors in the person's language: its label (rules/profile.toml) and a card
-    people own to name as an example (rules/owned.toml ``examples``)."""
+    """The own-GPU field's errors in the person's language: its label (rules/profile.toml), a card people
+    own to name as an example (rules/owned.toml ``examples``), and how the way in that asked gives the
+    field (labels.toml [how_*]: ``--own-gpu`` to the command line, ``vram_gb=`` to the library)."""
 
+    kb: KnowledgeBase
     tr: Localizer
     label: str
     example: str
 
     def __call__(self, template: str, **params: Any) -> InputError:
-        return InputError("vram_gb", self.tr.gettext(template) % {"label": self.label, "example": self.example,
-                                                                  **params})
+        return InputError("vram_gb", self.tr.gettext(template) % {
+            "label": self.label, "how_own_gpu_named": self.kb.how(self.tr, "own_gpu_named", example=self.example),
+            "how_own_gpu_none": self.kb.how(self.tr, "own_gpu_none"), **params})
 
 
 def detect(kb: KnowledgeBase, tr: Localizer, path: str | None = None) -> LocalCards:
     """The cards of this machine (``path``: where to look for the tools, PATH by default)."""
     spec = kb.fields.get("vram_gb")
-    say = _Say(tr, tr.gettext(spec.label) if spec else "vram_gb", kb.owned_examples[0] if kb.owned_examples else "24")
+    say = _Say(kb, tr, tr.gettext(spec.label) if spec else "vram_gb", kb.owned_examples[0] if kb.owned_examples else "24")
     for command in (NVIDIA, AMD):
         tool = shutil.which(command[0], path=path)
         if tool is None:
@@ -117,15 +120,15 @@ def detect(kb: KnowledgeBase, tr: Localizer, path: str | None = None) -> LocalCa
         reported = _nvidia(output) if command is NVIDIA else _amd(output)
         if reported is None:
             raise say(N_("%(label)s: auto: what %(tool)s printed could not be read (%(start)s). Give the card's "
-                             "name or its VRAM instead (--own-gpu \"%(example)s\", --own-gpu 24)."),
+                             "name or its VRAM instead (%(how_own_gpu_named)s)."),
                          tool=command[0], start=quoted(one_line(output.decode("utf-8", "replace"))[:60]) or "-")
         if not reported:
             raise say(N_("%(label)s: auto: %(tool)s reported no GPU. Give the card's name or its VRAM instead "
-                             "(--own-gpu \"%(example)s\", --own-gpu 24), or leave the flag out for no GPU of your own."),
+                             "(%(how_own_gpu_named)s), or %(how_own_gpu_none)s for no GPU of your own."),
                          tool=command[0])
         return _answer(kb, tr, command[0], reported)
     raise say(N_("%(label)s: auto found no GPU: neither nvidia-smi nor rocm-smi is on PATH. Give the card's name "
-                 "or its VRAM instead (--own-gpu \"%(example)s\", --own-gpu 24), or leave the flag out for no GPU of "
+                 "or its VRAM instead (%(how_own_gpu_named)s), or %(how_own_gpu_none)s for no GPU of "
                  "your own."))
 
 
@@ -157,21 +160,21 @@ def _run(argv: list[str], say: _Say, name: str) -> bytes:
     try:
         if reader.is_alive():
             raise say(N_("%(label)s: auto: %(tool)s did not answer within %(seconds)s seconds. Give the card's "
-                             "name or its VRAM instead (--own-gpu \"%(example)s\", --own-gpu 24)."), tool=name,
+                             "name or its VRAM instead (%(how_own_gpu_named)s)."), tool=name,
                          seconds=say.tr.number(TIMEOUT_S, 0))
         if len(read) > MAX_OUTPUT:
             raise say(N_("%(label)s: auto: %(tool)s printed more than %(most)s bytes; that is not a list of GPUs. "
-                             "Give the card's name or its VRAM instead (--own-gpu \"%(example)s\", --own-gpu 24)."),
+                             "Give the card's name or its VRAM instead (%(how_own_gpu_named)s)."),
                          tool=name, most=say.tr.number(MAX_OUTPUT, 0))
         try:
             status = process.wait(max(0.1, TIMEOUT_S - (time.monotonic() - started)))
         except subprocess.TimeoutExpired:
             raise say(N_("%(label)s: auto: %(tool)s did not answer within %(seconds)s seconds. Give the card's "
-                             "name or its VRAM instead (--own-gpu \"%(example)s\", --own-gpu 24)."), tool=name,
+                             "name or its VRAM instead (%(how_own_gpu_named)s)."), tool=name,
                          seconds=say.tr.number(TIMEOUT_S, 0)) from None
         if status != 0:
             raise say(N_("%(label)s: auto: %(tool)s failed (exit status %(status)s); is the driver loaded? Give "
-                             "the card's name or its VRAM instead (--own-gpu \"%(example)s\", --own-gpu 24)."), tool=name,
+                             "the card's name or its VRAM instead (%(how_own_gpu_named)s)."), tool=name,
                          status=status)
         return bytes(read)
     finally:
@@ -260,9 +263,11 @@ def _answer(kb: KnowledgeBase, tr: Localizer, tool: str, reported: list[tuple[st
     if count > 1:
         answer = "%dx %s" % (count, answer)
     left_out = tuple(card for card in cards if card not in used)
-    note = tr.gettext("--own-gpu auto: %(tool)s found %(cards)s.") % {"tool": tool, "cards": _counted(used, tr)}
+    note = tr.gettext("%(how_own_gpu_auto)s: %(tool)s found %(cards)s.") % {
+        "how_own_gpu_auto": kb.how(tr, "own_gpu_auto"), "tool": tool, "cards": _counted(used, tr)}
     if left_out:
         note += " " + tr.gettext("One kind of card is weighed, the one with the most memory in all, so these are "
                                  "left out: %(cards)s. To weigh others, name the cards you will train on with "
-                                 "--own-gpu.") % {"cards": _counted(left_out, tr)}
+                                 "%(how_own_gpu)s.") % {"cards": _counted(left_out, tr),
+                                                        "how_own_gpu": kb.how(tr, "own_gpu")}
     return LocalCards(answer, tool, tuple(used), left_out, note)

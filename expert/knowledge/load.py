@@ -27,7 +27,14 @@ from .figures import (
 )
 from .owned import owned_cards, unsupported_devices
 from .prices import checked_bases, priced
-from .profile_files import checked_changes, checked_fields, checked_labels, checked_questions, checked_sections
+from .profile_files import (
+    checked_changes,
+    checked_fields,
+    checked_labels,
+    checked_questions,
+    checked_sections,
+    how_in_rules,
+)
 from .records import (
     OPTIONAL_FIELDS,
     KnowledgeBase,
@@ -74,7 +81,7 @@ def load(root: Path | str | None = None) -> KnowledgeBase:
     estimator_doc = data["estimator"][0]
     recipes = checked_recipes(base / "recipes.toml", *data["recipes"], estimator_doc, tuple(timing["stack"]), problems)
     stages, rules = checked_rules(base / "rules.toml", *data["rules"], sections, recipes, problems,
-                                   frozenset(labels.get("how_cli", {})))
+                                   how_in_rules(labels))
     _reject_labels(base / "labels.toml", data["labels"][1], labels, rules, problems)
     if not problems.items:
         _consistency(base, {name: text for name, (_, text) in data.items()}, fields, requirements, timing, ranking,

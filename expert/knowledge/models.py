@@ -33,7 +33,7 @@ from typing import Any
 
 from ..errors import InputError
 from ..escape import one_line
-from ..i18n import for_tools
+from ..i18n import served
 from . import KnowledgeBase, ModelDef, Unreadable, read_regular
 from .records import name_key
 from .source import N_
@@ -390,28 +390,29 @@ def _short(value: Any) -> str:
 _HUB_MESSAGES = {
     "no-library": N_("%(label)s: '%(id)s' looks like a model's id on the Hugging Face Hub; reading it needs the "
                   "huggingface_hub package (pip install 'expert[hub]'). Or download its config.json and give it "
-                  "(--model-config FILE), or give the size in billions (7, 70B)."),
+                  "(%(how_model_config_file)s), or give the size in billions (7, 70B)."),
     "offline": N_("%(label)s: the config.json of '%(id)s' is not in the Hugging Face cache and the Hub cannot be "
                "reached (offline mode, HF_HUB_OFFLINE, or no network). Read it once while online, give its "
-               "config.json (--model-config FILE), or give the size in billions (7, 70B)."),
+               "config.json (%(how_model_config_file)s), or give the size in billions (7, 70B)."),
     "missing": N_("%(label)s: the Hugging Face Hub has no model '%(id)s', or it is private (set HF_TOKEN to a token "
-               "that can read it). Check the id, give its config.json (--model-config FILE), or give the size in "
+               "that can read it). Check the id, give its config.json (%(how_model_config_file)s), or give the size in "
                "billions (7, 70B)."),
     "gated": N_("%(label)s: '%(id)s' is a gated model: reading its config.json needs the Hugging Face token of an "
              "account that has accepted its terms (set HF_TOKEN, or run hf auth login). Or give its config.json "
-             "(--model-config FILE), or the size in billions (7, 70B)."),
+             "(%(how_model_config_file)s), or the size in billions (7, 70B)."),
     "no-config": N_("%(label)s: the Hub's '%(id)s' has no config.json (its weights may be in another format, such as "
-                 "GGUF). Give the id of the model it was made from, its config.json (--model-config FILE), or the "
+                 "GGUF). Give the id of the model it was made from, its config.json (%(how_model_config_file)s), or the "
                  "size in billions (7, 70B)."),
     "too-large": N_("%(label)s: the config.json of '%(id)s' is larger than %(most)s bytes, so it was not read; a "
                  "config.json is a few kilobytes."),
     "unreachable": N_("%(label)s: the config.json of '%(id)s' could not be read from the Hugging Face Hub "
-                   "(%(detail)s). Try again later, give its config.json (--model-config FILE), or give the size in "
+                   "(%(detail)s). Try again later, give its config.json (%(how_model_config_file)s), or give the size in "
                    "billions (7, 70B)."),
 }
 
-# The same, to an assistant calling tools (MCP): no tool takes a config.json, so none offers it.
-_HUB_MESSAGES_TOOLS = {
+# The same, to whoever asks from away (an assistant calling tools over MCP, a visitor of the web page): no
+# tool and no field takes a config.json, so none offers it; the cache and the token are the server's.
+_HUB_MESSAGES_SERVED = {
     **_HUB_MESSAGES,
     "no-library": N_("%(label)s: '%(id)s' looks like a model's id on the Hugging Face Hub; reading it needs the "
                      "huggingface_hub package on the server (pip install 'expert[hub]'). Or give the size in "
@@ -444,8 +445,8 @@ def read_hub(kb: KnowledgeBase, repo_id: str, tr: Any) -> Resolved:
     try:
         raw = read_config_bytes(repo_id, spec["max_bytes"])
     except HubUnreadable as error:
-        raise InputError("model_size_b", tr.gettext((_HUB_MESSAGES_TOOLS if for_tools() else _HUB_MESSAGES)[error.reason]) % {
-            "label": label, "id": shown, "most": tr.number(spec["max_bytes"], 0),
+        raise InputError("model_size_b", tr.gettext((_HUB_MESSAGES_SERVED if served() else _HUB_MESSAGES)[error.reason]) % {
+            "label": label, "how_model_config_file": kb.how(tr, "model_config_file"), "id": shown, "most": tr.number(spec["max_bytes"], 0),
             "detail": quoted(one_line(error.detail)) or error.reason}) from None
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)

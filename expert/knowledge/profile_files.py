@@ -6,6 +6,7 @@ its shape: ``profile.toml`` (the fields), ``questions.toml``, ``explain.toml``
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
 from typing import Any
 
@@ -142,6 +143,16 @@ def _valid_default(kind: str, value: Any, choices: tuple[str, ...], spec: dict[s
                 or (spec.get("max") is not None and value > spec["max"]))
 
 
+def _placeholders(text: Any) -> set[str]:
+    return set(re.findall(r"%\((\w+)\)s", str(text)))
+
+
+def how_in_rules(labels: dict[str, dict[str, str]]) -> frozenset[str]:
+    """The settings a rule's message may name as %(how_<key>)s: those whose words hold no placeholder of their
+    own (a rule's message has no value to fill it with)."""
+    return frozenset(key for key, words in labels.get("how_cli", {}).items() if not _placeholders(words))
+
+
 def checked_labels(path: Path, doc: dict[str, Any], text: str, problems: Problems) -> dict[str, dict[str, str]]:
     for table in ("basis", "strategy", "where", "pricing", "cost", "vendor"):
         if not isinstance(doc.get(table), dict):
@@ -155,4 +166,9 @@ def checked_labels(path: Path, doc: dict[str, Any], text: str, problems: Problem
         elif set(doc[table]) != keys:
             problems.add(str(path), line_at(text, table), "[%(table)s] names %(keys)s: every [how_*] table "
                          "names the same settings as [how_cli]", table=table, keys=", ".join(sorted(doc[table])))
+        else:   # an entry's own placeholders (own_gpu_named's %(example)s) are the same on every way in
+            for key in sorted(keys):
+                if _placeholders(doc[table][key]) != _placeholders(doc["how_cli"][key]):
+                    problems.add(str(path), line_at(text, table), "[%(table)s] %(key)s holds placeholders other than "
+                                 "[how_cli]'s", table=table, key=key)
     return {name: {k: str(v) for k, v in table.items()} for name, table in doc.items() if isinstance(table, dict)}

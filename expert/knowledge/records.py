@@ -13,6 +13,7 @@ from functools import cached_property
 from pathlib import Path
 from typing import Any
 
+from ..i18n import WAY_IN
 from .conditions import COMPARED, DERIVED_PROFILE_FIELDS, FIELDS, PROFILE_TYPES, Condition, Key
 
 # --- the vocabulary: declared here once (the profile's fields in rules/profile.toml,
@@ -426,6 +427,14 @@ class KnowledgeBase:
 
     def model(self, model_id: str) -> ModelDef | None:
         return self._models_by_id.get(model_id)
+
+    def how(self, tr: Any, setting: str, **values: Any) -> str:
+        """How ``setting`` is given on the way in that asked (expert.i18n.WAY_IN): the command line's flag,
+        the library's keyword, the tool's argument or the page's field (labels.toml [how_*]), in ``tr``'s
+        language, its own placeholders (``%(example)s``) filled from ``values``. Read where the text is
+        written, so an answer or a refusal is worded for the way in that asked it."""
+        text: str = tr.gettext(self.labels[f"how_{WAY_IN.get()}"][setting])
+        return text % values if values else text
 
     @cached_property
     def _models_by_id(self) -> dict[str, ModelDef]:

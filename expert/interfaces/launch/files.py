@@ -17,6 +17,7 @@ from typing import Any
 from ...errors import InputError
 from ...escape import quoted
 from ...i18n import Localizer, for_tools
+from ...knowledge.bases import knowledge_base
 from .plan import ACCELERATE_YAML, DS_JSON, TORCHTUNE_SH, TRAIN_PY, LaunchFiles, Plan, refuse
 
 LORA_MODULES_TORCHTUNE = ["q_proj", "k_proj", "v_proj", "output_proj"]   # every attention projection
@@ -258,8 +259,8 @@ def no_torchtune_config(plan: Plan, tune: Mapping[str, Any], where: str, recipe_
     elif plan.model_id is None and having[0][0] <= within:
         text = tr.gettext("model: this option runs torchtune's %(recipe)s, whose configs are written per model, and "
                           "the answer names only a size (%(size)s). If your model is %(models)s, ask again with its "
-                          "name (--model %(first)s in the command line, model= in advise()): torchtune ships a "
-                          "config of it for that one.") % {**values, "first": names[0]}
+                          "name (%(how_model_named)s): torchtune ships a config of it for that one.") % {
+            **values, "how_model_named": knowledge_base().how(tr, "model_named", first=names[0])}
     else:
         if plan.model_id is None:
             values["model"] = tr.gettext("a model of %(size)s") % values
@@ -273,10 +274,10 @@ def no_torchtune_config(plan: Plan, tune: Mapping[str, Any], where: str, recipe_
             "Option %(ranks)s of this answer runs without torchtune: call launch again with option: %(first)s.",
             "Options %(ranks)s of this answer run without torchtune: call launch again with one of them in "
             "option (such as option: %(first)s).", len(plan.trl_options)) if tools else tr.ngettext(
-            "Option %(ranks)s of this answer runs without torchtune: write its files with --launch-option "
-            "(option= in launch()).",
-            "Options %(ranks)s of this answer run without torchtune: write their files with --launch-option "
-            "(option= in launch()).", len(plan.trl_options))) % {"ranks": ranks, "first": plan.trl_options[0]}
+            "Option %(ranks)s of this answer runs without torchtune: write its files with %(how_launch_option)s.",
+            "Options %(ranks)s of this answer run without torchtune: write their files with %(how_launch_option)s.",
+            len(plan.trl_options))) % {"ranks": ranks, "first": plan.trl_options[0],
+                                       "how_launch_option": knowledge_base().how(tr, "launch_option")}
     return InputError("model_size_b" if tools else "model", text)
 
 
