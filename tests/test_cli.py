@@ -191,3 +191,19 @@ def test_catalog_before_the_command_applies_to_it() -> None:
     after = json.loads(invoke("advise", "-s", "8", "-f", "json", "--catalog", "guide").stdout)
     plain = json.loads(invoke("advise", "-s", "8", "-f", "json").stdout)
     assert before == after != plain
+
+
+# On main f2e7dc0 `expert consult` was answered "No such command 'consult'." and nothing more, and `expert chat`
+# "Did you mean 'schema'?": a word people type for a command is answered with that command.
+@pytest.mark.parametrize("args, said", [
+    (["consult"], "Error: No such command 'consult'. Did you mean 'ask'?"),
+    (["chat"], "Error: No such command 'chat'. Did you mean 'ask'?"),
+    (["recommend"], "Error: No such command 'recommend'. Did you mean 'advise'?"),
+    (["--lang", "es", "consultar"], "Error: No existe la orden «consultar». ¿Quisiste decir ask?"),
+    (["--lang", "es", "Recomendar"], "Error: No existe la orden «Recomendar». ¿Quisiste decir advise?"),
+    (["--lang", "es", "xyzzy"], "Error: No existe la orden «xyzzy».\n"),
+])
+def test_an_unknown_command_is_answered_with_the_command_meant(args: list[str], said: str) -> None:
+    outcome = CliRunner().invoke(main, args, prog_name="expert", env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": ""})
+    assert outcome.exit_code == 2 and outcome.stderr.endswith(said if said.endswith("\n") else said + "\n"), \
+        outcome.stderr
