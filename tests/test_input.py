@@ -136,3 +136,17 @@ def test_the_word_a_counts_refusal_names_is_one_it_takes() -> None:
     for lang in ("en", "es"):
         for field, word in _COUNT_WORD.items():
             assert fold(Localizer(lang).gettext(word)) in words[field], (lang, field)
+
+
+def test_a_consultation_answer_agrees_with_the_reader() -> None:
+    # on main f2e7dc0 "4096 tokens" answering the dataset's size was read by free text as 4,096 examples
+    from expert import Consultation
+    from expert.interfaces.consultation import AnswerError
+
+    consultation = Consultation(lang="es", model_size_b=8, method="lora")
+    consultation.answer("tokens_per_example", "4096 tokens")
+    consultation.answer("dataset_examples", "10k ejemplos")
+    assert (consultation.facts()["dataset_examples"], consultation.facts()["tokens_per_example"]) == (10000, 4096)
+    with pytest.raises(AnswerError, match="«4096 tokens» cuenta tokens por ejemplo, no ejemplos de entrenamiento"):
+        consultation.answer("dataset_examples", "4096 tokens")
+    assert consultation.facts()["dataset_examples"] == 10000
