@@ -34,9 +34,9 @@ _COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
 # A whole number written with thousands separators: "10.000" (Spanish),
 # "10,000" (English), "1.000.000"; never a decimal.
 _GROUPED = re.compile(r"^\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*$")
+_COUNT_BEFORE = re.compile(r"(?:\d|[\w.,]\s+)$")     # a word after a count: "4096tokens", "10k examples"
 # The word a count's refusal names as the one it may carry ("with or without 'tokens' after it"); each
 # is one of the field's words in rules/vocabulary.toml (a test checks), in the person's language.
-_COUNT_BEFORE = re.compile(r"(?:\d|[\w.,]\s+)$")     # a word after a count: "4096tokens", "10k examples"
 _COUNT_WORD = {"dataset_examples": N_("examples"), "tokens_per_example": N_("tokens")}
 _TRUE = {"yes", "y", "true", "1", "sí", "si", "s", "on"}
 # "Yes" as a person says it ("1" is a VRAM figure where a card's name is taken).

@@ -1,10 +1,12 @@
 """click's own usage errors in the person's language: an unknown option or
-command, an option without its value, an extra argument, and the lines
-around every usage error ("Usage:", "Try '... --help' for help."). click
-writes them in English whatever --lang says; for another language they are
-written again here, from what the error carries (its option, its
-possibilities), never by translating click's sentences. A message of ours
-(a flag given twice) is already in the person's language and kept.
+command, an option without its value, an extra argument, a value its types
+refuse (--port abc, --color=purple), and the lines around every usage error
+("Usage:", "Try '... --help' for help."). click writes them in English
+whatever --lang says; for another language they are written again here, from
+what the error carries (its option, its possibilities, its type's bounds and
+choices), never by translating click's sentences; a refused value in English
+too, naming its option and what it takes (:func:`bad_value`). A message of
+ours (a flag given twice) is already in the person's language and kept.
 """
 
 from __future__ import annotations
