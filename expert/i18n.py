@@ -151,6 +151,19 @@ class Localizer:
         reads the same in an option, the chart, WHY NOT and WHAT IF."""
         return _hours(value, self.lang)
 
+    def hours_alone(self, value: float) -> str:
+        """A duration read on its own, as the "Time and cost" chart labels a bar: under a minute,
+        "under 1 min" (:meth:`hours` rounds it up to the "1 min" a minute's run reads too)."""
+        if float(f"{value:.4g}") * 60 < 1:
+            return self.gettext("under %(duration)s") % {"duration": _unit(1, "duration-minute", self.lang)}
+        return _hours(value, self.lang)
+
+    def gib_part(self, value: float) -> str:
+        """A part of a device's memory: "< 0.1 GiB" for one above nothing that :meth:`gib` would
+        write "0 GiB"."""
+        shown = _gib(value, self.lang)
+        return "< " + _gib(0.1, self.lang) if value > 0 and shown == _gib(0, self.lang) else shown
+
     def money(self, value: float, currency: str = "USD") -> str:
         """An amount of money: cents under 10, whole units from there, "$190", "190 US$"."""
         return _money(_shown_money(value), currency, self.lang)

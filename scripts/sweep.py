@@ -239,6 +239,14 @@ def pick(data: dict[str, Any]) -> tuple[Any, ...] | None:
 
 # --- the ways in ---------------------------------------------------------------------------------
 
+def said(field: str | None, message: str) -> str:
+    """A refusal as the report shows it: its field, then its message, the field once where the message
+    begins with it already (the launch files' "recipe.precision: ..." was "recipe.precision: recipe.precision: ...")."""
+    if not field or message.startswith(f"{field}:"):
+        return message
+    return f"{field}: {message}"
+
+
 class Sweep:
     def __init__(self, cli: bool, mcp: bool, web: bool) -> None:
         self.findings: dict[str, tuple[str, str]] = {}
@@ -276,7 +284,7 @@ class Sweep:
         try:
             return work()
         except InputError as error:
-            self.find(f"refusal in {where}", f"{error.field}: {error}", p)
+            self.find(f"refusal in {where}", said(error.field, str(error)), p)
         except Exception:
             self.find(f"exception in {where}", traceback.format_exc(limit=-3), p)
         return None
@@ -367,7 +375,7 @@ class Sweep:
                 continue
             if answer.is_error:
                 error = (answer.structured_content or {}).get("error", {})
-                self.find(f"tool error in MCP {name}", f"{error.get('field')}: {error.get('message')}", p)
+                self.find(f"tool error in MCP {name}", said(error.get("field"), str(error.get("message"))), p)
                 continue
             for block in answer.content if name != "launch" else ():      # launch: file names and a command
                 self.look(f"MCP {name} text", getattr(block, "text", ""), p)

@@ -105,4 +105,4 @@ def test_help_documents_the_flag() -> None:
 
 def test_a_bad_color_value_is_a_usage_error() -> None:
     done = CliRunner().invoke(main, ["explain", "--color", "sometimes"], env=QUIET)
-    assert done.exit_code == 2 and "'sometimes' is not one of 'auto', 'always', 'never'" in done.output
+    assert done.exit_code == 2 and "--color: 'sometimes' is not accepted; choose auto, always, or never." in done.output

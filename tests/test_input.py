@@ -7,6 +7,7 @@ import math
 import pytest
 
 from expert import InputError, advise
+from expert.interfaces.api import knowledge_base
 
 # How an answer is read does not depend on the cards weighed: these read the profile on the guide's six
 # cards (docs/development.md, "Tests").
@@ -98,3 +99,54 @@ def test_unsupported_language(lang) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(InputError) as caught:
         advise(lang=lang)
     assert caught.value.field == "lang"
+
+
+# On main f2e7dc0 a count followed by its own word was refused: --tokens-per-example "4096 tokens" and
+# --examples "10k examples" were "not a number", in the library, the CLI, MCP and a consultation alike.
+@pytest.mark.parametrize("given, read", [
+    (dict(tokens_per_example="4096 tokens"), (10000, 4096)),
+    (dict(tokens_per_example="2k tokens per example", dataset_examples="10k examples"), (10000, 2048)),
+    (dict(tokens_per_example="4096Tokens", dataset_examples="50k ejemplos"), (50000, 4096)),
+    (dict(tokens_per_example="1k tokens por ejemplo", dataset_examples="10.000 ejemplos", lang="es"), (10000, 1024)),
+])
+def test_a_count_may_carry_its_own_word(given: dict[str, str], read: tuple[int, int]) -> None:
+    result = advise(model_size_b=8, method="lora", catalog="guide", **given)
+    assert (result.profile["dataset_examples"], result.profile["tokens_per_example"]) == read
+
+
+@pytest.mark.parametrize("given, said", [
+    (dict(tokens_per_example="10k examples"), "tokens per example: '10k examples' counts training examples, not "
+     "tokens per example; give a number such as 512 or 4k, with or without 'tokens' after it."),
+    (dict(dataset_examples="4096 tokens", lang="es"), "ejemplos de entrenamiento: «4096 tokens» cuenta tokens por "
+     "ejemplo, no ejemplos de entrenamiento; indica un número como 10000 o 10k, con o sin «ejemplos» detrás."),
+    (dict(dataset_examples="10 throws"), "training examples: '10 throws' is not a number; for example 10000, 10k."),
+])
+def test_a_count_carrying_another_counts_word_is_refused(given: dict[str, str], said: str) -> None:
+    with pytest.raises(InputError) as refused:
+        advise(model_size_b=8, method="lora", catalog="guide", **given)
+    assert str(refused.value) == said
+
+
+def test_the_word_a_counts_refusal_names_is_one_it_takes() -> None:
+    from expert.i18n import Localizer
+    from expert.input.profile import _COUNT_WORD
+    from expert.knowledge.vocabulary import fold, vocabulary
+
+    words = vocabulary(knowledge_base()).count_words
+    for lang in ("en", "es"):
+        for field, word in _COUNT_WORD.items():
+            assert fold(Localizer(lang).gettext(word)) in words[field], (lang, field)
+
+
+def test_a_consultation_answer_agrees_with_the_reader() -> None:
+    # on main f2e7dc0 "4096 tokens" answering the dataset's size was read by free text as 4,096 examples
+    from expert import Consultation
+    from expert.interfaces.consultation import AnswerError
+
+    consultation = Consultation(lang="es", model_size_b=8, method="lora")
+    consultation.answer("tokens_per_example", "4096 tokens")
+    consultation.answer("dataset_examples", "10k ejemplos")
+    assert (consultation.facts()["dataset_examples"], consultation.facts()["tokens_per_example"]) == (10000, 4096)
+    with pytest.raises(AnswerError, match="«4096 tokens» cuenta tokens por ejemplo, no ejemplos de entrenamiento"):
+        consultation.answer("dataset_examples", "4096 tokens")
+    assert consultation.facts()["dataset_examples"] == 10000

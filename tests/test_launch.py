@@ -718,6 +718,11 @@ def test_pure_bf16_under_zero_is_refused_with_the_memory_deepspeed_would_add() -
     gib = Localizer("en").gib
     assert f"about {gib(extra)} per device over the answer's {gib(rec.per_device_gib)} of 79.6 GiB" in message, message
     assert rec.per_device_gib + extra > rec.device_memory_gib     # the files would not fit where the answer says they do
+    # in Spanish too, the field said once and the value in «» (on main f2e7dc0 'bf16' in ASCII quotes)
+    with pytest.raises(InputError) as caught:
+        launch(advise(model="Llama-3.1-70B", method="full", budget="high", lang="es"))
+    message = str(caught.value)
+    assert message.startswith("recipe.precision: «bf16» (bf16 puro") and message.count("recipe.precision") == 1
 
 
 def test_the_torchtune_refusal_names_only_options_whose_files_are_written() -> None:

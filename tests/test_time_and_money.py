@@ -14,6 +14,7 @@ from click.testing import CliRunner
 
 from conftest import run
 from expert import InputError, advise
+from expert.i18n import Localizer
 from expert.interfaces.api import knowledge_base
 from expert.interfaces.cli.main import main
 from expert.inference.calibration import calibration, calibration_summary
@@ -522,3 +523,20 @@ def test_the_options_table_marks_an_option_past_the_deadline() -> None:
     assert sorted(rows) == [rec.rank for rec in shown]
     for rec in shown:
         assert (", late " in rows[rec.rank]) == (rec.meets_deadline is False), rows[rec.rank]
+
+
+# On main f2e7dc0 the chart labelled every run under a minute "1 min", as it did a run of a whole minute: the
+# bars of 1B LoRA on 100 short examples differed by half while all four read "1 min".
+@pytest.mark.parametrize("lang, under", [("en", "under 1 min"), ("es", "menos de 1 min")])
+def test_the_chart_says_a_run_under_a_minute_is_under_one(lang: str, under: str) -> None:
+    result = run(model_size_b=1, method="lora", dataset_examples=100, tokens_per_example=256, catalog="guide",
+                 lang=lang)
+    assert all(rec.hours * 60 < 1 for rec in result.shown())
+    text = result.render("text")
+    chart = text[text.index("Time and cost" if lang == "en" else "Tiempo y coste"):]
+    rows = [line for line in chart.splitlines() if "█" in line]
+    assert len(rows) == len(result.shown()) and all(f" {under} █" in row for row in rows), chart
+    assert f"| {under} |" in result.render("markdown", verbose=True)
+    # a run of a minute or more still reads as its minutes
+    tr = Localizer(lang)
+    assert [tr.hours_alone(h) for h in (1 / 60, 1.5 / 60, 2)] == [tr.hours(h) for h in (1 / 60, 1.5 / 60, 2)]

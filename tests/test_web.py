@@ -83,19 +83,23 @@ def test_the_memory_bar_is_the_estimators_breakdown_of_the_option() -> None:
 
     from expert.interfaces.web.pictures import memory_bars
 
-    checked = 0
+    checked = tiny = 0
     for case in CASES.values():
         result = advise(**{k: v for k, v in case.items() if k not in ("lang", "why_not", "what_if")}, lang="en")
         bars = memory_bars(result, result.kb, Localizer("en"))
         for bar, rec in zip(bars, result.recommendations, strict=True):
-            total = sum(float(s.figure.split()[0].replace(",", "")) for s in bar.segments)
+            # a part under 0.05 GiB reads "< 0.1 GiB", never "0 GiB" (it counts here as half of 0.1)
+            total = sum(0.05 if s.figure == "< 0.1 GiB" else float(s.figure.split()[0].replace(",", ""))
+                        for s in bar.segments)
             # the estimator's figure; the guide's basis may raise the option's need to the guide's figure
             # (70B LoRA: 80 GB on one card with an 8-bit base, whose estimate is less); in GiB, as shown
             assert abs(total - rec.memory.estimate_gib) < 0.06 * len(bar.segments), (rec.gpu, bar, rec.memory)
             assert rec.per_device_gib >= rec.memory.estimate_gib - 0.05
-            assert [s.figure for s in bar.segments] == [Localizer("en").gib(gib) for gib in rec.memory.parts().values()]
+            assert [s.figure for s in bar.segments] == [
+                "< 0.1 GiB" if 0 < gib < 0.05 else Localizer("en").gib(gib) for gib in rec.memory.parts().values()]
+            tiny += sum(0 < gib < 0.05 for gib in rec.memory.parts().values())
             checked += 1
-    assert checked > 50
+    assert checked > 50 and tiny > 0      # on main f2e7dc0 70B LoRA's 0.048 GiB of gradients read "0 GiB"
 
 
 def test_the_page_reads_the_memory_from_the_result_and_derives_nothing() -> None:

@@ -61,7 +61,7 @@ def time_and_cost(result: Any, kb: Any, tr: Localizer, width: int) -> Chart | No
     deadline = result.profile.get("deadline_h")
     own = own_short_label(kb, tr, result.profile)
     labels = [_short(own if rec.gpu == "own" else f"{rec.count} × {rec.name}") for rec in recs]
-    hours = [tr.hours(rec.hours) for rec in recs]
+    hours = [tr.hours_alone(rec.hours) for rec in recs]
     costs = [_("nothing to rent") if rec.cost["pricing"] is None else tr.money(rec.cost["total"]) for rec in recs]
     hours_width = max(len(text) for text in hours)
     cost_width = max(len(text) for text in costs)

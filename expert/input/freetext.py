@@ -300,8 +300,9 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
     patterns = ([re.compile(counted + r"\s*(?:de\s+)?" + any_of(vocab.dataset_words) + r"(?![\w])")]
                 if vocab.dataset_words else [])
     patterns.append(re.compile(r"(?:dataset|datos|data)\s+(?:of|de|with|con)?\s*" + counted))
-    if answering == "dataset_examples":
-        patterns.append(re.compile(counted))
+    if answering == "dataset_examples":     # a bare count, not one of tokens ("4096 tokens": the value reader's refusal)
+        tokens = vocab.count_words.get("tokens_per_example", ())
+        patterns.append(re.compile(counted + (r"(?!\s*" + any_of(tokens) + r"(?![\w]))" if tokens else "")))
     # Epochs ("3 epochs", "2 épocas") and tokens per example ("2k tokens per
     # example", "secuencias de 2048 tokens", "of 512 tokens"), when the words say which.
     token_patterns = []

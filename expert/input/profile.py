@@ -34,6 +34,10 @@ _COUNT = re.compile(r"^(\d+(?:[.,]\d+)?)\s*(k|m)?$", re.IGNORECASE)
 # A whole number written with thousands separators: "10.000" (Spanish),
 # "10,000" (English), "1.000.000"; never a decimal.
 _GROUPED = re.compile(r"^\d{1,3}(?:([.,])\d{3})(?:\1\d{3})*$")
+_COUNT_BEFORE = re.compile(r"(?:\d|[\w.,]\s+)$")     # a word after a count: "4096tokens", "10k examples"
+# The word a count's refusal names as the one it may carry ("with or without 'tokens' after it"); each
+# is one of the field's words in rules/vocabulary.toml (a test checks), in the person's language.
+_COUNT_WORD = {"dataset_examples": N_("examples"), "tokens_per_example": N_("tokens")}
 _TRUE = {"yes", "y", "true", "1", "sí", "si", "s", "on"}
 # "Yes" as a person says it ("1" is a VRAM figure where a card's name is taken).
 _YES = {"yes", "y", "sí", "si", "s", "yep", "sure", "claro"}
@@ -319,12 +323,40 @@ class _Parser:
         self.resolved = resolved
         return resolved.total_b
 
+    def counted(self, value: str) -> str:
+        """``value`` without the word after its count when the word is this field's ("10k examples",
+        "4096 tokens": rules/vocabulary.toml); one of another count's is refused ("10k examples" as tokens)."""
+        vocab = self.vocabulary()
+        if vocab is None:
+            return value
+        text = fold(value)
+        # the longest word the count ends with ("2k tokens per example" ends with "example" too)
+        found = max(((len(word), field, word) for field, words in vocab.count_words.items() for word in words
+                     if text.endswith(word) and _COUNT_BEFORE.search(text[:-len(word)])), default=None)
+        if found is not None:
+            _, field, said = found
+            if field != self.spec.name:
+                own = _COUNT_WORD.get(self.spec.name)
+                raise self.error("%(label)s: '%(value)s' counts %(other)s, not %(label)s; give a number such as "
+                                 "%(example)s, with or without '%(word)s' after it.", value,
+                                 other=self.tr.gettext(self.kb.fields[field].label) if self.kb else field,
+                                 example=self.tr.list(self.tr.gettext(self.example()).split(", "), style="or"),
+                                 word=self.tr.gettext(own) if own else "")
+            self.original = self.original or value
+            return text[:-len(said)].strip()
+        return value
+
+    def example(self) -> str:
+        """The examples of a count, its own (tokens in one example are not the dataset's examples)."""
+        return N_("512, 4k") if self.spec.name == "tokens_per_example" else N_("10000, 10k")
+
     def integer(self, value: Any) -> int:
+        if isinstance(value, str):
+            value = self.counted(value)
         if isinstance(value, str) and _GROUPED.match(value.strip()):
             value = value.strip().replace(".", "").replace(",", "")
         # each count with examples of its own: "10000" tokens in one example was no example to give
-        number, unit = self.number(value, _COUNT, N_("512, 4k") if self.spec.name == "tokens_per_example"
-                                   else N_("10000, 10k"))
+        number, unit = self.number(value, _COUNT, self.example())
         vocab = self.vocabulary()
         number *= (values.multiplier(self.spec.name, unit, vocab) if vocab is not None
                    else {"k": 1e3, "m": 1e6}.get((unit or "").lower(), 1))

@@ -88,6 +88,8 @@ class Vocabulary:
     negations: tuple[str, ...] = ()                                       # "not lora": an answer not taken
     alternatives: tuple[str, ...] = ()                                    # "full or lora": two answers
     token_around: tuple[tuple[str, str], ...] = ()                        # "of … tokens"
+    # field -> the words that may follow its count ("10k examples", "4096 tokens"), longest first
+    count_words: dict[str, tuple[str, ...]] = dc_field(default_factory=dict)
 
 
 _CACHE: dict[tuple[Any, ...], Vocabulary] = {}
@@ -162,6 +164,7 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
     epoch_words = words(run.get("epochs", []), "run.epochs")
     token_after = words(run.get("tokens_after", []), "run.tokens_after")
     token_before = words(run.get("tokens_before", []), "run.tokens_before")
+    token_words = words(run.get("token_words", []), "run.token_words")
     own = data.get("own_gpu") or {}
     cues = words(own.get("cues", []), "own_gpu.cues")
     gpu_words = words(own.get("gpu_words", []), "own_gpu.gpu_words")
@@ -252,5 +255,8 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
         cards=tuple(sorted(cards.items(), key=lambda p: -len(p[0]))),
         duration_units=units, number_words=number_words, calendar_words=tuple(calendar),
         assumed_deadlines=frozenset(assumed), value_aliases=value_aliases, argument_aliases=argument_aliases,
-        card_times=tuple(times), rent_cues=tuple(rent_cues), negations=tuple(negations), alternatives=tuple(alternatives), token_around=tuple(around), duration=duration, hours_in_text=hours_in_text, choice_words=chosen)
+        card_times=tuple(times), rent_cues=tuple(rent_cues), negations=tuple(negations), alternatives=tuple(alternatives), token_around=tuple(around),
+        count_words={"dataset_examples": tuple(sorted(dataset_words, key=len, reverse=True)),
+                     "tokens_per_example": tuple(sorted(token_words + token_after, key=len, reverse=True))},
+        duration=duration, hours_in_text=hours_in_text, choice_words=chosen)
 

@@ -71,3 +71,33 @@ def test_mcp_explain_and_launch_take_what_advise_takes() -> None:
     assert explained.structured_content["recommendations"][0]["setup"]["seq_len"] == 8192
     train = next(f["content"] for f in launched.structured_content["files"] if f["name"] == "train.py")
     assert "max_length=8192" in train and "r=64" in train
+
+
+# On main f2e7dc0 the sweep reported the launch files' refusals with their field twice, "tool error in MCP
+# launch: recipe.precision: recipe.precision: 'mixed' cannot be written ...": it put the field before a
+# message that names it already (the library and MCP say it once). Said once now, in both languages.
+@pytest.mark.parametrize("field, message, shown", [
+    ("recipe.precision", "recipe.precision: «mixed» no se puede escribir", "recipe.precision: «mixed» no se puede escribir"),
+    ("recipe.base_bits", "recipe.base_bits: '8' cannot be written", "recipe.base_bits: '8' cannot be written"),
+    ("epochs", "épocas: «abc» no es un número", "epochs: épocas: «abc» no es un número"),   # another name: kept
+    (None, "a knowledge base problem", "a knowledge base problem"),
+])
+def test_the_sweep_names_a_refusals_field_once(field: str | None, message: str, shown: str) -> None:
+    import importlib.util
+    from pathlib import Path
+
+    from expert import InputError
+
+    spec = importlib.util.spec_from_file_location("sweep", Path(__file__).parents[2] / "scripts" / "sweep.py")
+    assert spec is not None and spec.loader is not None
+    sweep = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(sweep)
+    assert sweep.said(field, message) == shown
+    if field is not None:
+        found = sweep.Sweep(cli=False, mcp=False, web=False)
+
+        def refused() -> None:
+            raise InputError(field, message)
+
+        found.guarded("launch", {"hostile": "x"}, refused)
+        assert found.findings["refusal in launch"][0] == shown

@@ -60,6 +60,22 @@ if TYPE_CHECKING:     # the library is imported when a command runs (``expert --
 atexit.register(gc.freeze)
 
 
+# Words people type for a command, in English and Spanish (accents aside): an unknown command that is one
+# of them is answered "Did you mean ...?" with the commands it stands for, as one a letter off is.
+_SAID_FOR: dict[str, tuple[str, ...]] = {
+    **dict.fromkeys(("consult", "chat", "talk", "question", "questions", "interactive", "wizard",
+                     "consultar", "consulta", "preguntar", "preguntas", "charlar", "chatear"), ("ask",)),
+    **dict.fromkeys(("recommend", "recommendation", "suggest", "advice", "recomendar", "recomendacion",
+                     "aconsejar", "consejo", "sugerir"), ("advise",)),
+    **dict.fromkeys(("why", "reason", "reasons", "explicar", "explicacion", "porque"), ("explain",)),
+    **dict.fromkeys(("memory", "vram", "estimar", "estimacion", "memoria"), ("estimate",)),
+    **dict.fromkeys(("gpus", "cards", "list", "tarjetas", "catalogos", "listar"), ("catalogs",)),
+    **dict.fromkeys(("modelos",), ("models",)),
+    **dict.fromkeys(("reglas",), ("rules",)),
+    **dict.fromkeys(("web", "server", "servir"), ("serve",)),
+}
+
+
 class _Group(click.Group):
     """The `expert` group, which is also the console script (so sphinx-click
     and click-man find it): run standalone, every error is a message and an
@@ -86,6 +102,20 @@ class _Group(click.Group):
             return super().invoke(ctx)
         finally:
             WAY_IN.reset(way_in)
+
+    def resolve_command(self, ctx: click.Context, args: list[str]) -> Any:
+        """The command ``args`` name; an unknown one is refused with the commands a word people type
+        for them names ("consult" is `expert ask`: :data:`_SAID_FOR`), else those it is close to."""
+        try:
+            return super().resolve_command(ctx, args)
+        except click.UsageError as error:
+            if type(error).__name__ == "NoSuchCommand" and args:
+                from ...knowledge.vocabulary import fold
+
+                said = [name for name in _SAID_FOR.get(fold(args[0]), ()) if name in self.commands]
+                if said:        # before the names a few letters away ("chat" is not "schema")
+                    vars(error)["possibilities"] = said    # (a Final attribute of click's)
+            raise
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
         args = list(args)

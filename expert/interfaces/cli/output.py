@@ -229,6 +229,10 @@ def standalone(call: Callable[[], Any], args: list[str] | None = None) -> None:
         from . import usage
 
         tr = usage.localizer(sys.argv[1:] if args is None else args) if isinstance(error, click.UsageError) else None
+        if tr is None and isinstance(error, click.BadParameter) and not isinstance(error, click.MissingParameter):
+            from ...i18n import Localizer
+
+            tr = Localizer("en")        # a value click's type refused: said in our words in English too
         try:
             if tr is not None and isinstance(error, click.UsageError):
                 usage.show(error, tr)

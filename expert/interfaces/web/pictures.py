@@ -83,7 +83,7 @@ def memory_bars(result: Any, kb: KnowledgeBase, tr: Localizer) -> list[MemoryBar
         x, segments = float(BAR_X), []
         for component in COMPONENTS:
             width = parts.get(component, 0.0) * scale
-            segments.append(Segment(component, labels[component], tr.gib(parts.get(component, 0.0)), round(x, 1),
+            segments.append(Segment(component, labels[component], tr.gib_part(parts.get(component, 0.0)), round(x, 1),
                                     round(width, 1)))
             x += width
         title = _("%(option)s: about %(need)s of each device's %(vram)s") % {
