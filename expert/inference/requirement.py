@@ -225,13 +225,8 @@ def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
     if not profile.get("vram_gb"):
         return dict(OWN_FIT_NONE)
     ladder = kb.recipes["ladder"][profile["method"]]
-    # Several cards of one's own are one machine of that many devices, which the answer trains with a
-    # whole copy on each or with the base sharded over them all (the ladder's sharding step, FSDP or
-    # ZeRO-3): the leaner of the two, each figure a device's; one card, its leanest one-card recipe.
-    tried = [([e for e in ladder if e["spread"] == "card"][-1], False)]
     several = (profile.get("own_gpu_count") or 1) > 1
-    if several:
-        tried.append((next(e for e in ladder if e["spread"] == "shard"), True))
+    tried = _own_tries(ladder, several)
     card = own_card(kb, profile).fact()
     sizer = Sizer(kb, profile, req, basis)
     configs = [(sizer.configuration(card, e["step"], e["recipe"], 1, sharded=sharded), e, sharded)
@@ -243,28 +238,52 @@ def own_fit(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any
     if any(config["fits"] for config in later + [c for c, _, _ in configs]) or not any(
             config["possible"] for config, _, _ in configs):
         return dict(OWN_FIT_NONE)
-    plain, entry, several = min((c for c in configs if c[0]["possible"]), key=lambda c: c[0]["per_device_gib"])
-    tuned_gb = tuned_gib = tuned_fits = None
-    if stack_of(kb, profile) != "tuned":
-        # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable
-        tuned = ChainMap({"stack": "tuned"}, profile)  # type: ignore[arg-type]
-        config = Sizer(kb, tuned, req, basis).configuration(card, entry["step"], entry["recipe"], 1, sharded=several)
-        tuned_gb, tuned_gib, tuned_fits = config["per_device_gb"], config["per_device_gib"], config["fits"]
-    short_seq = short_gb = short_gib = None
-    for seq in kb.recipes["own_fit"]["sequences"]:   # longest first: the first that fits
-        if seq < req["seq_len"]:
-            config = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=several, seq=seq)
-            if config["fits"]:
-                short_seq, short_gb, short_gib = seq, config["per_device_gb"], config["per_device_gib"]
-                break
+    plain, entry, sharded = min((c for c in configs if c[0]["possible"]), key=lambda c: c[0]["per_device_gib"])
     # what may be used of one device as its driver reports it, the margin kept free: a need of 8.0 GiB
     # misses an 8 GiB card by it
     usable = usable_gib(kb, plain["device_memory_gib"])
     return {"own_fit_gb": plain["per_device_gb"], "own_fit_gib": plain["per_device_gib"],
             "own_fit_recipe": plain["recipe"], "own_fit_strategy": plain["strategy"],
             "own_usable_gb": round(usable * GIB / GB, 1), "own_usable_gib": round(usable, 1),
-            "own_tuned_gb": tuned_gb, "own_tuned_gib": tuned_gib, "own_tuned_fits": tuned_fits,
-            "own_short_seq": short_seq, "own_short_gb": short_gb, "own_short_gib": short_gib}
+            **_own_tuned(kb, profile, req, basis, card, entry, sharded),
+            **_own_shorter(kb, sizer, req, card, entry, sharded)}
+
+
+def _own_tries(ladder: Sequence[Mapping[str, Any]], several: bool) -> list[tuple[Mapping[str, Any], bool]]:
+    """The ladder's steps own_fit weighs, each with whether it shards. Several cards of one's own are one
+    machine of that many devices, which the answer trains with a whole copy on each or with the base
+    sharded over them all (the ladder's sharding step, FSDP or ZeRO-3): the leaner of the two, each
+    figure a device's; one card, its leanest one-card recipe."""
+    tried: list[tuple[Mapping[str, Any], bool]] = [([e for e in ladder if e["spread"] == "card"][-1], False)]
+    if several:
+        tried.append((next(e for e in ladder if e["spread"] == "shard"), True))
+    return tried
+
+
+def _own_tuned(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, Any], basis: str, card: Any,
+               entry: Mapping[str, Any], sharded: bool) -> dict[str, Any]:
+    """What own_fit's leanest setup needs on a tuned stack (estimator.toml [loss]), and whether that fits;
+    None where the stack is tuned already."""
+    if stack_of(kb, profile) == "tuned":
+        return {"own_tuned_gb": None, "own_tuned_gib": None, "own_tuned_fits": None}
+    # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable
+    tuned = ChainMap({"stack": "tuned"}, profile)  # type: ignore[arg-type]
+    config = Sizer(kb, tuned, req, basis).configuration(card, entry["step"], entry["recipe"], 1, sharded=sharded)
+    return {"own_tuned_gb": config["per_device_gb"], "own_tuned_gib": config["per_device_gib"],
+            "own_tuned_fits": config["fits"]}
+
+
+def _own_shorter(kb: KnowledgeBase, sizer: Sizer, req: Mapping[str, Any], card: Any, entry: Mapping[str, Any],
+                 sharded: bool) -> dict[str, Any]:
+    """The longest sequence of recipes.toml [own_fit] shorter than the run's on which own_fit's leanest
+    setup fits, with its need; None where none does."""
+    for seq in kb.recipes["own_fit"]["sequences"]:   # longest first: the first that fits
+        if seq < req["seq_len"]:
+            config = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=sharded, seq=seq)
+            if config["fits"]:
+                return {"own_short_seq": seq, "own_short_gb": config["per_device_gb"],
+                        "own_short_gib": config["per_device_gib"]}
+    return {"own_short_seq": None, "own_short_gb": None, "own_short_gib": None}
 
 
 def own_card(kb: KnowledgeBase, profile: Mapping[str, Any]) -> Card:
