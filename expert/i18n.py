@@ -222,7 +222,9 @@ def _hours(value: float, lang: str) -> str:
     # computed and one from the JSON's, read alike ("3.5 hr" for 3.4512 and
     # 3.45, where they once read "3.5 hr" and "3.4 hr").
     value = float(f"{value:.4g}")
-    minutes = max(1, math.ceil(value * 60 - 1e-9))
+    # whole minutes rounded up, from the minutes to a hundredth: four significant digits of hours carry
+    # that much noise (a minute's run, 0.01667 hr, is 1.0002 min, and read "2 min" until 2026-12-07)
+    minutes = max(1, math.ceil(round(value * 60, 2) - 1e-9))
     if minutes < 60:
         return _unit(minutes, "duration-minute", lang)
     return _unit(float(Decimal(repr(value)).quantize(Decimal("0.1"), rounding=ROUND_HALF_UP)), "duration-hour", lang)

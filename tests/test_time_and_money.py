@@ -540,3 +540,12 @@ def test_the_chart_says_a_run_under_a_minute_is_under_one(lang: str, under: str)
     # a run of a minute or more still reads as its minutes
     tr = Localizer(lang)
     assert [tr.hours_alone(h) for h in (1 / 60, 1.5 / 60, 2)] == [tr.hours(h) for h in (1 / 60, 1.5 / 60, 2)]
+
+
+# On main caf2c2c a run of exactly one minute read "2 min": its hours, read at four significant digits
+# (0.01667), are 1.0002 minutes, which rounding up made two.
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_a_run_of_a_whole_minute_reads_that_minute(lang: str) -> None:
+    tr = Localizer(lang)
+    assert [tr.hours(minutes / 60) for minutes in (1, 2, 7, 30)] == ["1 min", "2 min", "7 min", "30 min"]
+    assert [tr.hours(minutes / 60) for minutes in (1.5, 7.1)] == ["2 min", "8 min"]   # a part of one rounds up
