@@ -243,7 +243,7 @@ def match(kb: KnowledgeBase, name: str, gib: float) -> str | None:
 
     found = [card for card in find_cards(kb, name) if near(card[2])]
     if not found:
-        sizes = sorted({card.vram_gb for card in kb.owned} | {gpu.vram_gb / gpu.devices for gpu in (*kb.catalog, *kb.shipped)})
+        sizes = sorted({card.vram_gb for card in kb.owned} | {gpu.vram_gb / gpu.devices for gpu in kb.known_cards()})
         for size in (s for s in sizes if near(s)):
             found += [card for card in find_cards(kb, "%s %g GB" % (name, size)) if near(card[2])]
     if not found:

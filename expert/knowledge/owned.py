@@ -204,10 +204,8 @@ def _named(kb: Any, text: str) -> list[tuple[str, str, float]]:
     named = [((True, card.id, card.name, card.vram_gb), (card.id, card.name, *card.aliases)) for card in kb.owned]
     # The shipped cards not weighed (the market's, under --catalog guide) last: one's own card is the
     # card it is whatever catalog is weighed, with the one set of figures its catalog gives it.
-    weighed = {gpu.id for gpu in kb.catalog}
     named += [((False, gpu.id, gpu.name, gpu.vram_gb / gpu.devices),
-               (gpu.id, gpu.name, *((gpu.short,) if gpu.short else ())))
-              for gpu in (*kb.catalog, *(gpu for gpu in kb.shipped if gpu.id not in weighed))]
+               (gpu.id, gpu.name, *((gpu.short,) if gpu.short else ()))) for gpu in kb.known_cards()]
     found = reader.matching(text, named)
     owned = [card for card in found if card[0]]
     chosen: dict[str, tuple[str, str, float]] = {}

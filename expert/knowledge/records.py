@@ -468,10 +468,15 @@ class KnowledgeBase:
     def card(self, gpu: str) -> Card | None:
         return next((card for card in self.catalog if card.id == gpu), None)
 
+    def known_cards(self) -> tuple[Card, ...]:
+        """The cards weighed (the catalog's), then the shipped cards that are not (the market's under
+        ``--catalog guide``): those one's own card may be, by its name, with their figures."""
+        weighed = {card.id for card in self.catalog}
+        return (*self.catalog, *(card for card in self.shipped if card.id not in weighed))
+
     def known_card(self, gpu: str) -> Card | None:
-        """The card of id ``gpu`` that is weighed (the catalog's), else the shipped card of that id
-        that is not (one's own card, named while ``--catalog guide`` leaves the market out)."""
-        return self.card(gpu) or next((card for card in self.shipped if card.id == gpu), None)
+        """The card of id ``gpu`` among :meth:`known_cards`: the weighed one first."""
+        return next((card for card in self.known_cards() if card.id == gpu), None)
 
     def rule(self, rule_id: str) -> RuleDef:
         return self._rules_by_id[rule_id]

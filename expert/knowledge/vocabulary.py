@@ -96,16 +96,9 @@ _CACHE: dict[tuple[Any, ...], Vocabulary] = {}
 _LOCK = threading.Lock()
 
 
-def _catalog(kb: KnowledgeBase) -> tuple[Any, ...]:
-    """The catalog's cards, then the shipped ones it does not weigh (one's own card is read among them
-    too, whatever --catalog weighs: owned.find_cards)."""
-    weighed = {card.id for card in kb.catalog}
-    return (*kb.catalog, *(card for card in kb.shipped if card.id not in weighed))
-
-
 def vocabulary(kb: KnowledgeBase) -> Vocabulary:
     """The vocabulary of ``kb``'s ``vocabulary.toml`` and catalog (loaded once)."""
-    catalog = tuple((card.id, card.name) for card in _catalog(kb)) + tuple((card.id, card.name) for card in kb.owned)
+    catalog = tuple((card.id, card.name) for card in kb.known_cards()) + tuple((card.id, card.name) for card in kb.owned)
     path = Path(kb.root) / "vocabulary.toml"
     try:
         stat = path.stat()
@@ -176,7 +169,7 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
             full = normal(name)
             cards.setdefault(full, owned.id)
             cards.setdefault(full.replace("nvidia ", "").replace("geforce ", ""), owned.id)
-    for card in _catalog(kb):
+    for card in kb.known_cards():
         full = normal(card.name)
         cards.setdefault(full, card.id)
         cards.setdefault(full.split(" ", 1)[-1], card.id)       # the name without its vendor
