@@ -243,11 +243,10 @@ def _args_gettext(args: list[str], before: str | None = None) -> Callable[[str],
     given before the command, ``before``; else the environment's), before the
     command has run: English when it is not one."""
     from ...i18n import Localizer, resolve_lang
+    from .usage import lang_asked
 
-    lang = next((args[i + 1] for i, arg in enumerate(args[:-1]) if arg in ("--lang", "-l")),
-                next((arg.partition("=")[2] for arg in args if arg.startswith("--lang=")), before))
     try:
-        return Localizer(resolve_lang(lang)).gettext
+        return Localizer(resolve_lang(lang_asked(args, before))).gettext
     except Exception:
         return str
 

@@ -30,16 +30,21 @@ _BAD_PATH = re.compile(r"^(?:File|Directory|Path) (?P<value>.*) (?P<wrong>does n
                        r"is not readable|is not writable|is not executable)\.$", re.S)
 
 
+def lang_asked(args: Sequence[str] | None, before: str | None = None) -> str | None:
+    """The language the arguments ask for before click has read them (--lang, -l, --lang=), else
+    ``before`` (the one given before the command): the one reader of --lang in raw arguments."""
+    words = list(args or ())
+    return next((words[i + 1] for i, arg in enumerate(words[:-1]) if arg in ("--lang", "-l")),
+                next((arg.partition("=")[2] for arg in words if arg.startswith("--lang=")), before))
+
+
 def localizer(args: Sequence[str] | None) -> Localizer | None:
-    """The language the arguments ask for (--lang, -l, --lang=; else the
+    """The language the arguments ask for (:func:`lang_asked`; else the
     environment's), when it is one of ours other than English; else None."""
     from ...i18n import resolve_lang
 
-    words = list(args or ())
-    lang = next((words[i + 1] for i, arg in enumerate(words[:-1]) if arg in ("--lang", "-l")),
-                next((arg.partition("=")[2] for arg in words if arg.startswith("--lang=")), None))
     try:
-        resolved = resolve_lang(lang)
+        resolved = resolve_lang(lang_asked(args))
     except Exception:       # an unsupported --lang is refused by the command itself, in English
         return None
     return Localizer(resolved) if resolved != "en" else None
