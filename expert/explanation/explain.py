@@ -27,7 +27,7 @@ from .how import How
 from .result import Note, Result, as_data
 from .what_if import WhatIf, WhatIfRun
 from .why_not import WhyNot, WhyNotSearch
-from .wording import how, total_in_words
+from .wording import total_in_words
 
 # The most bytes of JSON the summary of an explanation takes (compact, UTF-8, as MCP sends it): a chat's
 # share (issue 38: 3 KB).
@@ -179,7 +179,7 @@ class Explanation:
                            "%(how_why_not)s) to see what would change that.",
                            "And %(n)s more cards ruled out: %(names)s. Ask about one of them alone (why not, "
                            "%(how_why_not)s) to see what would change that.", len(self.more)) % {
-            "n": len(self.more), "names": tr.list(names), "how_why_not": how(self.kb, tr, "why_not")}
+            "n": len(self.more), "names": tr.list(names), "how_why_not": self.kb.how(tr, "why_not")}
 
     def what_if_others(self) -> str:
         """WHAT IF's cards that change past the shown ones, in a sentence ("" if none)."""

@@ -13,7 +13,6 @@ from typing import Any
 from ..escape import json_text, markdown, one_line
 from ..i18n import Localizer
 from .templating import FORMATS, check_format, environment
-from .wording import how
 
 __all__ = ["FORMATS", "check_format", "environment", "render_estimate", "render_explanation", "render_models"]
 
@@ -155,7 +154,7 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
         from ..inference.requirement import reference_card
 
         params["card"] = one_line(reference_card(kb).shown_name)
-        params["how_gpu"] = how(kb, tr, "gpu")
+        params["how_gpu"] = kb.how(tr, "gpu")
         if time["count"] > 1:
             params["gpus"] = tr.number(time["count"], 0)
             text = (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "

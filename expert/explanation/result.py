@@ -18,7 +18,7 @@ from ..escape import json_text, quoted
 from ..i18n import Localizer
 from ..knowledge import PROFILE_FIELDS, KnowledgeBase, load
 from .templating import check_format, environment
-from .wording import how, memory_sentence, profile_value
+from .wording import memory_sentence, profile_value
 
 # The version of the JSON contract (``expert schema --what output``), and its two forms.
 SCHEMA_VERSION = "1.0"
@@ -395,7 +395,7 @@ class Result:
                 for reason, cards in groups.items())} if groups else "",
             tr.ngettext("No provider rents %(cards)s; give your price (%(how_price_card)s) and it is ranked.",
                         "No provider rents %(cards)s; give your price (%(how_price_card)s) and they are ranked.",
-                        len(unpriced)) % {"cards": tr.list(unpriced), "how_price_card": how(kb, tr, "price_card")}
+                        len(unpriced)) % {"cards": tr.list(unpriced), "how_price_card": kb.how(tr, "price_card")}
             if unpriced else "") if part)
         left = []
         if len(self.advice) > len(advice):
@@ -414,7 +414,7 @@ class Result:
             _("The full answer adds %(what)s; the explanation shows the reasoning.") % {"what": tr.list(left)}
             if fmt == "markdown" else
             _("%(how_verbose)s adds %(what)s; %(how_explain)s shows the reasoning.") % {
-                "what": tr.list(left), "how_verbose": how(kb, tr, "verbose"), "how_explain": how(kb, tr, "explain")})
+                "what": tr.list(left), "how_verbose": kb.how(tr, "verbose"), "how_explain": kb.how(tr, "explain")})
         template = environment(self.lang).get_template(f"advise.brief.{'md' if fmt == 'markdown' else 'txt'}.j2")
         chart = time_and_cost(self, kb, tr, width)
         top = self.recommendations[0] if self.recommendations else None

@@ -38,13 +38,6 @@ def _translated(tr: Localizer, labels: Mapping[str, str], code: Any) -> str:
     return tr.gettext(labels[code]) if code in labels else one_line(code)
 
 
-def how(kb: KnowledgeBase, tr: Localizer, setting: str) -> str:
-    """How a setting is given on the way in that asked (expert.i18n.WAY_IN): the command line's flag,
-    the library's keyword, the tool's argument or the page's field (labels.toml [how_*]), in ``tr``'s
-    language. Read where the text is written, so an answer is worded for the way in that asked it."""
-    return kb.how(tr, setting)
-
-
 def format_value(kb: KnowledgeBase, tr: Localizer, namespace: str, name: str, value: Any) -> str:
     """A fact field's value as a person reads it, in ``tr``'s language."""
     _ = tr.gettext
@@ -254,7 +247,7 @@ class Context(Mapping[str, str]):
     def __getitem__(self, key: str) -> str:
         namespace, _, name = key.partition("_")
         if namespace == "how":      # how a setting is given on this way in (labels.toml [how_*])
-            return how(self.writer.kb, self.writer.tr, name)
+            return self.writer.kb.how(self.writer.tr, name)
         values = self.env.get("option" if namespace == "card" and name == "name" else namespace)
         if values is None:
             raise KeyError(key)
