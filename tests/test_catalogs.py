@@ -193,12 +193,16 @@ def test_expert_catalogs_lists_the_shipped_ones_from_any_directory(tmp_path, mon
     assert data["shipped"]["current"]["file"] == "rules/catalogs/current.toml"
     assert "h200-141gb" in [c["id"] for c in data["shipped"]["current"]["cards"]]
     assert "guide" not in data["shipped"]
-    assert {"id": "rtx-3090", "name": "NVIDIA GeForce RTX 3090", "vram_gb": 24.0,
-            "aliases": ["3090", "rtx 3090"]} in data["owned"]
+    # a catalog's card gives the names people write for it there; owned.toml only the cards no catalog has
+    current = {c["id"]: c for c in data["shipped"]["current"]["cards"]}
+    assert current["rtx-3090"]["aliases"] == ["3090", "rtx 3090"] and "rtx-3090" not in [c["id"] for c in data["owned"]]
+    assert {"id": "rtx-3080", "name": "NVIDIA GeForce RTX 3080 10 GB", "vram_gb": 10.0,
+            "aliases": ["3080", "rtx 3080", "3080 10gb", "rtx 3080 10gb"]} in data["owned"]
     text = CliRunner().invoke(main, ["catalogs", "--lang", "es"], env=env).stdout
     assert "El mercado de hoy, catálogo incluido «current», que se sopesa por defecto:" in text
     assert "rules/" not in text
-    assert re.search(r"  rtx-3090 +NVIDIA GeForce RTX 3090 \(24 GiB\): 3090, rtx 3090", text)
+    assert re.search(r"  rtx-3080 +NVIDIA GeForce RTX 3080 10 GB \(10 GiB\): 3080, rtx 3080", text)
+    assert re.search(r"\n  rtx-3090 +3090, rtx 3090\n", text) and text.count("rtx-3090 ") == 2   # its prices, its names
 
 
 def test_a_card_is_built_from_its_field_list() -> None:

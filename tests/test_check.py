@@ -76,7 +76,7 @@ def test_unknown_and_missing_fields(tmp_path: Path) -> None:
 
 def test_wrong_types_and_units(tmp_path: Path) -> None:
     found = problems(rules_dir(tmp_path, replace=("vram_gb = 40\n", 'vram_gb = "40 GB"\n'), filename="catalog.toml"))
-    assert found == [f"{tmp_path}/rules/catalog.toml:70: card 2: 'vram_gb' must be a positive number"]
+    assert found == [f"{tmp_path}/rules/catalog.toml:76: card 2: 'vram_gb' must be a positive number"]
 
 
 def test_duplicate_ids(tmp_path: Path) -> None:

@@ -68,7 +68,7 @@ def test_catalog_completes_shipped_names_and_files_and_rules_a_directory() -> No
 def test_zsh_and_fish_show_what_a_card_id_is() -> None:
     out = CliRunner().invoke(main, [], prog_name="expert", env={
         "_EXPERT_COMPLETE": "zsh_complete", "COMP_WORDS": "expert advise --vram rtx-309", "COMP_CWORD": "3"}).output
-    assert out.splitlines() == ["plain", "rtx-3090", "NVIDIA GeForce RTX 3090", "plain", "rtx-3090-ti",
+    assert out.splitlines() == ["plain", "rtx-3090", "NVIDIA GeForce RTX 3090 24 GB", "plain", "rtx-3090-ti",
                                 "NVIDIA GeForce RTX 3090 Ti"]
     out = CliRunner().invoke(main, [], prog_name="expert", env={
         "_EXPERT_COMPLETE": "fish_complete", "COMP_WORDS": "expert explain --why-not mi2", "COMP_CWORD": "mi2"}).output

@@ -118,8 +118,9 @@ class Writer:
         return one_line(card.origin)
 
     def option_label(self, option: Mapping[str, Any]) -> str:
-        if option["where"] == "own":
-            return own_label(self.kb, self.tr, self.run.profile, option["total_vram_gb"])
+        if option["where"] == "own":     # (a ranking names it by its fields: the run's own option has them all)
+            own = self.run.options.get("own", option)
+            return own_label(self.kb, self.tr, self.run.profile, own["device_memory_gib"])
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
 
     def money(self, option: Mapping[str, Any]) -> str:
@@ -307,28 +308,34 @@ class _Named(Mapping[str, str]):
         return len(self.context)
 
 
-def owned_name(kb: KnowledgeBase, name: str) -> str:
-    """A card of rules/owned.toml as the answers name it: without the brand
-    words of its `ignore` ("NVIDIA GeForce RTX 3090" is "RTX 3090"), the shape
-    of the catalogs' short names."""
+def owned_name(kb: KnowledgeBase, name: str, card_id: str = "") -> str:
+    """A card one may own as the answers name it: a catalog's card (of id
+    ``card_id``) by its short name, the name every answer gives it; a card
+    of rules/owned.toml without the brand words of its `ignore` ("NVIDIA
+    GeForce RTX 3090" is "RTX 3090"), the shape of the catalogs' short names."""
+    card = kb.known_card(card_id) if card_id else None
+    if card is not None:
+        return one_line(card.shown_name)
     words = one_line(name).split(" ")
     while len(words) > 1 and words[0].lower() in kb.owned_ignore:
         words.pop(0)
     return " ".join(words)
 
 
-def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], total_vram_gb: float) -> str:
+def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], device_gib: float) -> str:
     """One's own card (or cards) as the answer names it: the card named
-    (:func:`owned_name`), with its memory unless its name says it ("RTX 6000
-    Ada 48 GB": the size it is sold with), or "your GPU (24 GiB)"."""
+    (:func:`owned_name`), with each device's memory as its driver reports it
+    (``device_gib``, the figure the options table shows: a card sold with
+    24 GB whose driver reports 22.5 GiB is "(22.5 GiB)") unless its name
+    says the size it is sold with ("... 48 GB"), or "your GPU (24 GiB)"."""
     _ = tr.gettext
     named = profile.get("own_gpu")
     found = find_cards(kb, named) if named else []
     count = int(profile.get("own_gpu_count") or 1)
-    device = tr.gib(total_vram_gb / count)
+    device = tr.gib(device_gib)
     if found:      # the card the person named (with its memory, unless its name says it)
-        card = owned_name(kb, found[0][1])
-        sized = any(f"{tr.number(size)} GB" in card for size in (total_vram_gb / count, found[0][2]))
+        card = owned_name(kb, found[0][1], found[0][0])
+        sized = any(f"{tr.number(size)} GB" in card for size in (float(profile.get("vram_gb") or 0), found[0][2]))
         if count > 1:       # "your 2 × …": Spanish says "tus", not "tu"
             values = {"count": count, "card": card, "vram": device}
             return (_("your %(count)s × %(card)s") if sized else _("your %(count)s × %(card)s (%(vram)s each)")) % values
@@ -337,7 +344,7 @@ def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], tota
         return _("your %(card)s (%(vram)s)") % {"card": card, "vram": device}
     if count > 1:
         return _("your %(count)s GPUs (%(vram)s each)") % {"count": count, "vram": device}
-    return _("your GPU (%(vram)s)") % {"vram": tr.gib(total_vram_gb)}
+    return _("your GPU (%(vram)s)") % {"vram": device}
 
 
 def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], name: str | None = None) -> str:
@@ -349,7 +356,7 @@ def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any]
     found = find_cards(kb, named) if named else []
     count = int(profile.get("own_gpu_count") or 1)
     if found:
-        card = name or owned_name(kb, found[0][1])
+        card = name or owned_name(kb, found[0][1], found[0][0])
         return (_("your %(count)s × %(card)s") % {"count": count, "card": card} if count > 1
                 else _("your %(card)s") % {"card": card})
     return _("your %(count)s GPUs") % {"count": count} if count > 1 else _("your GPU")

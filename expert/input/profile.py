@@ -280,7 +280,7 @@ class _Parser:
             raise self.error("%(label)s: %(name)s is not supported: %(reason)s", value, name=unsupported.name,
                              reason=self.tr.gettext(unsupported.reason))
         cards = {card.id: card.aliases + (card.name,) for card in self.kb.owned}
-        cards.update({gpu.id: (gpu.name,) for gpu in self.kb.known_cards() if gpu.id not in cards})
+        cards.update({gpu.id: gpu.aliases + (gpu.name,) for gpu in self.kb.known_cards()})
         raise self.error("%(label)s: '%(value)s' is neither a VRAM figure in GB (24, 24 GB) nor a GPU the knowledge "
                          "base knows by its name or catalog id.", value,
                          suggestions=nearest(text, cards, keys=cards))

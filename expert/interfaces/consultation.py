@@ -262,7 +262,7 @@ class Consultation:
             found = find_cards(self._kb, card)
             if found:
                 # by the name the answer gives it, without the brand words ("RTX 3090", not "NVIDIA GeForce …")
-                shown = f"{owned_name(self._kb, found[0][1])} ({self._tr.gib(found[0][2])})"
+                shown = f"{owned_name(self._kb, found[0][1], found[0][0])} ({self._tr.gib(found[0][2])})"
                 return f"{count} × {shown}" if count > 1 else shown
         return profile_value(self._kb, self._tr, name, value)
 

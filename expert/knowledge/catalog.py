@@ -10,6 +10,7 @@ another exception: a user catalog may come from anyone.
 from __future__ import annotations
 
 import functools
+import re
 import unicodedata
 from collections.abc import Iterable
 from dataclasses import fields, replace
@@ -37,6 +38,13 @@ NAME_MAX = 80
 # table's first column at 80 columns beside the memory, time, cost and price
 # columns of a priced option (docs/knowledge-base.md).
 SHORT_MAX = 16
+# The names people write for a card (``aliases``: its number alone, nvidia-smi's name), read
+# as owned.Reader reads names: at most so many, each so long.
+ALIASES_MAX = 16
+ALIAS_MAX = 40
+# An alias that reads as a VRAM figure ("24", "16 GB") would hide that figure.
+_FIGURE = re.compile(r"^(\d+(?:[.,]\d+)?)(?:gb|gib|g)?$")
+SEPARATORS = re.compile(r"[\s_\-]+")
 TEXT_MAX = 300
 MAX_SIZE_B = 20_000        # the profile's largest model size (rules/profile.toml)
 INTERCONNECTS = {"nvlink": True, "infinity-fabric": True, "infiniband": True, "pcie": False}
@@ -51,7 +59,7 @@ _CARD_KEYS: dict[str, tuple[Any, ...]] = {
     "price_source": ("text", TEXT_MAX), "bf16": ("bool",), "chip": ("text", NAME_MAX),
     "public_price": ("bool",), "memory_mib": ("number", 1, 1024 * 1024), "memory_source": ("text", TEXT_MAX),
     "ideal_methods": ("list", "methods"), "ideal_min_b": ("number", 0, MAX_SIZE_B),
-    "ideal_max_b": ("number", 0, MAX_SIZE_B), "heuristics": ("list", "hids"),
+    "ideal_max_b": ("number", 0, MAX_SIZE_B), "heuristics": ("list", "hids"), "aliases": ("names",),
 }
 # The fields of Card a [[gpu]] table gives under the same name, each made
 # its Card type; the other fields of Card (DERIVED) are worked out below.
@@ -61,7 +69,7 @@ DERIVED = ("fast_interconnect", "source", "origin", "speed_assumed", "price_assu
            "price_provider", "price_date", "spot_provider", "spot_date", "spot_source", "price_basis",
            "price_age_days", "spot_age_days", "speed_of")     # "" for a catalog's card; one's own GPU is timed as the card named (requirement.py)
 # The guide's catalog gives every key but the prices (rules/prices gives those).
-GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("price_on_demand", "price_spot", "price_source",
+GUIDE_REQUIRED = tuple(key for key in _CARD_KEYS if key not in ("aliases", "price_on_demand", "price_spot", "price_source",
                                                               "bf16", "chip", "public_price"))
 # A user catalog needs only these (a card without a short name goes by its name); the rest take the defaults below, and a
 # card without bf16_tflops or prices is marked (a rule warns when it is picked).
@@ -180,6 +188,8 @@ class CardChecker:
         elif kind == "bool":
             if not isinstance(value, bool):
                 self.bad(key, "card %(index)s: '%(key)s' must be true or false", key=key)
+        elif kind == "names":
+            self.names(key, value)
         elif spec[1] == "methods":
             if (not isinstance(value, list) or len(value) > len(METHODS)
                     or not all(isinstance(m, str) and m in METHODS for m in value)):
@@ -188,6 +198,28 @@ class CardChecker:
         elif (not isinstance(value, list) or len(value) > 39        # H1 to H39
               or not all(isinstance(h, str) and H_RE.match(h) for h in value)):
             self.bad(key, "card %(index)s: '%(key)s' must list H-ids from H1 to H39", key=key)
+
+
+    def names(self, key: str, value: Any) -> None:
+        """The names people write for the card (``aliases``): a list of short
+        texts, none of which reads as a VRAM figure."""
+        if (not isinstance(value, list) or len(value) > ALIASES_MAX
+                or not all(isinstance(a, str) and a.strip() and len(a) <= ALIAS_MAX and _bad_character(a) is None
+                           for a in value)):
+            self.bad(key, "card %(index)s: 'aliases' must list at most %(max)s names of 1 to %(most)s "
+                          "characters", max=ALIASES_MAX, most=ALIAS_MAX)
+            return
+        for alias in value:
+            figure = _FIGURE.match(normalize(alias))
+            if figure and float(figure.group(1).replace(",", ".")) <= _CARD_KEYS["vram_gb"][2]:
+                self.bad(key, "card %(index)s: the alias '%(alias)s' reads as a VRAM figure", alias=shown(alias))
+
+
+def normalize(text: str, ignore: frozenset[str] = frozenset()) -> str:
+    """A name as it is compared: lower case, without spaces, hyphens,
+    underscores or the words of ``ignore``."""
+    words = [word for word in SEPARATORS.split(text.strip().lower()) if word and word not in ignore]
+    return "".join(words)
 
 
 def catalog_cards(path: Path, doc: dict[str, Any], text: str, problems: Problems, user: bool = False,

@@ -14,7 +14,7 @@ import re
 from pathlib import Path
 from typing import Any
 
-from .catalog import NAME_MAX, TEXT_MAX, CardChecker
+from .catalog import ALIAS_MAX, ALIASES_MAX, NAME_MAX, SEPARATORS, TEXT_MAX, CardChecker, normalize
 from .records import Card, OwnedCard, UnsupportedDevice
 from .source import Problems, line_at, shown
 
@@ -24,19 +24,7 @@ OWNED_KEYS: dict[str, tuple[Any, ...]] = {
     "bf16_tflops": ("number", 1, 100_000), "memory_bandwidth_gbs": ("number", 1, 1_000_000),
     "hardware_source": ("text", TEXT_MAX), "bf16": ("bool",),
 }
-ALIASES_MAX = 16
-ALIAS_MAX = 40
 IGNORE_MAX = 64
-# An alias that reads as a VRAM figure ("24", "16 GB") would hide that figure.
-_FIGURE = re.compile(r"^(\d+(?:[.,]\d+)?)(?:gb|gib|g)?$")
-_SEPARATORS = re.compile(r"[\s_\-]+")
-
-
-def normalize(text: str, ignore: frozenset[str] = frozenset()) -> str:
-    """A name as it is compared: lower case, without spaces, hyphens,
-    underscores or the words of ``ignore``."""
-    words = [word for word in _SEPARATORS.split(text.strip().lower()) if word and word not in ignore]
-    return "".join(words)
 
 
 class Reader:
@@ -64,13 +52,13 @@ class Reader:
                 if any(normalize(name, self._bare) == bare and not self.has_form(name) for name in names)]
 
     def has_form(self, name: str) -> bool:
-        return any(word in self.forms for word in _SEPARATORS.split(name.strip().lower()))
+        return any(word in self.forms for word in SEPARATORS.split(name.strip().lower()))
 
 
 def _words(doc: dict[str, Any], key: str, path: Path, text: str, problems: Problems) -> frozenset[str]:
     listed = doc.get(key, [])
     if not isinstance(listed, list) or len(listed) > IGNORE_MAX or not all(
-            isinstance(w, str) and w and not _SEPARATORS.search(w) and len(w) <= ALIAS_MAX for w in listed):
+            isinstance(w, str) and w and not SEPARATORS.search(w) and len(w) <= ALIAS_MAX for w in listed):
         problems.add(str(path), line_at(text, key), "'%(key)s' must list at most %(max)s single words",
                      key=key, max=IGNORE_MAX)
         return frozenset()
@@ -104,16 +92,7 @@ def owned_cards(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card,
             else:
                 card.value(key, entry[key], spec)
         aliases = entry.get("aliases", [])
-        if (not isinstance(aliases, list) or len(aliases) > ALIASES_MAX
-                or not all(isinstance(a, str) and a.strip() and len(a) <= ALIAS_MAX for a in aliases)):
-            card.bad("aliases", "card %(index)s: 'aliases' must list at most %(max)s names of 1 to %(most)s "
-                                "characters", max=ALIASES_MAX, most=ALIAS_MAX)
-            aliases = []
-        for alias in aliases:
-            figure = _FIGURE.match(normalize(alias))
-            if figure and float(figure.group(1).replace(",", ".")) <= OWNED_KEYS["vram_gb"][2]:
-                card.bad("aliases", "card %(index)s: the alias '%(alias)s' reads as a VRAM figure",
-                         alias=shown(alias))
+        card.names("aliases", aliases)
         if not card.ok:
             continue
         own = {normalize(entry["id"], ignore), normalize(entry["name"], ignore)}
@@ -127,14 +106,16 @@ def owned_cards(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card,
                                bf16_tflops=float(entry["bf16_tflops"]),
                                memory_bandwidth_gbs=float(entry["memory_bandwidth_gbs"]),
                                hardware_source=entry["hardware_source"], bf16=bool(entry.get("bf16", True))))
-    catalog_ids = {c.id: c for c in catalog}
+    catalog_ids = {c.id for c in catalog}
     for owned in cards:
-        same = catalog_ids.get(owned.id)
-        if same is not None and same.vram_gb / same.devices != owned.vram_gb:
-            problems.add(str(path), owned.line, "card '%(id)s': its VRAM differs from the catalog card of the same id",
-                         id=owned.id)
+        if owned.id in catalog_ids:
+            problems.add(str(path), owned.line, "card '%(id)s' is a card of the catalog: give the names people "
+                         "write for it as that card's aliases there", id=owned.id)
+    known = [(card.id, (card.id, card.name, *card.aliases)) for card in cards]
+    known += [(card.id, (card.id, card.name, *((card.short,) if card.short else ()), *card.aliases))
+              for card in catalog]
     for example in examples if not problems.items else ():    # (a broken card would name no card)
-        if not find_cards_in(cards, reader, example):
+        if not reader.matching(example, known):
             problems.add(str(path), line_at(text, "examples"), "the example '%(name)s' names no card",
                          name=shown(example))
     return reader, tuple(examples), tuple(cards)
@@ -197,23 +178,17 @@ def find_cards(kb: Any, text: str) -> list[tuple[str, str, float]]:
 
 def _named(kb: Any, text: str) -> list[tuple[str, str, float]]:
     reader = Reader(kb.owned_ignore, kb.owned_forms)
-    # The owned cards and then the catalog's, as one list: the name read with
-    # its form factor first, over both (a catalog's PCIe card before an owned
-    # card of the same chip whose names carry no form factor).
-    # An owned card found is the answer (its figures), the catalog's only where none is.
-    named = [((True, card.id, card.name, card.vram_gb), (card.id, card.name, *card.aliases)) for card in kb.owned]
-    # The shipped cards not weighed (the market's, under --catalog guide) last: one's own card is the
-    # card it is whatever catalog is weighed, with the one set of figures its catalog gives it.
-    named += [((False, gpu.id, gpu.name, gpu.vram_gb / gpu.devices),
-               (gpu.id, gpu.name, *((gpu.short,) if gpu.short else ()))) for gpu in kb.known_cards()]
-    found = reader.matching(text, named)
-    owned = [card for card in found if card[0]]
+    # The owned cards and the catalogs' (each card once: a shipped catalog's
+    # card gives its names there, rules/catalogs), as one list: the name read
+    # with its form factor first, over both (a catalog's PCIe card before an
+    # owned card of the same chip whose names carry no form factor). The
+    # shipped cards not weighed (the market's, under --catalog guide) are
+    # named too: one's own card is the card it is whatever catalog is
+    # weighed, with the one set of figures its catalog gives it.
+    named = [((card.id, card.name, card.vram_gb), (card.id, card.name, *card.aliases)) for card in kb.owned]
+    named += [((gpu.id, gpu.name, gpu.vram_gb / gpu.devices),
+               (gpu.id, gpu.name, *((gpu.short,) if gpu.short else ()), *gpu.aliases)) for gpu in kb.known_cards()]
     chosen: dict[str, tuple[str, str, float]] = {}
-    for _, card_id, name, vram in owned or found:
+    for card_id, name, vram in reader.matching(text, named):
         chosen.setdefault(card_id, (card_id, name, vram))
     return list(chosen.values())
-
-
-def find_cards_in(cards: Any, reader: Reader, text: str) -> list[OwnedCard]:
-    """The owned cards of ``cards`` that ``text`` names (by id, name or alias)."""
-    return reader.matching(text, [(card, (card.id, card.name, *card.aliases)) for card in cards])

@@ -245,6 +245,9 @@ class Card:
     # card, the maker's name and brand left out (rules/catalog.toml says how);
     # "" for a user card without one, which goes by its name.
     short: str = ""
+    # The names people write for it besides its id, name and short name
+    # (its number alone, nvidia-smi's name): what one's own card is read by (owned.find_cards).
+    aliases: tuple[str, ...] = ()
 
     @cached_property
     def _fact(self) -> dict[str, Any]:

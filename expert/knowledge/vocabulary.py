@@ -161,8 +161,8 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
     own = data.get("own_gpu") or {}
     cues = words(own.get("cues", []), "own_gpu.cues")
     gpu_words = words(own.get("gpu_words", []), "own_gpu.gpu_words")
-    # The cards a person may own (rules/owned.toml: names and aliases) and the
-    # catalog's, each named by its id: the profile records the card.
+    # The cards a person may own (rules/owned.toml) and the catalogs', by
+    # their names and aliases, each naming its id: the profile records the card.
     cards: dict[str, str] = {}
     for owned in kb.owned:
         for name in (owned.name, *owned.aliases):
@@ -173,6 +173,8 @@ def _load(path: Path, kb: KnowledgeBase) -> Vocabulary:
         full = normal(card.name)
         cards.setdefault(full, card.id)
         cards.setdefault(full.split(" ", 1)[-1], card.id)       # the name without its vendor
+        for name in card.aliases:
+            cards.setdefault(normal(name), card.id)
     def numbers(table: Any, where: str) -> dict[str, float]:
         if not isinstance(table, dict) or not all(isinstance(v, (int, float)) and not isinstance(v, bool) and v > 0
                                                   for v in table.values()):

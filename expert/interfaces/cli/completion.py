@@ -99,9 +99,10 @@ def catalog_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]
 
 
 def own_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
-    """--vram: auto (this machine's cards), the ids of the cards people own, then the catalog's."""
-    names = {"auto": "this machine's cards (nvidia-smi or rocm-smi)", **_index().get("owned", {})}
-    names.update({gpu: name for gpu, name in _catalog_cards(ctx).items() if gpu not in names})
+    """--vram: auto (this machine's cards), then the ids of the cards people own and of the catalog's, in
+    order (a catalog's card is not in owned.toml: two cards of one name may come from two files)."""
+    cards = {**_catalog_cards(ctx), **_index().get("owned", {})}
+    names = {"auto": "this machine's cards (nvidia-smi or rocm-smi)", **dict(sorted(cards.items()))}
     return _matching(names, incomplete, names.get)
 
 

@@ -42,7 +42,8 @@ def describe(kb: KnowledgeBase, shipped: dict[str, Any]) -> dict[str, Any]:
         return sorted(rows, key=lambda row: (row["on_demand"], row["provider"]))
 
     def card(c: Any) -> dict[str, Any]:
-        return {"id": c.id, "name": c.name, "vram_gb": c.vram_gb, "memory_mib": c.memory_mib, "prices": prices(c.id)}
+        return {"id": c.id, "name": c.name, "vram_gb": c.vram_gb, "memory_mib": c.memory_mib, "prices": prices(c.id),
+                "aliases": list(c.aliases)}
 
     catalogs = {}
     for name, path in shipped.items():
@@ -96,6 +97,12 @@ def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
         "cards": data["rentable"]["cards"], "count": len(data["rentable"]["providers"]),
         "providers": tr.list(data["rentable"]["providers"])}]
     # the cards above are one's own by name too, whatever --catalog weighs (kb.shipped, owned.find_cards)
+    named = [c for c in [*data["guide"], *(c for catalog in data["shipped"].values() for c in catalog["cards"])]
+             if c.get("aliases")]
+    if named:
+        width = max(len(c["id"]) for c in named)
+        lines += ["", _("The names people write for the cards above, besides their ids and names (--vram NAME):")]
+        lines += [f"  {c['id']:<{width}}  {', '.join(c['aliases'])}" for c in named]
     lines += ["", _("Cards you can name as your own GPU (--vram NAME) besides every card above, whatever "
                     "--catalog weighs, with the names people write:")]
     lines += rows(data["owned"], lambda c: ": " + ", ".join(c["aliases"]))
