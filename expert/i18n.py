@@ -152,10 +152,12 @@ class Localizer:
         return _hours(value, self.lang)
 
     def hours_alone(self, value: float) -> str:
-        """A duration read on its own, as the "Time and cost" chart labels a bar: under a minute,
-        "under 1 min" (:meth:`hours` rounds it up to the "1 min" a minute's run reads too)."""
+        """A duration read on its own, as the options table and the "Time and cost" chart show a run:
+        under a minute, "< 1 min" (:meth:`hours` rounds it up to the "1 min" a minute's run reads too),
+        as :meth:`gib_part` writes a part of memory; as short in Spanish as in English, so that the
+        table's time column ("< 1 min, tarde") leaves a card's name its room at 80 columns."""
         if float(f"{value:.4g}") * 60 < 1:
-            return self.gettext("under %(duration)s") % {"duration": _unit(1, "duration-minute", self.lang)}
+            return "< " + _unit(1, "duration-minute", self.lang)
         return _hours(value, self.lang)
 
     def gib_part(self, value: float) -> str:

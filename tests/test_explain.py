@@ -64,6 +64,27 @@ def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> 
     assert len(x.how) == len(x.result.recommendations)
 
 
+# On main c111501 HOW read a card's configuration steps in the rules' order, not in the order its ladder was
+# climbed: 70B QLoRA on two RTX 3090s of one's own read "the fewest that hold it" (after offload-parameters,
+# which fits) and then "that step does not fit on any count" (the shard tried before it), as if the cards
+# were refused; 13B LoRA on one's own RTX 4090 read the 8-bit base that fits before the shard it replaced.
+@pytest.mark.parametrize("given, ladder", [
+    (dict(model_size_b="Llama-2-70B", method="qlora", vram_gb="2x RTX 3090", tokens_per_example=2048),
+     ["propose-one-card", "paged-optimizer-for-adapters", "shard-when-weights-do-not-fit", "no-count-fits",
+      "offload-parameters", "fewest-cards-that-fit", "larger-micro-batch", "configuration-chosen"]),
+    (dict(model_size_b=13, method="lora", vram_gb="RTX 4090"),
+     ["propose-one-card", "shard-when-weights-do-not-fit", "several-cards-need-a-fast-link",
+      "eight-bit-base-for-lora", "configuration-chosen"]),
+])
+def test_how_reads_a_cards_ladder_in_the_order_it_was_climbed(given: dict[str, object], ladder: list[str]) -> None:
+    x = explain(**given, lang="en")
+    steps = [step.rule for step in x.how[0].steps]
+    assert [rule for rule in steps if rule in ladder] == ladder
+    # the JSON trace too: the own card's ladder, in the same order
+    own = [step.rule for step in x.result.trace if any(d["values"].get("gpu") == "own" for d in step.derived)]
+    assert [rule for rule in own if rule in ladder] == ladder
+
+
 def test_every_step_is_a_recorded_firing() -> None:
     x = explain(model_size_b=13, method="full", vram_gb=16, lang="es")
     fired = {step.rule for step in x.result.trace}

@@ -118,13 +118,47 @@ def test_a_count_may_carry_its_own_word(given: dict[str, str], read: tuple[int, 
     (dict(tokens_per_example="10k examples"), "tokens per example: '10k examples' counts training examples, not "
      "tokens per example; give a number such as 512 or 4k, with or without 'tokens' after it."),
     (dict(dataset_examples="4096 tokens", lang="es"), "ejemplos de entrenamiento: «4096 tokens» cuenta tokens por "
-     "ejemplo, no ejemplos de entrenamiento; indica un número como 10000 o 10k, con o sin «ejemplos» detrás."),
-    (dict(dataset_examples="10 throws"), "training examples: '10 throws' is not a number; for example 10000, 10k."),
+     "ejemplo, no ejemplos de entrenamiento; indica un número como 10000, 10k o 50 mil, con o sin «ejemplos» detrás."),
+    (dict(dataset_examples="10 throws"), "training examples: '10 throws' is not a number; for example 10000, 10k, "
+     "50 thousand."),
 ])
 def test_a_count_carrying_another_counts_word_is_refused(given: dict[str, str], said: str) -> None:
     with pytest.raises(InputError) as refused:
         advise(model_size_b=8, method="lora", catalog="guide", **given)
     assert str(refused.value) == said
+
+
+# On main c111501 free text read "50 mil ejemplos" as 50,000 while the value reader took only k and m:
+# --examples "50 mil", advise(dataset_examples="50 mil") and MCP's argument were "not a number".
+@pytest.mark.parametrize("given, read", [
+    ("50 mil", 50000), ("50 Mil ejemplos", 50000), ("2 thousand", 2000), ("1,5 millones", 1500000),
+    ("3 million examples", 3000000),
+])
+def test_a_count_reads_every_multiplier_free_text_reads(given: str, read: int) -> None:
+    from expert.input.freetext import extract
+
+    assert advise(catalog="guide", dataset_examples=given, lang="es").profile["dataset_examples"] == read
+    assert extract(given, knowledge_base(catalog="guide"), "dataset_examples") == {"dataset_examples": read}
+
+
+@pytest.mark.parametrize("given, lang, said", [
+    ("5 mil millones", "es", "ejemplos de entrenamiento: «5 mil millones» no es válido: un recuento no se lee en miles "
+     "de millones; dalo en cifras, o en miles o millones, como 10000, 10k o 50 mil."),
+    ("2 billion examples", "en", "training examples: '2 billion examples' is not accepted: a count is not read in "
+     "billions; give it in digits, or in thousands or millions, such as 10000, 10k, or 50 thousand."),
+])
+def test_a_count_in_billions_is_refused_naming_what_is_accepted(given: str, lang: str, said: str) -> None:
+    with pytest.raises(InputError) as refused:
+        advise(catalog="guide", dataset_examples=given, lang=lang)
+    assert str(refused.value) == said
+
+
+def test_free_text_passes_a_count_in_billions_to_the_reader_not_as_a_size() -> None:
+    # on main c111501 "5 mil millones de ejemplos" was read as a model of 5B
+    from expert.input.freetext import extract
+
+    for text in ("5 mil millones de ejemplos", "2 billion examples"):
+        assert extract(text, knowledge_base(catalog="guide")) == {"dataset_examples": text}
 
 
 def test_the_word_a_counts_refusal_names_is_one_it_takes() -> None:

@@ -293,6 +293,33 @@ def test_an_unknown_value_is_refused_in_the_answers_language(lang: str, words: s
         launch(result, option=99)
 
 
+# On main c111501 the launch files' refusals of a rank and of a model were two sentences each, one for MCP
+# ("option:") and one for every other way in ("launch option:", the command line's too): one sentence now,
+# begun with the way in's own words (labels.toml [how_*] launch_option_refused, launch_model_refused).
+@pytest.mark.parametrize("way, lang, option, model", [
+    ("cli", "en", "--launch-option: '99' is not a rank of the answer; choose from 1 to ",
+     "--launch-model: give a model's local path or Hugging Face id, on one line, at most 300 characters."),
+    ("library", "es", "opción de lanzamiento: «99» no es un puesto de la respuesta; elige de 1 a ",
+     "modelo de lanzamiento: da la ruta local del modelo o su id de Hugging Face, en una sola línea, de 300"),
+    ("tools", "es", "option: «99» no es un puesto de la respuesta; elige de 1 a ", "model: da la ruta local"),
+    ("web", "en", "launch option: '99' is not a rank of the answer", "launch model: give a model's local path"),
+])
+def test_a_launch_refusal_begins_with_the_way_ins_words(way: str, lang: str, option: str, model: str) -> None:
+    from expert.i18n import WAY_IN
+
+    result = advise(model="8B", method="lora", vram_gb=24, lang=lang)
+    token = WAY_IN.set(way)  # type: ignore[arg-type]
+    try:
+        with pytest.raises(InputError) as rank:
+            launch(result, option=99)
+        with pytest.raises(InputError) as named:
+            launch(result, model="a\nb")
+    finally:
+        WAY_IN.reset(token)
+    assert (rank.value.field, named.value.field) == ("launch_option", "launch_model")
+    assert str(rank.value).startswith(option) and str(named.value).startswith(model)
+
+
 def test_issue_20_fields_keep_the_effective_batch() -> None:
     result = advise(model="Llama-3.1-70B", method="lora")
     changed = with_recipe(result, micro_batch=2, gradient_accumulation_steps=4, global_batch=32)

@@ -165,11 +165,32 @@ def test_a_tool_that_never_stops_printing_is_read_no_further_than_the_bound(tmp_
 
 
 def test_no_tool_says_so_in_the_persons_language(tmp_path: Path) -> None:
-    for lang, words in (("en", "auto found no GPU: neither nvidia-smi nor rocm-smi is on PATH"),
-                        ("es", "auto no ha encontrado ninguna GPU: ni nvidia-smi ni rocm-smi están en el PATH")):
+    for lang, words in (("en", "local_gpus() found no GPU: neither nvidia-smi nor rocm-smi is on PATH"),
+                        ("es", "local_gpus() no ha encontrado ninguna GPU: ni nvidia-smi ni rocm-smi están en el PATH")):
         with pytest.raises(InputError) as error:
             detect(tmp_path, lang)
         assert error.value.field == "vram_gb" and words in str(error.value)
+
+
+# On main c111501 every way in was told "VRAM of your own GPU: auto found no GPU", the command line's word
+# where the library had called local_gpus() (labels.toml [how_*] own_gpu_auto_refused).
+@pytest.mark.parametrize("way, lang, begins", [
+    ("cli", "en", "VRAM of your own GPU: auto found no GPU: neither nvidia-smi nor rocm-smi is on PATH."),
+    ("library", "en", "VRAM of your own GPU: local_gpus() found no GPU: neither nvidia-smi nor rocm-smi"),
+    ("tools", "en", "VRAM of your own GPU: the machine that answers found no GPU: neither nvidia-smi"),
+    ("web", "es", "VRAM de tu GPU: la máquina que responde no ha encontrado ninguna GPU: ni nvidia-smi"),
+])
+def test_a_refusal_of_auto_names_what_read_the_machine_on_each_way_in(tmp_path: Path, way: str, lang: str,
+                                                                      begins: str) -> None:
+    from expert.i18n import WAY_IN
+
+    token = WAY_IN.set(way)  # type: ignore[arg-type]
+    try:
+        with pytest.raises(InputError) as error:
+            detect(tmp_path, lang)
+    finally:
+        WAY_IN.reset(token)
+    assert str(error.value).startswith(begins)
 
 
 def test_the_command_line_reads_the_machine_and_says_what_it_found(tmp_path: Path, monkeypatch: Any) -> None:

@@ -46,7 +46,9 @@ def texts(value: Any) -> list[str]:
 def test_every_way_in_names_every_setting(kb) -> None:  # type: ignore[no-untyped-def]
     tables = {way: kb.labels[f"how_{way}"] for way in WAYS_IN}
     assert all(set(table) == set(tables["cli"]) for table in tables.values())
-    assert all(flag.startswith(("--", "expert ")) for key, flag in tables["cli"].items() if key != "own_gpu_none")
+    # (but the words that say to leave the flag out, and the subject of the own GPU's refusals of `auto`)
+    assert all(flag.startswith(("--", "expert ")) for key, flag in tables["cli"].items()
+               if key not in ("own_gpu_none", "own_gpu_auto_refused"))
     assert not [(way, text) for way in ("library", "tools", "web") for text in tables[way].values()
                 if FLAG.search(text)]
     assert WAY_IN.get() == "library"        # the library's callers pass keywords

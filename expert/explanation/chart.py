@@ -195,7 +195,7 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
                 price = _("your price")
         label = (sentence(own_short_label(kb, tr, result.profile)) if rec.gpu == "own"
                  else _short(f"{rec.count} × {rec.name}"))
-        hours = tr.hours(rec.hours)
+        hours = tr.hours_alone(rec.hours)     # "under 1 min", as the chart under it reads the same run
         if rec.meets_deadline is False:     # its hours and the setup a rental bills run past the deadline
             hours = _("%(hours)s, late") % {"hours": hours}
         rows.append(OptionRow(rec.rank, label, memory, hours, cost, price))

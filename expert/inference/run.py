@@ -82,9 +82,23 @@ class Run:
         return self.positions.get(gpu, len(self.positions))
 
     def sorted_firings(self) -> list[Firing]:
-        # (a rule that compares two options fires once per pair: the other card orders those)
-        return sorted(self.firings, key=lambda f: (f.rule.rank, f.rule.index, self.order(f.gpu), [
-            self.order(m["values"]["gpu"]) for m in f.matched if "gpu" in m["values"]]))
+        """The firings as a trace reads them: by stage, then by rule (rules.toml's order), then by card;
+        but the configuration ladder (the configure rules, from the first proposal to the last trial)
+        card by card, each card's steps in the order it climbed them. A ladder goes back to an earlier
+        stage's rule when a step fails (a shard that no count of cards holds, then offload), so the
+        rules' order would read a later step that fitted before an earlier one that did not. The
+        engine's order of firing is the same under any hash seed (tests/test_embedding.py)."""
+        position = {id(firing): i for i, firing in enumerate(self.firings)}
+        ladder = min(((rule.rank, rule.index) for rule in self.kb.rules if rule.kind == "configure"), default=(0, 0))
+
+        def key(f: Firing) -> tuple[Any, ...]:
+            if f.rule.kind == "configure":
+                return (*ladder, self.order(f.gpu), position[id(f)], [])
+            # (a rule that compares two options fires once per pair: the other card orders those)
+            return (f.rule.rank, f.rule.index, self.order(f.gpu), 0, [
+                self.order(m["values"]["gpu"]) for m in f.matched if "gpu" in m["values"]])
+
+        return sorted(self.firings, key=key)
 
 
 def _plain(fact: Any) -> dict[str, Any]:

@@ -19,7 +19,7 @@ from typing import Any
 
 from ..knowledge import KnowledgeBase
 from ..knowledge.vocabulary import normal, vocabulary
-from .values import grouped, multiplier
+from .values import BILLIONS, grouped, multiplier, multiplier_words
 
 # Text longer than this is not read (a chat message, not a document), counted
 # both as written and once normalised (see too_long).
@@ -39,7 +39,7 @@ def too_long(text: str) -> bool:
 # negative ("-5"): those are left unread rather than misread.
 _NUMBER = r"(?<![\w.,+\u2212-])(\d{1,3}(?:[.,]\d{3})+(?![\d])|\d+(?:[.,]\d+)?)(?![\d]*e[+-]?\d)"
 _SIZE = re.compile(r"(?<![\w.])" + _NUMBER + r"\s?b(?![a-z0-9])")
-_SIZE_WORDS = re.compile(_NUMBER + r"\s*(?:billion|bn|mil millones)\b")
+_SIZE_WORDS = re.compile(_NUMBER + r"\s*" + BILLIONS + r"\b")
 _HOURS = re.compile(_NUMBER + r"\s*(h|hr|hrs|hours?|horas?|d|days?|dias?|min|minutes?|minutos?)(?![a-z])")
 _HOURS_PER = {"h": 1.0, "hr": 1.0, "hrs": 1.0, "hour": 1.0, "hours": 1.0, "hora": 1.0, "horas": 1.0,
               "d": 24.0, "day": 24.0, "days": 24.0, "dia": 24.0, "dias": 24.0,
@@ -53,6 +53,10 @@ def _number(text: str, multiplied: bool = False) -> float:
     if re.fullmatch(r"\d{1,3}(?:[.,]\d{3})+", text) and not multiplied:
         return float(re.sub(r"[.,]", "", text))
     return float(text.replace(",", "."))
+
+
+def _any_of(words: tuple[str, ...]) -> str:
+    return "(?:" + "|".join(re.escape(w) for w in words) + ")"
 
 
 def _figure(text: str) -> float | str:
@@ -275,16 +279,19 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
         if named is None:
             break
         take("model_size_b", named[0], named[1])
+    # A count of examples in billions ("2 billion examples", "5 mil millones de ejemplos") is no model's
+    # size: passed on as written, for the value reader to refuse as every entry point does.
+    if vocab.dataset_words:
+        for match in t.finditer(re.compile(_NUMBER + r"\s*" + BILLIONS + r"\s*(?:de\s+)?"
+                                           + _any_of(vocab.dataset_words) + r"(?![\w])")):
+            take("dataset_examples", match.group(0), match)
     for pattern in (_SIZE, _SIZE_WORDS):
         for match in t.finditer(pattern):
             take("model_size_b", _figure(match.group(1)), match)
     # Counts: a number with its multiplier ("50k", "50 mil", "2.048"),
     # before or after the words that say what it counts.
-    multipliers = "|".join(re.escape(m) for m in sorted(vocab.multipliers, key=len, reverse=True))
-    counted = _NUMBER + (r"\s*(" + multipliers + r")?(?![\w])" if multipliers else r"()")
-
-    def any_of(words: tuple[str, ...]) -> str:
-        return "(?:" + "|".join(re.escape(w) for w in words) + ")"
+    counted = _NUMBER + r"\s*(" + multiplier_words(vocab) + r")?(?![\w])"
+    any_of = _any_of
 
     def take_count(field: str, patterns: list[re.Pattern[str]], whole: bool) -> None:
         """Every count a pattern finds, as ``field``'s value."""

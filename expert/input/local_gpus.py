@@ -104,6 +104,7 @@ class _Say:
 
     def __call__(self, template: str, **params: Any) -> InputError:
         return InputError("vram_gb", self.tr.gettext(template) % {
+            "how_own_gpu_auto_refused": self.kb.how(self.tr, "own_gpu_auto_refused", label=self.label),
             "label": self.label, "how_own_gpu_named": self.kb.how(self.tr, "own_gpu_named", example=self.example),
             "how_own_gpu_none": self.kb.how(self.tr, "own_gpu_none"), **params})
 
@@ -119,16 +120,16 @@ def detect(kb: KnowledgeBase, tr: Localizer, path: str | None = None) -> LocalCa
         output = _run([tool, *command[1:]], say, command[0])
         reported = _nvidia(output) if command is NVIDIA else _amd(output)
         if reported is None:
-            raise say(N_("%(label)s: auto: what %(tool)s printed could not be read (%(start)s). Give the card's "
-                             "name or its VRAM instead (%(how_own_gpu_named)s)."),
+            raise say(N_("%(how_own_gpu_auto_refused)s: what %(tool)s printed could not be read (%(start)s). "
+                         "Give the card's name or its VRAM instead (%(how_own_gpu_named)s)."),
                          tool=command[0], start=quoted(one_line(output.decode("utf-8", "replace"))[:60]) or "-")
         if not reported:
-            raise say(N_("%(label)s: auto: %(tool)s reported no GPU. Give the card's name or its VRAM instead "
-                             "(%(how_own_gpu_named)s), or %(how_own_gpu_none)s for no GPU of your own."),
+            raise say(N_("%(how_own_gpu_auto_refused)s: %(tool)s reported no GPU. Give the card's name or its "
+                         "VRAM instead (%(how_own_gpu_named)s), or %(how_own_gpu_none)s for no GPU of your own."),
                          tool=command[0])
         return _answer(kb, tr, command[0], reported)
-    raise say(N_("%(label)s: auto found no GPU: neither nvidia-smi nor rocm-smi is on PATH. Give the card's name "
-                 "or its VRAM instead (%(how_own_gpu_named)s), or %(how_own_gpu_none)s for no GPU of "
+    raise say(N_("%(how_own_gpu_auto_refused)s found no GPU: neither nvidia-smi nor rocm-smi is on PATH. Give the "
+                 "card's name or its VRAM instead (%(how_own_gpu_named)s), or %(how_own_gpu_none)s for no GPU of "
                  "your own."))
 
 
@@ -140,7 +141,7 @@ def _run(argv: list[str], say: _Say, name: str) -> bytes:
         process = subprocess.Popen(argv, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE,
                                    stderr=subprocess.DEVNULL, env={**os.environ, "LC_ALL": "C"})
     except OSError as error:
-        raise say(N_("%(label)s: auto: %(tool)s could not be started (%(reason)s)."), tool=name,
+        raise say(N_("%(how_own_gpu_auto_refused)s: %(tool)s could not be started (%(reason)s)."), tool=name,
                      reason=quoted(error.strerror or str(error), 100)) from None
     assert process.stdout is not None
     stdout = process.stdout
@@ -159,22 +160,22 @@ def _run(argv: list[str], say: _Say, name: str) -> bytes:
     reader.join(TIMEOUT_S)
     try:
         if reader.is_alive():
-            raise say(N_("%(label)s: auto: %(tool)s did not answer within %(seconds)s seconds. Give the card's "
-                             "name or its VRAM instead (%(how_own_gpu_named)s)."), tool=name,
+            raise say(N_("%(how_own_gpu_auto_refused)s: %(tool)s did not answer within %(seconds)s seconds. "
+                         "Give the card's name or its VRAM instead (%(how_own_gpu_named)s)."), tool=name,
                          seconds=say.tr.number(TIMEOUT_S, 0))
         if len(read) > MAX_OUTPUT:
-            raise say(N_("%(label)s: auto: %(tool)s printed more than %(most)s bytes; that is not a list of GPUs. "
-                             "Give the card's name or its VRAM instead (%(how_own_gpu_named)s)."),
+            raise say(N_("%(how_own_gpu_auto_refused)s: %(tool)s printed more than %(most)s bytes; that is not a "
+                         "list of GPUs. Give the card's name or its VRAM instead (%(how_own_gpu_named)s)."),
                          tool=name, most=say.tr.number(MAX_OUTPUT, 0))
         try:
             status = process.wait(max(0.1, TIMEOUT_S - (time.monotonic() - started)))
         except subprocess.TimeoutExpired:
-            raise say(N_("%(label)s: auto: %(tool)s did not answer within %(seconds)s seconds. Give the card's "
-                             "name or its VRAM instead (%(how_own_gpu_named)s)."), tool=name,
+            raise say(N_("%(how_own_gpu_auto_refused)s: %(tool)s did not answer within %(seconds)s seconds. "
+                         "Give the card's name or its VRAM instead (%(how_own_gpu_named)s)."), tool=name,
                          seconds=say.tr.number(TIMEOUT_S, 0)) from None
         if status != 0:
-            raise say(N_("%(label)s: auto: %(tool)s failed (exit status %(status)s); is the driver loaded? Give "
-                             "the card's name or its VRAM instead (%(how_own_gpu_named)s)."), tool=name,
+            raise say(N_("%(how_own_gpu_auto_refused)s: %(tool)s failed (exit status %(status)s); is the driver "
+                         "loaded? Give the card's name or its VRAM instead (%(how_own_gpu_named)s)."), tool=name,
                          status=status)
         return bytes(read)
     finally:

@@ -348,16 +348,25 @@ class _Parser:
 
     def example(self) -> str:
         """The examples of a count, its own (tokens in one example are not the dataset's examples)."""
-        return N_("512, 4k") if self.spec.name == "tokens_per_example" else N_("10000, 10k")
+        return N_("512, 4k") if self.spec.name == "tokens_per_example" else N_("10000, 10k, 50 thousand")
 
     def integer(self, value: Any) -> int:
         if isinstance(value, str):
             value = self.counted(value)
         if isinstance(value, str) and _GROUPED.match(value.strip()):
             value = value.strip().replace(".", "").replace(",", "")
-        # each count with examples of its own: "10000" tokens in one example was no example to give
-        number, unit = self.number(value, _COUNT, self.example())
         vocab = self.vocabulary()
+        if isinstance(value, str) and values.in_billions(value):
+            raise self.error("%(label)s: '%(value)s' is not accepted: a count is not read in billions; give it in "
+                             "digits, or in thousands or millions, such as %(example)s.", value,
+                             example=self.tr.list(self.tr.gettext(self.example()).split(", "), style="or"))
+        if isinstance(value, str) and vocab is not None:
+            # "50 mil", "2 Thousand", "1,5 millones": the multipliers of rules/vocabulary.toml, folded
+            self.original = self.original or value
+            value = fold(value)
+        # each count with examples of its own: "10000" tokens in one example was no example to give
+        number, unit = self.number(value, values.count_pattern(vocab) if vocab is not None else _COUNT,
+                                   self.example())
         number *= (values.multiplier(self.spec.name, unit, vocab) if vocab is not None
                    else {"k": 1e3, "m": 1e6}.get((unit or "").lower(), 1))
         self.bounded(number, value)

@@ -18,6 +18,7 @@ be read so (an exponent beyond any figure of the profile) is refused with
 
 from __future__ import annotations
 
+import functools
 import math
 import re
 import unicodedata
@@ -207,6 +208,37 @@ def grouped(text: str) -> str | None:
 
 
 # --- counts ------------------------------------------------------------------
+
+# The words of a size in billions ("7 billion", "70 mil millones"): a model's
+# size in free text, and never a count of examples or tokens, which every
+# reader refuses (the profile's counts stop well short of a billion of them).
+BILLIONS = r"(?:billions?|bn|mil\s+millones)"
+_IN_BILLIONS = re.compile(r"\d\s*" + BILLIONS + r"$", re.IGNORECASE)
+
+
+def multiplier_words(vocab: Any) -> str:
+    """The multipliers of a count (rules/vocabulary.toml [multipliers]: "k",
+    "thousand", "mil", "m", "millones" ...) as a regex alternation, longest
+    first, so that "millones" is never read as "mil" and "lones"."""
+    return "|".join(re.escape(m) for m in sorted(vocab.multipliers, key=len, reverse=True)) or "(?!)"
+
+
+def count_pattern(vocab: Any) -> re.Pattern[str]:
+    """A whole answer that is a count, folded (:func:`fold`): its figure
+    (group 1) and its multiplier (group 2, or None): "50k", "50 mil",
+    "2 thousand", "1,5 millones"."""
+    return _count_regex(multiplier_words(vocab))
+
+
+@functools.lru_cache(maxsize=8)
+def _count_regex(words: str) -> re.Pattern[str]:
+    return re.compile(r"^(\d+(?:[.,]\d+)?)\s*(" + words + r")?$")
+
+
+def in_billions(text: str) -> bool:
+    """Whether ``text`` ends with a figure in billions ("2 billion", "5 mil millones")."""
+    return _IN_BILLIONS.search(fold(text)) is not None
+
 
 def multiplier(field: str, unit: str | None, vocab: Any) -> float:
     """What a multiplier after a count stands for in ``field``: "k" is 1,024

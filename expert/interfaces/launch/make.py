@@ -22,8 +22,9 @@ from typing import Any
 
 from ...errors import InputError
 from ...escape import quoted
-from ...i18n import Localizer, for_tools
+from ...i18n import Localizer
 from ...inference.time_model import seq_len
+from ...knowledge.bases import knowledge_base
 from .plan import (
     CONTROL,
     FRAMEWORKS,
@@ -61,11 +62,10 @@ def check_model(model: Any, tr: Localizer) -> str | None:
     if model is None:
         return None
     if not isinstance(model, str) or not model.strip() or len(model) > MAX_MODEL or CONTROL.search(model):
-        raise InputError("launch_model", (tr.gettext(
-            "model: give a model's local path or Hugging Face id, on one line, at most %(most)s characters.")
-            if for_tools() else tr.gettext(
-            "launch model: give a model's local path or Hugging Face id, on one line, at most %(most)s "
-            "characters.")) % {"most": MAX_MODEL})
+        raise InputError("launch_model", tr.gettext(
+            "%(how_launch_model_refused)s give a model's local path or Hugging Face id, on one line, at most "
+            "%(most)s characters.") % {"how_launch_model_refused": knowledge_base().how(tr, "launch_model_refused"),
+                                       "most": MAX_MODEL})
     return model
 
 
@@ -92,11 +92,10 @@ def plan(result: Any, option: Any = 1, model: Any = None, others: bool = True) -
         if not ranks:
             raise InputError("launch_option", tr.gettext(
                 "launch: the answer recommends nothing, so there is nothing to write."))
-        raise InputError("launch_option", (tr.gettext(
-            "option: '%(value)s' is not a rank of the answer; choose from %(first)s to %(last)s.")
-            if for_tools() else tr.gettext(
-            "launch option: '%(value)s' is not a rank of the answer; choose from %(first)s to %(last)s."))
-            % {"value": quoted(str(option), 20), "first": min(ranks), "last": max(ranks)})
+        raise InputError("launch_option", tr.gettext(
+            "%(how_launch_option_refused)s '%(value)s' is not a rank of the answer; choose from %(first)s to "
+            "%(last)s.") % {"how_launch_option_refused": knowledge_base().how(tr, "launch_option_refused"),
+                            "value": quoted(str(option), 20), "first": min(ranks), "last": max(ranks)})
     rec = next(rec for rec in result.recommendations if rec.rank == option)
     recipe = dict(rec.recipe)
     for key in recipe:
