@@ -193,12 +193,16 @@ def test_expert_catalogs_lists_the_shipped_ones_from_any_directory(tmp_path, mon
     assert data["shipped"]["current"]["file"] == "rules/catalogs/current.toml"
     assert "h200-141gb" in [c["id"] for c in data["shipped"]["current"]["cards"]]
     assert "guide" not in data["shipped"]
-    assert {"id": "rtx-3090", "name": "NVIDIA GeForce RTX 3090", "vram_gb": 24.0,
+    assert {"id": "rtx-3090", "name": "NVIDIA GeForce RTX 3090", "vram_gb": 24.0, "memory_mib": 24576,
             "aliases": ["3090", "rtx 3090"]} in data["owned"]
     text = CliRunner().invoke(main, ["catalogs", "--lang", "es"], env=env).stdout
     assert "El mercado de hoy, catálogo incluido «current», que se sopesa por defecto:" in text
     assert "rules/" not in text
     assert re.search(r"  rtx-3090 +NVIDIA GeForce RTX 3090 \(24 GiB\): 3090, rtx 3090", text)
+    # one's own card that a catalog holds has its driver's memory, as the answers count it: an L4 is 22.5 GiB
+    # there ("Your L4 (22.5 GiB)"), and was "NVIDIA L4 (24 GiB)" here, its 24 GB read as GiB
+    assert re.search(r"  l4 +NVIDIA L4 \(22,5 GiB\): l4\n", text)
+    assert re.search(r"  rtx-3060-12gb +NVIDIA GeForce RTX 3060 12 GB \(12 GiB\)", text)   # no catalog holds it
 
 
 def test_a_card_is_built_from_its_field_list() -> None:

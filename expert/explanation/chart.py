@@ -244,5 +244,5 @@ def options_table(result: Any, kb: Any, tr: Localizer, width: int) -> Options:
     pick = ""
     if rows:
         top = result.recommendations[0]
-        pick = sentence(own_label(kb, tr, result.profile, top.total_vram_gb)) if top.gpu == "own" else rows[0].label
+        pick = sentence(own_label(kb, tr, result.profile, top.total_vram_gb, top.device_memory_gib)) if top.gpu == "own" else rows[0].label
     return Options(rows, pick, headings, lines)

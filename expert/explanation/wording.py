@@ -119,7 +119,10 @@ class Writer:
 
     def option_label(self, option: Mapping[str, Any]) -> str:
         if option["where"] == "own":
-            return own_label(self.kb, self.tr, self.run.profile, option["total_vram_gb"])
+            # a rule's fields may name the option without its memory: the run's own option has it
+            device = option.get("device_memory_gib", self.run.options.get(option["gpu"], {}).get("device_memory_gib"))
+            return own_label(self.kb, self.tr, self.run.profile, option["total_vram_gb"],
+                             None if device is None else float(device))
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
 
     def money(self, option: Mapping[str, Any]) -> str:
@@ -317,15 +320,19 @@ def owned_name(kb: KnowledgeBase, name: str) -> str:
     return " ".join(words)
 
 
-def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], total_vram_gb: float) -> str:
+def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], total_vram_gb: float,
+              device_gib: float | None = None) -> str:
     """One's own card (or cards) as the answer names it: the card named
     (:func:`owned_name`), with its memory unless its name says it ("RTX 6000
-    Ada 48 GB": the size it is sold with), or "your GPU (24 GiB)"."""
+    Ada 48 GB": the size it is sold with), or "your GPU (24 GiB)". The memory
+    is ``device_gib``, each device's as its driver reports it and as the
+    answer counts it ("(22.5 GiB) ...: about 18.9 GiB of its 22.5 GiB", not
+    "(24 GiB)", a card's 24 GB as sold read as GiB), where the caller has it."""
     _ = tr.gettext
     named = profile.get("own_gpu")
     found = find_cards(kb, named) if named else []
     count = int(profile.get("own_gpu_count") or 1)
-    device = tr.gib(total_vram_gb / count)
+    device = tr.gib(total_vram_gb / count if device_gib is None else device_gib)
     if found:      # the card the person named (with its memory, unless its name says it)
         card = owned_name(kb, found[0][1])
         sized = any(f"{tr.number(size)} GB" in card for size in (total_vram_gb / count, found[0][2]))
@@ -337,7 +344,7 @@ def own_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], tota
         return _("your %(card)s (%(vram)s)") % {"card": card, "vram": device}
     if count > 1:
         return _("your %(count)s GPUs (%(vram)s each)") % {"count": count, "vram": device}
-    return _("your GPU (%(vram)s)") % {"vram": tr.gib(total_vram_gb)}
+    return _("your GPU (%(vram)s)") % {"vram": device}
 
 
 def own_short_label(kb: KnowledgeBase, tr: Localizer, profile: Mapping[str, Any], name: str | None = None) -> str:

@@ -55,9 +55,12 @@ def describe(kb: KnowledgeBase, shipped: dict[str, Any]) -> dict[str, Any]:
     every = guide + [c for catalog in catalogs.values() for c in catalog["cards"]]
     rented = [c for c in every if c["prices"]]
     providers = sorted({row["provider"] for c in rented for row in c["prices"]}, key=str.casefold)
+    # a card one owns that a catalog holds too is counted with that card's driver memory, as an answer
+    # counts it ("(22.5 GiB)"): its nominal 24 GB read as GiB was "(24 GiB)" here
+    driver = {c.id: c.memory_mib for c in kb.catalog if c.memory_mib}
     return {"guide": guide, "shipped": catalogs,
-            "owned": [{"id": c.id, "name": c.name, "vram_gb": c.vram_gb, "aliases": list(c.aliases)}
-                      for c in kb.owned],
+            "owned": [{"id": c.id, "name": c.name, "vram_gb": c.vram_gb, "memory_mib": driver.get(c.id),
+                       "aliases": list(c.aliases)} for c in kb.owned],
             "rentable": {"cards": len(rented), "providers": providers}}
 
 
@@ -78,7 +81,8 @@ def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
 
     def memory(c: dict[str, Any]) -> str:
         # the memory its driver reports, as every answer counts it ("80 of 140.4 GiB"): an H200 was "(141 GiB)"
-        # here, its 141 GB read as GiB; a card with no driver figure (one's own, by name) by its nominal size
+        # here, its 141 GB read as GiB; a card with no driver figure (one's own that no catalog holds, by name)
+        # by its nominal size
         return tr.gib(c["memory_mib"] / 1024 if c.get("memory_mib") else c["vram_gb"])
 
     def rows(cards: list[dict[str, Any]], extra: Any = None) -> list[str]:
