@@ -70,7 +70,7 @@ PROFILE_OPTIONS = [profile_option(field, kind) for field, kind in FIELD_TYPES.it
 # The settings a person may fix instead of the rules (expert/input/settings.py), under `expert estimate`'s names.
 SETTING_OPTIONS = [
     click.option("--seq-len", "seq_len", metavar="TOKENS",
-                 help="The sequence length memory is sized for (default: the examples' length, --tokens-per-example)."),
+                 help="The sequence length memory is sized for: 2048, 4k (default: the examples' length, --tokens-per-example)."),
     click.option("--batch", metavar="N", help="The micro-batch per device (default: the fastest that fits)."),
     click.option("--lora-rank", "lora_rank", metavar="R", help="The LoRA rank (default 16)."),
     click.option("--checkpointing/--no-checkpointing", default=None,
