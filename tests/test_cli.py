@@ -210,6 +210,23 @@ def test_an_unknown_command_is_answered_with_the_command_meant(args: list[str], 
         outcome.stderr
 
 
+# `expert advise --offload` was answered "Did you mean '--color'?", and in Spanish "No existe la opción
+# «--strategy»." alone: an option of another command is named with that command.
+@pytest.mark.parametrize("args, said", [
+    (["advise", "--model-size", "70", "--offload"],
+     "Error: No such option '--offload' in expert advise: it is an option of expert estimate.\n"),
+    (["advise", "--lang", "es", "--strategy", "zero3"],
+     "Error: No existe la opción «--strategy» en expert advise: es una opción de expert estimate.\n"),
+    (["estimate", "--why-not", "h100-80gb"],
+     "Error: No such option '--why-not' in expert estimate: it is an option of expert explain.\n"),
+    (["advise", "--colr"], "Did you mean one of: '--color'"),       # a near name of its own, as before
+])
+def test_an_option_of_another_command_is_named_with_it(args: list[str], said: str) -> None:
+    outcome = CliRunner().invoke(main, args, prog_name="expert", env={"EXPERT_LANG": "", "LC_ALL": "", "LANG": ""})
+    assert outcome.exit_code == 2 and said in outcome.stderr and "Did you mean '--color'" not in outcome.stderr, \
+        outcome.stderr
+
+
 # On main f2e7dc0 a value click's own types refuse was said in click's English whatever --lang asked, and in
 # Spanish without the option it was given to: `expert --lang es serve --port abc` said "Error: 'abc' is not a
 # valid integer range.", `--workers 0` "0 is not in the range 1<=x<=256."

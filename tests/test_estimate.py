@@ -221,6 +221,20 @@ def test_an_estimate_over_several_gpus_with_none_named_is_timed_as_the_reference
     assert done.exit_code == 0 and "en 4 GPU tan rápidas como la RTX 4090" in " ".join(done.output.split())
 
 
+def test_hours_timed_on_a_card_that_cannot_hold_the_setup_say_so() -> None:
+    # 70B LoRA over 4 GPUs needs about 56 GiB of each: timed on RTX 4090s (24 GiB) when no card is named, the
+    # hours read as if the run could go there; the sentence that says it may not is said where it holds
+    def read(*args: str) -> str:
+        done = CliRunner().invoke(main, ["estimate", "--method", "lora", *args])
+        assert done.exit_code == 0, done.output
+        return " ".join(done.output.split())
+
+    assert "But the RTX 4090 does not hold this setup: those hours only measure its speed." in read(
+        "--model-size", "70", "--gpus", "4", "--strategy", "zero3", "--lang", "en")
+    assert "Pero esta configuración no cabe en la RTX 4090" in read("--model-size", "70", "--lang", "es")
+    assert "does not hold" not in read("--model-size", "8", "--lang", "en")       # 8B LoRA fits a 4090
+
+
 def test_a_tuned_stacks_chunked_loss_matches_torchtunes_qlora_peak(kb) -> None:  # type: ignore[no-untyped-def]
     # pytorch/torchtune README.md, "Memory and training speed": Llama 3.1 8B QLoRA on one RTX 4090, batch 2
     # of 2,048 packed tokens, rank 8, compiled, CEWithChunkedOutputLoss: 7.4 GiB peak (7.95 GB).

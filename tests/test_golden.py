@@ -53,6 +53,7 @@ def test_every_rule_appears_in_a_golden_trace(kb) -> None:  # type: ignore[no-un
 NOT_IN_A_GOLDEN = {"tuned-stack-needs-fewer-cards", "faster-recipe-on-more-cards",
                    # several cards of one's own (issue 40): tests/test_several_owned.py reads their answers
                    "consider-own-gpus", "qlora-fits-own-gpus", "qlora-sharded-fits-own-gpus",
+                   "qlora-offloaded-fits-own-gpus",
                    # and measured card by card (tests/test_rules.py's scenarios, tests/test_several_owned.py)
                    "own-gpus-too-small", "own-gpus-fit-on-a-tuned-stack", "own-gpus-fit-shorter-sequences",
                    "own-gpus-fit-their-examples",

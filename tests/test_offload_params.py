@@ -8,6 +8,7 @@ and --launch writes accelerate's FSDP with fsdp_offload_params."""
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 import yaml
 from click.testing import CliRunner
@@ -71,3 +72,19 @@ def test_launch_writes_fsdp_with_cpu_offload_for_it(tmp_path: Path) -> None:
     assert not (out / "ds_config.json").exists()
     train = (out / "train.py").read_text(encoding="utf-8")
     assert "bnb_4bit_quant_storage=torch.bfloat16" in train and "max_length=2048" in train
+
+
+def test_the_one_screen_answer_says_the_host_ram_the_pick_needs() -> None:
+    # a machine without 37 GiB of RAM cannot run the pick: the short answer said "a 4-bit base kept in CPU memory"
+    # and no figure, which only --verbose gave; text and markdown, both languages, and the paged optimizer too
+    def read(result: Any, fmt: str) -> str:
+        return " ".join(result.render(fmt).split())
+
+    result = advise(**HEADLINE, lang="en")
+    host = "about 37 GiB of CPU memory (host RAM)"
+    assert host in result.recommendations[0].text
+    assert host in read(result, "text") and host in read(result, "markdown")
+    assert "unos 37 GiB de RAM del equipo" in read(advise(**HEADLINE, lang="es"), "text")
+    paged = advise(model_size_b=8, method="full", lang="en")
+    assert "paged" in paged.recommendations[0].recipe["optimizer"] and paged.recommendations[0].host_ram_gib
+    assert "of CPU memory (host RAM) when the GPU runs short" in read(paged, "text")

@@ -355,6 +355,19 @@ def test_a_market_card_as_ones_own_on_the_guides_six_in_both_languages() -> None
         assert done.stdout.split("\n\n")[1].splitlines()[0] == first
 
 
+def test_ones_own_card_is_named_with_the_memory_the_answer_counts() -> None:
+    # an L4 is sold as 24 GB and its driver reports 22.5 GiB, the memory every figure of the answer counts: the
+    # pick read "Your L4 (24 GiB) ...: about 17.4 GiB of its 22.5 GiB", two sizes of one card in one sentence
+    for lang, label, of in (("en", "Your L4 (22.5 GiB)", "of its 22.5 GiB"), ("es", "Tu L4 (22,5 GiB)", "de sus 22,5 GiB")):
+        result = advise(catalog="guide", model_size_b=8, method="lora", vram_gb="L4", lang=lang)
+        pick = result.recommendations[0]
+        assert pick.gpu == "own" and pick.text.startswith(label) and of in pick.text, pick.text
+        assert result.render("text").split("\n\n")[1].splitlines()[0].endswith(label)
+    # a card whose driver figure is its size keeps it, and a bare figure is the person's own
+    assert advise(catalog="guide", model_size_b=8, method="lora", vram_gb="2x RTX 3090",
+                  lang="en").recommendations[0].text.startswith("Your 2 × RTX 3090 (24 GiB each)")
+
+
 def test_the_max_q_rtx_pro_6000_is_not_read_as_the_600_w_card() -> None:
     from expert.errors import InputError
 

@@ -111,6 +111,27 @@ def test_seq_len_on_the_command_line_is_the_setting_not_the_examples_length() ->
     assert data["recommendations"][0]["setup"]["given"] == ["seq_len", "micro_batch", "lora_rank", "checkpointing"]
 
 
+def test_a_sequence_length_is_written_as_the_examples_length_is() -> None:
+    # --tokens-per-example takes "4k" (4,096) and --seq-len refused it: "'4k' is not accepted; a whole number from
+    # 1 to 1,048,576", though 4,096 is one; the one reader reads a k of tokens as 1,024 for both
+    from expert.i18n import Localizer
+    from expert.input import settings
+    from expert.interfaces.api import knowledge_base
+
+    kb = knowledge_base()
+    assert settings.read(kb, Localizer("en"), {"seq_len": "4k"}) == {"seq_len": 4096}
+    assert settings.read(kb, Localizer("es"), {"seq_len": "2,5k", "batch": "8"}) == {"seq_len": 2560, "batch": 8}
+    done = CliRunner().invoke(main, ["estimate", "--model-size", "8", "--method", "lora", "--seq-len", "8K",
+                                     "--format", "json"])
+    assert done.exit_code == 0 and json.loads(done.stdout)["setup"]["seq_len"] == 8192, done.output
+    for wrong in ("2000k", "4kb", "k"):       # past the bound, or no count: refused as before
+        with pytest.raises(InputError) as caught:
+            settings.read(kb, Localizer("en"), {"seq_len": wrong})
+        assert caught.value.field == "seq_len" and "a whole number from 1 to 1,048,576" in str(caught.value)
+    with pytest.raises(InputError):
+        settings.read(kb, Localizer("en"), {"batch": "4k"})      # a micro-batch is no count of tokens
+
+
 def test_the_page_takes_the_settings_and_says_so() -> None:
     from starlette.testclient import TestClient
 

@@ -163,6 +163,28 @@ def test_several_own_cards_too_small_are_measured_card_by_card(lang: str, warnin
     assert left_out in text
 
 
+@pytest.mark.parametrize("lang, said", [
+    ("en", "Your own GPUs can run this job another way: with QLoRA, the 4-bit base kept in CPU memory and FSDP "
+           "over the 2 cards, it needs about 6.8 GiB of each card's 24 GiB and 39.7 GiB of host RAM, and trains "
+           "in about 8.7 hr, with nothing to rent."),
+    ("es", "Tus propias GPU pueden hacer este trabajo de otra forma: con QLoRA, el modelo base de 4 bits guardado "
+           "en la memoria de la CPU y FSDP en las 2 tarjetas, necesita unos 6,8 GiB de los 24 GiB de cada tarjeta "
+           "y 39,7 GiB de RAM del equipo, y entrena en unas 8,7 h, sin alquilar nada."),
+])
+def test_two_own_cards_that_hold_70b_only_with_qlora_offloaded_are_told_so(lang: str, said: str) -> None:
+    """70B LoRA on one's own two RTX 4090s: no LoRA setup fits, and the answer rents; QLoRA with the 4-bit
+    base kept in CPU memory runs on them, free (a QLoRA answer picks them: about 8.7 hr). The LoRA answer
+    said nothing of it; it says so now, one screen, with the host RAM that needs and the QLoRA answer's hours."""
+    result = advise(model_size_b=70, method="lora", vram_gb="2x RTX 4090", lang=lang)
+    assert result.recommendations[0].gpu != "own"
+    advice = {n.id: " ".join(n.text.split()) for n in result.advice}
+    assert said in advice["qlora-offloaded-fits-own-gpus"] and "qlora-sharded-fits-own-gpus" not in advice
+    assert said in " ".join(result.render("text").split())
+    qlora = advise(model_size_b=70, method="qlora", vram_gb="2x RTX 4090", lang=lang).recommendations[0]
+    assert qlora.gpu == "own" and qlora.recipe["id"] == "qlora-4bit-offload-params"
+    assert round(qlora.hours, 1) == round(result.requirement["own_qlora_hours"], 1) == 8.7
+
+
 def test_several_own_cards_that_miss_by_little_are_told_each_cards_figure() -> None:
     """13B LoRA of 2,048 tokens on two 16 GB cards: the leaner setup is an 8-bit base on each (15.3 GiB,
     of the 15.2 each card leaves with the margin), not the 32 GiB of both as one card's memory."""

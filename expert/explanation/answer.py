@@ -16,7 +16,7 @@ from ..inference.sizing import checkpointing, option_estimate
 from ..input import profile as profile_module
 from ..knowledge import KnowledgeBase
 from .result import Memory, Note, Recommendation, Rejection, Result, Setup, Trace, TraceStep
-from .wording import Writer, price_provenance, sentence
+from .wording import Writer, host_memory_need, price_provenance, sentence
 
 RECIPE_KEYS = ("precision", "optimizer", "base_bits", "checkpointing", "offload")
 
@@ -190,14 +190,10 @@ def host_memory_text(kb: KnowledgeBase, w: Writer, option: Mapping[str, Any]) ->
     """What an option needs of host memory: offloaded states, or paged ones
     and the traffic they make across the card's host link ("" for none)."""
     tr, _ = w.tr, w.tr.gettext
+    text = host_memory_need(kb, tr, option["recipe"], option["host_ram_gib"])
     offloads = kb.recipes["recipe"][option["recipe"]]
-    if option["host_ram_gib"] and (offloads["offload"] or offloads.get("offload_params")):
-        return " " + _("Offloading needs about %(host)s of CPU memory (host RAM) and trains more slowly.") % {
-            "host": tr.gib(option["host_ram_gib"])}
-    if not option["host_ram_gib"]:
-        return ""
-    text = " " + _("Its paged optimizer states need up to %(host)s of CPU memory (host RAM) when the GPU "
-                   "runs short.") % {"host": tr.gib(option["host_ram_gib"])}
+    if not text or offloads["offload"] or offloads.get("offload_params"):
+        return text
     traffic = host_traffic_of(kb, option)
     if not traffic:
         return text + " " + _("On this card they all fit beside the weights: none crosses its host link at a step.")

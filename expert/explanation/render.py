@@ -7,7 +7,7 @@ format characters escaped (:func:`expert.escape.json_text`)."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from typing import Any
 
 from ..escape import json_text, markdown, one_line
@@ -97,7 +97,7 @@ def render_estimate(kb: Any, result: Any, fmt: str, lang: str, width: int = 80,
             round(result.total_gib, 1))}) if setup.gpus > 1 else "",
         "cpu_line": (_("In CPU memory: %(cpu)s.") % {"cpu": tr.gib(round(result.cpu_gib, 1))}) if result.cpu_gib else "",
         "fit_line": fit_line,
-        "time_line": _time_line(kb, tr, time) if time else "",
+        "time_line": _time_line(kb, tr, time, fits) if time else "",
     }
     x["own_shape"] = setup.shape is not None
     return environment(lang).get_template("estimate.txt.j2").render(x=x, e=result, width=width)
@@ -144,8 +144,9 @@ def _with_optimizer(kb: Any, tr: Localizer, time: Mapping[str, Any], text: str) 
     return f"{text} {stepping}" if stepping else text
 
 
-def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
-    """The estimate's training time in a sentence: on which cards, how many tokens, how fast."""
+def _time_line(kb: Any, tr: Localizer, time: dict[str, Any], fits: Sequence[str] = ()) -> str:
+    """The estimate's training time in a sentence: on which cards, how many tokens, how fast; ``fits``, the
+    cards that hold the setup, tells whether the card the time assumes when none is named holds it."""
     _ = tr.gettext
     params = {"hours": tr.hours(time["hours"]), "tokens": tr.number(time["tokens"], 0),
               "rate": tr.number(time["tokens_per_second"], 0),
@@ -164,7 +165,12 @@ def _time_line(kb: Any, tr: Localizer, time: dict[str, Any]) -> str:
             text = (_("Training time: about %(hours)s for %(tokens)s tokens at %(rate)s tokens/s (%(flops)s GFLOPs a "
                       "token), at the speed of one %(card)s: assumed, name a card with %(how_gpu)s.") % params
                     + " " + stack_sentence(tr, time))
-        return _with_optimizer(kb, tr, time, text)
+        text = _with_optimizer(kb, tr, time, text)
+        if reference_card(kb).id not in fits:
+            # 70B LoRA over 4 GPUs needs 56.1 GiB of each: timed on the reference card, which holds 24, the
+            # hours were said of cards that cannot run it, and nothing said so
+            text += " " + _("But the %(card)s does not hold this setup: those hours only measure its speed.") % params
+        return text
     from ..inference.estimate import device_memory_gib, usable_gib
     from ..inference.requirement import named_card
 

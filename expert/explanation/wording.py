@@ -397,7 +397,22 @@ def recipe_in_words(kb: KnowledgeBase, tr: Localizer, method: Any, rec: Any) -> 
     other = rec.time["other_stack"]
     return tr.gettext("With %(setup)s.") % {"setup": setup} + " " + batch_and_stack(kb, tr, method, recipe["micro_batch"],
                                                     recipe["gradient_accumulation_steps"], rec.time["stack"],
-                                                    None if other is None else other["hours"], recipe["id"])
+                                                    None if other is None else other["hours"], recipe["id"]) \
+        + host_memory_need(kb, tr, recipe["id"], rec.host_ram_gib)
+
+
+def host_memory_need(kb: KnowledgeBase, tr: Localizer, recipe: str, host_gib: float) -> str:
+    """The host memory a recipe needs besides the cards' (" Offloading needs about 37 GiB of CPU memory
+    (host RAM) ...", "" for none): said wherever the pick is, the one-screen answer too, since a machine
+    without that much RAM cannot run it."""
+    if not host_gib:
+        return ""
+    offloads = kb.recipes["recipe"][recipe]
+    if offloads["offload"] or offloads.get("offload_params"):
+        return " " + tr.gettext("Offloading needs about %(host)s of CPU memory (host RAM) and trains more "
+                                "slowly.") % {"host": tr.gib(host_gib)}
+    return " " + tr.gettext("Its paged optimizer states need up to %(host)s of CPU memory (host RAM) when the "
+                            "GPU runs short.") % {"host": tr.gib(host_gib)}
 
 
 def total_in_words(tr: Localizer, cost: Mapping[str, Any], pricing_labels: Mapping[str, str] | None = None) -> str:

@@ -175,7 +175,7 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
     hours; None without an own GPU."""
     if not profile.get("vram_gb"):
         return {"own_qlora_fits": None, "own_qlora_gb": None, "own_qlora_gib": None, "own_qlora_hours": None,
-                "own_qlora_sharded": None}
+                "own_qlora_sharded": None, "own_qlora_host_gib": None}
     first = kb.recipes["ladder"]["qlora"][0]
     # reads of the profile stay the fields used; typeshed wants every map of a ChainMap mutable, but only
     # the first one is written
@@ -200,12 +200,24 @@ def own_qlora(kb: KnowledgeBase, profile: Mapping[str, Any], req: Mapping[str, A
         shared = sizer.configuration(card, entry["step"], entry["recipe"], 1, sharded=True)
         if shared["fits"]:
             config, sharded = shared, True
+        else:
+            # nor sharded: the later sharded steps, the base kept in CPU memory (70B on two 24 GB cards, as a
+            # QLoRA answer trains it: Answer.AI's FSDP + QLoRA; a LoRA answer said nothing of it)
+            for later in (e for e in kb.recipes["ladder"]["qlora"] if e["spread"] == "shard" and e is not first
+                          and e["recipe"] != first["recipe"]):
+                tried = sizer.configuration(card, later["step"], later["recipe"], 1, sharded=True)
+                if tried["fits"]:
+                    entry, config, sharded = later, tried, True
+                    break
     # the memory it needs (a micro-batch of 1); the hours at the fastest micro-batch that fits, as the
     # answer would train it (larger-micro-batch)
     fastest = sizer.batched(card, entry["step"], entry["recipe"], 1, sharded, config)
     return {"own_qlora_fits": config["fits"], "own_qlora_gb": config["per_device_gb"],
             "own_qlora_gib": config["per_device_gib"],
-            "own_qlora_hours": fastest["hours"], "own_qlora_sharded": sharded}
+            "own_qlora_hours": fastest["hours"], "own_qlora_sharded": sharded,
+            # the host RAM of a base kept in CPU memory, which a machine must have; None for none
+            "own_qlora_host_gib": config["host_ram_gib"] if config["fits"] and kb.recipes["recipe"][entry["recipe"]].get(
+                "offload_params") else None}
 
 
 OWN_FIT_NONE = {"own_fit_gb": None, "own_fit_gib": None, "own_fit_recipe": None, "own_fit_strategy": None, "own_usable_gb": None, "own_usable_gib": None,

@@ -347,7 +347,7 @@ def _domains(kb: KnowledgeBase) -> dict[str, Any]:
     domains["req.own_fit_recipe"] = set(recipes) | {None}
     domains["req.own_fit_strategy"] = strategies | {None}
     domains["req.own_short_seq"] = set(kb.recipes.get("own_fit", {}).get("sequences", [])) | {None}
-    for name in ("own_qlora_gb", "own_qlora_hours", "cheap_qlora_gb", "cheap_qlora_hours", "cheap_qlora_cost",
+    for name in ("own_qlora_gb", "own_qlora_hours", "own_qlora_host_gib", "cheap_qlora_gb", "cheap_qlora_hours", "cheap_qlora_cost",
                  "own_fit_gb", "own_usable_gb", "own_tuned_gb", "own_short_gb", "own_qlora_gib", "cheap_qlora_gib",
                  "own_fit_gib", "own_usable_gib", "own_tuned_gib", "own_short_gib"):
         domains[f"req.{name}"] = Interval(0, False, inf, False, True)

@@ -106,6 +106,8 @@ FIELDS: dict[str, dict[str, str]] = {
         "own_qlora_gib": NUM,
         "own_qlora_hours": NUM,
         "own_qlora_sharded": BOOL,
+        # sharded with the base kept in CPU memory: the host RAM it needs (None when not kept there)
+        "own_qlora_host_gib": NUM,
         # The person's own GPU when its method's leanest one-card recipe misses
         # (requirement.own_fit): what that needs, on a tuned stack and whether
         # that fits, the longest sequence of recipes.toml [own_fit] that fits.

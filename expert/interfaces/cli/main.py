@@ -272,7 +272,7 @@ def explain(fmt: str, lang: str | None, why_not: str | None, what_if: tuple[str,
 @click.option("--offload/--no-offload", default=None, help="Offload gradients and optimizer state to CPU memory.")
 @click.option("--offload-params/--no-offload-params", "offload_params", default=None,
               help="Offload the weights too (FSDP cpu_offload, ZeRO-3 offload_param): the GPU keeps the layers in use.")
-@click.option("--seq-len", "seq_len", metavar="TOKENS", help="Sequence length (default: --tokens-per-example, else 1024).")
+@click.option("--seq-len", "seq_len", metavar="TOKENS", help="Sequence length: 2048, 4k (default: --tokens-per-example, else 1024).")
 @click.option("--batch", metavar="N", help="Micro-batch per GPU (default 1).")
 @click.option("--checkpointing/--no-checkpointing", default=None, help="Activation checkpointing (default on).")
 @click.option("--optimizer", metavar="NAME", help="adamw, adamw8bit, paged-adamw8bit or sgd.")

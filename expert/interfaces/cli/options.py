@@ -70,7 +70,7 @@ PROFILE_OPTIONS = [profile_option(field, kind) for field, kind in FIELD_TYPES.it
 # The settings a person may fix instead of the rules (expert/input/settings.py), under `expert estimate`'s names.
 SETTING_OPTIONS = [
     click.option("--seq-len", "seq_len", metavar="TOKENS",
-                 help="The sequence length memory is sized for (default: the examples' length, --tokens-per-example)."),
+                 help="The sequence length memory is sized for: 2048, 4k (default: the examples' length, --tokens-per-example)."),
     click.option("--batch", metavar="N", help="The micro-batch per device (default: the fastest that fits)."),
     click.option("--lora-rank", "lora_rank", metavar="R", help="The LoRA rank (default 16)."),
     click.option("--checkpointing/--no-checkpointing", default=None,
@@ -138,6 +138,28 @@ class Command(click.Command):
     `--detail` as the value reader does (`MARKDOWN`, `md`, `resumen`)."""
 
     def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return self.read_args(ctx, args)
+        except click.NoSuchOption as error:
+            # an option of another command (`expert advise --offload`: estimate's) is named with its command,
+            # not answered with a near name of this one ("Did you mean '--color'?")
+            group = ctx.parent.command if ctx.parent is not None else None
+            others = [] if not isinstance(group, click.Group) else [
+                f"{ctx.parent.command_path} {name}" for name, command in group.commands.items()  # type: ignore[union-attr]
+                if command is not self and not command.hidden and error.option_name in {
+                    opt for param in command.params for opt in (*param.opts, *param.secondary_opts)}]
+            if not others:
+                raise
+            from ...i18n import Localizer
+            from .usage import elsewhere
+
+            refused = click.NoSuchOption(error.option_name, elsewhere(Localizer("en"), error.option_name,
+                                                                      ctx.command_path, others), ctx=ctx)
+            vars(refused)["elsewhere"] = others
+            raise refused from None
+
+    def read_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        """``args`` with the other names of options and values read as their own (:meth:`parse_args`)."""
         if not any(arg.startswith("--") for arg in args) or any(arg in ("--help", "-h") for arg in args):
             return super().parse_args(ctx, self.once_each(ctx, args))
         known = {opt for param in self.params for opt in getattr(param, "opts", [])}

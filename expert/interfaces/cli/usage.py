@@ -54,6 +54,9 @@ def message(error: click.UsageError, tr: Localizer) -> str:
     """The error's message in ``tr``'s language where click wrote it; else as it is."""
     _ = tr.gettext
     possibilities = list(getattr(error, "possibilities", None) or [])
+    if isinstance(error, click.NoSuchOption) and vars(error).get("elsewhere"):   # an option of another command
+        return elsewhere(tr, error.option_name, error.ctx.command_path if error.ctx else "expert",
+                         vars(error)["elsewhere"])
     if isinstance(error, click.NoSuchOption):
         return (_("No such option '%(name)s'.") % {"name": quoted(error.option_name)}
                 + tr.did_you_mean(quoted(p) for p in possibilities))
@@ -70,6 +73,13 @@ def message(error: click.UsageError, tr: Localizer) -> str:
         return tr.ngettext("Unexpected extra argument: %(args)s.", "Unexpected extra arguments: %(args)s.",
                            len(words)) % {"args": quoted(extra.group("args"), most=80)}
     return error.message
+
+
+def elsewhere(tr: Localizer, option: str, command: str, others: Sequence[str]) -> str:
+    """An option this command does not take and others do, said so instead of a near name of its own
+    (`expert advise --offload` was "Did you mean '--color'?"; estimate takes it)."""
+    return tr.gettext("No such option '%(name)s' in %(command)s: it is an option of %(others)s.") % {
+        "name": quoted(option), "command": command, "others": tr.list(list(others), style="or")}
 
 
 def _value(written: str) -> str:
