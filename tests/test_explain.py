@@ -85,6 +85,19 @@ def test_how_reads_a_cards_ladder_in_the_order_it_was_climbed(given: dict[str, o
     assert [rule for rule in own if rule in ladder] == ladder
 
 
+def test_a_step_that_tries_more_own_cards_than_one_has_names_how_many() -> None:
+    """One own RTX 4090 and 13B LoRA: the shard step tries two of them before the fast-link rule says one
+    machine of one card cannot spread. Until 2026-12-08 it read "your RTX 4090 (24 GiB) ... over 2 devices
+    ... fits", one's one card holding a run over two devices; it names the two it tried."""
+    for lang, tried in (("en", "2 × your RTX 4090 (24 GiB) with a 16-bit base"),
+                        ("es", "2 × tu RTX 4090 (24 GiB) con una base de 16 bits")):
+        x = explain(model_size_b=13, method="lora", vram_gb="RTX 4090", lang=lang)
+        shard = next(step for step in x.how[0].steps if step.rule == "shard-when-weights-do-not-fit")
+        assert tried in shard.text, shard.text
+        chosen = next(step for step in x.how[0].steps if step.rule == "configuration-chosen")
+        assert "2 ×" not in chosen.text       # the card that runs it is one's one card
+
+
 def test_every_step_is_a_recorded_firing() -> None:
     x = explain(model_size_b=13, method="full", vram_gb=16, lang="es")
     fired = {step.rule for step in x.result.trace}

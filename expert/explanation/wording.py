@@ -120,7 +120,11 @@ class Writer:
     def option_label(self, option: Mapping[str, Any]) -> str:
         if option["where"] == "own":     # (a ranking names it by its fields: the run's own option has them all)
             own = self.run.options.get("own", option)
-            return own_label(self.kb, self.tr, self.run.profile, own["device_memory_gib"])
+            label = own_label(self.kb, self.tr, self.run.profile, own["device_memory_gib"])
+            # a step that spreads tries more of one's own cards than one has (the rules after it say so):
+            # "2 × your RTX 4090", not one's card alone beside "over 2 devices"
+            count = int(option.get("count") or 1)
+            return self._("%(count)s × %(card)s") % {"count": count, "card": label} if count > 1 else label
         return "%s × %s" % (option["count"], self.name(option["gpu"]))
 
     def money(self, option: Mapping[str, Any]) -> str:
