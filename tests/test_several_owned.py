@@ -144,10 +144,12 @@ def test_the_options_table_and_the_page_name_ones_own_cards(vram: str, lang: str
 
 
 @pytest.mark.parametrize("lang, warning, left_out", [
-    ("en", "Your 4 GPUs do not hold this run: its leanest setup on them, a 16-bit base with DeepSpeed ZeRO-3 or "
-           "FSDP over the 4 cards, needs about 43 GiB of each, more than the 22.8 GiB of each card's 24 GiB",
+    ("en", "Your 4 GPUs do not hold this run: the leaner of the two setups this answer tries on them (a whole "
+           "copy on each, or the base sharded over them all), a 16-bit base with DeepSpeed ZeRO-3 or FSDP over the "
+           "4 cards, needs about 43 GiB of each, more than the 22.8 GiB of each card's 24 GiB",
      "Not recommended — no setup tried fits: your 4 × RTX 4090,"),
-    ("es", "Tus 4 GPU no admiten este entrenamiento: su configuración más ligera en ellas, una base de 16 bits con "
+    ("es", "Tus 4 GPU no admiten este entrenamiento: la más ligera de las dos configuraciones que esta respuesta "
+           "prueba en ellas (una copia entera en cada una, o la base repartida entre todas), una base de 16 bits con "
            "DeepSpeed ZeRO-3 o FSDP en las 4 tarjetas, necesita unos 43 GiB en cada una, más de los 22,8 GiB de "
            "los 24 GiB de cada tarjeta", "Descartadas — no cabe en ninguna configuración probada: tus 4 × RTX 4090,"),
 ])
