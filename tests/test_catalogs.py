@@ -9,7 +9,7 @@ from pathlib import Path
 import pytest
 from click.testing import CliRunner
 
-from expert import Consultation, KnowledgeBaseError, advise, explain, paths
+from expert import Consultation, InputError, KnowledgeBaseError, advise, explain, paths
 from expert.interfaces.cli.main import main
 
 CURRENT = paths.RULES / "catalogs" / "current.toml"
@@ -128,6 +128,19 @@ def test_a_user_card_replaces_the_guide_card_with_its_id(tmp_path: Path) -> None
     assert len(result.recommendations) + len(result.rejected) == 6
 
 
+def test_a_user_card_is_ones_own_by_the_names_its_catalog_gives_it(tmp_path: Path) -> None:
+    """A catalog card's ``aliases`` are how one's own card is named (owned.find_cards), a user's card too:
+    with its catalog's figures."""
+    path = tmp_path / "lab.toml"
+    path.write_text('[[gpu]]\nid = "lab-card"\nname = "Lab Accelerator 96 GB"\nvendor = "nvidia"\nvram_gb = 96\n'
+                    'cost = "medium"\naliases = ["our big card", "lab96"]\n')
+    for said in ("our big card", "LAB96", "2x lab96"):
+        result = advise(model_size_b=70, method="qlora", vram_gb=said, catalog=["guide", path], lang="en")
+        assert result.profile["own_gpu"] == "lab-card" and result.profile["vram_gb"] == 96, said
+    with pytest.raises(InputError):       # the guide's six alone: no card of that name
+        advise(vram_gb="our big card", catalog="guide", lang="en")
+
+
 def test_a_minimal_card_takes_the_defaults(tmp_path: Path) -> None:
     path = tmp_path / "min.toml"
     path.write_text('[[gpu]]\nid = "mystery"\nname = "Mystery 96 GB"\nvendor = "nvidia"\nvram_gb = 96\ncost = "medium"\n')
@@ -151,6 +164,10 @@ def test_a_minimal_card_takes_the_defaults(tmp_path: Path) -> None:
     ('[[gpu]]\nid = "x"\nname = "X"\nvendor = "nvidia"\nvram_gb = 8\ncost = "low"\ncolour = "red"\n',
      "unknown key 'colour'"),
     ('title = "no cards"\n', "no [[gpu]] tables"),
+    ('[[gpu]]\nid = "x"\nname = "X"\nvendor = "nvidia"\nvram_gb = 8\ncost = "low"\naliases = "x card"\n',
+     "bad.toml:7: card 1: 'aliases' must list at most 16 names of 1 to 40 characters"),
+    ('[[gpu]]\nid = "x"\nname = "X"\nvendor = "nvidia"\nvram_gb = 8\ncost = "low"\naliases = ["8 GB"]\n',
+     "bad.toml:7: card 1: the alias '8 GB' reads as a VRAM figure"),
 ])
 def test_broken_user_catalogs_never_half_load(tmp_path: Path, text: str, expected: str) -> None:
     path = tmp_path / "bad.toml"
