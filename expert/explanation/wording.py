@@ -122,7 +122,7 @@ class Writer:
             own = self.run.options.get("own", option)
             label = own_label(self.kb, self.tr, self.run.profile, own["device_memory_gib"])
             # a step that spreads tries more of one's own cards than one has (the rules after it say so):
-            # "2 × your RTX 4090", not one's card alone beside "over 2 devices"
+            # "2 × your <card>", not one's one card beside "over 2 devices"
             count = int(option.get("count") or 1)
             return self._("%(count)s × %(card)s") % {"count": count, "card": label} if count > 1 else label
         return "%s × %s" % (option["count"], self.name(option["gpu"]))

@@ -209,6 +209,11 @@ def estimate(kb: KnowledgeBase, setup: Setup) -> Estimate:
     # the same way, even on one GPU.
     streamed = shards[0] > 1 or setup.offload_params
     gathered = weights / shape["layers"] * sharding["gathered_layers"] if streamed else 0.0
+    if streamed and setup.strategy == "fsdp":
+        # FSDP's root unit (embeddings and head, 16 bits) stays whole from forward to backward: what the
+        # fitted terms do not already hold of it (estimator.toml [sharding] root_unit_covered_mib)
+        root = embedding_params(shape) * constants["quantized"]["embeddings_bits"] / 8
+        gathered += max(0.0, root - sharding["root_unit_covered_mib"] * 2**20)
     weights, gradients, optimizer = weights / shards[0], gradients / shards[1], optimizer / shards[2]
     cpu = paged
     if setup.offload_params:  # the shards wait in CPU memory; the GPU keeps the gathered layers only

@@ -136,7 +136,8 @@ def checked_estimator(path: Path, doc: dict[str, Any], text: str, problems: Prob
                   ("sharding.fragmentation", doc["sharding"]["fragmentation"]),
                   ("sharding.checkpointed_extra", doc["sharding"]["checkpointed_extra"]),
                   ("sharding.working_floor_mib", doc["sharding"]["working_floor_mib"]),
-                  ("sharding.working_floor_16bit_mib", doc["sharding"]["working_floor_16bit_mib"])]
+                  ("sharding.working_floor_16bit_mib", doc["sharding"]["working_floor_16bit_mib"]),
+                  ("sharding.root_unit_covered_mib", doc["sharding"]["root_unit_covered_mib"])]
     constants += [(f"typical.{k}", typical[k]) for k in ("seq_len", "batch", "lora_rank")]
     for key, value in constants:
         if not (is_number(value) and value >= 0) or (key.startswith("typical.") and value < 1):
