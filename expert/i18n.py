@@ -32,10 +32,12 @@ _LANG_RE = re.compile(r"^([a-zA-Z]{2,3})(?:[_-][a-zA-Z0-9]+)?(?:\.[\w-]+)?(?:@\w
 # "cli", the command line's flags; "library", advise()'s keywords (the default: who calls the library
 # passes keywords); "tools", an assistant calling tools over MCP, which has no flags: it is told the tool's
 # argument; "web", a person at the page of `expert serve`: the form's field. Each way in sets it around its
-# call (interfaces/cli/main.py, interfaces/mcp/server.py, interfaces/web/app.py); the words of each
-# setting on each way are in rules/labels.toml [how_cli], [how_library], [how_tools], [how_web].
-WayIn = Literal["cli", "library", "tools", "web"]
-WAYS_IN: tuple[WayIn, ...] = ("cli", "library", "tools", "web")
+# call (interfaces/cli/main.py, interfaces/mcp/server.py, interfaces/web/app.py); "ask", a person in the
+# consultation of `expert ask` (interfaces/cli/ask.py), which takes fewer flags than `expert advise`: its own,
+# or the command that takes a setting it does not ask, named with it. The words of each setting on each way
+# are in rules/labels.toml [how_cli], [how_ask], [how_library], [how_tools], [how_web].
+WayIn = Literal["cli", "ask", "library", "tools", "web"]
+WAYS_IN: tuple[WayIn, ...] = ("cli", "ask", "library", "tools", "web")
 WAY_IN: ContextVar[WayIn] = ContextVar("expert_way_in", default="library")
 
 

@@ -32,6 +32,20 @@ SAID = {  # what the warning says in its parenthesis, by way in and language
 FLAG = re.compile(r"(?<![\w-])--[a-z][a-z-]+")
 
 
+def options_of(command: str | None) -> set[str]:
+    """The flags `expert COMMAND` takes (`expert` itself, with None)."""
+    taken = main if command is None else main.commands.get(command)
+    return {flag for param in (taken.params if taken else []) for flag in [*param.opts, *param.secondary_opts]}
+
+
+def flags_ask_does_not_take(text: str) -> list[str]:
+    """The flags ``text`` names that `expert ask` does not take, unless it names the command that takes one
+    with it ("re-run with expert advise --price CARD=USD")."""
+    said = " ".join(text.split())       # (a flag the terminal's width split from its command)
+    return [found.group(0) for found in re.finditer(r"(?:expert ([a-z]+) )?(?<![\w-])(--[a-z][a-z-]+)", said)
+            if found.group(2) not in options_of(found.group(1) or "ask") | (set() if found.group(1) else options_of(None))]
+
+
 def texts(value: Any) -> list[str]:
     """Every string of a JSON value (the answer's advice, warnings, rejections, summary, explain's text)."""
     if isinstance(value, str):
@@ -51,6 +65,8 @@ def test_every_way_in_names_every_setting(kb) -> None:  # type: ignore[no-untype
                if key not in ("own_gpu_none", "own_gpu_auto_refused"))
     assert not [(way, text) for way in ("library", "tools", "web") for text in tables[way].values()
                 if FLAG.search(text)]
+    # `expert ask` names its own flags, or the command that takes one it does not, with it
+    assert not [(key, text) for key, text in tables["ask"].items() if flags_ask_does_not_take(text)]
     assert WAY_IN.get() == "library"        # the library's callers pass keywords
 
 
@@ -297,3 +313,43 @@ def test_no_message_outside_the_command_line_names_a_flag(kb) -> None:  # type: 
                for message, places in written_in_code().items() if FLAG.search(message)}
     assert not {message: places for message, places in flagged.items() if places}
     assert not [(rule.id, rule.message) for rule in kb.rules if FLAG.search(rule.message or "")]
+
+
+# `expert ask` takes fewer flags than `expert advise`: what its answers say to do is what a person can do
+# there (labels.toml [how_ask]): its own flags, or `expert advise` named with one it does not take.
+ASK_SAID = {
+    ("hub", "en"): "give its config.json (expert advise --model-config FILE), or give the size in billions (7, 70B).",
+    ("hub", "es"): "indica su config.json (expert advise --model-config FICHERO) o da el tamaño en miles de millones",
+    ("price", "en"): "No provider rents RTX 4090 and A100 80 GB; give your price (expert advise --price CARD=USD) "
+                     "and they are ranked.",
+    ("price", "es"): "Ningún proveedor alquila RTX 4090 y A100 80 GB; indica tu precio (expert advise --price "
+                     "TARJETA=USD) y entrarán en la clasificación.",
+    ("more", "en"): "“yes” to the next question shows the reasoning.",
+    ("more", "es"): "«sí» a la pregunta siguiente muestra el razonamiento.",
+}
+
+
+@pytest.mark.parametrize("lang", ["en", "es"])
+def test_expert_ask_names_only_what_it_takes(lang: str, monkeypatch: Any) -> None:
+    from expert.knowledge import hub
+
+    def offline(repo_id: str, most: int) -> bytes:      # not cached, and the Hub cannot be reached
+        raise hub.HubUnreadable("offline", repo_id)
+
+    monkeypatch.setattr(hub, "read_config_bytes", offline)
+    runner = CliRunner()
+    # a Hub id the Hub cannot give, as the answer to the model's question and as the flag
+    for args, answers in ((["ask"], "acme/SuperLM\n"), (["ask", "--model", "acme/SuperLM"], "")):
+        done = runner.invoke(main, ["--lang", lang, *args, "--catalog", "guide"], input=answers)
+        said = " ".join(done.output.split())
+        assert done.exit_code == 2 and ASK_SAID["hub", lang] in said, done.output
+        assert not flags_ask_does_not_take(done.output), done.output
+    # cards Lambda does not rent, then the whole reasoning ("yes" after the seven questions left)
+    done = runner.invoke(main, ["--lang", lang, "ask", "--model", "7", "--provider", "lambda", "--catalog", "guide"],
+                         input="\n" * 7 + ("yes" if lang == "en" else "sí") + "\n")
+    said = " ".join(done.output.split())
+    assert done.exit_code == 0 and ASK_SAID["price", lang] in said and ASK_SAID["more", lang] in said, done.output
+    assert ("How the answer was reached" if lang == "en" else "Cómo se llegó a la respuesta") in said
+    assert not flags_ask_does_not_take(done.output), done.output
+    assert "--verbose" in said and "--verbose" in options_of("ask")
+    assert WAY_IN.get() == "library"        # the consultation's way in ended with it

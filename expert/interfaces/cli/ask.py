@@ -143,6 +143,19 @@ def ask(lang: str | None, catalog: tuple[str, ...], verbose: bool = False, color
     Exit status: 0 done, 2 invalid flag, 130 ended by quit or Ctrl-C,
     1 input ended early (Ctrl-D).
     """
+    from ...i18n import WAY_IN
+
+    # what an answer says to do names what a person can do here: this command's flags, or the command that
+    # takes a setting it does not ask (`expert advise --price`), named with it (labels.toml [how_ask])
+    way_in = WAY_IN.set("ask")
+    try:
+        _consult(lang, catalog, verbose, known)
+    finally:
+        WAY_IN.reset(way_in)
+
+
+def _consult(lang: str | None, catalog: tuple[str, ...], verbose: bool, known: dict[str, Any]) -> None:
+    """The consultation of :func:`ask`, question by question, then its answer."""
     from ...errors import InputError, KnowledgeBaseError
     from ..consultation import AnswerError, Consultation
 
