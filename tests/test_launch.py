@@ -104,10 +104,18 @@ def check_files(files: dict[str, str]) -> None:
         config = yaml.safe_load(files["accelerate.yaml"])
         check_dict(config, schema.ACCELERATE, "accelerate.yaml")
         assert config["distributed_type"] in schema.DISTRIBUTED_TYPES
+        # one precision in every file a person reads: train.py's flag (which the Trainer hands to accelerate
+        # whatever the config says), accelerate.yaml's mixed_precision, the DeepSpeed JSON's enabled section
+        flags = {flag for flag in ("bf16", "fp16") if ast.literal_eval(found["SFTConfig"][flag])}
+        assert len(flags) == 1, flags
         if "deepspeed_config" in config:     # the precision is the JSON's: accelerate refuses one beside it
             assert "mixed_precision" not in config
         else:
             assert config["mixed_precision"] in schema.MIXED_PRECISION
+            assert {config["mixed_precision"]} == flags, (config["mixed_precision"], flags)
+        if "ds_config.json" in files:
+            ds = json.loads(files["ds_config.json"])
+            assert {key for key in ("bf16", "fp16") if ds.get(key, {}).get("enabled")} == flags
         if "deepspeed_config" in config:
             check_dict(config["deepspeed_config"], schema.ACCELERATE_DEEPSPEED, "deepspeed_config")
             assert config["deepspeed_config"]["deepspeed_config_file"] in files
@@ -776,7 +784,10 @@ def test_parameter_offload_is_written_as_fsdp_with_cpu_offload() -> None:
     offloaded = with_recipe(result, offload_params=True, strategy="zero3")
     files = launch(offloaded, 1).files
     config = yaml.safe_load(files["accelerate.yaml"])
-    assert config["distributed_type"] == "FSDP" and config["mixed_precision"] == "no"
+    assert config["distributed_type"] == "FSDP" and config["mixed_precision"] == "bf16"   # train.py's bf16=True
+    # the comment above it says why it is not PEFT's 'no', citing the files
+    comment = files["accelerate.yaml"].split("mixed_precision:")[0].rsplit("main_training_function: main\n")[1]
+    assert "fsdp_config_qlora.yaml" in comment and "--bf16 True" in comment and "_build_accelerator_args" in comment
     assert config["fsdp_config"]["fsdp_offload_params"] is True
     assert config["fsdp_config"]["fsdp_sharding_strategy"] == "FULL_SHARD"
     assert "ds_config.json" not in files
@@ -814,6 +825,7 @@ def test_an_fsdp_script_gathers_the_adapter_before_it_saves(tmp_path: Path) -> N
     assert config["distributed_type"] == "FSDP"
     assert config["fsdp_config"]["fsdp_state_dict_type"] == "SHARDED_STATE_DICT"
     assert _saves(script) == [("switch", "FULL_STATE_DICT"), ("save", "")]
+    check_files({path.name: path.read_text(encoding="utf-8") for path in tmp_path.iterdir()})
     assert table()["fsdp"]["save_state_dict_type"] == "FULL_STATE_DICT"
     # a DeepSpeed or one-device script has nothing to switch
     for name in ("70b-lora-4x80gb", "8b-lora-rtx4090"):
