@@ -840,3 +840,44 @@ def test_parameter_offload_must_be_true_or_false(value: Any) -> None:
     with pytest.raises(InputError) as raised:
         launch(with_recipe(result, offload_params=value), 1)
     assert raised.value.field == "recipe.offload_params"
+
+
+def _rows(readme: str) -> dict[str, str]:
+    """The README's recipe table, by setting."""
+    rows = [line.strip("|").split(" | ", 1) for line in readme.split("\n## ")[1].splitlines() if line.startswith("| ")]
+    return {key.strip(): value.strip() for key, value in rows}
+
+
+@pytest.mark.parametrize("lang, optimizer_row, weights_row, no", [
+    ("en", "Optimizer state in CPU memory", "Weights in CPU memory", "no"),
+    ("es", "Estado del optimizador en la memoria de la CPU", "Pesos en la memoria de la CPU", "no"),
+])
+def test_the_readme_says_what_each_recipe_keeps_in_cpu_memory(lang: str, optimizer_row: str, weights_row: str,
+                                                              no: str) -> None:
+    """The review's case: FSDP with the 4-bit base in CPU memory (offload_params) was written "Optimizer state in
+    CPU memory | yes" beside train.py's RECIPE 'offload': False, the README saying nothing of why. Each recipe
+    now says what it keeps there: ZeRO-Offload the optimizer state (ds_config.json offload_optimizer); FSDP's
+    CPU offload the weights, and with them their gradients and optimizer step (torch CPUOffload: "offloads
+    gradients to CPU as well, meaning that the optimizer step runs on CPU"); a paged optimizer its states
+    only when the GPU runs short; otherwise nothing."""
+    small = advise(model="8B", method="lora", vram_gb=24, lang=lang)
+    large = advise(model_size_b=70, method="qlora", budget="low", lang=lang)
+    cases = {
+        "zero-offload": with_recipe(small, strategy="single", optimizer="adamw", precision="mixed", offload=True),
+        "fsdp-offload": with_recipe(large, strategy="zero3", offload_params=True, offload=False),
+        "paged": with_recipe(small, strategy="single", optimizer="paged_adamw8bit", offload=False),
+        "none": with_recipe(small, strategy="single", optimizer="adamw", offload=False),
+    }
+    rows = {name: _rows(launch(result, 1).files["README.md"]) for name, result in cases.items()}
+    optimizer = {name: row[optimizer_row] for name, row in rows.items()}
+    weights = {name: row[weights_row] for name, row in rows.items()}
+    assert "ZeRO-Offload" in optimizer["zero-offload"] and "`ds_config.json`" in optimizer["zero-offload"]
+    assert "FSDP" in optimizer["fsdp-offload"] and "`accelerate.yaml`" in optimizer["fsdp-offload"]
+    assert "`offload`" in optimizer["fsdp-offload"]     # the recipe's own flag, false, named beside it
+    assert "`paged_adamw8bit`" in optimizer["paged"]
+    assert optimizer["none"] == no
+    assert "FSDP" in weights["fsdp-offload"] and "`accelerate.yaml`" in weights["fsdp-offload"]
+    assert weights["zero-offload"] == weights["paged"] == weights["none"] == no
+    assert len(set(optimizer.values())) == 4        # four recipes, four sentences
+    if lang == "es":    # translated, not English left in a Spanish README
+        assert not any(value.startswith(("yes", "only")) for value in optimizer.values())
