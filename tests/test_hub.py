@@ -338,7 +338,10 @@ def test_the_page_and_mcp_read_a_hub_id_through_the_same_reader(loopback: Loopba
     assert "no tiene ningún modelo «meta-like/absent»" in absent.content[0].text
     # no tool takes a config.json (the command line's --model-config FILE): none is offered over MCP
     assert "config.json" not in absent.content[0].text and "--" not in absent.content[0].text
-    assert absent.content[0].text.endswith("Revisa el identificador o da el tamaño en miles de millones (7, 70B).")
+    assert absent.content[0].text.endswith("Revisa el identificador o da el tamaño en miles de millones (7, 70B). "
+                                           "Con el tamaño, los archivos de lanzamiento siguen cargando "
+                                           "«meta-like/absent» si lo nombras: el argumento model de la herramienta "
+                                           "launch.")
 
 
 def test_the_hub_example_of_docs_models_md_is_real_output(loopback: LoopbackHub) -> None:
@@ -430,3 +433,45 @@ def test_a_cached_config_is_read_when_the_hub_is_out_of_reach(loopback: Loopback
         served.listener.close()
     assert result.profile["model_size_b"] == reached.profile["model_size_b"] > 8
     assert served.connections == 1
+
+
+@pytest.mark.parametrize("way, lang, words", [
+    ("cli", "en", "With the size, the launch files still load 'acme/SuperLM' if you name it: --launch-model ID "
+                  "beside --launch DIR."),
+    ("cli", "es", "Con el tamaño, los archivos de lanzamiento siguen cargando «acme/SuperLM» si lo nombras: "
+                  "--launch-model ID junto a --launch DIRECTORIO."),
+    ("library", "en", "if you name it: model= in launch()."),
+    ("tools", "es", "si lo nombras: el argumento model de la herramienta launch."),
+    ("web", "en", "if you name it: give it to train.py when you run the files (their README.md says how)."),
+])
+def test_a_hub_id_out_of_reach_says_how_the_launch_files_keep_it(way: str, lang: str, words: str,
+                                                                  monkeypatch: Any) -> None:
+    """The review's case: `expert advise --model acme/SuperLM --method lora` offline was answered "give the
+    size in billions", and with --launch the files then lost the model id (train.py's MODEL was None). The
+    advice now names how the launch files keep it, on each way in, in the person's language (labels.toml
+    [how_*] launch_model); a size with --launch-model ID writes the id into train.py."""
+    from expert.i18n import WAY_IN
+
+    def unreachable(repo_id: str, most: int) -> bytes:
+        raise hub.HubUnreadable("offline", repo_id)
+
+    monkeypatch.setattr(hub, "read_config_bytes", unreachable)
+    token = WAY_IN.set(way)  # type: ignore[arg-type]
+    try:
+        with pytest.raises(InputError) as error:
+            models.read_hub(knowledge_base(), "acme/SuperLM", Localizer(lang))
+    finally:
+        WAY_IN.reset(token)
+    assert error.value.field == "model_size_b"
+    assert str(error.value).endswith(words), str(error.value)
+    # (a config the Hub has no such file of is not loaded by the files either: not said there)
+    monkeypatch.setattr(hub, "read_config_bytes", lambda repo_id, most: (_ for _ in ()).throw(
+        hub.HubUnreadable("no-config", repo_id)))
+    with pytest.raises(InputError) as gguf:
+        models.read_hub(knowledge_base(), "acme/SuperLM-GGUF", Localizer(lang))
+    assert "launch" not in str(gguf.value)
+    if way == "cli" and lang == "en":     # what the sentence says holds: the size, and the id to the files
+        from expert.interfaces.launch.make import launch
+
+        files = launch(advise(model=7, method="lora", catalog="guide"), model="acme/SuperLM").files
+        assert "MODEL = 'acme/SuperLM'" in files["train.py"]

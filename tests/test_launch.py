@@ -104,10 +104,18 @@ def check_files(files: dict[str, str]) -> None:
         config = yaml.safe_load(files["accelerate.yaml"])
         check_dict(config, schema.ACCELERATE, "accelerate.yaml")
         assert config["distributed_type"] in schema.DISTRIBUTED_TYPES
+        # one precision in every file a person reads: train.py's flag (which the Trainer hands to accelerate
+        # whatever the config says), accelerate.yaml's mixed_precision, the DeepSpeed JSON's enabled section
+        flags = {flag for flag in ("bf16", "fp16") if ast.literal_eval(found["SFTConfig"][flag])}
+        assert len(flags) == 1, flags
         if "deepspeed_config" in config:     # the precision is the JSON's: accelerate refuses one beside it
             assert "mixed_precision" not in config
         else:
             assert config["mixed_precision"] in schema.MIXED_PRECISION
+            assert {config["mixed_precision"]} == flags, (config["mixed_precision"], flags)
+        if "ds_config.json" in files:
+            ds = json.loads(files["ds_config.json"])
+            assert {key for key in ("bf16", "fp16") if ds.get(key, {}).get("enabled")} == flags
         if "deepspeed_config" in config:
             check_dict(config["deepspeed_config"], schema.ACCELERATE_DEEPSPEED, "deepspeed_config")
             assert config["deepspeed_config"]["deepspeed_config_file"] in files
@@ -776,7 +784,10 @@ def test_parameter_offload_is_written_as_fsdp_with_cpu_offload() -> None:
     offloaded = with_recipe(result, offload_params=True, strategy="zero3")
     files = launch(offloaded, 1).files
     config = yaml.safe_load(files["accelerate.yaml"])
-    assert config["distributed_type"] == "FSDP" and config["mixed_precision"] == "no"
+    assert config["distributed_type"] == "FSDP" and config["mixed_precision"] == "bf16"   # train.py's bf16=True
+    # the comment above it says why it is not PEFT's 'no', citing the files
+    comment = files["accelerate.yaml"].split("mixed_precision:")[0].rsplit("main_training_function: main\n")[1]
+    assert "fsdp_config_qlora.yaml" in comment and "--bf16 True" in comment and "_build_accelerator_args" in comment
     assert config["fsdp_config"]["fsdp_offload_params"] is True
     assert config["fsdp_config"]["fsdp_sharding_strategy"] == "FULL_SHARD"
     assert "ds_config.json" not in files
@@ -814,6 +825,7 @@ def test_an_fsdp_script_gathers_the_adapter_before_it_saves(tmp_path: Path) -> N
     assert config["distributed_type"] == "FSDP"
     assert config["fsdp_config"]["fsdp_state_dict_type"] == "SHARDED_STATE_DICT"
     assert _saves(script) == [("switch", "FULL_STATE_DICT"), ("save", "")]
+    check_files({path.name: path.read_text(encoding="utf-8") for path in tmp_path.iterdir()})
     assert table()["fsdp"]["save_state_dict_type"] == "FULL_STATE_DICT"
     # a DeepSpeed or one-device script has nothing to switch
     for name in ("70b-lora-4x80gb", "8b-lora-rtx4090"):
@@ -828,3 +840,44 @@ def test_parameter_offload_must_be_true_or_false(value: Any) -> None:
     with pytest.raises(InputError) as raised:
         launch(with_recipe(result, offload_params=value), 1)
     assert raised.value.field == "recipe.offload_params"
+
+
+def _rows(readme: str) -> dict[str, str]:
+    """The README's recipe table, by setting."""
+    rows = [line.strip("|").split(" | ", 1) for line in readme.split("\n## ")[1].splitlines() if line.startswith("| ")]
+    return {key.strip(): value.strip() for key, value in rows}
+
+
+@pytest.mark.parametrize("lang, optimizer_row, weights_row, no", [
+    ("en", "Optimizer state in CPU memory", "Weights in CPU memory", "no"),
+    ("es", "Estado del optimizador en la memoria de la CPU", "Pesos en la memoria de la CPU", "no"),
+])
+def test_the_readme_says_what_each_recipe_keeps_in_cpu_memory(lang: str, optimizer_row: str, weights_row: str,
+                                                              no: str) -> None:
+    """The review's case: FSDP with the 4-bit base in CPU memory (offload_params) was written "Optimizer state in
+    CPU memory | yes" beside train.py's RECIPE 'offload': False, the README saying nothing of why. Each recipe
+    now says what it keeps there: ZeRO-Offload the optimizer state (ds_config.json offload_optimizer); FSDP's
+    CPU offload the weights, and with them their gradients and optimizer step (torch CPUOffload: "offloads
+    gradients to CPU as well, meaning that the optimizer step runs on CPU"); a paged optimizer its states
+    only when the GPU runs short; otherwise nothing."""
+    small = advise(model="8B", method="lora", vram_gb=24, lang=lang)
+    large = advise(model_size_b=70, method="qlora", budget="low", lang=lang)
+    cases = {
+        "zero-offload": with_recipe(small, strategy="single", optimizer="adamw", precision="mixed", offload=True),
+        "fsdp-offload": with_recipe(large, strategy="zero3", offload_params=True, offload=False),
+        "paged": with_recipe(small, strategy="single", optimizer="paged_adamw8bit", offload=False),
+        "none": with_recipe(small, strategy="single", optimizer="adamw", offload=False),
+    }
+    rows = {name: _rows(launch(result, 1).files["README.md"]) for name, result in cases.items()}
+    optimizer = {name: row[optimizer_row] for name, row in rows.items()}
+    weights = {name: row[weights_row] for name, row in rows.items()}
+    assert "ZeRO-Offload" in optimizer["zero-offload"] and "`ds_config.json`" in optimizer["zero-offload"]
+    assert "FSDP" in optimizer["fsdp-offload"] and "`accelerate.yaml`" in optimizer["fsdp-offload"]
+    assert "`offload`" in optimizer["fsdp-offload"]     # the recipe's own flag, false, named beside it
+    assert "`paged_adamw8bit`" in optimizer["paged"]
+    assert optimizer["none"] == no
+    assert "FSDP" in weights["fsdp-offload"] and "`accelerate.yaml`" in weights["fsdp-offload"]
+    assert weights["zero-offload"] == weights["paged"] == weights["none"] == no
+    assert len(set(optimizer.values())) == 4        # four recipes, four sentences
+    if lang == "es":    # translated, not English left in a Spanish README
+        assert not any(value.startswith(("yes", "only")) for value in optimizer.values())

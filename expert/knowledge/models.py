@@ -432,6 +432,11 @@ _HUB_MESSAGES_SERVED = {
 }
 
 
+# Of these a size answers, and the launch files can still load the id once it is named to them
+# (the CLI's --launch-model; labels.toml [how_*] launch_model): said, or `--launch` loses the model.
+_HUB_LAUNCH_KEEPS = ("no-library", "offline", "missing", "gated", "unreachable")
+
+
 def read_hub(kb: KnowledgeBase, repo_id: str, tr: Any) -> Resolved:
     """The model of ``repo_id`` (``org/name``) on the Hugging Face Hub: its
     ``config.json`` (expert/knowledge/hub.py) counted as a local one is.
@@ -445,9 +450,13 @@ def read_hub(kb: KnowledgeBase, repo_id: str, tr: Any) -> Resolved:
     try:
         raw = read_config_bytes(repo_id, spec["max_bytes"])
     except HubUnreadable as error:
-        raise InputError("model_size_b", tr.gettext((_HUB_MESSAGES_SERVED if served() else _HUB_MESSAGES)[error.reason]) % {
+        text = tr.gettext((_HUB_MESSAGES_SERVED if served() else _HUB_MESSAGES)[error.reason]) % {
             "label": label, "how_model_config_file": kb.how(tr, "model_config_file"), "id": shown, "most": tr.number(spec["max_bytes"], 0),
-            "detail": quoted(one_line(error.detail)) or error.reason}) from None
+            "detail": quoted(one_line(error.detail)) or error.reason}
+        if error.reason in _HUB_LAUNCH_KEEPS:
+            text += " " + tr.gettext("With the size, the launch files still load '%(id)s' if you name it: "
+                                     "%(how_launch_model)s.") % {"id": shown, "how_launch_model": kb.how(tr, "launch_model")}
+        raise InputError("model_size_b", text) from None
     try:
         data = json.loads(raw.decode("utf-8"), parse_constant=_no_constant)
     except (UnicodeDecodeError, ValueError, RecursionError):

@@ -141,11 +141,8 @@ def accelerate_config(plan: Plan, doc: Mapping[str, Any]) -> dict[str, Any]:
                               "num_machines": 1, "num_processes": plan.devices, "rdzv_backend": "static",
                               "same_network": True, "use_cpu": False}
     if distributed == "FSDP":
-        # PEFT's FSDP + QLoRA with CPU offload (peft examples/sft/configs/fsdp_config_qlora.yaml): every
-        # layer's weights in CPU memory until used, the 4-bit weights stored in the compute dtype
-        # (bnb_4bit_quant_storage, train.py) and loaded in it, so no mixed precision on top.
-        # The settings and why each: rules/launch.toml [fsdp].
-        config["mixed_precision"] = "no"
+        # PEFT's FSDP + QLoRA with CPU offload (peft examples/sft/configs/fsdp_config_qlora.yaml), with
+        # train.py's precision: the settings and why each, rules/launch.toml [fsdp].
         config["fsdp_config"] = dict(sorted({**doc["fsdp"]["config"],
                                              "fsdp_offload_params": plan.offload_params}.items()))
     elif distributed == "DEEPSPEED":
@@ -164,6 +161,12 @@ def _yaml(data: Any) -> str:
     return yaml.safe_dump(data, sort_keys=False, allow_unicode=False, default_flow_style=False)
 
 
+def commented(text: str, key: str, lines: list[str]) -> str:
+    """``text`` (YAML) with ``lines`` as a comment above its top-level ``key``."""
+    comment = "".join(f"# {line}\n" for line in lines)
+    return "".join(comment + line if line.startswith(f"{key}:") else line for line in text.splitlines(keepends=True))
+
+
 def _python_call(kwargs: Mapping[str, Any], raw: bool = False, indent: int = 8) -> str:
     pad = " " * indent
     return "\n".join(f"{pad}{name}={value if raw else repr(value)}," for name, value in kwargs.items())
@@ -179,6 +182,8 @@ def _trl(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, s
     elif plan.strategy["backend"] == "deepspeed" and not uses_fsdp(plan):
         raise refuse(tr, "recipe.strategy", plan.strategy["name"], "")
     files[ACCELERATE_YAML] = _yaml(accelerate_config(plan, doc))
+    if uses_fsdp(plan):
+        files[ACCELERATE_YAML] = commented(files[ACCELERATE_YAML], "mixed_precision", doc["fsdp"]["precision_note"])
     quantization = quantization_kwargs(plan)
     lora = lora_kwargs(plan, doc)
     template = environment("en").get_template("launch_train.py.j2")

@@ -171,7 +171,7 @@ def table(path: Path = LAUNCH_TOML) -> dict[str, Any]:
     for section, keys in (("versions", ("torch", "transformers", "peft", "trl", "accelerate", "datasets",
                                         "bitsandbytes", "deepspeed", "torchtune", "torchao")),
                           ("deepspeed", ("master_bytes",)),
-                          ("fsdp", ("save_state_dict_type", "config")),
+                          ("fsdp", ("save_state_dict_type", "config", "precision_note")),
                           ("defaults", ("micro_batch", "gradient_accumulation_steps", "stack", "learning_rate_full",
                                         "learning_rate_lora", "lora_alpha_per_rank", "lora_dropout",
                                         "target_modules", "max_grad_norm"))):
