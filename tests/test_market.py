@@ -150,3 +150,11 @@ def test_the_one_screen_answer_names_apart_the_cards_no_provider_rents() -> None
     priced = advise(model_size_b=8, method="lora", prices={"rtx-6000-ada": 1.0}, lang="en")
     assert "No provider rents" not in priced.render("text")
     assert "rtx-6000-ada" in {rec.gpu for rec in priced.recommendations}
+
+
+def test_the_one_screen_answer_names_the_provider_asked_for_as_the_one_that_does_not_rent() -> None:
+    # `--provider lambda` read "No provider rents RTX 4090, ... and RTX 3090": RunPod and Akash rent them,
+    # Lambda alone was searched
+    for lang, said in (("en", "Lambda does not rent RTX 4090, "), ("es", "Lambda no alquila RTX 4090, ")):
+        text = " ".join(advise(model_size_b=8, method="lora", provider="lambda", lang=lang).render("text").split())
+        assert said in text and "No provider" not in text and "Ningún proveedor" not in text, text

@@ -320,9 +320,9 @@ def test_no_message_outside_the_command_line_names_a_flag(kb) -> None:  # type: 
 ASK_SAID = {
     ("hub", "en"): "give its config.json (expert advise --model-config FILE), or give the size in billions (7, 70B).",
     ("hub", "es"): "indica su config.json (expert advise --model-config FICHERO) o da el tamaño en miles de millones",
-    ("price", "en"): "No provider rents RTX 4090 and A100 80 GB; give your price (expert advise --price CARD=USD) "
+    ("price", "en"): "Lambda does not rent RTX 4090 and A100 80 GB; give your price (expert advise --price CARD=USD) "
                      "and they are ranked.",
-    ("price", "es"): "Ningún proveedor alquila RTX 4090 y A100 80 GB; indica tu precio (expert advise --price "
+    ("price", "es"): "Lambda no alquila RTX 4090 y A100 80 GB; indica tu precio (expert advise --price "
                      "TARJETA=USD) y entrarán en la clasificación.",
     ("more", "en"): "“yes” to the next question shows the reasoning.",
     ("more", "es"): "«sí» a la pregunta siguiente muestra el razonamiento.",
