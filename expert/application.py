@@ -189,7 +189,10 @@ def explain(
         why_not = cards[0]
     rejected = [r.gpu for r in result.rejected]
     targets = [why_not] if why_not is not None else rejected[:MAX_WHY_NOT]
-    more = [] if why_not is not None else rejected[MAX_WHY_NOT:]
+    # past the first, a card whose one reason is said of several cards together (no provider rents it: its
+    # own text is empty) is named in that line already, with what would rank it
+    more = [] if why_not is not None else [r.gpu for r in result.rejected[MAX_WHY_NOT:]
+                                           if r.text or not result.rejected_together]
     entries = [explainer.why_not(gpu) for gpu in targets]
     # listing every card ruled out, a rule that names its cards together is said once, before them
     together = [] if why_not is not None else result.rejected_together

@@ -708,3 +708,11 @@ def test_an_explanation_words_its_citations_with_its_own_knowledge_base(tmp_path
     explanation = explain_any(rules_dir=base, catalog="guide", model_size_b=8, method="lora", lang="en")
     assert explanation.kb is explanation.result.kb is knowledge_base(base, "guide")
     assert explanation.cited[0]["title"] == "VRAM first, as this knowledge base says"
+
+
+def test_ones_own_card_ruled_out_starts_its_line_with_a_capital() -> None:
+    # the bullet read "x your RTX 4090: None of the setups tried fits it", beside "x AMD MI210: ..."
+    for lang, name in (("en", "Your RTX 4090"), ("es", "Tu RTX 4090")):
+        x = explain(model_size_b=70, method="qlora", vram_gb="4090", lang=lang)
+        assert f"\n  x {name}: " in x.render("text", width=200)
+        assert f"\n- **{name}**: " in x.render("markdown")

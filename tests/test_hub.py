@@ -440,6 +440,10 @@ def test_a_cached_config_is_read_when_the_hub_is_out_of_reach(loopback: Loopback
                   "beside --launch DIR."),
     ("cli", "es", "Con el tamaño, los archivos de lanzamiento siguen cargando «acme/SuperLM» si lo nombras: "
                   "--launch-model ID junto a --launch DIRECTORIO."),
+    # `expert advise --launch-model ID` alone is refused: "--launch-option, --launch-model and --force go
+    # with --launch DIR"
+    ("ask", "en", "if you name it: expert advise --launch-model ID --launch DIR."),
+    ("ask", "es", "si lo nombras: expert advise --launch-model ID --launch DIRECTORIO."),
     ("library", "en", "if you name it: model= in launch()."),
     ("tools", "es", "si lo nombras: el argumento model de la herramienta launch."),
     ("web", "en", "if you name it: give it to train.py when you run the files (their README.md says how)."),

@@ -12,7 +12,7 @@ from typing import Any
 import pytest
 from click.testing import CliRunner
 
-from expert import advise, paths
+from expert import advise, explain, paths
 from expert.interfaces.api import knowledge_base
 from expert.interfaces.cli.main import main
 
@@ -150,3 +150,21 @@ def test_the_one_screen_answer_names_apart_the_cards_no_provider_rents() -> None
     priced = advise(model_size_b=8, method="lora", prices={"rtx-6000-ada": 1.0}, lang="en")
     assert "No provider rents" not in priced.render("text")
     assert "rtx-6000-ada" in {rec.gpu for rec in priced.recommendations}
+
+
+def test_the_cards_past_the_first_are_not_named_again_for_a_reason_said_of_them_together() -> None:
+    # 7B LoRA on Lambda's prices: "No provider of the price bases searched (Lambda) rents RTX 4090, ..., L4,
+    # A10G, and RTX 3090 by the hour", then "And 10 more cards ruled out: H100 NVL, ..., L4, and 2 others. Ask
+    # about one of them alone": the same cards again, with nothing of their own to say
+    x = explain(model_size_b=7, method="lora", provider="lambda", lang="en")
+    unpriced = {r.gpu for r in x.result.rejected if not r.text}
+    assert len(unpriced) > 10 and not unpriced & {m["gpu"] for m in x.more}
+    assert "more cards ruled out" not in x.render("text", width=200)
+
+
+def test_the_one_screen_answer_names_the_provider_asked_for_as_the_one_that_does_not_rent() -> None:
+    # `--provider lambda` read "No provider rents RTX 4090, ... and RTX 3090": RunPod and Akash rent them,
+    # Lambda alone was searched
+    for lang, said in (("en", "Lambda does not rent RTX 4090, "), ("es", "Lambda no alquila RTX 4090, ")):
+        text = " ".join(advise(model_size_b=8, method="lora", provider="lambda", lang=lang).render("text").split())
+        assert said in text and "No provider" not in text and "Ningún proveedor" not in text, text

@@ -39,11 +39,23 @@ def options_of(command: str | None) -> set[str]:
 
 
 def flags_ask_does_not_take(text: str) -> list[str]:
-    """The flags ``text`` names that `expert ask` does not take, unless it names the command that takes one
-    with it ("re-run with expert advise --price CARD=USD")."""
-    said = " ".join(text.split())       # (a flag the terminal's width split from its command)
-    return [found.group(0) for found in re.finditer(r"(?:expert ([a-z]+) )?(?<![\w-])(--[a-z][a-z-]+)", said)
-            if found.group(2) not in options_of(found.group(1) or "ask") | (set() if found.group(1) else options_of(None))]
+    """The flags ``text`` names that `expert ask` does not take, unless it names the command that takes them
+    with them ("re-run with expert advise --price CARD=USD", "expert advise --launch-model ID --launch DIR":
+    the command's flags and their values, up to a word that ends a clause)."""
+    wrong: list[str] = []
+    command: str | None = None
+    for word in text.split():       # (a flag the terminal's width split from its command)
+        if command == "":
+            command = word if re.fullmatch(r"[a-z]+", word) else None
+            continue
+        taken = options_of(command) if command else options_of("ask") | options_of(None)
+        flags = re.findall(r"(?<![\w-])(--[a-z][a-z-]+)", word)
+        wrong += [flag for flag in flags if flag not in taken]
+        if word.lstrip("(«“") == "expert":
+            command = ""
+        elif command and (re.search(r"[.,;:)»]$", word) or not (flags or re.fullmatch(r"[A-Z][A-Z=]*", word))):
+            command = None
+    return wrong
 
 
 def texts(value: Any) -> list[str]:
@@ -320,9 +332,9 @@ def test_no_message_outside_the_command_line_names_a_flag(kb) -> None:  # type: 
 ASK_SAID = {
     ("hub", "en"): "give its config.json (expert advise --model-config FILE), or give the size in billions (7, 70B).",
     ("hub", "es"): "indica su config.json (expert advise --model-config FICHERO) o da el tamaño en miles de millones",
-    ("price", "en"): "No provider rents RTX 4090 and A100 80 GB; give your price (expert advise --price CARD=USD) "
+    ("price", "en"): "Lambda does not rent RTX 4090 and A100 80 GB; give your price (expert advise --price CARD=USD) "
                      "and they are ranked.",
-    ("price", "es"): "Ningún proveedor alquila RTX 4090 y A100 80 GB; indica tu precio (expert advise --price "
+    ("price", "es"): "Lambda no alquila RTX 4090 y A100 80 GB; indica tu precio (expert advise --price "
                      "TARJETA=USD) y entrarán en la clasificación.",
     ("more", "en"): "“yes” to the next question shows the reasoning.",
     ("more", "es"): "«sí» a la pregunta siguiente muestra el razonamiento.",

@@ -389,14 +389,21 @@ class Result:
         # text is empty) is not a worse card: named apart, with what would rank it
         unpriced = [rej.name for rej in self.rejected if not rej.text]
         groups = self._rejected_by_reason(kb, tr)
+        # with one provider's prices asked for (--provider lambda), the others may well rent those cards
+        provider = next((basis.name for basis in kb.prices if basis.id == self.profile.get("provider")), None)
+        unrented = {"cards": tr.list(unpriced), "how_price_card": kb.how(tr, "price_card"), "provider": provider}
         rejected = " ".join(part for part in (
             _("Not recommended — %(groups)s.") % {"groups": "; ".join(
                 _("%(reason)s: %(cards)s") % {"reason": reason, "cards": tr.list(cards)}
                 for reason, cards in groups.items())} if groups else "",
+            "" if not unpriced else
             tr.ngettext("No provider rents %(cards)s; give your price (%(how_price_card)s) and it is ranked.",
                         "No provider rents %(cards)s; give your price (%(how_price_card)s) and they are ranked.",
-                        len(unpriced)) % {"cards": tr.list(unpriced), "how_price_card": kb.how(tr, "price_card")}
-            if unpriced else "") if part)
+                        len(unpriced)) % unrented if provider is None else
+            tr.ngettext("%(provider)s does not rent %(cards)s; give your price (%(how_price_card)s) and it is "
+                        "ranked.",
+                        "%(provider)s does not rent %(cards)s; give your price (%(how_price_card)s) and they are "
+                        "ranked.", len(unpriced)) % unrented) if part)
         left = []
         if len(self.advice) > len(advice):
             count = len(self.advice) - len(advice)
