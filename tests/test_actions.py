@@ -104,6 +104,6 @@ def test_expert_check_refuses_a_rule_without_an_action(tmp_path: Path, lang: str
 
 
 def test_expert_check_refuses_an_action_no_rule_names(tmp_path: Path) -> None:
-    base = edited_rules(tmp_path, ("rules.toml", 'then = "step-impossible"', 'then = "step-settled"'))
+    base = edited_rules(tmp_path, ("rules.toml", 'then = "shard-over-pcie"', 'then = "step-settled"'))
     found = [p.render(lambda text: text) for p in check(base)]
-    assert found == [f"{base / 'rules.toml'}: action 'step-impossible' is named by no rule (then = 'step-impossible')"]
+    assert found == [f"{base / 'rules.toml'}: action 'shard-over-pcie' is named by no rule (then = 'shard-over-pcie')"]

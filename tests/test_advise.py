@@ -159,7 +159,7 @@ def test_trace_records_matched_facts_and_where_they_came_from() -> None:
     # cards) the step before it proposed.
     ladder = {s.rule: s for s in result.trace if s.kind == "configure" and s.derived[0]["values"]["gpu"] == "own"}
     chain = ["propose-one-card", "cheaper-optimizer-state", "single-device-full-recipe", "shard-when-weights-do-not-fit",
-             "several-cards-need-a-fast-link", "offload-as-last-resort", "no-count-fits"]
+             "own-cards-are-all-there-are", "offload-as-last-resort", "no-count-fits"]
     assert sorted(ladder) == sorted(chain)
     for before, after in zip(chain, chain[1:]):
         matched = next(m for m in ladder[after].matched if m["fact"] in ("candidate", "trial"))

@@ -73,7 +73,7 @@ def test_how_chains_from_the_answers_to_the_pick_citing_rules_and_sections() -> 
      ["propose-one-card", "paged-optimizer-for-adapters", "shard-when-weights-do-not-fit", "no-count-fits",
       "offload-parameters", "fewest-cards-that-fit", "larger-micro-batch", "configuration-chosen"]),
     (dict(model_size_b=13, method="lora", vram_gb="RTX 4090"),
-     ["propose-one-card", "shard-when-weights-do-not-fit", "several-cards-need-a-fast-link",
+     ["propose-one-card", "shard-when-weights-do-not-fit", "own-cards-are-all-there-are",
       "eight-bit-base-for-lora", "configuration-chosen"]),
 ])
 def test_how_reads_a_cards_ladder_in_the_order_it_was_climbed(given: dict[str, object], ladder: list[str]) -> None:

@@ -176,7 +176,7 @@ def broken(tmp_path: Path, filename: str, old: str, new: str) -> Path:
     ("rules.toml", 'kind = "warning"', 'kind = "hint"', "kind must be one of"),
     ("rules.toml", 'then = "pick"', 'then = "choose"', "then = 'choose' is not an action"),
     ("rules.toml", 'stage = "propose"\nthen = "first-step"\n', 'stage = "propose"\n', "names its action (then = "),
-    ("rules.toml", 'then = "step-impossible"', 'then = "step-settled"', "action 'step-impossible' is named by no rule"),
+    ("rules.toml", 'then = "shard-over-pcie"', 'then = "step-settled"', "action 'shard-over-pcie' is named by no rule"),
     ("rules.toml", 'kind = "reject"\nstage = "reject"\n', 'kind = "reject"\nstage = "reject"\nthen = "option"\n',
      "a rule of another kind names none"),
     ("rules.toml", 'stage = "prefer"\nfactor', 'stage = "preference"\nfactor', "is not a [[stage]] of this file"),

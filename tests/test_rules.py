@@ -69,6 +69,9 @@ SCENARIOS: list[tuple[str, str | None, dict[str, Any], dict[str, Any]]] = [
     ("no-count-fits", "own", dict(model_size_b=13, method="full", vram_gb=24), dict(model_size_b=7, method="full",
                                                                                    vram_gb=24)),
     ("several-cards-need-a-fast-link", "rtx-4090", dict(model_size_b=70, method="full"), dict(model_size_b=7)),
+    # one's own card: a step that would take two of them is more than one has (not a missing fast link)
+    ("own-cards-are-all-there-are", "own", dict(model_size_b=13, method="lora", vram_gb="RTX 4090"),
+     dict(model_size_b=7, method="lora", vram_gb="RTX 4090")),
     # issue 47: 13B LoRA shards over two RTX 4090s without NVLink, timed from PCIe; 7B fits one
     ("shard-over-pcie", "rtx-4090", dict(model_size_b=13, method="lora"), dict(model_size_b=7, method="lora")),
     ("sharded-over-pcie-is-slower", None, dict(model_size_b=13, method="lora", budget="low"),

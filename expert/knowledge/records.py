@@ -101,6 +101,7 @@ MORE_CARDS = "more-cards"
 FEWEST_CARDS = "fewest-cards"
 NO_COUNT_FITS = "no-count-fits"
 NO_FAST_LINK = "no-fast-link"
+OWN_CARDS_ONLY = "own-cards-only"
 OVER_PCIE = "over-pcie"
 DEADLINE_NEXT = "next-count-for-deadline"
 DEADLINE_MET = "deadline-met"
@@ -113,7 +114,8 @@ PRECISION_NEXT = "next-count-for-precision"
 PRECISION_FOUND = "precision-found"
 PRECISION_NONE = "precision-none"
 SPEED_TRIAL_STEPS = (SPEED_NEXT, SPEED_FOUND, SPEED_NONE, PRECISION_NEXT, PRECISION_FOUND, PRECISION_NONE)
-TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK, OVER_PCIE, *SCALE_TRIAL_STEPS, *SPEED_TRIAL_STEPS)
+TRIAL_STEPS = (MORE_CARDS, FEWEST_CARDS, NO_COUNT_FITS, NO_FAST_LINK, OWN_CARDS_ONLY, OVER_PCIE, *SCALE_TRIAL_STEPS,
+               *SPEED_TRIAL_STEPS)
 OFF_LADDER = (LARGER_BATCH, SPEED_UP, PRECISION_UP, PRECISION_KEPT, SCALE_OUT, *TRIAL_STEPS)
 SPREADS = ("card", "shard", "fewest")
 # The facts a stage may see (rules.toml [[stage]] sees).
