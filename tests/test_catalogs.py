@@ -141,6 +141,20 @@ def test_a_user_card_is_ones_own_by_the_names_its_catalog_gives_it(tmp_path: Pat
         advise(vram_gb="our big card", catalog="guide", lang="en")
 
 
+def test_free_text_reads_each_user_catalogs_own_aliases(tmp_path: Path) -> None:
+    """The vocabulary free text reads cards by is kept per catalog: two catalogs whose card has the same id
+    and name but other aliases are each read by theirs (the cache's key holds the aliases)."""
+    from expert.input.freetext import extract
+    from expert.interfaces.api import knowledge_base
+
+    card = '[[gpu]]\nid = "lab-card"\nname = "Lab Accelerator"\nvendor = "nvidia"\nvram_gb = 96\ncost = "medium"\n'
+    for folder, alias in (("a", "lab96"), ("b", "labxl")):
+        (tmp_path / folder).mkdir()
+        path = tmp_path / folder / "lab.toml"
+        path.write_text(card + f'aliases = ["{alias}"]\n')
+        assert extract(f"tengo una {alias}", knowledge_base(catalog=["guide", path])) == {"vram_gb": "lab-card"}, alias
+
+
 def test_a_minimal_card_takes_the_defaults(tmp_path: Path) -> None:
     path = tmp_path / "min.toml"
     path.write_text('[[gpu]]\nid = "mystery"\nname = "Mystery 96 GB"\nvendor = "nvidia"\nvram_gb = 96\ncost = "medium"\n')

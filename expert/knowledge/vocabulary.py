@@ -98,7 +98,9 @@ _LOCK = threading.Lock()
 
 def vocabulary(kb: KnowledgeBase) -> Vocabulary:
     """The vocabulary of ``kb``'s ``vocabulary.toml`` and catalog (loaded once)."""
-    catalog = tuple((card.id, card.name) for card in kb.known_cards()) + tuple((card.id, card.name) for card in kb.owned)
+    # (with their aliases: two user catalogs' cards of one id and name may be written otherwise)
+    catalog = (tuple((card.id, card.name, card.aliases) for card in kb.known_cards())
+               + tuple((card.id, card.name, card.aliases) for card in kb.owned))
     path = Path(kb.root) / "vocabulary.toml"
     try:
         stat = path.stat()
