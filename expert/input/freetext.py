@@ -291,7 +291,6 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
     # Counts: a number with its multiplier ("50k", "50 mil", "2.048"),
     # before or after the words that say what it counts.
     counted = _NUMBER + r"\s*(" + multiplier_words(vocab) + r")?(?![\w])"
-    any_of = _any_of
 
     def take_count(field: str, patterns: list[re.Pattern[str]], whole: bool) -> None:
         """Every count a pattern finds, as ``field``'s value."""
@@ -304,26 +303,26 @@ def read(text: str, kb: KnowledgeBase, answering: str | None = None) -> Reading:
                 take(field, int(value) if whole and value == int(value) else value, match)
 
     # The dataset: a count before a dataset word, or (answering) a bare count.
-    patterns = ([re.compile(counted + r"\s*(?:de\s+)?" + any_of(vocab.dataset_words) + r"(?![\w])")]
+    patterns = ([re.compile(counted + r"\s*(?:de\s+)?" + _any_of(vocab.dataset_words) + r"(?![\w])")]
                 if vocab.dataset_words else [])
     patterns.append(re.compile(r"(?:dataset|datos|data)\s+(?:of|de|with|con)?\s*" + counted))
     if answering == "dataset_examples":     # a bare count, not one of tokens ("4096 tokens": the value reader's refusal)
         tokens = vocab.count_words.get("tokens_per_example", ())
-        patterns.append(re.compile(counted + (r"(?!\s*" + any_of(tokens) + r"(?![\w]))" if tokens else "")))
+        patterns.append(re.compile(counted + (r"(?!\s*" + _any_of(tokens) + r"(?![\w]))" if tokens else "")))
     # Epochs ("3 epochs", "2 épocas") and tokens per example ("2k tokens per
     # example", "secuencias de 2048 tokens", "of 512 tokens"), when the words say which.
     token_patterns = []
     if vocab.token_after:
-        token_patterns.append(re.compile(counted + r"\s*" + any_of(vocab.token_after) + r"(?![\w])"))
+        token_patterns.append(re.compile(counted + r"\s*" + _any_of(vocab.token_after) + r"(?![\w])"))
     if vocab.token_before:
-        token_patterns.append(re.compile(any_of(vocab.token_before) + r"\s*" + counted))
+        token_patterns.append(re.compile(_any_of(vocab.token_before) + r"\s*" + counted))
     for before, after in vocab.token_around:
         token_patterns.append(re.compile(r"(?<![\w])" + re.escape(before) + r"\s+" + counted + r"\s*"
                                          + re.escape(after) + r"(?![\w])"))
     take_count("dataset_examples", patterns, whole=True)
     take_count("tokens_per_example", token_patterns, whole=True)
     if vocab.epoch_words:
-        take_count("epochs", [re.compile(counted + r"\s*" + any_of(vocab.epoch_words) + r"(?![\w])")], whole=False)
+        take_count("epochs", [re.compile(counted + r"\s*" + _any_of(vocab.epoch_words) + r"(?![\w])")], whole=False)
     # The deadline: time in words (a fixed length: "ASAP", "by tomorrow"), a
     # number of hours, days or weeks, or a day of the calendar (refused).
     for phrase, hours in vocab.deadline_words:

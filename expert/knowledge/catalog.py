@@ -199,7 +199,6 @@ class CardChecker:
               or not all(isinstance(h, str) and H_RE.match(h) for h in value)):
             self.bad(key, "card %(index)s: '%(key)s' must list H-ids from H1 to H39", key=key)
 
-
     def names(self, key: str, value: Any) -> None:
         """The names people write for the card (``aliases``): a list of short
         texts, none of which reads as a VRAM figure."""

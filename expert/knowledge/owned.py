@@ -111,9 +111,7 @@ def owned_cards(path: Path, doc: dict[str, Any], text: str, catalog: tuple[Card,
         if owned.id in catalog_ids:
             problems.add(str(path), owned.line, "card '%(id)s' is a card of the catalog: give the names people "
                          "write for it as that card's aliases there", id=owned.id)
-    known = [(card.id, (card.id, card.name, *card.aliases)) for card in cards]
-    known += [(card.id, (card.id, card.name, *((card.short,) if card.short else ()), *card.aliases))
-              for card in catalog]
+    known = [(card.id, card.names) for card in cards] + [(card.id, card.names) for card in catalog]
     for example in examples if not problems.items else ():    # (a broken card would name no card)
         if not reader.matching(example, known):
             problems.add(str(path), line_at(text, "examples"), "the example '%(name)s' names no card",
@@ -156,16 +154,15 @@ def unsupported_devices(path: Path, doc: dict[str, Any], text: str,
 
 def find_unsupported(kb: Any, text: str) -> UnsupportedDevice | None:
     """The device of ``[[unsupported]]`` that ``text`` names (by id, name or alias), if any."""
-    found = Reader(kb.owned_ignore, kb.owned_forms).matching(text, [(device, (device.id, device.name, *device.aliases))
-                                            for device in kb.unsupported])
+    found = Reader(kb.owned_ignore, kb.owned_forms).matching(text, [(device, device.names) for device in kb.unsupported])
     return found[0] if found else None
 
 
 def find_cards(kb: Any, text: str) -> list[tuple[str, str, float]]:
-    """The cards ``text`` names, as (id, name, VRAM of one device): the owned
-    cards first; the catalog's (by id, name or short name) when no owned
-    card has that name, the weighed catalog's and then the shipped ones'
-    not weighed (``kb.shipped``: the market's under ``--catalog guide``). Several when the name is ambiguous ("V100"), none
+    """The cards ``text`` names, as (id, name, VRAM of one device), among the
+    owned cards and every catalog's, weighed or not (``kb.known_cards``: the
+    market's under ``--catalog guide`` too), each by its id, name, short name
+    and aliases. Several when the name is ambiguous ("V100"), none
     when it names no card. A name that names none but ends in a digit and
     an "s" is read as a plural ("3090s"): a card whose name ends in an "S"
     is that card first."""
@@ -185,9 +182,8 @@ def _named(kb: Any, text: str) -> list[tuple[str, str, float]]:
     # shipped cards not weighed (the market's, under --catalog guide) are
     # named too: one's own card is the card it is whatever catalog is
     # weighed, with the one set of figures its catalog gives it.
-    named = [((card.id, card.name, card.vram_gb), (card.id, card.name, *card.aliases)) for card in kb.owned]
-    named += [((gpu.id, gpu.name, gpu.vram_gb / gpu.devices),
-               (gpu.id, gpu.name, *((gpu.short,) if gpu.short else ()), *gpu.aliases)) for gpu in kb.known_cards()]
+    named = [((card.id, card.name, card.vram_gb), card.names) for card in kb.owned]
+    named += [((gpu.id, gpu.name, gpu.vram_gb / gpu.devices), gpu.names) for gpu in kb.known_cards()]
     chosen: dict[str, tuple[str, str, float]] = {}
     for card_id, name, vram in reader.matching(text, named):
         chosen.setdefault(card_id, (card_id, name, vram))

@@ -264,6 +264,11 @@ class Card:
         """The name every text shows: its short name, or its name where it has none (a user's card)."""
         return self.short or self.name
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names it is read by, as one's own card (owned.Reader): its id, name, short name and aliases."""
+        return (self.id, self.name, *((self.short,) if self.short else ()), *self.aliases)
+
 
 @dataclass(frozen=True)
 class ModelDef:
@@ -382,6 +387,11 @@ class OwnedCard:
     hardware_source: str = ""
     bf16: bool = True                   # false: no bf16 tensor cores (V100, T4), fp16 recipes
 
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names it is read by (owned.Reader): its id, name and aliases."""
+        return (self.id, self.name, *self.aliases)
+
 
 @dataclass(frozen=True)
 class UnsupportedDevice:
@@ -393,6 +403,11 @@ class UnsupportedDevice:
     reason: str          # why, in English (translated like a rule's message)
     source: str
     line: int = 0
+
+    @property
+    def names(self) -> tuple[str, ...]:
+        """The names it is read by (owned.Reader): its id, name and aliases."""
+        return (self.id, self.name, *self.aliases)
 
 
 @dataclass(frozen=True)

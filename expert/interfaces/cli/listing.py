@@ -14,6 +14,7 @@ from typing import Any
 from ... import paths
 from ...errors import InputError, nearest
 from ...i18n import Localizer
+from ...inference.estimate import device_memory_gib
 from ...knowledge import KnowledgeBase
 from ...knowledge.bases import GUIDE
 
@@ -80,7 +81,7 @@ def render(data: dict[str, Any], fmt: str, tr: Localizer) -> str:
     def memory(c: dict[str, Any]) -> str:
         # the memory its driver reports, as every answer counts it ("80 of 140.4 GiB"): an H200 was "(141 GiB)"
         # here, its 141 GB read as GiB; a card with no driver figure (one's own, by name) by its nominal size
-        return tr.gib(c["memory_mib"] / 1024 if c.get("memory_mib") else c["vram_gb"])
+        return tr.gib(device_memory_gib(c["vram_gb"], c.get("memory_mib", 0.0), 1))
 
     def rows(cards: list[dict[str, Any]], extra: Any = None) -> list[str]:
         width = max((len(c["id"]) for c in cards), default=0)
