@@ -266,10 +266,11 @@ def test_a_person_consults_the_page(browser: Any, server: str, downloads: Path) 
     assert by_id(d, "option-1").find_element("css selector", ".option-text").text == plain(spanish.text)
     assert d.find_element("css selector", "html").get_attribute("lang") == "es"
 
-    # accessibility, in both languages (axe-core, inside the browser)
-    assert accessible(d)
+    # This answer's accessibility, in both languages, is test_the_answer_is_in_view_and_legible's (axe-core on
+    # the same page at both of the style sheet's layouts, 1280 and 390 px: this window's 1000 px is the wide
+    # one). Here axe-core read the page with an error beside a field, above: 2 of 7 runs of the browser's
+    # 14-22 s of CPU were those two pages again at 1000 px (2026-12-08).
     d.get(server + "/?" + urlencode({**shared, "lang": "en"}))
-    assert accessible(d)
 
     # an option's launch files, downloaded
     css(d, "#option-1 a.launch")[0].click()
