@@ -130,6 +130,12 @@ def test_a_sequence_length_is_written_as_the_examples_length_is() -> None:
         assert caught.value.field == "seq_len" and "a whole number from 1 to 1,048,576" in str(caught.value)
     with pytest.raises(InputError):
         settings.read(kb, Localizer("en"), {"batch": "4k"})      # a micro-batch is no count of tokens
+    # the same strings, the same counts: --seq-len read "4k" with a pattern of its own, which took k and m
+    # only ("4 thousand", "4 mil" refused) (2026-12-08)
+    for text in ("4k", "2,5k", "4 thousand", "4 Mil", "1.5k", "0.5m"):
+        expected = advise(model_size_b=7, method="lora", tokens_per_example=text, catalog="guide")
+        assert settings.read(kb, Localizer("es"), {"seq_len": text}) == {
+            "seq_len": expected.profile["tokens_per_example"]}, text
 
 
 def test_the_page_takes_the_settings_and_says_so() -> None:

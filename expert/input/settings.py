@@ -9,25 +9,22 @@ page and ``expert estimate``.
 from __future__ import annotations
 
 import math
-import re
 from collections.abc import Mapping
 from typing import Any
 
 from ..errors import InputError
 from ..i18n import Localizer
 from ..knowledge import KnowledgeBase
-from ..knowledge.vocabulary import vocabulary
+from ..knowledge.vocabulary import fold, vocabulary
 from . import profile as profile_module
 from .arguments import argument_label
-from .values import GROUPED, multiplier
+from .values import GROUPED, count_pattern, multiplier
 
 # The settings, and the bounds of the whole numbers among them: a micro-batch or
 # a LoRA rank beyond 4,096 and a sequence beyond about a million tokens (the
 # profile's tokens_per_example bound) are typos, not runs.
 NAMES = ("seq_len", "batch", "lora_rank", "checkpointing")
 BOUNDS = {"seq_len": (1, 1_048_576), "batch": (1, 4096), "lora_rank": (1, 4096)}
-# A count of tokens with its multiplier, as tokens_per_example reads it: "4k", "8 K".
-_TOKENS = re.compile(r"(\d+(?:[.,]\d+)?)\s*([km])", re.IGNORECASE)
 # How the profile (profile.SETTINGS) and the result's setup (``Setup.given``) name them.
 AS_RUN = {"seq_len": "seq_len", "batch": "micro_batch", "lora_rank": "lora_rank", "checkpointing": "checkpointing"}
 
@@ -51,11 +48,12 @@ def whole(kb: KnowledgeBase, tr: Localizer, name: str, value: Any, low: int, hig
     if GROUPED.fullmatch(text):
         text = text.replace(",", "").replace(".", "")
     scale = 1.0
-    counted = _TOKENS.fullmatch(text) if name == "seq_len" else None
-    if counted is not None:
-        # a sequence written as --tokens-per-example takes it ("4k" is 4,096): it was refused as "not a whole
-        # number from 1 to 1,048,576"
-        text, scale = counted.group(1), multiplier("tokens_per_example", counted.group(2), vocabulary(kb))
+    if name == "seq_len":
+        # a count of tokens, read by the pattern and multipliers that read tokens_per_example ("4k" is 4,096,
+        # "2 thousand" 2,000, "4 mil" 4,000; rules/vocabulary.toml): one reader of a count
+        counted = count_pattern(vocabulary(kb)).match(fold(text))
+        if counted is not None and counted.group(2):
+            text, scale = counted.group(1), multiplier("tokens_per_example", counted.group(2), vocabulary(kb))
     try:
         number = float(text.replace(",", ".")) * scale
     except ValueError:
