@@ -37,7 +37,7 @@ PROFILE_FLAGS: dict[str, dict[str, Any]] = {
                     help="A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, a 3090), several with "
                          "their count (2x RTX 3090); auto to read this machine's cards (nvidia-smi or rocm-smi); no "
                          "for none."),
-    "dataset_examples": dict(flags=("--dataset",), metavar="N", help="Training examples: 10000, 10k."),
+    "dataset_examples": dict(flags=("--dataset",), metavar="N", help="Training examples: 10000, 10k, 50 thousand."),
     "tokens_per_example": dict(flags=("--tokens-per-example",), metavar="N",
                                help="Tokens in one training example (default 1024): 512, 4k."),
     "epochs": dict(flags=("--epochs",), metavar="N", help="Passes over the dataset (default 1): 1, 3, 0.5."),

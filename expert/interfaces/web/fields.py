@@ -33,7 +33,7 @@ def _hints(kb: Any, tr: Localizer) -> dict[str, str]:
         "model-size": _("Billions of parameters, or the model's name: 8, 70B, Llama-3.1-8B, Mixtral 8x7B."),
         "deadline": _("Time available for training: 8, 8h, 2 days, a week."),
         "vram": _("A GPU you already have: its VRAM (24, 24 GB) or its name (RTX 3090, 2x RTX 3090); no for none."),
-        "dataset": _("Training examples: 10000, 10k."),
+        "dataset": _("Training examples: 10000, 10k, 50 thousand."),
         "tokens-per-example": _("Tokens in one training example (default 1,024): 512, 4k."),
         "epochs": _("Passes over the dataset (default 1): 1, 3, 0.5."),
         "seq-len": _("Tokens per sequence memory is sized for; empty: the typical length, or the examples' when "
