@@ -691,17 +691,34 @@ def test_each_example_matches_the_answers_json_line_by_line(name: str, tmp_path:
     assert ("ds_config.json" in files) is zero
     if not zero:
         assert accelerate["distributed_type"] == ("NO" if devices == 1 else "MULTI_GPU")
+        assert "ZeRO-3" not in files["train.py"]      # (its comment said so in every train.py until 2026-12-08)
         return
     ds = json.loads(files["ds_config.json"])
     assert accelerate["distributed_type"] == "DEEPSPEED"
     stage = int(recipe["strategy"][-1]) if recipe["strategy"].startswith("zero") else 2
     assert ds["zero_optimization"]["stage"] == stage
     assert accelerate["deepspeed_config"] == {"deepspeed_config_file": "ds_config.json", "zero3_init_flag": stage == 3}
+    assert ("under DeepSpeed ZeRO-3 they make" in files["train.py"]) is (stage == 3)
     assert (ds["train_micro_batch_size_per_gpu"], ds["gradient_accumulation_steps"], ds["train_batch_size"]) == (
         micro, steps, recipe["global_batch"])
     assert ds["bf16"] == {"enabled": True} and "fp16" not in ds
     assert ("offload_optimizer" in ds["zero_optimization"]) is recipe["offload"]
     assert "offload_param" not in ds["zero_optimization"]
+
+
+@pytest.mark.parametrize("args, zero3", [
+    (["--catalog", "guide", "--model", "Llama-3.1-70B", "--method", "lora"], True),        # 4 × H100, ZeRO-3
+    (["--model", "Llama-3.1-70B", "--method", "qlora", "--own-gpu", "2x RTX 3090"], False),   # FSDP
+    (["--model", "8B", "--method", "lora", "--vram", "RTX 4090"], False)])                   # one card
+def test_train_py_says_zero3_loads_shards_only_where_it_runs(args: list[str], zero3: bool, tmp_path: Path) -> None:
+    """train.py builds SFTConfig before the model so that ZeRO-3 loads each device's shard; its comment said so
+    in every train.py, FSDP's and one card's too, until 2026-12-08."""
+    written = CliRunner().invoke(main, ["advise", *args, "--launch", str(tmp_path / "run")])
+    assert written.exit_code == 0, written.output
+    train = (tmp_path / "run" / "train.py").read_text(encoding="utf-8")
+    assert ("under DeepSpeed ZeRO-3 they make" in train) is zero3
+    if zero3:
+        assert json.loads((tmp_path / "run" / "ds_config.json").read_text())["zero_optimization"]["stage"] == 3
 
 
 # --- What stays refused, and why -----------------------------------------------------

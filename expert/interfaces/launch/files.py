@@ -93,6 +93,12 @@ def sft_kwargs(plan: Plan, doc: Mapping[str, Any]) -> dict[str, Any]:
             "max_length": plan.tokens_per_example, "logging_steps": 1, "save_strategy": "no", "report_to": "none"}
 
 
+def zero_stage(plan: Plan) -> int | None:
+    """The ZeRO stage DeepSpeed runs the plan with: the strategy's offload stage when it offloads."""
+    stage = plan.strategy["offload_stage"] if plan.offload else plan.strategy["stage"]
+    return int(stage) if stage else None
+
+
 def deepspeed_config(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> dict[str, Any]:
     section = plan.precision["deepspeed"]
     if not section:
@@ -104,7 +110,7 @@ def deepspeed_config(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> dict[
             "what the answer sized; accepted: mixed or fp16 with DeepSpeed.")
             % {"bytes": tr.number(master, 0), "extra": tr.gib(master * plan.size_b * 1e9 / 2**30 / plan.devices),
                "need": tr.gib(plan.per_device_gib), "vram": tr.gib(plan.memory_gib)})
-    stage = plan.strategy["offload_stage"] if plan.offload else plan.strategy["stage"]
+    stage = zero_stage(plan)
     if not stage:
         raise refuse(tr, "recipe.strategy", plan.strategy["name"], tr.gettext("a ZeRO stage to offload with"))
     zero: dict[str, Any] = {"stage": stage, "overlap_comm": True, "contiguous_gradients": True}
@@ -150,8 +156,7 @@ def accelerate_config(plan: Plan, doc: Mapping[str, Any]) -> dict[str, Any]:
         # mixed_precision beside it ("the following accelerate config variables will be ignored",
         # accelerate/utils/dataclasses.py DeepSpeedPlugin._deepspeed_config_checks).
         del config["mixed_precision"]
-        stage = plan.strategy["offload_stage"] if plan.offload else plan.strategy["stage"]
-        config["deepspeed_config"] = {"deepspeed_config_file": DS_JSON, "zero3_init_flag": stage == 3}
+        config["deepspeed_config"] = {"deepspeed_config_file": DS_JSON, "zero3_init_flag": zero_stage(plan) == 3}
     return config
 
 
@@ -189,6 +194,7 @@ def _trl(plan: Plan, doc: Mapping[str, Any], tr: Localizer) -> tuple[dict[str, s
     template = environment("en").get_template("launch_train.py.j2")
     files[TRAIN_PY] = template.render(
         plan=plan, model=plan.model, deepspeed=deepspeed, ds_json=DS_JSON, py=repr,
+        zero3=deepspeed and zero_stage(plan) == 3,
         fsdp_save=doc["fsdp"]["save_state_dict_type"] if uses_fsdp(plan) else "",
         model_kwargs=_python_call(model_kwargs(plan), raw=True),
         quantization=_python_call(quantization, raw=True) if quantization else "",
