@@ -8,6 +8,7 @@ Spanish.
 
 from __future__ import annotations
 
+import os
 from pathlib import Path
 
 from hatchling.builders.hooks.plugin.interface import BuildHookInterface
@@ -31,8 +32,16 @@ def compile_catalogs(root: Path) -> list[Path]:
         if problems:
             raise SystemExit("\n".join(problems))
         mo_path = po_path.with_suffix(".mo")
-        with mo_path.open("wb") as fh:
-            write_mo(fh, catalog)
+        # Written whole, then renamed over the old one: a build (a wheel, an editable install) beside a
+        # running `expert` must never let it read half a catalog. Writing in place did: a Spanish tool
+        # call of `expert mcp` failed while the suite built a wheel from the same tree (2026-12-08).
+        temporary = mo_path.with_name(f".{mo_path.name}.{os.getpid()}.tmp")
+        try:
+            with temporary.open("wb") as fh:
+                write_mo(fh, catalog)
+            os.replace(temporary, mo_path)
+        finally:
+            temporary.unlink(missing_ok=True)
         written.append(mo_path)
     return written
 

@@ -11,6 +11,7 @@ import gettext as _gettext
 import math
 import os
 import re
+import struct
 import threading
 from collections.abc import Iterable, Mapping
 from contextvars import ContextVar
@@ -116,9 +117,9 @@ def translations(lang: str, localedir: str | None = None) -> _gettext.NullTransl
     try:
         with _LOCK:
             return _gettext.translation(DOMAIN, directory, languages=[lang])
-    except OSError:
+    except (OSError, struct.error, UnicodeError, ValueError):   # missing, or damaged (cut short, not a catalog)
         raise CatalogMissing(
-            f"the '{lang}' message catalog is not compiled in {directory} "
+            f"the '{lang}' message catalog is not compiled in {directory}, or is damaged "
             f"(expected {lang}/LC_MESSAGES/{DOMAIN}.mo); reinstall the package with 'pip install .'"
         ) from None
 

@@ -25,6 +25,18 @@ def test_a_missing_catalog_is_an_error_not_english(tmp_path: Path) -> None:
         i18n.translations("es", str(tmp_path))
 
 
+@pytest.mark.parametrize("cut", [0, 7, 100, 4000])
+def test_a_catalog_cut_short_is_an_error_not_english(tmp_path: Path, cut: int) -> None:
+    """Half a catalog (a build writing it beside a running process) is the same error as none: it was
+    read as OSError at some lengths only, and as struct.error past the header (2026-12-08)."""
+    whole = (paths.LOCALES / "es" / "LC_MESSAGES" / "messages.mo").read_bytes()
+    folder = tmp_path / "es" / "LC_MESSAGES"
+    folder.mkdir(parents=True)
+    (folder / "messages.mo").write_bytes(whole[:cut])
+    with pytest.raises(CatalogMissing, match="or is damaged"):
+        i18n.translations("es", str(tmp_path))
+
+
 def test_spanish_catalog_is_complete_and_well_formed() -> None:
     with PO.open("rb") as fh:
         catalog = read_po(fh, locale="es")

@@ -83,6 +83,34 @@ def test_advise_explain_estimate_and_errors() -> None:
     assert unknown_card.is_error and unknown_card.structured_content["error"]["field"] == "why_not"
 
 
+def test_a_damaged_catalog_is_said_by_the_tool_not_the_sdk(monkeypatch: pytest.MonkeyPatch) -> None:
+    """The tool read its language's catalog before its own error handling: a catalog cut short (a build
+    rewriting it beside the server) came back as the SDK's bare "Error executing tool advise" (CI,
+    tests/test_mcp_sessions.py, 2026-12-07 and 2026-12-08). Now the catalog's own error, and the next
+    call answers."""
+    from expert.i18n import CatalogMissing, Localizer
+    from expert.interfaces.mcp import server
+
+    broken = {"calls": 0}
+
+    def localizer(lang: str) -> Localizer:
+        if lang == "es" and not broken["calls"]:
+            broken["calls"] += 1
+            raise CatalogMissing("the 'es' message catalog is not compiled in /x, or is damaged")
+        return Localizer(lang)
+
+    monkeypatch.setattr(server, "Localizer", localizer)
+
+    async def script(client: ClientSession) -> Any:
+        return [await client.call_tool("advise", {"model_size_b": 8, "lang": "es"})
+                for _ in range(2)]
+
+    refused, answered = session(script)
+    assert refused.is_error and refused.content[0].text.startswith("the 'es' message catalog is not compiled")
+    assert refused.structured_content == {"error": {"field": None, "message": refused.content[0].text}}
+    assert not answered.is_error and "Recomendación" in answered.content[0].text
+
+
 def test_a_consultation_held_through_the_tools() -> None:
     async def script(client: ClientSession) -> Any:
         seen = []

@@ -8,6 +8,7 @@ import subprocess
 import sys
 import zipfile
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -81,6 +82,44 @@ def test_the_build_refuses_a_fuzzy_or_missing_translation(tmp_path: Path, entry:
     po.write_text(header + entry, encoding="utf-8")
     with pytest.raises(SystemExit, match="'Advice': not translated"):
         hook.compile_catalogs(tmp_path)
+
+
+def test_the_build_replaces_a_catalog_whole_or_leaves_it(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The hook writes each .mo beside its .po, in the tree a running `expert` reads (an editable install):
+    it writes a new file and renames it over the old one. Writing in place let `expert mcp` read half a
+    catalog while the suite built a wheel (a Spanish tool call failed, 2026-12-08). A write that fails
+    leaves the old catalog and no temporary file."""
+    import importlib.util
+
+    from babel.messages import mofile
+
+    spec = importlib.util.spec_from_file_location("_expert_hatch_build", ROOT / "hatch_build.py")
+    hook = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(hook)  # type: ignore[union-attr]
+    po = tmp_path / "locales" / "es" / "LC_MESSAGES" / "messages.po"
+    po.parent.mkdir(parents=True)
+    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+    po.write_text(header + 'msgid "Recommendation"\nmsgstr "Recomendación"\n', encoding="utf-8")
+    mo = po.with_suffix(".mo")
+    mo.write_bytes(b"the catalog a running process reads")
+    real = mofile.write_mo
+
+    def breaks(fh: Any, catalog: Any, **kwargs: Any) -> None:
+        fh.write(b"\xde\x12\x04\x95 half")
+        raise OSError("disk full")
+
+    monkeypatch.setattr(mofile, "write_mo", breaks)
+    with pytest.raises(OSError, match="disk full"):
+        hook.compile_catalogs(tmp_path)
+    assert mo.read_bytes() == b"the catalog a running process reads"
+    assert sorted(p.name for p in mo.parent.iterdir()) == ["messages.mo", "messages.po"]
+    monkeypatch.setattr(mofile, "write_mo", real)
+    assert hook.compile_catalogs(tmp_path) == [mo]
+    assert sorted(p.name for p in mo.parent.iterdir()) == ["messages.mo", "messages.po"]
+    import gettext
+
+    with mo.open("rb") as fh:
+        assert gettext.GNUTranslations(fh).gettext("Recommendation") == "Recomendación"
 
 
 def test_installed_wheel_answers_in_spanish_from_any_directory(wheel: Path, tmp_path: Path) -> None:

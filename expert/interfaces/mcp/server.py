@@ -28,7 +28,7 @@ from ...application import explain
 from ...errors import InputError, KnowledgeBaseError
 from ...escape import markdown
 from ...explanation.render import render_models
-from ...i18n import SUPPORTED, WAY_IN, Localizer, resolve_lang
+from ...i18n import SUPPORTED, WAY_IN, CatalogMissing, Localizer, resolve_lang
 from ...input.arguments import check_bounds
 from ...input.profile import shown
 from ...input.settings import NAMES as SETTINGS
@@ -270,7 +270,10 @@ def _tool(spec: dict[str, Any], work: Work) -> Tool:
 
     def call(arguments: Any = None, ctx: Context | None = None) -> Any:
         lang = arguments.get("lang") if isinstance(arguments, dict) else None
-        tr = Localizer(resolve_lang(lang if lang in SUPPORTED else None))
+        try:
+            tr = Localizer(resolve_lang(lang if lang in SUPPORTED else None))
+        except CatalogMissing as error:    # a damaged install: said as it is, not the SDK's "Error executing tool"
+            return _error(None, str(error))
         caller = _CALLER.set(_caller_of(ctx))
         way_in = WAY_IN.set("tools")        # answers and refusals name the tool's arguments, never a flag
         try:
