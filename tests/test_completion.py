@@ -47,6 +47,11 @@ def values(shell: str, line: str) -> list[str]:
     ("expert explain --why-not a100", ["a100-40gb", "a100-80gb", "a100-pcie-80gb"]),
     ("expert explain --why-not o", ["own"]),
     ("expert explain --catalog current --why-not h", ["h100-80gb", "h100-nvl", "h100-pcie", "h200-141gb"]),
+    # --catalog guide weighs the guide's six cards, and --why-not refuses any other: the market's H100 NVL,
+    # H100 PCIe and H200 were offered beside the guide's H100 (2026-12-08)
+    ("expert explain --catalog guide --why-not h", ["h100-80gb"]),
+    # one's own card is any shipped catalog's, whatever --catalog weighs
+    ("expert advise --catalog guide --vram rtx-309", ["rtx-3090", "rtx-3090-ti"]),
     ("expert advise --vram rtx-308", ["rtx-3080", "rtx-3080-12gb", "rtx-3080-ti"]),
     ("expert advise --vram v", ["v100-16gb", "v100-32gb"]),
     ("expert advise --own-gpu au", ["auto"]),

@@ -65,17 +65,18 @@ def _matching(words: Iterable[str], incomplete: str, help_of: Callable[[str], st
 
 
 def _catalog_cards(ctx: Any) -> dict[str, str]:
-    """The catalog's cards (id: name), with those of the --catalog files already on the command line."""
-    cards = dict(_index().get("catalog", {}))
+    """The cards a consultation weighs (id: name): the default's, or those of the --catalog names and files
+    already on the command line, which replace them (`--catalog guide` weighs the guide's six cards, and
+    `--why-not` refuses any other; completion offered the market's 23 beside them until 2026-12-08)."""
     files = list(ctx.params.get("catalog") or ()) if ctx is not None else []
     if files:
         try:
             from ...knowledge.bases import knowledge_base
 
-            cards.update({card.id: card.name for card in knowledge_base(None, files).catalog})
-        except Exception:
+            return dict(sorted((card.id, card.name) for card in knowledge_base(None, files).catalog))
+        except Exception:      # a file that does not load: the default's cards (the command will say why)
             pass
-    return cards
+    return dict(_index().get("catalog", {}))
 
 
 def words(*fixed: str) -> Completer:
@@ -101,7 +102,9 @@ def catalog_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]
 def own_cards(ctx: Any, param: Any, incomplete: str) -> list[CompletionItem]:
     """--vram: auto (this machine's cards), then the ids of the cards people own and of the catalog's, in
     order (a catalog's card is not in owned.toml: two cards of one name may come from two files)."""
-    cards = {**_catalog_cards(ctx), **_index().get("owned", {})}
+    # one's own card is read from every shipped catalog, whatever --catalog weighs (`--catalog guide --vram
+    # "RTX 3090"`): the default's cards stay beside those of --catalog
+    cards = {**_index().get("catalog", {}), **_catalog_cards(ctx), **_index().get("owned", {})}
     names = {"auto": "this machine's cards (nvidia-smi or rocm-smi)", **dict(sorted(cards.items()))}
     return _matching(names, incomplete, names.get)
 
