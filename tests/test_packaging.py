@@ -67,19 +67,27 @@ def test_wheel_and_sdist_ship_the_license_and_classifiers(wheel: Path, tmp_path:
     assert {"LICENSE", "CHANGELOG.md", "README.md", "pyproject.toml"} <= members
 
 
-@pytest.mark.parametrize("entry", ['#, fuzzy\nmsgid "Advice"\nmsgstr "Consejos"\n', 'msgid "Advice"\nmsgstr ""\n'])
-def test_the_build_refuses_a_fuzzy_or_missing_translation(tmp_path: Path, entry: str) -> None:
+HEADER = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
+
+
+def hook_and_catalog(root: Path) -> tuple[Any, Path]:
+    """hatch_build.py loaded as the build loads it, and a Spanish catalog of one message under ``root``."""
     import importlib.util
 
     spec = importlib.util.spec_from_file_location("_expert_hatch_build", ROOT / "hatch_build.py")
     hook = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(hook)  # type: ignore[union-attr]
-    po = tmp_path / "locales" / "es" / "LC_MESSAGES" / "messages.po"
+    po = root / "locales" / "es" / "LC_MESSAGES" / "messages.po"
     po.parent.mkdir(parents=True)
-    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-    po.write_text(header + 'msgid "Recommendation"\nmsgstr "Recomendación"\n', encoding="utf-8")
+    po.write_text(HEADER + 'msgid "Recommendation"\nmsgstr "Recomendación"\n', encoding="utf-8")
+    return hook, po
+
+
+@pytest.mark.parametrize("entry", ['#, fuzzy\nmsgid "Advice"\nmsgstr "Consejos"\n', 'msgid "Advice"\nmsgstr ""\n'])
+def test_the_build_refuses_a_fuzzy_or_missing_translation(tmp_path: Path, entry: str) -> None:
+    hook, po = hook_and_catalog(tmp_path)
     assert hook.compile_catalogs(tmp_path) == [po.with_suffix(".mo")]
-    po.write_text(header + entry, encoding="utf-8")
+    po.write_text(HEADER + entry, encoding="utf-8")
     with pytest.raises(SystemExit, match="'Advice': not translated"):
         hook.compile_catalogs(tmp_path)
 
@@ -89,17 +97,9 @@ def test_the_build_replaces_a_catalog_whole_or_leaves_it(tmp_path: Path, monkeyp
     it writes a new file and renames it over the old one. Writing in place let `expert mcp` read half a
     catalog while the suite built a wheel (a Spanish tool call failed, 2026-12-08). A write that fails
     leaves the old catalog and no temporary file."""
-    import importlib.util
-
     from babel.messages import mofile
 
-    spec = importlib.util.spec_from_file_location("_expert_hatch_build", ROOT / "hatch_build.py")
-    hook = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(hook)  # type: ignore[union-attr]
-    po = tmp_path / "locales" / "es" / "LC_MESSAGES" / "messages.po"
-    po.parent.mkdir(parents=True)
-    header = 'msgid ""\nmsgstr ""\n"Content-Type: text/plain; charset=UTF-8\\n"\n\n'
-    po.write_text(header + 'msgid "Recommendation"\nmsgstr "Recomendación"\n', encoding="utf-8")
+    hook, po = hook_and_catalog(tmp_path)
     mo = po.with_suffix(".mo")
     mo.write_bytes(b"the catalog a running process reads")
     real = mofile.write_mo
