@@ -35,16 +35,15 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parent.parent
 
 
-def machine_cpu() -> tuple[float, float] | None:
-    """Seconds of CPU the machine spent busy and idle since it started (Linux), or None."""
+def machine_cpu() -> float | None:
+    """Seconds of CPU the machine spent busy since it started (Linux), or None: user to softirq, and steal;
+    not idle and iowait, nor guest (counted inside user)."""
     try:
         fields = Path("/proc/stat").read_text().splitlines()[0].split()[1:]
     except OSError:
         return None
     ticks = [int(f) for f in fields]
-    hz = os.sysconf("SC_CLK_TCK")
-    idle = ticks[3] + ticks[4]                   # idle, iowait
-    return (sum(ticks[:8]) - idle) / hz, idle / hz   # user..softirq, steal; not guest (inside user)
+    return (sum(ticks[:8]) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
 LOOP = "import time\nstarted = time.time()\ni = 0\nwhile i < 10_000_000:\n    i += 1\nprint(time.time() - started)"
@@ -77,8 +76,8 @@ def one_run(pytest_args: list[str], env: dict[str, str]) -> Run:
     waited = (after_children.ru_utime - before_children.ru_utime) + (after_children.ru_stime - before_children.ru_stime)
     summary = next((line.strip("= ") for line in reversed(done.stdout.splitlines()) if " in " in line), "")
     busy = idle = None
-    if before_cpu and after_cpu:
-        busy = after_cpu[0] - before_cpu[0]
+    if before_cpu is not None and after_cpu is not None:
+        busy = after_cpu - before_cpu
         idle = max(0.0, (os.cpu_count() or 1) * wall - busy)
     if done.returncode != 0:      # what failed, kept: a failure seen once is worth its output
         sys.stderr.write(done.stdout[-20000:] + done.stderr[-4000:])

@@ -51,9 +51,10 @@ def whole(kb: KnowledgeBase, tr: Localizer, name: str, value: Any, low: int, hig
     if name == "seq_len":
         # a count of tokens, read by the pattern and multipliers that read tokens_per_example ("4k" is 4,096,
         # "2 thousand" 2,000, "4 mil" 4,000; rules/vocabulary.toml): one reader of a count
-        counted = count_pattern(vocabulary(kb)).match(fold(text))
+        vocab = vocabulary(kb)
+        counted = count_pattern(vocab).match(fold(text))
         if counted is not None and counted.group(2):
-            text, scale = counted.group(1), multiplier("tokens_per_example", counted.group(2), vocabulary(kb))
+            text, scale = counted.group(1), multiplier("tokens_per_example", counted.group(2), vocab)
     try:
         number = float(text.replace(",", ".")) * scale
     except ValueError:
